@@ -1,0 +1,244 @@
+//! The machine: core types, cores, last-level-cache domains, migration cost, power.
+//!
+//! Cores are numbered in the order their types are listed. Capacity follows the Linux
+//! convention (Documentation/scheduler/sched-capacity.rst): 1024 is the fastest core, and
+//! the others are scaled by their peak instruction rate, `freq_ghz / cpi_scale`.
+
+use crate::coreset::CoreSet;
+use crate::error::Result;
+use crate::toml_read::{parse, Node};
+
+/// The most cores a machine may have (the width of `CoreSet`).
+pub const MAX_CORES: usize = CoreSet::CAPACITY;
+/// The most core types a machine may have; per-thread counters are kept per type in a fixed array.
+pub const MAX_CORE_TYPES: usize = 4;
+/// Linux's SCHED_CAPACITY_SCALE.
+pub const CAPACITY_SCALE: u32 = 1024;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoreType {
+    pub name: String,
+    pub count: usize,
+    pub freq_ghz: f64,
+    /// Multiplies a thread's CPI on this core type: 1.0 for the reference big core, > 1 for a simpler core.
+    pub cpi_scale: f64,
+    pub power_active_w: f64,
+    pub power_idle_w: f64,
+    /// Linux-style capacity, 1024 for the fastest type.
+    pub capacity: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Core {
+    pub id: usize,
+    pub core_type: usize,
+    /// Index of the last-level-cache domain the core belongs to.
+    pub llc: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Llc {
+    pub size_kb: Option<f64>,
+    pub cores: CoreSet,
+}
+
+/// What a migration costs the migrated thread, in time it occupies its new core without progress.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MigrationCost {
+    /// Paid on every migration (context transfer, cold private caches).
+    pub fixed_ns: u64,
+    /// Paid in addition when the thread leaves its last-level-cache domain (refilling the LLC).
+    pub llc_refill_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub memory_latency_ns: f64,
+    pub core_types: Vec<CoreType>,
+    pub cores: Vec<Core>,
+    pub llcs: Vec<Llc>,
+    pub migration: MigrationCost,
+}
+
+/// Defaults for the migration cost when a machine file gives none. A migration in the thesis
+/// (Sáez, ch. 5, migration-overhead experiments) costs tens of microseconds of direct work plus
+/// the refill of the caches left behind; we charge 20 µs, and 200 µs more across LLC domains
+/// (refilling a few MB at memory bandwidth). Both are parameters of the machine file.
+pub const DEFAULT_MIGRATION_FIXED_US: f64 = 20.0;
+pub const DEFAULT_MIGRATION_LLC_REFILL_US: f64 = 200.0;
+
+impl Machine {
+    /// Read a machine from TOML text. `source` names the file in error messages.
+    pub fn from_toml(source: &str, text: &str) -> Result<Machine> {
+        let table = parse(source, text)?;
+        let mut root = Node::root(source, &table);
+        let name = root.opt_str("name")?.unwrap_or_else(|| default_name(source));
+        let description = root.opt_str("description")?.unwrap_or_default();
+        let src = root.opt_str("source")?.unwrap_or_default();
+        let memory_latency_ns = root.positive("memory_latency_ns")?;
+
+        let mut core_types = Vec::new();
+        let type_nodes = root.tables("core_type")?;
+        if type_nodes.is_empty() {
+            return Err(root.err("core_type", "a machine needs at least one [[core_type]]"));
+        }
+        if type_nodes.len() > MAX_CORE_TYPES {
+            return Err(root.err("core_type", format!("at most {MAX_CORE_TYPES} core types are supported")));
+        }
+        for mut n in type_nodes {
+            let ct = CoreType {
+                name: n.str("name")?,
+                count: n.count("count")? as usize,
+                freq_ghz: n.positive("freq_ghz")?,
+                cpi_scale: n.opt_positive("cpi_scale")?.unwrap_or(1.0),
+                power_active_w: n.opt_non_negative("power_active_w")?.unwrap_or(0.0),
+                power_idle_w: n.opt_non_negative("power_idle_w")?.unwrap_or(0.0),
+                capacity: 0,
+            };
+            if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
+                return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
+            }
+            n.finish()?;
+            core_types.push(ct);
+        }
+
+        let mut cores = Vec::new();
+        for (t, ct) in core_types.iter().enumerate() {
+            for _ in 0..ct.count {
+                cores.push(Core { id: cores.len(), core_type: t, llc: usize::MAX });
+            }
+        }
+        if cores.len() > MAX_CORES {
+            return Err(root.err("core_type", format!("{} cores; at most {MAX_CORES} are supported", cores.len())));
+        }
+
+        let mut llcs = Vec::new();
+        for mut n in root.tables("llc")? {
+            let size_kb = n.opt_positive("size_kb")?;
+            let members = n.opt_index_list("cores")?.ok_or_else(|| n.err("cores", "missing required key"))?;
+            let mut set = CoreSet::EMPTY;
+            for c in members {
+                if c >= cores.len() {
+                    return Err(n.err("cores", format!("core {c} does not exist (the machine has {} cores)", cores.len())));
+                }
+                if cores[c].llc != usize::MAX {
+                    return Err(n.err("cores", format!("core {c} is already in another [[llc]] domain")));
+                }
+                cores[c].llc = llcs.len();
+                set.insert(c);
+            }
+            n.finish()?;
+            llcs.push(Llc { size_kb, cores: set });
+        }
+        // A core listed in no domain has a private last-level cache.
+        for c in 0..cores.len() {
+            if cores[c].llc == usize::MAX {
+                cores[c].llc = llcs.len();
+                llcs.push(Llc { size_kb: None, cores: CoreSet::single(c) });
+            }
+        }
+
+        let mut migration = MigrationCost {
+            fixed_ns: us_to_ns(DEFAULT_MIGRATION_FIXED_US),
+            llc_refill_ns: us_to_ns(DEFAULT_MIGRATION_LLC_REFILL_US),
+        };
+        if let Some(mut n) = root.opt_table("migration")? {
+            if let Some(us) = n.opt_non_negative("cost_us")? {
+                migration.fixed_ns = us_to_ns(us);
+            }
+            if let Some(us) = n.opt_non_negative("llc_refill_us")? {
+                migration.llc_refill_ns = us_to_ns(us);
+            }
+            n.finish()?;
+        }
+        root.finish()?;
+
+        let mut m = Machine { name, description, source: src, memory_latency_ns, core_types, cores, llcs, migration };
+        m.derive_capacities();
+        Ok(m)
+    }
+
+    fn derive_capacities(&mut self) {
+        let peak = |t: &CoreType| t.freq_ghz / t.cpi_scale;
+        let max = self.core_types.iter().map(peak).fold(0.0, f64::max);
+        for t in &mut self.core_types {
+            t.capacity = ((peak(t) / max) * CAPACITY_SCALE as f64).round().max(1.0) as u32;
+        }
+    }
+
+    /// An all-fast machine with the same number of cores: the reference for slowdowns.
+    pub fn all_fast(&self) -> Machine {
+        let fast = &self.core_types[self.fastest_type()];
+        let mut m = self.clone();
+        m.name = format!("{}-all-{}", self.name, fast.name);
+        m.core_types = vec![CoreType { count: self.cores.len(), ..fast.clone() }];
+        for c in &mut m.cores {
+            c.core_type = 0;
+        }
+        m
+    }
+
+    pub fn num_cores(&self) -> usize {
+        self.cores.len()
+    }
+
+    pub fn all_cores(&self) -> CoreSet {
+        CoreSet::first_n(self.cores.len())
+    }
+
+    /// The type with the highest capacity (the first listed, on a tie).
+    pub fn fastest_type(&self) -> usize {
+        let mut best = 0;
+        for (i, t) in self.core_types.iter().enumerate() {
+            if t.capacity > self.core_types[best].capacity {
+                best = i;
+            }
+        }
+        best
+    }
+
+    pub fn cores_of_type(&self, t: usize) -> CoreSet {
+        let mut s = CoreSet::EMPTY;
+        for c in self.cores.iter().filter(|c| c.core_type == t) {
+            s.insert(c.id);
+        }
+        s
+    }
+
+    /// Cores of the fastest type ("fast cores", FC).
+    pub fn fast_cores(&self) -> CoreSet {
+        self.cores_of_type(self.fastest_type())
+    }
+
+    /// All other cores ("slow cores", SC).
+    pub fn slow_cores(&self) -> CoreSet {
+        self.all_cores().difference(self.fast_cores())
+    }
+
+    pub fn is_fast(&self, core: usize) -> bool {
+        self.core_types[self.cores[core].core_type].capacity == self.core_types[self.fastest_type()].capacity
+    }
+
+    pub fn core_type_of(&self, core: usize) -> &CoreType {
+        &self.core_types[self.cores[core].core_type]
+    }
+
+    /// True when every core has the same capacity.
+    pub fn is_symmetric(&self) -> bool {
+        self.core_types.iter().all(|t| t.capacity == self.core_types[0].capacity)
+    }
+}
+
+fn us_to_ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+/// "catalog/machines/foo.toml" -> "foo".
+pub fn default_name(source: &str) -> String {
+    let base = source.rsplit('/').next().unwrap_or(source);
+    base.strip_suffix(".toml").unwrap_or(base).to_string()
+}
+

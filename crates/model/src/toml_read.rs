@@ -1,0 +1,216 @@
+//! A small reader over parsed TOML that tracks the key path, so that every error says which key
+//! of which file is wrong, and that rejects keys it does not know (a typo is an error, not a
+//! silently ignored setting).
+
+use crate::error::{InputError, Result};
+use toml::{Table, Value};
+
+/// Parse TOML text; a syntax error reports its line and column.
+pub fn parse(source: &str, text: &str) -> Result<Table> {
+    text.parse::<Table>().map_err(|e| {
+        let (key, msg) = match e.span() {
+            Some(span) => {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                (format!("line {line}"), e.message().trim().to_string())
+            }
+            None => (String::new(), e.message().trim().to_string()),
+        };
+        InputError::new(source, key, format!("invalid TOML: {msg}"))
+    })
+}
+
+/// A table being read, with the path that leads to it.
+pub struct Node<'a> {
+    pub source: &'a str,
+    pub path: String,
+    table: &'a Table,
+    allowed: Vec<&'static str>,
+}
+
+impl<'a> Node<'a> {
+    pub fn root(source: &'a str, table: &'a Table) -> Self {
+        Node { source, path: String::new(), table, allowed: Vec::new() }
+    }
+
+    pub fn key_path(&self, key: &str) -> String {
+        if self.path.is_empty() { key.to_string() } else { format!("{}.{}", self.path, key) }
+    }
+
+    pub fn err(&self, key: &str, message: impl Into<String>) -> InputError {
+        InputError::new(self.source, self.key_path(key), message)
+    }
+
+    fn get(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.allowed.push(key);
+        self.table.get(key)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.table.contains_key(key)
+    }
+
+    pub fn opt_str(&mut self, key: &'static str) -> Result<Option<String>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(v) => Err(self.err(key, format!("expected a string, got {}", v.type_str()))),
+        }
+    }
+
+    pub fn str(&mut self, key: &'static str) -> Result<String> {
+        self.opt_str(key)?.ok_or_else(|| self.err(key, "missing required key"))
+    }
+
+    pub fn opt_f64(&mut self, key: &'static str) -> Result<Option<f64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Float(x)) if x.is_finite() => Ok(Some(*x)),
+            Some(Value::Integer(i)) => Ok(Some(*i as f64)),
+            Some(v) => Err(self.err(key, format!("expected a number, got {}", v.type_str()))),
+        }
+    }
+
+    /// A number that must be > 0.
+    pub fn positive(&mut self, key: &'static str) -> Result<f64> {
+        let x = self.opt_f64(key)?.ok_or_else(|| self.err(key, "missing required key"))?;
+        self.check_positive(key, x)
+    }
+
+    pub fn opt_positive(&mut self, key: &'static str) -> Result<Option<f64>> {
+        match self.opt_f64(key)? {
+            None => Ok(None),
+            Some(x) => self.check_positive(key, x).map(Some),
+        }
+    }
+
+    fn check_positive(&self, key: &str, x: f64) -> Result<f64> {
+        if x > 0.0 { Ok(x) } else { Err(self.err(key, format!("must be greater than 0, got {x}"))) }
+    }
+
+    pub fn opt_non_negative(&mut self, key: &'static str) -> Result<Option<f64>> {
+        match self.opt_f64(key)? {
+            Some(x) if x < 0.0 => Err(self.err(key, format!("must not be negative, got {x}"))),
+            other => Ok(other),
+        }
+    }
+
+    pub fn opt_int(&mut self, key: &'static str) -> Result<Option<i64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) => Ok(Some(*i)),
+            Some(v) => Err(self.err(key, format!("expected an integer, got {}", v.type_str()))),
+        }
+    }
+
+    /// A whole number ≥ 1.
+    pub fn opt_count(&mut self, key: &'static str) -> Result<Option<u32>> {
+        match self.opt_int(key)? {
+            None => Ok(None),
+            Some(i) if i >= 1 && i <= u32::MAX as i64 => Ok(Some(i as u32)),
+            Some(i) => Err(self.err(key, format!("must be a whole number of at least 1, got {i}"))),
+        }
+    }
+
+    pub fn count(&mut self, key: &'static str) -> Result<u32> {
+        self.opt_count(key)?.ok_or_else(|| self.err(key, "missing required key"))
+    }
+
+    pub fn opt_bool(&mut self, key: &'static str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.err(key, format!("expected true or false, got {}", v.type_str()))),
+        }
+    }
+
+    /// An array of tables (`[[key]]`), each read as a child node named `key[i]`.
+    pub fn tables(&mut self, key: &'static str) -> Result<Vec<Node<'a>>> {
+        let source = self.source;
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::Table(t) => Ok(Node {
+                        source,
+                        path: self.key_path(&format!("{key}[{i}]")),
+                        table: t,
+                        allowed: Vec::new(),
+                    }),
+                    other => Err(self.err(&format!("{key}[{i}]"), format!("expected a table, got {}", other.type_str()))),
+                })
+                .collect(),
+            Some(v) => Err(self.err(key, format!("expected an array of tables ([[{key}]]), got {}", v.type_str()))),
+        }
+    }
+
+    /// A single sub-table (`[key]`).
+    pub fn opt_table(&mut self, key: &'static str) -> Result<Option<Node<'a>>> {
+        let source = self.source;
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Table(t)) => Ok(Some(Node { source, path: self.key_path(key), table: t, allowed: Vec::new() })),
+            Some(v) => Err(self.err(key, format!("expected a table, got {}", v.type_str()))),
+        }
+    }
+
+    /// A list of whole numbers ≥ 0, or a string of ranges such as "0-3,8".
+    pub fn opt_index_list(&mut self, key: &'static str) -> Result<Option<Vec<usize>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => {
+                let mut out = Vec::new();
+                for (i, v) in items.iter().enumerate() {
+                    match v {
+                        Value::Integer(n) if *n >= 0 => out.push(*n as usize),
+                        other => {
+                            return Err(self.err(&format!("{key}[{i}]"), format!("expected a core number ≥ 0, got {other}")))
+                        }
+                    }
+                }
+                Ok(Some(out))
+            }
+            Some(Value::String(s)) => parse_ranges(s).map(Some).map_err(|m| self.err(key, m)),
+            Some(v) => Err(self.err(key, format!("expected a list of core numbers, got {}", v.type_str()))),
+        }
+    }
+
+    /// Fail on any key this reader did not ask for.
+    pub fn finish(self) -> Result<()> {
+        let mut keys: Vec<&String> = self.table.keys().collect();
+        keys.sort();
+        for k in keys {
+            if !self.allowed.iter().any(|a| a == k) {
+                let mut known = self.allowed.clone();
+                known.sort();
+                known.dedup();
+                return Err(self.err(k, format!("unknown key (expected one of: {})", known.join(", "))));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parse "0-3,8,10-11" into [0,1,2,3,8,10,11].
+pub fn parse_ranges(s: &str) -> std::result::Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("invalid core range '{part}' (expected e.g. \"0-3,8\")");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let a: usize = a.trim().parse().map_err(|_| bad())?;
+                let b: usize = b.trim().parse().map_err(|_| bad())?;
+                if b < a {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("empty core list '{s}'"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,342 @@
+//! The workload: applications, their thread groups and the phases each thread runs.
+//!
+//! An app's threads come in groups with a role (a main thread and workers, a managed runtime's
+//! helper threads...). Each thread of a group runs the group's phase list in order, `repeat`
+//! times. The simple form of an app (`threads` plus `[[app.phase]]`, or `program`) is one group
+//! of application threads.
+
+use std::collections::BTreeMap;
+
+use crate::error::Result;
+use crate::toml_read::{parse, Node};
+
+/// How a thread behaves at a compute chunk: its CPI on the reference big core and its
+/// last-level-cache misses per thousand instructions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    pub cpi: f64,
+    pub llc_mpki: f64,
+}
+
+/// How a thread waits for a barrier, a serial section or a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Leaves the CPU until woken.
+    Block,
+    /// Stays runnable and burns its core until the wait ends.
+    Spin,
+    /// Spins for at most `limit_ns` of CPU time, then blocks (adaptive mutexes, OpenMP's
+    /// OMP_WAIT_POLICY/GOMP_SPINCOUNT).
+    SpinThenBlock { limit_ns: u64 },
+}
+
+/// Which threads a barrier or serial section synchronises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Group,
+    App,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    /// Every thread retires `instructions`.
+    Compute { instructions: f64, profile: Profile },
+    /// A fork-join serial section: the threads of the scope meet; the first thread of the scope
+    /// (the leader) retires `instructions` while the others wait; then all go on.
+    Serial { instructions: f64, profile: Profile, wait: Wait, scope: Scope },
+    /// All threads of the scope meet before any goes on.
+    Barrier { wait: Wait, scope: Scope },
+    /// `count` times: retire `between_instructions` outside the lock, acquire lock `lock`
+    /// (app-local), retire `cs_instructions` inside it, release it. Waiters are served FIFO.
+    Critical { lock: usize, cs_instructions: f64, between_instructions: f64, count: u32, profile: Profile, wait: Wait },
+    /// Off the CPU for `ns` (I/O).
+    Sleep { ns: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadKind {
+    /// An application thread.
+    App,
+    /// A managed runtime's helper thread (garbage collector, JIT compiler), which WASH treats apart.
+    Runtime,
+}
+
+impl ThreadKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThreadKind::App => "app",
+            ThreadKind::Runtime => "runtime",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub name: String,
+    pub count: u32,
+    pub kind: ThreadKind,
+    pub repeat: u32,
+    pub phases: Vec<Phase>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct App {
+    pub name: String,
+    pub arrival_ns: u64,
+    /// Linux nice value, -20..=19; weights the local scheduler's fair share.
+    pub priority: i32,
+    /// Completions to measure: the app restarts as soon as it ends until it has completed this often.
+    pub runs: u32,
+    pub groups: Vec<Group>,
+    /// Names of the app's locks; `Phase::Critical::lock` indexes this.
+    pub locks: Vec<String>,
+}
+
+impl App {
+    pub fn threads(&self) -> u32 {
+        self.groups.iter().map(|g| g.count).sum()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    /// The thesis's constant-load methodology (Sáez, §4.3.1): an app that has completed its runs
+    /// keeps restarting, unmeasured, until every app has completed its runs.
+    pub constant_load: bool,
+    pub apps: Vec<App>,
+}
+
+/// A named program profile (e.g. a SPEC benchmark): the phases one of its threads runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    pub name: String,
+    pub suite: String,
+    pub source: String,
+    pub phases: Vec<Phase>,
+}
+
+pub type Programs = BTreeMap<String, Program>;
+
+/// Read a program catalog file: `[[program]]` tables with `name`, `suite`, `source` and `[[program.phase]]`.
+pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Result<()> {
+    let table = parse(source, text)?;
+    let mut root = Node::root(source, &table);
+    for mut n in root.tables("program")? {
+        let name = n.str("name")?;
+        let suite = n.opt_str("suite")?.unwrap_or_default();
+        let src = n.opt_str("source")?.unwrap_or_default();
+        let mut locks = Vec::new();
+        let phases = read_phases(&mut n, &mut locks)?;
+        if phases.is_empty() {
+            return Err(n.err("phase", "a program needs at least one [[program.phase]]"));
+        }
+        if !locks.is_empty() {
+            return Err(n.err("phase", "program profiles may not use locks; put critical phases in the workload"));
+        }
+        if into.contains_key(&name) {
+            return Err(n.err("name", format!("duplicate program '{name}'")));
+        }
+        n.finish()?;
+        into.insert(name.clone(), Program { name, suite, source: src, phases });
+    }
+    root.finish()
+}
+
+impl Workload {
+    /// Read a workload from TOML text; `programs` resolves `program = "..."` references.
+    pub fn from_toml(source: &str, text: &str, programs: &Programs) -> Result<Workload> {
+        let table = parse(source, text)?;
+        let mut root = Node::root(source, &table);
+        let name = root.opt_str("name")?.unwrap_or_else(|| crate::machine::default_name(source));
+        let description = root.opt_str("description")?.unwrap_or_default();
+        let src = root.opt_str("source")?.unwrap_or_default();
+        let constant_load = root.opt_bool("constant_load")?.unwrap_or(false);
+        let mut apps = Vec::new();
+        let app_nodes = root.tables("app")?;
+        if app_nodes.is_empty() {
+            return Err(root.err("app", "a workload needs at least one [[app]]"));
+        }
+        for mut n in app_nodes {
+            let copies = n.opt_count("copies")?.unwrap_or(1);
+            let app = read_app(&mut n, programs)?;
+            n.finish()?;
+            if copies == 1 {
+                apps.push(app);
+            } else {
+                for i in 1..=copies {
+                    apps.push(App { name: format!("{}#{i}", app.name), ..app.clone() });
+                }
+            }
+        }
+        root.finish()?;
+        Ok(Workload { name, description, source: src, constant_load, apps })
+    }
+
+    pub fn total_threads(&self) -> u32 {
+        self.apps.iter().map(App::threads).sum()
+    }
+
+    /// The same workload with only app `i`, arriving at time 0, run once: for solo reference runs.
+    pub fn solo(&self, i: usize) -> Workload {
+        let app = App { arrival_ns: 0, runs: 1, ..self.apps[i].clone() };
+        Workload {
+            name: format!("{}-solo-{}", self.name, app.name),
+            description: String::new(),
+            source: String::new(),
+            constant_load: false,
+            apps: vec![app],
+        }
+    }
+}
+
+fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
+    let name = n.str("name")?;
+    let arrival_s = n.opt_non_negative("arrival_s")?.unwrap_or(0.0);
+    let priority = match n.opt_int("priority")? {
+        None => 0,
+        Some(p) if (-20..=19).contains(&p) => p as i32,
+        Some(p) => return Err(n.err("priority", format!("must be a nice value from -20 to 19, got {p}"))),
+    };
+    let runs = n.opt_count("runs")?.unwrap_or(1);
+    let mut locks = Vec::new();
+    let mut groups = Vec::new();
+    let group_nodes = n.tables("group")?;
+    if group_nodes.is_empty() {
+        let count = n.opt_count("threads")?.unwrap_or(1);
+        let repeat = n.opt_count("repeat")?.unwrap_or(1);
+        let phases = read_body(n, programs, &mut locks)?;
+        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases });
+    } else {
+        for key in ["threads", "phase", "program", "repeat"] {
+            if n.has(key) {
+                return Err(n.err(key, "an app with [[app.group]] gives this per group"));
+            }
+        }
+        for mut g in group_nodes {
+            let gname = g.str("name")?;
+            let count = g.opt_count("count")?.unwrap_or(1);
+            let kind = match g.opt_str("kind")?.as_deref() {
+                None | Some("app") => ThreadKind::App,
+                Some("runtime") => ThreadKind::Runtime,
+                Some(other) => return Err(g.err("kind", format!("unknown thread kind '{other}' (expected app or runtime)"))),
+            };
+            let repeat = g.opt_count("repeat")?.unwrap_or(1);
+            let phases = read_body(&mut g, programs, &mut locks)?;
+            g.finish()?;
+            groups.push(Group { name: gname, count, kind, repeat, phases });
+        }
+    }
+    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks })
+}
+
+/// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both.
+fn read_body(n: &mut Node, programs: &Programs, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
+    let program = n.opt_str("program")?;
+    let phases = read_phases(n, locks)?;
+    match (program, phases.is_empty()) {
+        (Some(_), false) => Err(n.err("program", "give either program or [[phase]] tables, not both")),
+        (Some(p), true) => match programs.get(&p) {
+            Some(prog) => Ok(prog.phases.clone()),
+            None => {
+                let known: Vec<&str> = programs.keys().map(String::as_str).collect();
+                Err(n.err("program", format!("unknown program '{p}' (known: {})", known.join(", "))))
+            }
+        },
+        (None, true) => Err(n.err("phase", "missing: give program = \"...\" or at least one [[phase]]")),
+        (None, false) => Ok(phases),
+    }
+}
+
+fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
+    let mut out = Vec::new();
+    for mut p in n.tables("phase")? {
+        let kind = p.str("kind")?;
+        let phase = match kind.as_str() {
+            "compute" => Phase::Compute { instructions: p.positive("instructions")?, profile: read_profile(&mut p)? },
+            "serial" => Phase::Serial {
+                instructions: p.positive("instructions")?,
+                profile: read_profile(&mut p)?,
+                wait: read_wait(&mut p)?,
+                scope: read_scope(&mut p)?,
+            },
+            "barrier" => Phase::Barrier { wait: read_wait(&mut p)?, scope: read_scope(&mut p)? },
+            "critical" => {
+                let lock = read_lock(&mut p, locks)?;
+                Phase::Critical {
+                    lock,
+                    cs_instructions: p.positive("cs_instructions")?,
+                    between_instructions: p.opt_non_negative("between_instructions")?.unwrap_or(0.0),
+                    count: p.count("count")?,
+                    profile: read_profile(&mut p)?,
+                    wait: read_wait(&mut p)?,
+                }
+            }
+            "sleep" => Phase::Sleep { ns: s_to_ns(p.positive("seconds")?).max(1) },
+            other => {
+                return Err(p.err(
+                    "kind",
+                    format!("unknown phase kind '{other}' (expected compute, serial, barrier, critical or sleep)"),
+                ))
+            }
+        };
+        p.finish()?;
+        out.push(phase);
+    }
+    Ok(out)
+}
+
+/// CPI defaults to 1.0 and LLC misses to none: a compute-bound chunk on the reference core.
+fn read_profile(p: &mut Node) -> Result<Profile> {
+    Ok(Profile {
+        cpi: p.opt_positive("cpi")?.unwrap_or(1.0),
+        llc_mpki: p.opt_non_negative("llc_mpki")?.unwrap_or(0.0),
+    })
+}
+
+fn read_wait(p: &mut Node) -> Result<Wait> {
+    let mode = p.opt_str("wait")?;
+    let limit = p.opt_positive("spin_limit_us")?;
+    match (mode.as_deref(), limit) {
+        (None | Some("block"), None) => Ok(Wait::Block),
+        (Some("spin"), None) => Ok(Wait::Spin),
+        (Some("spin_then_block"), Some(us)) => Ok(Wait::SpinThenBlock { limit_ns: ((us * 1000.0).round() as u64).max(1) }),
+        (Some("spin_then_block"), None) => Err(p.err("spin_limit_us", "wait = \"spin_then_block\" needs spin_limit_us")),
+        (None | Some("block") | Some("spin"), Some(_)) => {
+            Err(p.err("spin_limit_us", "only wait = \"spin_then_block\" takes a spin limit"))
+        }
+        (Some(other), _) => Err(p.err("wait", format!("unknown wait '{other}' (expected block, spin or spin_then_block)"))),
+    }
+}
+
+fn read_scope(p: &mut Node) -> Result<Scope> {
+    match p.opt_str("scope")?.as_deref() {
+        None | Some("group") => Ok(Scope::Group),
+        Some("app") => Ok(Scope::App),
+        Some(other) => Err(p.err("scope", format!("unknown scope '{other}' (expected group or app)"))),
+    }
+}
+
+fn read_lock(p: &mut Node, locks: &mut Vec<String>) -> Result<usize> {
+    let name = match p.opt_str("lock") {
+        Ok(Some(s)) => s,
+        Ok(None) => return Err(p.err("lock", "missing required key")),
+        Err(_) => match p.opt_int("lock")? {
+            Some(i) => i.to_string(),
+            None => unreachable!("opt_str failed, so the key is present"),
+        },
+    };
+    Ok(match locks.iter().position(|l| *l == name) {
+        Some(i) => i,
+        None => {
+            locks.push(name);
+            locks.len() - 1
+        }
+    })
+}
+
+pub fn s_to_ns(s: f64) -> u64 {
+    (s * 1e9).round() as u64
+}
