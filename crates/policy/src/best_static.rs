@@ -1,0 +1,189 @@
+//! `best-static`: the oracle of the Sáez thesis (§4.5, "best static assignment"): of all
+//! fixed assignments of threads to core types, the one that minimises the mean slowdown
+//! (ANTT), found by trying them. The policy itself only applies a given assignment at thread
+//! start; `search` finds it, with an evaluator (the simulator) supplied by the caller.
+//!
+//! The search space is cut in two honest ways. Threads of identical apps and groups are
+//! interchangeable, so a candidate is a count of fast threads per class of identical threads.
+//! And a candidate must keep every fast core busy (at least min(threads, fast cores) threads on
+//! fast) and the per-core loads of the two partitions within one thread of each other, as the
+//! thesis's balance rule (§2.3) requires. If more than `max_runs` candidates remain, they are
+//! ranked by the performance model (each thread's work at its type's speed, divided by its
+//! share of that type's cores) and only the best `max_runs` are simulated.
+
+use std::collections::BTreeMap;
+
+use ampsched_model::perf::PerfModel;
+use ampsched_model::{InputError, Machine, Phase, Placement, Policy, SystemView, Trigger, Triggers, Workload};
+
+use crate::options::{OptionInfo, Options, PolicySpec};
+use crate::partition::{Partitions, Side};
+
+pub const OPTIONS: &[OptionInfo] = &[OptionInfo {
+    name: "max_runs",
+    default: 64.0,
+    doc: "the most candidate assignments simulated; beyond it, the model's best ones are",
+}];
+
+/// The most threads the oracle searches over.
+pub const MAX_THREADS: u32 = 16;
+
+/// Which side each thread goes to, keyed by (app, group, index in group).
+pub type Assignment = BTreeMap<(u32, u16, u32), Side>;
+
+pub struct BestStatic {
+    parts: Partitions,
+    assignment: Assignment,
+}
+
+impl BestStatic {
+    pub fn new(m: &Machine, assignment: Assignment) -> Self {
+        BestStatic { parts: Partitions::new(m), assignment }
+    }
+}
+
+impl Policy for BestStatic {
+    fn name(&self) -> &str {
+        "best-static"
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        None
+    }
+    fn triggers(&self) -> Triggers {
+        Triggers { start: true, ..Triggers::NONE }
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+        let Trigger::Start(t) = view.trigger else { return };
+        let v = view.thread(t);
+        let side = self.assignment.get(&(v.app, v.group, v.index_in_group)).copied().unwrap_or(Side::Fast);
+        self.parts.assign(t, side, out);
+    }
+}
+
+/// A class of interchangeable threads: their keys, and their work (ns) on fast and slow cores.
+struct Class {
+    members: Vec<(u32, u16, u32)>,
+    fast_ns: f64,
+    slow_ns: f64,
+}
+
+fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
+    let fast_t = m.fastest_type();
+    let slow_t = m.cores[m.slow_cores().first().unwrap_or(0)].core_type;
+    let mut out: Vec<Class> = Vec::new();
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for (a, app) in w.apps.iter().enumerate() {
+        for (g, group) in app.groups.iter().enumerate() {
+            // Identical apps (say, copies of one benchmark) have identical definitions but for the name.
+            let key = format!("{:?}|{}|{:?}", app.groups, g, app.locks);
+            let work = |ty: usize| -> f64 {
+                let per_rep: f64 = group
+                    .phases
+                    .iter()
+                    .map(|p| match p {
+                        Phase::Compute { instructions, profile } | Phase::Serial { instructions, profile, .. } => {
+                            instructions * model.ns_per_instruction(m, &m.core_types[ty], profile)
+                        }
+                        Phase::Critical { cs_instructions, between_instructions, count, profile, .. } => {
+                            (cs_instructions + between_instructions) * *count as f64 * model.ns_per_instruction(m, &m.core_types[ty], profile)
+                        }
+                        Phase::Barrier { .. } | Phase::Sleep { .. } => 0.0,
+                    })
+                    .sum();
+                per_rep * group.repeat as f64
+            };
+            let members: Vec<_> = (0..group.count).map(|i| (a as u32, g as u16, i)).collect();
+            match seen.iter().position(|(k, _)| *k == key) {
+                Some(i) => out[seen[i].1].members.extend(members),
+                None => {
+                    seen.push((key, out.len()));
+                    out.push(Class { members, fast_ns: work(fast_t), slow_ns: work(slow_t) });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Candidate assignments, best first by the model when there are more than `max_runs`.
+pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: usize) -> Result<Vec<Assignment>, InputError> {
+    let total = w.total_threads();
+    if total > MAX_THREADS {
+        return Err(InputError::new(
+            "--policy",
+            "best-static",
+            format!("the oracle searches at most {MAX_THREADS} threads; workload '{}' has {total}", w.name),
+        ));
+    }
+    let cls = classes(m, w, model);
+    let (nfc, nsc) = (m.fast_cores().len(), m.slow_cores().len());
+    let admissible = |f: usize| -> bool {
+        if nsc == 0 {
+            return f == total as usize;
+        }
+        let s = total as usize - f;
+        let (lf, ls) = (f.div_ceil(nfc), s.div_ceil(nsc));
+        f >= (total as usize).min(nfc) && lf <= ls + 1 && ls <= lf + 1
+    };
+    // Enumerate fast counts per class (odometer).
+    let mut counts = vec![0usize; cls.len()];
+    let mut scored: Vec<(f64, Vec<usize>)> = Vec::new();
+    loop {
+        let f: usize = counts.iter().sum();
+        if admissible(f) {
+            scored.push((estimate(&cls, &counts, nfc, nsc, w.apps.len()), counts.clone()));
+        }
+        let mut i = 0;
+        while i < cls.len() {
+            counts[i] += 1;
+            if counts[i] <= cls[i].members.len() {
+                break;
+            }
+            counts[i] = 0;
+            i += 1;
+        }
+        if i == cls.len() {
+            break;
+        }
+    }
+    if scored.len() > max_runs {
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        scored.truncate(max_runs);
+    }
+    Ok(scored
+        .into_iter()
+        .map(|(_, counts)| {
+            let mut a = Assignment::new();
+            for (c, &k) in cls.iter().zip(&counts) {
+                for (i, key) in c.members.iter().enumerate() {
+                    a.insert(*key, if i < k { Side::Fast } else { Side::Slow });
+                }
+            }
+            a
+        })
+        .collect())
+}
+
+/// The model's mean slowdown for a candidate: each thread's work at its side's speed, stretched
+/// by the side's over-subscription; an app is as slow as its slowest thread.
+fn estimate(cls: &[Class], counts: &[usize], nfc: usize, nsc: usize, napps: usize) -> f64 {
+    let f: usize = counts.iter().sum();
+    let s: usize = cls.iter().map(|c| c.members.len()).sum::<usize>() - f;
+    let stretch_fast = (f as f64 / nfc.max(1) as f64).max(1.0);
+    let stretch_slow = (s as f64 / nsc.max(1) as f64).max(1.0);
+    let mut app_time = vec![0.0f64; napps];
+    let mut app_solo = vec![0.0f64; napps];
+    for (c, &k) in cls.iter().zip(counts) {
+        // Class members may span several identical apps; the estimate charges the slowest case to each.
+        let t = if k < c.members.len() { c.slow_ns * stretch_slow } else { c.fast_ns * stretch_fast };
+        for &(a, _, _) in &c.members {
+            app_time[a as usize] = app_time[a as usize].max(t);
+            app_solo[a as usize] = app_solo[a as usize].max(c.fast_ns);
+        }
+    }
+    app_time.iter().zip(&app_solo).map(|(t, s)| if *s > 0.0 { t / s } else { 1.0 }).sum::<f64>() / napps.max(1) as f64
+}
+
+pub fn max_runs(spec: &PolicySpec) -> Result<usize, InputError> {
+    Ok(Options::new(spec, OPTIONS)?.positive("max_runs")?.round().max(1.0) as usize)
+}

@@ -1,0 +1,26 @@
+//! `oblivious`: asymmetry-unaware scheduling, like Linux CFS without capacity awareness or the
+//! Sáez thesis's "Default" (§4.5): every thread may run on every core, and the local
+//! scheduler's load balancing (equal queue lengths, idle pull) decides where. It never
+//! makes a decision of its own.
+
+use ampsched_model::{Placement, Policy, SystemView, Triggers};
+
+use crate::options::OptionInfo;
+
+pub const OPTIONS: &[OptionInfo] = &[];
+
+#[derive(Debug, Default)]
+pub struct Oblivious;
+
+impl Policy for Oblivious {
+    fn name(&self) -> &str {
+        "oblivious"
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        None
+    }
+    fn triggers(&self) -> Triggers {
+        Triggers::NONE
+    }
+    fn decide(&mut self, _view: &SystemView, _out: &mut Placement) {}
+}

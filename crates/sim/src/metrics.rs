@@ -1,0 +1,91 @@
+//! Run metrics. Slowdown is relative to the app alone on an all-fast machine with as many
+//! cores, a reference that does not depend on the policy. Then, over the apps:
+//! ANTT = mean slowdown; STP = Σ 1/slowdown; min-fairness = min 1/slowdown;
+//! uniformity = 1 − σ/μ of 1/slowdown; unfairness = max slowdown / min slowdown.
+
+use ampsched_model::Machine;
+
+use crate::result::RunResult;
+
+#[derive(Debug, Clone)]
+pub struct AppMetrics {
+    pub name: String,
+    pub threads: u32,
+    pub runs: u32,
+    pub turnaround_s: f64,
+    pub solo_s: f64,
+    pub slowdown: f64,
+    /// Share of the app's CPU time that was on fast cores.
+    pub fast_share: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    pub makespan_s: f64,
+    pub antt: f64,
+    pub stp: f64,
+    pub min_fairness: f64,
+    pub uniformity: f64,
+    pub unfairness: f64,
+    pub energy_j: f64,
+    pub edp: f64,
+    pub apps: Vec<AppMetrics>,
+    /// Per core: energy, J.
+    pub core_energy_j: Vec<f64>,
+}
+
+/// `solo_s[i]`: app i's turnaround alone on the all-fast reference machine.
+pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
+    let makespan_s = r.makespan_ns as f64 / 1e9;
+    let apps: Vec<AppMetrics> = r
+        .apps
+        .iter()
+        .zip(solo_s)
+        .map(|(a, &solo)| {
+            let turnaround_s = a.turnaround_s();
+            let (mut fast, mut total) = (0u64, 0u64);
+            for &t in &a.thread_ids {
+                let v = &r.threads[t as usize];
+                fast += r.fast_ns(v);
+                total += v.total_time_ns();
+            }
+            AppMetrics {
+                name: a.name.clone(),
+                threads: a.threads,
+                runs: a.runs,
+                turnaround_s,
+                solo_s: solo,
+                slowdown: turnaround_s / solo,
+                fast_share: if total > 0 { fast as f64 / total as f64 } else { 0.0 },
+            }
+        })
+        .collect();
+    let n = apps.len() as f64;
+    let progress: Vec<f64> = apps.iter().map(|a| 1.0 / a.slowdown).collect();
+    let mean_p = progress.iter().sum::<f64>() / n;
+    let sd_p = (progress.iter().map(|p| (p - mean_p).powi(2)).sum::<f64>() / n).sqrt();
+    let max_sd = apps.iter().map(|a| a.slowdown).fold(f64::MIN, f64::max);
+    let min_sd = apps.iter().map(|a| a.slowdown).fold(f64::MAX, f64::min);
+    let core_energy_j: Vec<f64> = r
+        .cores
+        .iter()
+        .map(|c| {
+            let t = &m.core_types[c.core_type as usize];
+            let busy = c.busy_ns as f64 / 1e9;
+            t.power_active_w * busy + t.power_idle_w * (makespan_s - busy)
+        })
+        .collect();
+    let energy_j: f64 = core_energy_j.iter().sum();
+    Metrics {
+        makespan_s,
+        antt: apps.iter().map(|a| a.slowdown).sum::<f64>() / n,
+        stp: progress.iter().sum(),
+        min_fairness: progress.iter().copied().fold(f64::MAX, f64::min),
+        uniformity: 1.0 - sd_p / mean_p,
+        unfairness: max_sd / min_sd,
+        energy_j,
+        edp: energy_j * makespan_s,
+        apps,
+        core_energy_j,
+    }
+}

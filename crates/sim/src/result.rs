@@ -1,0 +1,72 @@
+//! What a run produces, before metrics are derived from it.
+
+use ampsched_model::machine::MAX_CORE_TYPES;
+use ampsched_model::ThreadView;
+
+#[derive(Debug, Clone)]
+pub struct AppResult {
+    pub name: String,
+    pub threads: u32,
+    pub runs: u32,
+    /// Turnaround of each measured run, ns.
+    pub turnarounds_ns: Vec<u64>,
+    /// Every thread any run of this app created.
+    pub thread_ids: Vec<u32>,
+}
+
+impl AppResult {
+    /// Mean turnaround over the measured runs, seconds.
+    pub fn turnaround_s(&self) -> f64 {
+        self.turnarounds_ns.iter().map(|&t| t as f64).sum::<f64>() / self.turnarounds_ns.len().max(1) as f64 / 1e9
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CoreResult {
+    pub id: u32,
+    pub core_type: u32,
+    pub busy_ns: u64,
+}
+
+/// A thread's stay on a core, for traces and timelines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub core: u32,
+    pub thread: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceMark {
+    Decision { time_ns: u64, changed: u32 },
+    Migration { time_ns: u64, thread: u32, from: u32, to: u32 },
+}
+
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub makespan_ns: u64,
+    pub events: u64,
+    pub policy_calls: u64,
+    /// Thread affinities the policy changed.
+    pub decisions: u64,
+    pub migrations: u64,
+    pub apps: Vec<AppResult>,
+    pub threads: Vec<ThreadView>,
+    pub cores: Vec<CoreResult>,
+    /// Which core types count as fast (the highest capacity).
+    pub fast_types: [bool; MAX_CORE_TYPES],
+    pub segments: Vec<Segment>,
+    pub segments_dropped: u64,
+    pub marks: Vec<TraceMark>,
+}
+
+impl RunResult {
+    pub fn fast_ns(&self, t: &ThreadView) -> u64 {
+        t.per_type.iter().zip(self.fast_types).filter(|(_, f)| *f).map(|(c, _)| c.time_ns).sum()
+    }
+
+    pub fn instructions(&self) -> f64 {
+        self.threads.iter().flat_map(|t| t.per_type.iter()).map(|c| c.instructions).sum()
+    }
+}

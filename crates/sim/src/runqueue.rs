@@ -1,0 +1,62 @@
+//! The local scheduler's per-core run queue: CFS-like, ordered by virtual runtime.
+//!
+//! Every runnable thread that is not running sits in exactly one core's queue. A thread's
+//! virtual runtime advances by its run time scaled by 1024 / weight, so threads of equal weight
+//! get equal time on the core; the core runs the queued thread with the smallest one.
+
+use std::collections::BTreeSet;
+
+/// Linux's sched_prio_to_weight (kernel/sched/core.c): nice -20..=19 to load weight; nice 0 = 1024.
+const NICE_TO_WEIGHT: [u32; 40] = [
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904, 3906, 3121, 2501,
+    1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+];
+
+pub fn weight_of_nice(nice: i32) -> u32 {
+    NICE_TO_WEIGHT[(nice.clamp(-20, 19) + 20) as usize]
+}
+
+#[derive(Default, Debug, Clone)]
+pub struct RunQueue {
+    queue: BTreeSet<(u64, u32)>,
+    /// Monotonic floor of the vruntimes on this core; a thread arriving from elsewhere is placed
+    /// relative to it, so it neither starves the others nor is starved.
+    pub min_vruntime: u64,
+}
+
+impl RunQueue {
+    pub fn insert(&mut self, vruntime: u64, thread: u32) {
+        self.queue.insert((vruntime, thread));
+    }
+
+    pub fn remove(&mut self, vruntime: u64, thread: u32) -> bool {
+        self.queue.remove(&(vruntime, thread))
+    }
+
+    pub fn pop_first(&mut self) -> Option<(u64, u32)> {
+        let first = self.queue.pop_first();
+        if let Some((v, _)) = first {
+            self.advance_floor(v);
+        }
+        first
+    }
+
+    pub fn advance_floor(&mut self, v: u64) {
+        if v > self.min_vruntime {
+            self.min_vruntime = v;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Queued threads in vruntime order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.queue.iter().copied()
+    }
+}
