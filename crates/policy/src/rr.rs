@@ -6,7 +6,7 @@
 //! behind its fair fast share: BC += α·Δslow − (1−α)·Δfast, α = fast cores / all cores.
 //! A thread whose BC passes +threshold on the slow side, or −threshold on the fast side, has
 //! expired; expired threads are swapped pairwise, the most behind slow thread with the most
-//! ahead fast one (FIFO by age of expiry). Without a partner a thread stays where it is.
+//! ahead fast one (FIFO: oldest expiry first). Without a partner a thread stays where it is.
 //! One-way moves happen only to keep fast cores busy, or to relieve an overloaded fast
 //! partition while a slow core idles.
 
@@ -42,6 +42,8 @@ pub struct RoundRobin {
     bc: Vec<f64>,
     /// (fast ns, total ns) at the last update.
     seen: Vec<(u64, u64)>,
+    /// When the thread expired on its current side: candidates are matched oldest first (FIFO).
+    expired_at: Vec<Option<u64>>,
 }
 
 impl RoundRobin {
@@ -49,13 +51,14 @@ impl RoundRobin {
         let o = Options::new(spec, OPTIONS)?;
         let parts = Partitions::new(m);
         let alpha = parts.fast.len() as f64 / m.num_cores() as f64;
-        Ok(RoundRobin { parts, alpha, threshold_ns: o.ms("threshold_ms")? as f64, quantum_ns: o.ms("quantum_ms")?, bc: Vec::new(), seen: Vec::new() })
+        Ok(RoundRobin { parts, alpha, threshold_ns: o.ms("threshold_ms")? as f64, quantum_ns: o.ms("quantum_ms")?, bc: Vec::new(), seen: Vec::new(), expired_at: Vec::new() })
     }
 
     fn update_counters(&mut self, view: &SystemView) {
         if self.bc.len() < view.threads.len() {
             self.bc.resize(view.threads.len(), 0.0);
             self.seen.resize(view.threads.len(), (0, 0));
+            self.expired_at.resize(view.threads.len(), None);
         }
         let clamp = BC_CLAMP_THRESHOLDS * self.threshold_ns;
         for t in view.live_threads() {
@@ -66,21 +69,34 @@ impl RoundRobin {
             let bc = &mut self.bc[t.id as usize];
             *bc = (*bc + self.alpha * d_slow - (1.0 - self.alpha) * d_fast).clamp(-clamp, clamp);
             self.seen[t.id as usize] = (fast, total);
+            let expired = match self.parts.side(t.id) {
+                Some(Side::Fast) => *bc < -self.threshold_ns,
+                Some(Side::Slow) => *bc > self.threshold_ns,
+                None => false,
+            };
+            let at = &mut self.expired_at[t.id as usize];
+            *at = if expired { Some(at.unwrap_or(view.now_ns)) } else { None };
         }
     }
 
-    /// Algorithm 4.4: pair expired fast threads (lowest BC first) with expired slow threads
-    /// (highest BC first) and swap each pair.
+    /// Algorithm 4.4: pair expired fast threads with expired slow threads, oldest expiry first
+    /// on each side, and swap each pair.
     fn swap_expired(&mut self, view: &SystemView, out: &mut Placement) {
-        let bc = &self.bc;
-        let mut fast_x: Vec<ThreadId> =
-            self.parts.runnable(view, Side::Fast).iter().map(|t| t.id).filter(|&t| bc[t as usize] < -self.threshold_ns).collect();
-        let mut slow_x: Vec<ThreadId> =
-            self.parts.runnable(view, Side::Slow).iter().map(|t| t.id).filter(|&t| bc[t as usize] > self.threshold_ns).collect();
-        fast_x.sort_by(|a, b| bc[*a as usize].total_cmp(&bc[*b as usize]).then(a.cmp(b)));
-        slow_x.sort_by(|a, b| bc[*b as usize].total_cmp(&bc[*a as usize]).then(a.cmp(b)));
+        let expired = |side: Side| -> Vec<ThreadId> {
+            let mut ts: Vec<(u64, ThreadId)> = self
+                .parts
+                .runnable(view, side)
+                .iter()
+                .filter_map(|t| self.expired_at[t.id as usize].map(|at| (at, t.id)))
+                .collect();
+            ts.sort_unstable();
+            ts.into_iter().map(|(_, t)| t).collect()
+        };
+        let (fast_x, slow_x) = (expired(Side::Fast), expired(Side::Slow));
         for (f, s) in fast_x.into_iter().zip(slow_x) {
             self.parts.swap(f, s, out);
+            self.expired_at[f as usize] = None;
+            self.expired_at[s as usize] = None;
         }
     }
 

@@ -1,1 +1,79 @@
+#![allow(unexpected_cfgs)] // pyo3 0.22 macros test a cfg this crate does not declare
+//! `ampsched._core`: the engine for Python. Every call returns JSON text (which the Python
+//! front turns into DataFrames); bad input raises `InputError` with a one-line message.
 
+use ampsched_runner::{compare as run_compare, default_compare as default_cmp, list, Error, Experiment, Settings};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(_core, InputError, PyValueError, "Bad input: names the file or option, the key and the problem.");
+
+fn to_py(e: Error) -> PyErr {
+    InputError::new_err(e.to_string())
+}
+
+fn settings(seed: u64, slice_ms: f64, timeline: bool, trace: Option<String>) -> Settings {
+    Settings { seed, slice_ms, timeline, trace }
+}
+
+#[pyfunction]
+fn list_catalog(kind: &str) -> PyResult<String> {
+    list(kind).map(|v| v.to_string()).map_err(to_py)
+}
+
+#[pyfunction]
+#[pyo3(signature = (machine, workload, policy, seed=1, slice_ms=4.0, trace=None, timeline=false))]
+fn run(py: Python<'_>, machine: &str, workload: &str, policy: &str, seed: u64, slice_ms: f64, trace: Option<String>, timeline: bool) -> PyResult<String> {
+    py.allow_threads(|| {
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, trace))?;
+        exp.run(policy).map(|v| v.to_string())
+    })
+    .map_err(to_py)
+}
+
+#[pyfunction]
+#[pyo3(signature = (machine, workload, policies, baseline=None, seed=1, slice_ms=4.0, timeline=false, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    machine: &str,
+    workload: &str,
+    policies: Vec<String>,
+    baseline: Option<String>,
+    seed: u64,
+    slice_ms: f64,
+    timeline: bool,
+    progress: Option<PyObject>,
+) -> PyResult<String> {
+    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None)).map_err(to_py)?;
+    let mut callback_err: Option<PyErr> = None;
+    let mut report = |done: usize, total: usize, label: &str| {
+        if let (Some(cb), None) = (&progress, &callback_err) {
+            Python::with_gil(|py| {
+                if let Err(e) = cb.call1(py, (done, total, label)) {
+                    callback_err = Some(e);
+                }
+            });
+        }
+    };
+    let out = run_compare(&mut exp, &policies, baseline.as_deref(), &mut report);
+    if let Some(e) = callback_err {
+        return Err(e);
+    }
+    out.map(|v| v.to_string()).map_err(to_py)
+}
+
+#[pyfunction]
+fn default_compare() -> String {
+    default_cmp().to_string()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("InputError", m.py().get_type_bound::<InputError>())?;
+    m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(default_compare, m)?)?;
+    Ok(())
+}

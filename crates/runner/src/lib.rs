@@ -1,1 +1,330 @@
+//! Runs experiments: resolves machines, workloads and policies; simulates; derives metrics
+//! against solo references; compares policies; searches the best-static oracle; and renders
+//! results as JSON (the Python front turns them into DataFrames, tables and reports).
 
+pub mod catalog;
+
+use std::collections::BTreeMap;
+
+use ampsched_model::{InputError, Machine, Policy, SimpleModel, Workload};
+use ampsched_policy::best_static::{self, BestStatic};
+use ampsched_policy::oblivious::Oblivious;
+use ampsched_policy::{PolicySpec, POLICIES};
+use ampsched_sim::{metrics, Engine, Metrics, RunResult, SimConfig, SimError};
+use serde_json::{json, Map, Value};
+
+/// Anything that stops a run: bad input (exit status 2 in the CLI) or an unfinishable workload.
+#[derive(Debug, Clone)]
+pub enum Error {
+    Input(InputError),
+    Sim(SimError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Input(e) => write!(f, "{e}"),
+            Error::Sim(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<InputError> for Error {
+    fn from(e: InputError) -> Self {
+        Error::Input(e)
+    }
+}
+
+/// Timeline segments returned to the caller for a report (a trace file keeps many more).
+const TIMELINE_SEGMENTS: usize = 20_000;
+const TRACE_SEGMENTS: usize = 5_000_000;
+
+/// Settings shared by every run of an experiment.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub seed: u64,
+    pub slice_ms: f64,
+    pub timeline: bool,
+    pub trace: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { seed: 1, slice_ms: 4.0, timeline: false, trace: None }
+    }
+}
+
+/// One machine and workload, with their solo references computed once.
+pub struct Experiment {
+    pub machine: Machine,
+    pub workload: Workload,
+    pub settings: Settings,
+    solo_s: Option<Vec<f64>>,
+}
+
+impl Experiment {
+    pub fn new(machine: &str, workload: &str, settings: Settings) -> Result<Self, Error> {
+        if !(settings.slice_ms > 0.0 && settings.slice_ms.is_finite()) {
+            return Err(InputError::new("--slice-ms", "", format!("must be a number > 0, got {}", settings.slice_ms)).into());
+        }
+        Ok(Experiment { machine: catalog::machine(machine)?, workload: catalog::workload(workload)?, settings, solo_s: None })
+    }
+
+    pub fn from_parts(machine: Machine, workload: Workload, settings: Settings) -> Self {
+        Experiment { machine, workload, settings, solo_s: None }
+    }
+
+    fn config(&self, segments: usize) -> SimConfig {
+        SimConfig {
+            slice_ns: (self.settings.slice_ms * 1e6).round().max(1.0) as u64,
+            seed: self.settings.seed,
+            max_segments: segments,
+            ..SimConfig::default()
+        }
+    }
+
+    pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, segments: usize) -> Result<RunResult, Error> {
+        Engine::new(m, w, &SimpleModel, policy, self.config(segments)).run().map_err(Error::Sim)
+    }
+
+    /// Each app alone on an all-fast machine with as many cores, under `oblivious`.
+    pub fn solo_references(&mut self) -> Result<Vec<f64>, Error> {
+        if let Some(s) = &self.solo_s {
+            return Ok(s.clone());
+        }
+        let fast = self.machine.all_fast();
+        let mut out = Vec::new();
+        let mut cache: BTreeMap<String, f64> = BTreeMap::new();
+        for i in 0..self.workload.apps.len() {
+            let solo = self.workload.solo(i);
+            // Copies of one app have the same reference; simulate it once.
+            let key = format!("{:?}{:?}{}", solo.apps[0].groups, solo.apps[0].locks, solo.apps[0].priority);
+            let t = match cache.get(&key) {
+                Some(t) => *t,
+                None => {
+                    let r = self.simulate_on(&fast, &solo, &mut Oblivious, 0)?;
+                    let t = r.apps[0].turnaround_s();
+                    cache.insert(key, t);
+                    t
+                }
+            };
+            out.push(t);
+        }
+        self.solo_s = Some(out.clone());
+        Ok(out)
+    }
+
+    /// Run one policy; returns its JSON result.
+    pub fn run(&mut self, spec_text: &str) -> Result<Value, Error> {
+        let spec = PolicySpec::parse(spec_text)?;
+        let solo = self.solo_references()?;
+        let segments = if self.settings.trace.is_some() {
+            TRACE_SEGMENTS
+        } else if self.settings.timeline {
+            TIMELINE_SEGMENTS
+        } else {
+            0
+        };
+        let (result, extra) = if spec.name == "best-static" {
+            self.best_static(&spec, &solo, segments)?
+        } else {
+            let mut policy = ampsched_policy::build(&spec, &self.machine)?;
+            (self.simulate_on(&self.machine, &self.workload, policy.as_mut(), segments)?, None)
+        };
+        let met = metrics(&self.machine, &result, &solo);
+        if let Some(path) = &self.settings.trace {
+            let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, &result, &spec.canonical());
+            std::fs::write(path, text).map_err(|e| InputError::new(path.as_str(), "", format!("cannot write trace: {e}")))?;
+        }
+        let mut v = self.to_json(&spec, &result, &met);
+        if let Some(extra) = extra {
+            v.as_object_mut().unwrap().insert("oracle".into(), extra);
+        }
+        Ok(v)
+    }
+
+    /// Simulate the oracle's candidates and keep the one with the lowest ANTT.
+    fn best_static(&self, spec: &PolicySpec, solo: &[f64], segments: usize) -> Result<(RunResult, Option<Value>), Error> {
+        let max_runs = best_static::max_runs(spec)?;
+        let cands = best_static::candidates(&self.machine, &self.workload, &SimpleModel, max_runs)?;
+        let mut best: Option<(f64, usize)> = None;
+        for (i, a) in cands.iter().enumerate() {
+            let mut p = BestStatic::new(&self.machine, a.clone());
+            let r = self.simulate_on(&self.machine, &self.workload, &mut p, 0)?;
+            let antt = metrics(&self.machine, &r, solo).antt;
+            if best.map_or(true, |(b, _)| antt < b) {
+                best = Some((antt, i));
+            }
+        }
+        let (_, i) = best.expect("there is always at least one admissible assignment");
+        let mut p = BestStatic::new(&self.machine, cands[i].clone());
+        let r = self.simulate_on(&self.machine, &self.workload, &mut p, segments)?;
+        let fast: Vec<Value> = cands[i]
+            .iter()
+            .filter(|(_, s)| **s == ampsched_policy::partition::Side::Fast)
+            .map(|((a, g, t), _)| {
+                let app = &self.workload.apps[*a as usize];
+                json!(format!("{}/{}/{}", app.name, app.groups[*g as usize].name, t))
+            })
+            .collect();
+        Ok((r, Some(json!({"candidates": cands.len(), "fast_threads": fast}))))
+    }
+
+    fn to_json(&self, spec: &PolicySpec, r: &RunResult, met: &Metrics) -> Value {
+        let m = &self.machine;
+        let w = &self.workload;
+        let mut o = Map::new();
+        o.insert("machine".into(), json!(m.name));
+        o.insert("workload".into(), json!(w.name));
+        o.insert("policy".into(), json!(spec.canonical()));
+        o.insert("seed".into(), json!(self.settings.seed));
+        o.insert("slice_ms".into(), json!(self.settings.slice_ms));
+        o.insert("makespan_s".into(), json!(met.makespan_s));
+        o.insert("antt".into(), json!(met.antt));
+        o.insert("stp".into(), json!(met.stp));
+        o.insert("min_fairness".into(), json!(met.min_fairness));
+        o.insert("uniformity".into(), json!(met.uniformity));
+        o.insert("unfairness".into(), json!(met.unfairness));
+        o.insert("energy_j".into(), json!(met.energy_j));
+        o.insert("edp".into(), json!(met.edp));
+        o.insert("migrations".into(), json!(r.migrations));
+        o.insert("events".into(), json!(r.events));
+        o.insert("policy_calls".into(), json!(r.policy_calls));
+        o.insert("decisions".into(), json!(r.decisions));
+        o.insert("instructions".into(), json!(r.instructions()));
+        let apps: Vec<Value> = met
+            .apps
+            .iter()
+            .map(|a| {
+                json!({"name": a.name, "threads": a.threads, "runs": a.runs, "turnaround_s": a.turnaround_s,
+                       "solo_s": a.solo_s, "slowdown": a.slowdown, "fast_share": a.fast_share})
+            })
+            .collect();
+        o.insert("apps".into(), Value::Array(apps));
+        let threads: Vec<Value> = r
+            .threads
+            .iter()
+            .map(|t| {
+                let app = &w.apps[t.app as usize];
+                let total = t.total_time_ns();
+                let fast = r.fast_ns(t);
+                json!({"id": t.id, "app": app.name, "group": app.groups[t.group as usize].name, "kind": t.kind.as_str(),
+                       "cpu_s": total as f64 / 1e9, "fast_s": fast as f64 / 1e9,
+                       "fast_share": if total > 0 { fast as f64 / total as f64 } else { 0.0 },
+                       "migrations": t.migrations, "lock_wait_s": t.lock_wait_ns as f64 / 1e9,
+                       "spin_s": t.spin_ns as f64 / 1e9})
+            })
+            .collect();
+        o.insert("threads".into(), Value::Array(threads));
+        let cores: Vec<Value> = r
+            .cores
+            .iter()
+            .zip(&met.core_energy_j)
+            .map(|(c, e)| {
+                json!({"id": c.id, "type": m.core_types[c.core_type as usize].name, "fast": m.is_fast(c.id as usize),
+                       "busy_s": c.busy_ns as f64 / 1e9, "energy_j": e})
+            })
+            .collect();
+        o.insert("cores".into(), Value::Array(cores));
+        if self.settings.timeline {
+            let tl: Vec<Value> = r
+                .segments
+                .iter()
+                .take(TIMELINE_SEGMENTS)
+                .map(|s| {
+                    let app = &w.apps[r.threads[s.thread as usize].app as usize].name;
+                    json!([s.core, s.thread, app, s.start_ns as f64 / 1e9, s.end_ns as f64 / 1e9])
+                })
+                .collect();
+            o.insert("timeline_truncated".into(), json!(r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0));
+            o.insert("timeline".into(), Value::Array(tl));
+        }
+        Value::Object(o)
+    }
+}
+
+/// Run each policy on one experiment; add each one's geometric-mean speedup of app completion
+/// time over the baseline (the first policy unless named).
+pub fn compare(
+    exp: &mut Experiment,
+    policies: &[String],
+    baseline: Option<&str>,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Value, Error> {
+    if policies.is_empty() {
+        return Err(InputError::new("--policies", "", "give at least one policy").into());
+    }
+    let mut specs: Vec<String> = policies.iter().map(|p| p.trim().to_string()).collect();
+    let base = match baseline {
+        Some(b) => PolicySpec::parse(b)?.canonical(),
+        None => PolicySpec::parse(&specs[0])?.canonical(),
+    };
+    let canon: Vec<String> = specs.iter().map(|s| PolicySpec::parse(s).map(|p| p.canonical())).collect::<Result<_, _>>()?;
+    if !canon.contains(&base) {
+        specs.push(base.clone());
+    }
+    let mut results = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        progress(i, specs.len(), s);
+        results.push(exp.run(s)?);
+    }
+    progress(specs.len(), specs.len(), "done");
+    let base_idx = results.iter().position(|r| r["policy"] == json!(base)).expect("baseline was run");
+    let base_t: Vec<f64> = results[base_idx]["apps"].as_array().unwrap().iter().map(|a| a["turnaround_s"].as_f64().unwrap()).collect();
+    for r in &mut results {
+        let ts: Vec<f64> = r["apps"].as_array().unwrap().iter().map(|a| a["turnaround_s"].as_f64().unwrap()).collect();
+        let log_sum: f64 = ts.iter().zip(&base_t).map(|(t, b)| (b / t).ln()).sum();
+        let speedup = (log_sum / ts.len() as f64).exp();
+        let o = r.as_object_mut().unwrap();
+        o.insert("baseline".into(), json!(base));
+        o.insert("speedup_vs_baseline".into(), json!(speedup));
+    }
+    Ok(Value::Array(results))
+}
+
+/// The embedded default of `ampsched compare` with no arguments: a thesis machine and mix, all policies.
+pub fn default_compare() -> Value {
+    json!({"machine": "2fc-2sc-amd", "workload": "hh1", "policies": POLICIES.iter().map(|p| p.name).collect::<Vec<_>>()})
+}
+
+/// `ampsched list KIND` as JSON.
+pub fn list(kind: &str) -> Result<Value, Error> {
+    let items: Vec<Value> = match kind {
+        "machines" => catalog::MACHINES
+            .iter()
+            .map(|(n, _)| {
+                let m = catalog::machine(n)?;
+                let types: Vec<Value> = m
+                    .core_types
+                    .iter()
+                    .map(|t| json!({"name": t.name, "count": t.count, "freq_ghz": t.freq_ghz, "capacity": t.capacity}))
+                    .collect();
+                Ok(json!({"name": n, "description": m.description, "source": m.source, "cores": m.num_cores(), "core_types": types}))
+            })
+            .collect::<Result<_, Error>>()?,
+        "workloads" => catalog::WORKLOADS
+            .iter()
+            .map(|(n, _)| {
+                let w = catalog::workload(n)?;
+                Ok(json!({"name": n, "description": w.description, "source": w.source, "apps": w.apps.len(), "threads": w.total_threads()}))
+            })
+            .collect::<Result<_, Error>>()?,
+        "programs" => catalog::programs()?
+            .values()
+            .map(|p| json!({"name": p.name, "description": p.suite, "source": p.source, "phases": p.phases.len()}))
+            .collect(),
+        "policies" => POLICIES
+            .iter()
+            .map(|p| {
+                let opts: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.default))).collect();
+                let docs: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.doc))).collect();
+                json!({"name": p.name, "description": p.description, "source": p.source, "options": opts,
+                       "option_docs": docs, "needs": p.needs})
+            })
+            .collect(),
+        other => {
+            return Err(InputError::new("list", other, "unknown kind (expected machines, workloads, policies or programs)").into())
+        }
+    };
+    Ok(Value::Array(items))
+}

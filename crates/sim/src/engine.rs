@@ -762,7 +762,9 @@ impl<'a> Engine<'a> {
         let rt = &self.rts[t as usize];
         let ty = self.m.cores[c].core_type;
         let work = match rt.act {
-            Act::Compute { remaining } => (remaining * rt.tpi[ty]).ceil() as u64,
+            // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
+            Act::Compute { remaining } if remaining > 0.0 => ((remaining * rt.tpi[ty]).round() as u64).max(1),
+            Act::Compute { .. } => 0,
             Act::Spin { budget: Some(b) } => b,
             Act::Spin { budget: None } => u64::MAX / 4,
             Act::Off => unreachable!("a running thread has something to do"),

@@ -1,0 +1,45 @@
+# ampsched: `make demo` runs the main job, `make test` runs every test.
+# Everything installs into .venv from the package registries; nothing else is needed but
+# python3 (>= 3.9) and a Rust toolchain.
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# maturin's build hook runs the `maturin` executable from PATH.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' \)) Cargo.toml Cargo.lock pyproject.toml
+
+.PHONY: demo test test-rust test-python bench install clean
+
+$(VENV)/.tools:
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6"
+	touch $@
+
+# `pip install .` builds the Rust engine and the Python package together (maturin backend).
+$(STAMP): $(VENV)/.tools $(SOURCES)
+	$(VPY) -m pip install -q --no-build-isolation .
+	touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/ampsched compare --report out/report.html
+	@echo "report: out/report.html"
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --release
+
+test-python: $(STAMP)
+	cd tests/python && ../../$(VPY) -m pytest -q
+
+bench:
+	cargo run --release -q -p ampsched-runner --bin ampsched-bench
+
+clean:
+	rm -rf $(VENV) target out

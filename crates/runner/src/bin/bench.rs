@@ -1,0 +1,78 @@
+//! The simulator's reference benchmark (see bench/README.md): 16 cores (4 fast + 12 slow),
+//! 16 apps × 4 CPU-bound threads, about 600 simulated seconds, 4 ms slice, `oblivious`, no
+//! trace; then the same machine with 64, 1 024 and 16 384 threads, same total work, to show
+//! how the cost per event grows with the number of threads.
+//!
+//! Usage: ampsched-bench [--quick] [--repeat N]
+
+use std::time::Instant;
+
+use ampsched_model::workload::Programs;
+use ampsched_model::{Machine, SimpleModel, Workload};
+use ampsched_policy::oblivious::Oblivious;
+use ampsched_sim::{Engine, SimConfig};
+
+const MACHINE: &str = r#"
+name = "bench-4f12s"
+memory_latency_ns = 100.0
+[[core_type]]
+name = "fast"
+count = 4
+freq_ghz = 2.0
+power_active_w = 10.0
+power_idle_w = 2.0
+[[core_type]]
+name = "slow"
+count = 12
+freq_ghz = 1.0
+power_active_w = 2.0
+power_idle_w = 0.5
+"#;
+
+/// Instructions per thread for 64 threads: total work 64 × 1.8e11 on a machine retiring 2e10
+/// instructions/s is 576 s if perfectly balanced; oblivious balancing lands near 600 s.
+const WORK_64: f64 = 1.8e11;
+
+fn workload(threads: u32) -> Workload {
+    let apps = 16;
+    let per_app = threads / apps;
+    let instr = WORK_64 * 64.0 / threads as f64;
+    let mut text = String::from("name = \"bench\"\n");
+    for a in 0..apps {
+        text.push_str(&format!(
+            "[[app]]\nname = \"a{a}\"\nthreads = {per_app}\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instr:e}\ncpi = 1.0\n"
+        ));
+    }
+    Workload::from_toml("bench", &text, &Programs::new()).expect("bench workload is valid")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let repeat: usize = args.iter().position(|a| a == "--repeat").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(3);
+    let quick = args.iter().any(|a| a == "--quick");
+    let m = Machine::from_toml("bench", MACHINE).expect("bench machine is valid");
+    let sizes: &[u32] = if quick { &[64] } else { &[64, 1024, 16384] };
+    println!("| threads | simulated s | events | wall s (best of {repeat}) | events/s | simulated s per wall s | ns per event |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    for &n in sizes {
+        let w = workload(n);
+        let mut best = f64::MAX;
+        let mut events = 0;
+        let mut sim_s = 0.0;
+        for _ in 0..repeat {
+            let mut p = Oblivious;
+            let t0 = Instant::now();
+            let r = Engine::new(&m, &w, &SimpleModel, &mut p, SimConfig::default()).run().expect("bench runs");
+            let wall = t0.elapsed().as_secs_f64();
+            best = best.min(wall);
+            events = r.events;
+            sim_s = r.makespan_ns as f64 / 1e9;
+        }
+        println!(
+            "| {n} | {sim_s:.1} | {events} | {best:.3} | {:.2e} | {:.0} | {:.1} |",
+            events as f64 / best,
+            sim_s / best,
+            best * 1e9 / events as f64
+        );
+    }
+}

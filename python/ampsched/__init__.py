@@ -1,0 +1,195 @@
+"""ampsched: scheduling threads on asymmetric multicore processors.
+
+    import ampsched
+    r = ampsched.run("dvfs-2x", "demo", "rr:threshold_ms=50")
+    r.summary, r.apps, r.threads, r.cores      # pandas DataFrames
+    df = ampsched.compare("dvfs-2x", "demo", ["rr", "fair"])
+    df.attrs["apps"]                           # slowdown per policy and app
+    ampsched.write_report(df.attrs["raw"], "report.html")
+
+Machines and workloads are catalog names (see list_machines(), list_workloads()) or
+paths to TOML files; a policy is a spec "name[:key=value[:key=value...]]" (see
+list_policies() for the names and their options). Bad input raises InputError, a
+ValueError whose message reads "file: key: problem".
+
+Metrics (lower is better for makespan_s, antt, unfairness, energy_j, edp, migrations;
+higher for stp, min_fairness, uniformity, speedup_vs_baseline):
+
+"""
+
+import importlib
+import json
+import os
+
+from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
+from .report import write_report  # noqa: F401 (re-exported)
+
+__doc__ += glossary_text() + "\n"
+
+# The engine is a compiled extension. Importing the package must not need it, so that
+# the pure-Python parts (report, tables) work and `ampsched --help` answers even when it
+# is not built; the functions that need it say so when called.
+try:
+    # import_module, not `from . import _core`: its error names the missing module
+    # instead of blaming a circular import.
+    _core = importlib.import_module(__name__ + "._core")
+except ImportError as error:
+    _core = None
+    _core_error = error
+else:
+    _core_error = None
+    InputError = _core.InputError
+
+__all__ = [
+    "run", "compare", "Result", "results_frame", "METRICS", "write_report",
+    "list_machines", "list_workloads", "list_policies", "list_programs",
+] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
+
+TIMELINE_COLUMNS = ["core", "thread", "app", "start_s", "end_s"]
+
+
+def _require_core():
+    if _core is None:
+        raise ImportError(
+            "the compiled engine ampsched._core is not available; build it with "
+            f"`maturin develop` from the repository root ({_core_error})"
+        ) from _core_error
+    return _core
+
+
+def __getattr__(name):
+    # PEP 562: InputError lives in the engine, so without it the name fails only when used.
+    if name == "InputError":
+        return _require_core().InputError
+    raise AttributeError(f"module 'ampsched' has no attribute {name!r}")
+
+
+def _scalars(raw: dict) -> dict:
+    # Everything that is not a list or an object is a one-value metric or setting; taking
+    # them generically keeps new engine metrics visible without touching this file.
+    return {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
+
+
+def split_policies(text: str) -> list:
+    """Policy specs from "p1,p2,..." (a spec never contains a comma)."""
+    return [spec.strip() for spec in text.split(",") if spec.strip()]
+
+
+class Result:
+    """One simulated run.
+
+    summary   one-row DataFrame: machine, workload, policy, seed, slice_ms and the scalar
+              metrics (makespan_s, antt, stp, min_fairness, uniformity, unfairness,
+              energy_j, edp, migrations, events, policy_calls).
+    apps      one row per app: name, threads, runs, turnaround_s, solo_s, slowdown, fast_share.
+    threads   one row per thread: id, app, group, kind, cpu_s, fast_s, fast_share, migrations.
+    cores     one row per core: id, type, fast, busy_s, energy_j.
+    timeline  rows (core, thread, app, start_s, end_s) if the run asked for it, else None.
+    raw       the engine's JSON result as a dict.
+
+    See help(ampsched) for what each metric means.
+    """
+
+    def __init__(self, raw: dict):
+        import pandas as pd  # imported when needed: the CLI never pays for it
+
+        self.raw = raw
+        self.summary = pd.DataFrame([_scalars(raw)])
+        self.apps = pd.DataFrame(raw.get("apps", []))
+        self.threads = pd.DataFrame(raw.get("threads", []))
+        self.cores = pd.DataFrame(raw.get("cores", []))
+        timeline = raw.get("timeline")
+        self.timeline = None if timeline is None else pd.DataFrame(timeline, columns=TIMELINE_COLUMNS)
+
+    def __repr__(self):
+        r = self.raw
+        return (f"<ampsched.Result {r.get('policy')} on {r.get('machine')}/{r.get('workload')}: "
+                f"makespan_s={r.get('makespan_s')} antt={r.get('antt')} stp={r.get('stp')}>")
+
+
+def run(machine, workload, policy: str, seed: int = 1, slice_ms: float = 4.0,
+        trace=None, timeline: bool = False) -> Result:
+    """Simulate `workload` on `machine` under one `policy` spec; returns a Result.
+
+    trace: a path; if given, a Chrome/Perfetto trace JSON is written there.
+    timeline: also return every (core, thread, app, start, end) segment.
+    """
+    core = _require_core()
+    text = core.run(os.fspath(machine), os.fspath(workload), policy, seed=seed, slice_ms=slice_ms,
+                    trace=None if trace is None else os.fspath(trace), timeline=timeline)
+    return Result(json.loads(text))
+
+
+def compare(machine, workload, policies, baseline=None, seed: int = 1, slice_ms: float = 4.0,
+            progress=False, timeline: bool = False):
+    """Run several policies on the same machine and workload; returns a DataFrame.
+
+    One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline.
+    df.attrs["apps"] is a long DataFrame (policy, app, slowdown, turnaround_s, ...) and
+    df.attrs["raw"] the engine's list of results (what write_report takes).
+
+    policies: a list of specs or one "p1,p2,..." string. baseline: the spec the speedups
+    are relative to (default: the first policy). progress: True for a progress bar on
+    stderr when it is a terminal, or a callable progress(done, total, label).
+    timeline: also record each run's core timeline (write_report draws it).
+
+    Note: pandas (2.x, 3.0) compares attrs when it concatenates or merges frames and fails
+    on DataFrame values ("truth value of a DataFrame is ambiguous"); to pd.concat several
+    compare() frames (e.g. one per seed), drop the attrs first: pd.DataFrame(df).
+    """
+    from ._console import ProgressBar
+
+    core = _require_core()
+    specs = split_policies(policies) if isinstance(policies, str) else list(policies)
+    callback = progress if callable(progress) else ProgressBar() if progress else None
+    try:
+        text = core.compare(os.fspath(machine), os.fspath(workload), specs, baseline=baseline,
+                            seed=seed, slice_ms=slice_ms, timeline=timeline, progress=callback)
+    finally:
+        if isinstance(callback, ProgressBar):
+            callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean
+    return results_frame(json.loads(text))
+
+
+def results_frame(results: list):
+    """The DataFrame compare() returns, from a list of result dicts (e.g. the output of
+    `ampsched compare --json`)."""
+    import pandas as pd
+
+    frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
+    rows = []
+    for r in results:
+        for app in r.get("apps", []):
+            row = {"policy": r["policy"], "app": app.get("name"),
+                   "slowdown": app.get("slowdown"), "turnaround_s": app.get("turnaround_s")}
+            row.update((k, v) for k, v in app.items() if k != "name" and k not in row)
+            rows.append(row)
+    frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
+    frame.attrs["raw"] = results
+    return frame
+
+
+def _catalog(kind: str):
+    import pandas as pd
+
+    return pd.DataFrame(json.loads(_require_core().list_catalog(kind)))
+
+
+def list_machines():
+    """Catalog machines: name, description, source, cores, core_types."""
+    return _catalog("machines")
+
+
+def list_workloads():
+    """Catalog workloads: name, description, source, apps, threads."""
+    return _catalog("workloads")
+
+
+def list_policies():
+    """Policies: name, description, source, options (name -> default), needs."""
+    return _catalog("policies")
+
+
+def list_programs():
+    """Catalog programs (the apps workloads are made of): name, description, source."""
+    return _catalog("programs")

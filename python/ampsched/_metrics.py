@@ -1,0 +1,37 @@
+"""The metrics ampsched reports, in one place.
+
+The package docstring, the CLI tables and the HTML report (column order, which way is
+better, glossary) all read this table, so a definition cannot drift between them.
+"""
+
+# name -> (which way is better, definition). The order is the column order of the tables.
+METRICS = {
+    "makespan_s": ("lower", "time from the start until the last app finishes, in seconds."),
+    "antt": ("lower", "average normalized turnaround time: the mean slowdown over the apps."),
+    "stp": ("higher", "system throughput: the sum over the apps of 1/slowdown, "
+                      "i.e. how many apps' worth of progress the machine makes at once."),
+    "min_fairness": ("higher", "the smallest 1/slowdown over the apps: the progress of the worst-treated app."),
+    "uniformity": ("higher", "1 - sigma/mu of 1/slowdown over the apps (coefficient of variation): "
+                             "1 means every app is slowed down alike."),
+    "unfairness": ("lower", "the largest slowdown divided by the smallest one (1 is perfectly fair)."),
+    "energy_j": ("lower", "energy consumed by all the cores over the run, in joules."),
+    "edp": ("lower", "energy-delay product: energy_j x makespan_s."),
+    "migrations": ("lower", "how many times a thread moved from one core to another."),
+    "speedup_vs_baseline": ("higher", "geometric mean over the apps of the baseline's turnaround "
+                                      "divided by this policy's turnaround (1.0 for the baseline itself)."),
+}
+
+# Per-app quantities the metrics above are built from.
+APP_TERMS = {
+    "turnaround_s": "wall-clock time from an app's start to its end, in seconds.",
+    "slowdown": "an app's turnaround divided by its turnaround alone on an all-fast machine "
+                "with the same number of cores (1 means no slowdown).",
+    "fast_share": "the share of the CPU time that was spent on fast cores.",
+}
+
+
+def glossary_text() -> str:
+    """The definitions as plain text, one per line, for docstrings."""
+    terms = {**APP_TERMS, **{name: text for name, (_, text) in METRICS.items()}}
+    width = max(map(len, terms))
+    return "\n".join(f"    {name.ljust(width)}  {text}" for name, text in terms.items())

@@ -1,0 +1,81 @@
+"""The Python API: frames built from sample results, and the engine when it is built."""
+
+import json
+
+import pytest
+
+import ampsched
+from ampsched import METRICS, Result, results_frame
+from conftest import HOSTILE
+
+
+def test_docstring_defines_every_metric():
+    for name in list(METRICS) + ["slowdown", "turnaround_s"]:
+        assert f"    {name} " in ampsched.__doc__, name
+
+
+def test_result_frames(sample_results):
+    r = Result(sample_results[0])
+    assert len(r.summary) == 1
+    assert r.summary.loc[0, "antt"] == 1.4 and r.summary.loc[0, "policy"] == "rr"
+    assert "apps" not in r.summary.columns
+    assert list(r.apps["name"]) == ["gzip", HOSTILE]
+    assert list(r.cores["type"]) == ["fast", "slow"]
+    assert len(r.threads) == 1
+    assert list(r.timeline.columns) == ["core", "thread", "app", "start_s", "end_s"]
+    assert r.raw is sample_results[0]
+    assert "rr" in repr(r)
+
+
+def test_results_frame(sample_results):
+    df = results_frame(sample_results)
+    assert list(df.index) == ["rr", "fair"] and df.index.name == "policy"
+    assert df.loc["fair", "speedup_vs_baseline"] == 1.25
+    apps = df.attrs["apps"]
+    assert list(apps.columns[:4]) == ["policy", "app", "slowdown", "turnaround_s"]
+    assert apps.set_index(["policy", "app"]).loc[("fair", HOSTILE), "slowdown"] == 1.3
+    assert df.attrs["raw"] is sample_results
+
+
+def test_split_policies():
+    assert ampsched.split_policies(" rr:threshold_ms=50, fair ,,") == ["rr:threshold_ms=50", "fair"]
+
+
+# ---- with the engine
+
+@pytest.fixture
+def core():
+    return pytest.importorskip("ampsched._core")
+
+
+@pytest.fixture
+def default(core):
+    return json.loads(core.default_compare())
+
+
+def test_input_error(core, default):
+    assert issubclass(ampsched.InputError, ValueError)
+    with pytest.raises(ampsched.InputError):
+        ampsched.run("nonexistent", default["workload"], default["policies"][0])
+
+
+def test_run(default):
+    r = ampsched.run(default["machine"], default["workload"], default["policies"][0], timeline=True)
+    assert len(r.summary) == 1 and len(r.apps) > 0 and len(r.cores) > 0
+    assert r.timeline is not None and len(r.timeline) > 0
+
+
+def test_compare(default):
+    calls = []
+    df = ampsched.compare(default["machine"], default["workload"], default["policies"],
+                          progress=lambda done, total, label: calls.append((done, total)))
+    assert len(df) == len(default["policies"])
+    assert df["speedup_vs_baseline"].iloc[0] == pytest.approx(1.0)
+    assert calls[-1][0] == calls[-1][1] == len(default["policies"])
+    assert set(df.attrs["apps"]["policy"]) == set(df.index)
+
+
+@pytest.mark.parametrize("name", ["list_machines", "list_workloads", "list_policies", "list_programs"])
+def test_catalog(core, name):
+    frame = getattr(ampsched, name)()
+    assert {"name", "description", "source"} <= set(frame.columns)

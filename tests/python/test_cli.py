@@ -1,0 +1,181 @@
+"""The `ampsched` command: text output on sample results, and its error handling."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ampsched
+from ampsched import cli
+from conftest import HOSTILE
+
+HAS_CORE = ampsched._core is not None
+
+
+def run_module(*args):
+    """`python -m ampsched ARGS` in a child, with this test run's ampsched importable."""
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True,
+                          text=True, env=env, timeout=600)
+
+
+def assert_one_line_error(stderr):
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ampsched: error: "), stderr
+
+
+# ---- text output
+
+def test_format_compare(sample_results):
+    text = cli.format_compare(sample_results)
+    lines = text.splitlines()
+    assert lines[0] == "machine dvfs-2x | workload demo | seed 7 | slice 4.0 ms | baseline rr"
+    header = lines[2].split()
+    assert header[:3] == ["policy", "makespan_s", "antt"] and header[-1] == "speedup"
+    assert lines[4].split()[:3] == ["rr", "12.000", "1.400"]
+    assert "slowdown per app" in lines
+    assert lines[-1].split() == [HOSTILE, "1.600", "1.300"]
+
+
+def test_format_run(sample_results):
+    text = cli.format_run(sample_results[0])
+    assert text.splitlines()[0].startswith("policy rr | machine dvfs-2x")
+    assert "policy_calls" in text and "turnaround_s" in text and "busy_s" in text
+    # unlike metrics in one column keep their own decimals
+    assert "antt                  1.400" in text and "edp                  3000.0" in text
+
+
+@pytest.mark.parametrize("kind, entry, expected", [
+    ("machines", {"name": "m", "description": "d", "source": "builtin", "cores": 4,
+                  "core_types": [{"name": "big", "count": 2, "freq_ghz": 3.0, "capacity": 1.0},
+                                 {"name": "little", "count": 2, "freq_ghz": 1.2, "capacity": 0.4}]},
+     "2x big 3.0 GHz cap 1.0 + 2x little 1.2 GHz cap 0.4"),
+    ("workloads", {"name": "w", "description": "d", "source": "builtin", "apps": 3, "threads": 9}, "9"),
+    ("policies", {"name": "rr", "description": "d", "source": "builtin", "needs": "nothing",
+                  "options": {"threshold_ms": 50, "strict": True, "mode": "fast"}},
+     "threshold_ms=50 strict=true mode=fast"),
+    ("programs", {"name": "gzip", "description": "compressor", "source": "catalog/programs/gzip.toml"},
+     "compressor"),
+])
+def test_format_catalog(kind, entry, expected):
+    lines = cli.format_catalog(kind, [entry, dict(entry, name="longer-name")]).splitlines()
+    assert lines[0].startswith("name ") and lines[0].rstrip().endswith("description")
+    assert expected in lines[2]
+    # aligned: the second column starts at the same place on every row
+    starts = {len(line) - len(line[len(line.split()[0]):].lstrip()) for line in lines[2:]}
+    assert len(starts) == 1
+
+
+# ---- errors without the engine
+
+@pytest.mark.parametrize("argv", [
+    [],
+    ["bogus"],
+    ["list", "nothing"],
+    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "-1"],
+    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "x"],
+    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "0"],
+    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "nan"],
+    ["run", "--machine", "m"],
+])
+def test_usage_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_report_in_missing_directory(tmp_path, capsys):
+    missing = tmp_path / "no" / "such" / "report.html"
+    assert cli.main(["compare", "--report", str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert_one_line_error(captured.err)
+    assert "--report" in captured.err
+
+
+def test_report_path_is_a_directory(tmp_path, capsys):
+    assert cli.main(["compare", "--report", str(tmp_path)]) == 2
+    assert_one_line_error(capsys.readouterr().err)
+
+
+def test_empty_policy_list(capsys):
+    assert cli.main(["compare", "--policies", " , "]) == 2
+    assert_one_line_error(capsys.readouterr().err)
+
+
+def test_keyboard_interrupt_is_quiet(monkeypatch, capsys):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_cmd_list", interrupted)
+    assert cli.main(["list", "machines"]) == 130
+    assert capsys.readouterr() == ("", "")
+
+
+def test_python_dash_m_help():
+    done = run_module("--help")
+    assert done.returncode == 0
+    assert "usage: ampsched" in done.stdout and "compare" in done.stdout
+
+
+@pytest.mark.skipif(HAS_CORE, reason="the engine is built")
+def test_missing_engine_is_reported(capsys):
+    assert cli.main(["list", "machines"]) == 1
+    err = capsys.readouterr().err
+    assert_one_line_error(err)
+    assert "ampsched._core" in err
+
+
+# ---- with the engine
+
+def test_unknown_machine_with_engine():
+    pytest.importorskip("ampsched._core")
+    done = run_module("run", "--machine", "nonexistent", "--workload", "demo", "--policy", "rr")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert_one_line_error(done.stderr)
+
+
+def test_unknown_policy_with_engine(capsys):
+    core = pytest.importorskip("ampsched._core")
+    default = json.loads(core.default_compare())
+    code = cli.main(["run", "--machine", default["machine"], "--workload", default["workload"],
+                     "--policy", "no-such-policy"])
+    assert code == 2
+    assert_one_line_error(capsys.readouterr().err)
+
+
+def test_run_and_compare_json_with_engine(tmp_path, capsys):
+    core = pytest.importorskip("ampsched._core")
+    default = json.loads(core.default_compare())
+    policy = default["policies"][0]
+    assert cli.main(["run", "--machine", default["machine"], "--workload", default["workload"],
+                     "--policy", policy, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["policy"] == policy and "makespan_s" in result
+
+    report = tmp_path / "r.html"
+    assert cli.main(["compare", "--json", "--report", str(report)]) == 0
+    captured = capsys.readouterr()
+    results = json.loads(captured.out)  # stdout is the JSON and nothing else
+    assert [r["policy"] for r in results] == default["policies"]
+    assert all("timeline" in r for r in results)  # --report asks for timelines
+    assert "<svg" in report.read_text(encoding="utf-8")
+    # stderr is not a terminal here: no progress bar, only the note about the report
+    assert captured.err.strip() == f"ampsched: report written to {report}"
+
+
+@pytest.mark.parametrize("kind", cli.KINDS)
+def test_list_with_engine(kind, capsys):
+    pytest.importorskip("ampsched._core")
+    assert cli.main(["list", kind]) == 0
+    assert capsys.readouterr().out.startswith("name ")
+    assert cli.main(["list", kind, "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert entries and all({"name", "description", "source"} <= set(e) for e in entries)
