@@ -47,14 +47,22 @@ fn compare(
 ) -> PyResult<String> {
     let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None)).map_err(to_py)?;
     let mut callback_err: Option<PyErr> = None;
-    let mut report = |done: usize, total: usize, label: &str| {
-        if let (Some(cb), None) = (&progress, &callback_err) {
-            Python::with_gil(|py| {
-                if let Err(e) = cb.call1(py, (done, total, label)) {
+    // A callback that raises (Ctrl-C arrives that way) stops the comparison; without a
+    // callback, pending signals are still checked between runs.
+    let mut report = |done: usize, total: usize, label: &str| -> bool {
+        Python::with_gil(|py| {
+            let outcome = match &progress {
+                Some(cb) => cb.call1(py, (done, total, label)).map(|_| ()),
+                None => py.check_signals(),
+            };
+            match outcome {
+                Ok(()) => true,
+                Err(e) => {
                     callback_err = Some(e);
+                    false
                 }
-            });
-        }
+            }
+        })
     };
     let out = run_compare(&mut exp, &policies, baseline.as_deref(), &mut report);
     if let Some(e) = callback_err {

@@ -18,6 +18,8 @@ use serde_json::{json, Map, Value};
 pub enum Error {
     Input(InputError),
     Sim(SimError),
+    /// The caller's progress callback asked to stop (e.g. Ctrl-C in Python).
+    Cancelled,
 }
 
 impl std::fmt::Display for Error {
@@ -25,6 +27,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::Input(e) => write!(f, "{e}"),
             Error::Sim(e) => write!(f, "{e}"),
+            Error::Cancelled => write!(f, "cancelled"),
         }
     }
 }
@@ -244,12 +247,13 @@ impl Experiment {
 }
 
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion
-/// time over the baseline (the first policy unless named).
+/// time over the baseline (the first policy unless named). `progress` is told before each run
+/// and at the end; returning false stops the comparison.
 pub fn compare(
     exp: &mut Experiment,
     policies: &[String],
     baseline: Option<&str>,
-    progress: &mut dyn FnMut(usize, usize, &str),
+    progress: &mut dyn FnMut(usize, usize, &str) -> bool,
 ) -> Result<Value, Error> {
     if policies.is_empty() {
         return Err(InputError::new("--policies", "", "give at least one policy").into());
@@ -265,10 +269,14 @@ pub fn compare(
     }
     let mut results = Vec::new();
     for (i, s) in specs.iter().enumerate() {
-        progress(i, specs.len(), s);
+        if !progress(i, specs.len(), s) {
+            return Err(Error::Cancelled);
+        }
         results.push(exp.run(s)?);
     }
-    progress(specs.len(), specs.len(), "done");
+    if !progress(specs.len(), specs.len(), "done") {
+        return Err(Error::Cancelled);
+    }
     let base_idx = results.iter().position(|r| r["policy"] == json!(base)).expect("baseline was run");
     let base_t: Vec<f64> = results[base_idx]["apps"].as_array().unwrap().iter().map(|a| a["turnaround_s"].as_f64().unwrap()).collect();
     for r in &mut results {

@@ -1,0 +1,96 @@
+//! Bad input gets one clear line naming the file, the key and the problem; an unfinishable
+//! workload is reported, never a hang.
+
+use ampsched_model::workload::Programs;
+use ampsched_model::{Machine, SimpleModel, Workload};
+use ampsched_policy::oblivious::Oblivious;
+use ampsched_runner::{Experiment, Settings};
+use ampsched_sim::{Engine, SimConfig, SimError};
+
+const GOOD_MACHINE: &str = "memory_latency_ns = 100\n[[core_type]]\nname = \"fast\"\ncount = 2\nfreq_ghz = 2.0\n";
+
+fn machine_err(text: &str) -> String {
+    Machine::from_toml("m.toml", text).unwrap_err().to_string()
+}
+
+fn workload_err(text: &str) -> String {
+    Workload::from_toml("w.toml", text, &Programs::new()).unwrap_err().to_string()
+}
+
+#[test]
+fn machine_errors_name_file_key_and_problem() {
+    assert_eq!(machine_err("[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\n"), "m.toml: memory_latency_ns: missing required key");
+    assert!(machine_err(&format!("colour = 3\n{GOOD_MACHINE}")).starts_with("m.toml: colour: unknown key"));
+    assert_eq!(
+        machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = \"two\"\nfreq_ghz = 1\n"),
+        "m.toml: core_type[0].count: expected an integer, got string"
+    );
+    assert_eq!(
+        machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 0\nfreq_ghz = 1\n"),
+        "m.toml: core_type[0].count: must be a whole number of at least 1, got 0"
+    );
+    assert_eq!(
+        machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = -2\n"),
+        "m.toml: core_type[0].freq_ghz: must be greater than 0, got -2"
+    );
+    assert!(machine_err("memory_latency_ns = = 3\n").starts_with("m.toml: line 1: invalid TOML"));
+    assert!(machine_err(&format!("{GOOD_MACHINE}[[llc]]\ncores = [0, 5]\n")).contains("llc[0].cores: core 5 does not exist"));
+}
+
+#[test]
+fn workload_errors_name_file_key_and_problem() {
+    assert_eq!(
+        workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"dance\"\n"),
+        "w.toml: app[0].phase[0].kind: unknown phase kind 'dance' (expected compute, serial, barrier, critical or sleep)"
+    );
+    assert_eq!(
+        workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = -5\n"),
+        "w.toml: app[0].phase[0].instructions: must be greater than 0, got -5"
+    );
+    assert_eq!(workload_err("[[app]]\nname = \"a\"\nthreads = 0\nprogram = \"x\"\n"), "w.toml: app[0].threads: must be a whole number of at least 1, got 0");
+    assert!(workload_err("[[app]]\nname = \"a\"\nprogram = \"nope\"\n").starts_with("w.toml: app[0].program: unknown program 'nope'"));
+    assert!(workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"barrier\"\ninstructions = 5\n")
+        .starts_with("w.toml: app[0].phase[0].instructions: unknown key"));
+    assert_eq!(
+        workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"barrier\"\nwait = \"spin_then_block\"\n"),
+        "w.toml: app[0].phase[0].spin_limit_us: wait = \"spin_then_block\" needs spin_limit_us"
+    );
+    assert_eq!(workload_err("name = \"x\"\n"), "w.toml: app: a workload needs at least one [[app]]");
+}
+
+#[test]
+fn policy_and_name_errors() {
+    let run = |m: &str, w: &str, p: &str| -> String {
+        match Experiment::new(m, w, Settings::default()) {
+            Err(e) => e.to_string(),
+            Ok(mut e) => e.run(p).map(|_| String::from("ok")).unwrap_or_else(|e| e.to_string()),
+        }
+    };
+    assert!(run("nosuch", "demo", "rr").starts_with("--machine: nosuch: no such machine in the catalog"));
+    assert!(run("dvfs-2x", "demo", "nosuch").starts_with("--policy: nosuch: unknown policy"));
+    assert_eq!(run("dvfs-2x", "demo", "rr:speed=3"), "--policy: rr:speed=3: unknown option 'speed' (rr takes: quantum_ms, threshold_ms)");
+    assert_eq!(run("dvfs-2x", "demo", "rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number > 0, got '-1'");
+    assert!(run("/no/such/file.toml", "demo", "rr").starts_with("/no/such/file.toml: cannot read machine file"));
+    let big = std::env::temp_dir().join("ampsched-17-threads.toml");
+    std::fs::write(&big, "[[app]]\nname = \"a\"\nthreads = 17\nprogram = \"gzip\"\n").unwrap();
+    assert!(run("dvfs-2x", big.to_str().unwrap(), "best-static").contains("the oracle searches at most 16 threads; workload"));
+}
+
+fn deadlock(text: &str) -> SimError {
+    let m = Machine::from_toml("m", GOOD_MACHINE).unwrap();
+    let w = Workload::from_toml("w", text, &Programs::new()).unwrap();
+    Engine::new(&m, &w, &SimpleModel, &mut Oblivious, SimConfig::default()).run().unwrap_err()
+}
+
+#[test]
+fn a_barrier_some_thread_never_reaches_is_a_deadlock_not_a_hang() {
+    // The workers meet at an app-wide barrier that the main thread never reaches.
+    for wait in ["block", "spin"] {
+        let e = deadlock(&format!(
+            "[[app]]\nname = \"x\"\n[[app.group]]\nname = \"main\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n\
+             [[app.group]]\nname = \"workers\"\ncount = 2\n[[app.group.phase]]\nkind = \"barrier\"\nscope = \"app\"\nwait = \"{wait}\"\n"
+        ));
+        let SimError::Deadlock(msg) = e else { panic!("expected a deadlock, got {e:?}") };
+        assert!(msg.contains("app 'x' group 'workers' thread 0 waits for a barrier"), "{msg}");
+    }
+}

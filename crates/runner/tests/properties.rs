@@ -1,0 +1,138 @@
+//! Properties over random machines, workloads and policies: every run ends; no core runs two
+//! threads at once and no thread runs on two cores at once; every instruction retires exactly
+//! once; counters agree with the recorded schedule; time never goes backwards.
+
+use ampsched_model::workload::Programs;
+use ampsched_model::{Machine, Phase, SimpleModel, Workload};
+use ampsched_policy::{build, PolicySpec};
+use ampsched_sim::{Engine, SimConfig};
+use proptest::prelude::*;
+
+fn machine_toml(types: &[(u32, f64, f64)]) -> String {
+    let mut s = String::from("memory_latency_ns = 80.0\n");
+    for (i, (count, ghz, scale)) in types.iter().enumerate() {
+        s.push_str(&format!("[[core_type]]\nname = \"t{i}\"\ncount = {count}\nfreq_ghz = {ghz}\ncpi_scale = {scale}\npower_active_w = 2.0\npower_idle_w = 0.5\n"));
+    }
+    s
+}
+
+fn wait_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("wait = \"block\"".to_string()),
+        Just("wait = \"spin\"".to_string()),
+        (10u32..500).prop_map(|us| format!("wait = \"spin_then_block\"\nspin_limit_us = {us}")),
+    ]
+}
+
+fn phase_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1e6f64..2e8, 0.5f64..2.0, 0.0f64..20.0).prop_map(|(i, c, m)| format!("kind = \"compute\"\ninstructions = {i}\ncpi = {c}\nllc_mpki = {m}")),
+        (1e5f64..1e7, wait_strategy()).prop_map(|(i, w)| format!("kind = \"serial\"\ninstructions = {i}\n{w}")),
+        wait_strategy().prop_map(|w| format!("kind = \"barrier\"\n{w}")),
+        (0u32..2, 1e4f64..5e5, 0.0f64..5e5, 1u32..6, wait_strategy()).prop_map(|(l, cs, b, n, w)| format!(
+            "kind = \"critical\"\nlock = \"L{l}\"\ncs_instructions = {cs}\nbetween_instructions = {b}\ncount = {n}\n{w}"
+        )),
+        (1e-4f64..2e-2).prop_map(|s| format!("kind = \"sleep\"\nseconds = {s}")),
+    ]
+}
+
+fn group_strategy() -> impl Strategy<Value = String> {
+    (1u32..4, 1u32..3, prop::collection::vec(phase_strategy(), 1..5), prop::bool::ANY).prop_map(|(n, rep, phases, runtime)| {
+        let mut s = format!("[[app.group]]\nname = \"g\"\ncount = {n}\nrepeat = {rep}\nkind = \"{}\"\n", if runtime { "runtime" } else { "app" });
+        for p in phases {
+            s.push_str(&format!("[[app.group.phase]]\n{p}\n"));
+        }
+        s
+    })
+}
+
+fn workload_strategy() -> impl Strategy<Value = String> {
+    prop::collection::vec((0.0f64..0.05, 1u32..3, -5i32..5, prop::collection::vec(group_strategy(), 1..3)), 1..4).prop_map(|apps| {
+        let mut s = String::new();
+        for (i, (arrival, runs, nice, groups)) in apps.into_iter().enumerate() {
+            s.push_str(&format!("[[app]]\nname = \"app{i}\"\narrival_s = {arrival}\nruns = {runs}\npriority = {nice}\n"));
+            for g in groups {
+                s.push_str(&g);
+            }
+        }
+        s
+    })
+}
+
+/// Instructions the workload retires: every thread of every measured run, every phase.
+fn total_instructions(w: &Workload) -> f64 {
+    w.apps
+        .iter()
+        .map(|a| {
+            a.runs as f64
+                * a.groups
+                    .iter()
+                    .map(|g| {
+                        let per: f64 = g
+                            .phases
+                            .iter()
+                            .map(|p| match p {
+                                Phase::Compute { instructions, .. } => *instructions,
+                                Phase::Serial { instructions, .. } => *instructions / g.count as f64,
+                                Phase::Critical { cs_instructions, between_instructions, count, .. } => {
+                                    (cs_instructions + between_instructions) * *count as f64
+                                }
+                                _ => 0.0,
+                            })
+                            .sum();
+                        per * g.count as f64 * g.repeat as f64
+                    })
+                    .sum::<f64>()
+        })
+        .sum()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_run_ends_consistently(
+        types in prop::collection::vec((1u32..4, 0.5f64..3.0, 1.0f64..2.0), 1..4),
+        wl in workload_strategy(),
+        policy in prop::sample::select(vec!["oblivious", "static", "rr", "busyfcs", "rr:threshold_ms=5:quantum_ms=2"]),
+        slice_ms in 1u64..8,
+        seed in 0u64..1000,
+    ) {
+        let m = Machine::from_toml("prop-machine", &machine_toml(&types)).unwrap();
+        let w = Workload::from_toml("prop-workload", &wl, &Programs::new()).unwrap();
+        let mut p = build(&PolicySpec::parse(policy).unwrap(), &m).unwrap();
+        let cfg = SimConfig { slice_ns: slice_ms * 1_000_000, seed, max_segments: usize::MAX, ..SimConfig::default() };
+        let r = Engine::new(&m, &w, &SimpleModel, p.as_mut(), cfg).run().unwrap();
+
+        // Every measured run completed.
+        for (a, res) in w.apps.iter().zip(&r.apps) {
+            prop_assert_eq!(res.turnarounds_ns.len() as u32, a.runs);
+        }
+        // Every instruction retired exactly once.
+        let want = total_instructions(&w);
+        prop_assert!((r.instructions() - want).abs() <= 1e-9 * want, "retired {} of {}", r.instructions(), want);
+
+        // No core runs two threads at once; segments are well-formed and end by the makespan.
+        let mut by_core: Vec<Vec<(u64, u64)>> = vec![Vec::new(); m.num_cores()];
+        let mut by_thread: Vec<Vec<(u64, u64)>> = vec![Vec::new(); r.threads.len()];
+        let mut per_thread_time = vec![0u64; r.threads.len()];
+        for s in &r.segments {
+            prop_assert!(s.start_ns < s.end_ns && s.end_ns <= r.makespan_ns);
+            by_core[s.core as usize].push((s.start_ns, s.end_ns));
+            by_thread[s.thread as usize].push((s.start_ns, s.end_ns));
+            per_thread_time[s.thread as usize] += s.end_ns - s.start_ns;
+        }
+        for spans in by_core.iter_mut().chain(by_thread.iter_mut()) {
+            spans.sort_unstable();
+            for pair in spans.windows(2) {
+                prop_assert!(pair[0].1 <= pair[1].0, "overlapping runs {:?} and {:?}", pair[0], pair[1]);
+            }
+        }
+        // The counters' time is the time the schedule shows (and so never ran backwards).
+        for t in &r.threads {
+            prop_assert_eq!(t.total_time_ns(), per_thread_time[t.id as usize]);
+        }
+        let busy: u64 = r.cores.iter().map(|c| c.busy_ns).sum();
+        prop_assert_eq!(busy, per_thread_time.iter().sum::<u64>());
+    }
+}
