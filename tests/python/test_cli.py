@@ -179,3 +179,38 @@ def test_list_with_engine(kind, capsys):
     assert cli.main(["list", kind, "--json"]) == 0
     entries = json.loads(capsys.readouterr().out)
     assert entries and all({"name", "description", "source"} <= set(e) for e in entries)
+
+
+def test_same_seed_is_byte_identical_across_processes(tmp_path):
+    pytest.importorskip("ampsched._core")
+    outs = []
+    for i in range(2):
+        trace = tmp_path / f"t{i}.json"
+        done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr",
+                          "--seed", "3", "--json", "--trace", str(trace))
+        assert done.returncode == 0, done.stderr
+        outs.append((done.stdout, trace.read_bytes()))
+    assert outs[0] == outs[1]
+    json.loads(outs[0][1])  # the trace is valid JSON
+
+
+def test_bad_workload_file_names_file_and_key(tmp_path):
+    pytest.importorskip("ampsched._core")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[app]]\nname = "a"\nthreads = -1\nprogram = "gzip"\n')
+    done = run_module("run", "--machine", "dvfs-2x", "--workload", str(bad), "--policy", "rr")
+    assert done.returncode == 2
+    assert_one_line_error(done.stderr)
+    assert f"{bad}: app[0].threads: must be a whole number of at least 1, got -1" in done.stderr
+
+
+def test_unfinishable_workload_is_reported_not_hung(tmp_path):
+    pytest.importorskip("ampsched._core")
+    w = tmp_path / "stuck.toml"
+    w.write_text('[[app]]\nname = "x"\n[[app.group]]\nname = "main"\n[[app.group.phase]]\nkind = "compute"\n'
+                 'instructions = 1e6\n[[app.group]]\nname = "workers"\ncount = 2\n[[app.group.phase]]\n'
+                 'kind = "barrier"\nscope = "app"\nwait = "spin"\n')
+    done = run_module("run", "--machine", "dvfs-2x", "--workload", str(w), "--policy", "oblivious")
+    assert done.returncode == 2
+    assert_one_line_error(done.stderr)
+    assert "can never finish" in done.stderr and "waits for a barrier" in done.stderr
