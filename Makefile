@@ -27,8 +27,8 @@ $(STAMP): $(VENV)/.tools $(SOURCES)
 install: $(STAMP)
 
 demo: $(STAMP)
+	mkdir -p out
 	$(VENV)/bin/ampsched compare --report out/report.html
-	@echo "report: out/report.html"
 
 test: test-rust test-python
 
