@@ -75,7 +75,7 @@ fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
     for (a, app) in w.apps.iter().enumerate() {
         for (g, group) in app.groups.iter().enumerate() {
             // Identical apps (say, copies of one benchmark) have identical definitions but for the name.
-            let key = format!("{:?}|{}|{:?}", app.groups, g, app.locks);
+            let key = format!("{:?}|{}|{:?}|{}|{}|{}", app.groups, g, app.locks, app.arrival_ns, app.priority, app.runs);
             let work = |ty: usize| -> f64 {
                 let per_rep: f64 = group
                     .phases

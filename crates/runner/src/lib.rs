@@ -324,7 +324,7 @@ pub fn list(kind: &str) -> Result<Value, Error> {
         "policies" => POLICIES
             .iter()
             .map(|p| {
-                let opts: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.default))).collect();
+                let opts: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), number(o.default))).collect();
                 let docs: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.doc))).collect();
                 json!({"name": p.name, "description": p.description, "source": p.source, "options": opts,
                        "option_docs": docs, "needs": p.needs})
@@ -335,4 +335,13 @@ pub fn list(kind: &str) -> Result<Value, Error> {
         }
     };
     Ok(Value::Array(items))
+}
+
+/// A whole number as a JSON integer (so `64`, not `64.0`), anything else as a float.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
 }
