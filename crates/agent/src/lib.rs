@@ -1,0 +1,3 @@
+//! The live agent's layer. So far: topology detection (`topology`).
+
+pub mod topology;
