@@ -208,9 +208,9 @@ impl Machine {
         s
     }
 
-    /// Cores of the fastest type ("fast cores", FC).
+    /// Cores of the highest capacity ("fast cores", FC), whatever their type.
     pub fn fast_cores(&self) -> CoreSet {
-        self.cores_of_type(self.fastest_type())
+        CoreSet::from_cores(self.cores.iter().filter(|c| self.is_fast(c.id)).map(|c| c.id))
     }
 
     /// All other cores ("slow cores", SC).

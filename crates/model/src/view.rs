@@ -53,7 +53,7 @@ pub struct ThreadView {
     pub state: ThreadState,
     /// Runnable but only waiting (a spin-wait): occupies a core without progress.
     pub spinning: bool,
-    /// The core it runs or is queued on, or last ran on.
+    /// The core it runs or is queued on; for a thread off the CPU, the core it was last on.
     pub core: Option<usize>,
     /// The cores it may run on (its affinity).
     pub allowed: CoreSet,

@@ -92,13 +92,23 @@ fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
                     .sum();
                 per_rep * group.repeat as f64
             };
-            let members: Vec<_> = (0..group.count).map(|i| (a as u32, g as u16, i)).collect();
-            match seen.iter().position(|(k, _)| *k == key) {
-                Some(i) => out[seen[i].1].members.extend(members),
-                None => {
-                    seen.push((key, out.len()));
-                    out.push(Class { members, fast_ns: work(fast_t), slow_ns: work(slow_t) });
+            // A serial section's leader (thread 0) does more work than the others: a class of its own.
+            let has_leader = group.phases.iter().any(|p| matches!(p, Phase::Serial { .. }));
+            let mut add = |key: String, members: Vec<(u32, u16, u32)>| {
+                match seen.iter().position(|(k, _)| *k == key) {
+                    Some(i) => out[seen[i].1].members.extend(members),
+                    None => {
+                        seen.push((key, out.len()));
+                        out.push(Class { members, fast_ns: work(fast_t), slow_ns: work(slow_t) });
+                    }
                 }
+            };
+            let first = if has_leader { 1 } else { 0 };
+            if has_leader {
+                add(format!("{key}|leader"), vec![(a as u32, g as u16, 0)]);
+            }
+            if group.count > first {
+                add(key, (first..group.count).map(|i| (a as u32, g as u16, i)).collect());
             }
         }
     }

@@ -122,8 +122,15 @@ struct ThreadRt {
     tpi: [f64; MAX_CORE_TYPES],
     llc_mpki: f64,
     vruntime: u64,
+    /// The thread's key in its run queue.
+    qkey: (u64, u64),
     /// vruntime minus the queue floor, kept while the thread is off any queue.
     lag: i64,
+    /// The core it last ran on: a run elsewhere is a migration.
+    last_ran: Option<usize>,
+    /// The migration charged at its latest dispatch (previous core, cost), until it has run: a
+    /// dispatch undone in the same instant (the policy moved it at once) is no migration.
+    unpaid_move: Option<(Option<usize>, u64)>,
     weight: u32,
     queued_on: Option<u32>,
     /// Time the thread still owes to its last migration before it makes progress.
@@ -356,7 +363,10 @@ impl<'a> Engine<'a> {
                     tpi: [0.0; MAX_CORE_TYPES],
                     llc_mpki: 0.0,
                     vruntime: 0,
+                    qkey: (0, 0),
                     lag: 0,
+                    last_ran: None,
+                    unpaid_move: None,
                     weight,
                     queued_on: None,
                     debt_ns: 0,
@@ -671,7 +681,7 @@ impl<'a> Engine<'a> {
             ThreadState::Ready => {
                 if let Some(c) = rt.queued_on.take() {
                     let core = &mut self.cores[c as usize];
-                    core.queue.remove(rt.vruntime, t);
+                    core.queue.remove(rt.qkey, t);
                     rt.lag = rt.vruntime as i64 - core.queue.min_vruntime as i64;
                 }
             }
@@ -700,7 +710,9 @@ impl<'a> Engine<'a> {
             }
         }
         if self.apps_left > 0 && (!run.done || self.w.constant_load) {
-            self.spawn_run(a);
+            // The next run starts now, as an event of its own (not a nested call).
+            self.arrivals_left += 1;
+            self.events.push(self.now, Event::Arrival { app: a as u32 });
         }
     }
 
@@ -728,6 +740,7 @@ impl<'a> Engine<'a> {
         let ty = self.m.cores[c].core_type;
         let rt = &mut self.rts[t as usize];
         let v = &mut self.views[t as usize];
+        rt.unpaid_move = None;
         let paid = rt.debt_ns.min(elapsed);
         rt.debt_ns -= paid;
         let useful = elapsed - paid;
@@ -750,9 +763,9 @@ impl<'a> Engine<'a> {
             Act::Off => {}
         }
         rt.vruntime += elapsed * 1024 / rt.weight as u64;
-        if core.queue.is_empty() {
-            core.queue.advance_floor(rt.vruntime);
-        }
+        // As CFS's min_vruntime: the floor follows the smallest of the running and queued vruntimes.
+        let floor = core.queue.first_vruntime().map_or(rt.vruntime, |q| q.min(rt.vruntime));
+        core.queue.advance_floor(floor);
     }
 
     /// Schedule core `c`'s next event for its running thread.
@@ -811,6 +824,19 @@ impl<'a> Engine<'a> {
         }
         let rt = &mut self.rts[t as usize];
         rt.lag = rt.vruntime as i64 - core.queue.min_vruntime as i64;
+        if let Some((prev, cost)) = rt.unpaid_move.take() {
+            // Taken off in the instant it was dispatched: it never ran here, so it did not move.
+            let counted = prev.is_some();
+            rt.debt_ns -= cost;
+            rt.last_ran = prev;
+            if counted {
+                self.views[t as usize].migrations -= 1;
+                self.stats.migrations -= 1;
+            }
+            if matches!(self.marks.last(), Some(TraceMark::Migration { time_ns, thread, .. }) if *time_ns == self.now && *thread == t) {
+                self.marks.pop();
+            }
+        }
     }
 
     /// Give core `c` something to run: keep its thread, switch at slice end, or pick/pull one.
@@ -844,7 +870,7 @@ impl<'a> Engine<'a> {
         let rt = &mut self.rts[t as usize];
         rt.queued_on = None;
         let v = &mut self.views[t as usize];
-        if let Some(prev) = v.core {
+        if let Some(prev) = rt.last_ran {
             if prev != c {
                 // A migration: the thread pays a fixed cost, and refills the LLC if it left its domain.
                 let mut cost = self.m.migration.fixed_ns;
@@ -852,6 +878,7 @@ impl<'a> Engine<'a> {
                     cost += self.m.migration.llc_refill_ns;
                 }
                 rt.debt_ns += cost;
+                rt.unpaid_move = Some((Some(prev), cost));
                 v.migrations += 1;
                 self.stats.migrations += 1;
                 if self.cfg.max_segments > 0 && self.marks.len() < self.cfg.max_segments {
@@ -859,6 +886,10 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+        if rt.last_ran.is_none() {
+            rt.unpaid_move = Some((None, 0));
+        }
+        rt.last_ran = Some(c);
         v.core = Some(c);
         v.state = ThreadState::Running;
         let core = &mut self.cores[c];
@@ -877,8 +908,8 @@ impl<'a> Engine<'a> {
         let v = core.queue.min_vruntime as i64 + rt.lag.max(-slice);
         rt.vruntime = v.max(0) as u64;
         rt.queued_on = Some(c as u32);
-        core.queue.insert(rt.vruntime, t);
-        self.views[t as usize].core.get_or_insert(c);
+        rt.qkey = core.queue.insert(rt.vruntime, t);
+        self.views[t as usize].core = Some(c);
         if core.running.is_none() {
             self.mark_dirty(c as u32);
         }
@@ -892,9 +923,9 @@ impl<'a> Engine<'a> {
     /// allowed core (at random, seeded: like a default scheduler's arbitrary binding), else the
     /// least loaded allowed core.
     fn select_core(&mut self, t: u32) -> usize {
-        let v = &self.views[t as usize];
-        let allowed = v.allowed;
-        if let Some(prev) = v.core {
+        let allowed = self.views[t as usize].allowed;
+        let last = self.rts[t as usize].last_ran;
+        if let Some(prev) = last {
             if allowed.contains(prev) && self.nr(prev) == 0 {
                 return prev;
             }
@@ -916,7 +947,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        if let Some(prev) = v.core {
+        if let Some(prev) = last {
             if allowed.contains(prev) && self.nr(prev) == best_nr {
                 return prev;
             }
@@ -956,7 +987,7 @@ impl<'a> Engine<'a> {
     fn move_queued(&mut self, t: u32, from: usize) {
         let core = &mut self.cores[from];
         let rt = &mut self.rts[t as usize];
-        core.queue.remove(rt.vruntime, t);
+        core.queue.remove(rt.qkey, t);
         rt.lag = rt.vruntime as i64 - core.queue.min_vruntime as i64;
         rt.queued_on = None;
     }
