@@ -73,10 +73,6 @@ impl Experiment {
         Ok(Experiment { machine: catalog::machine(machine)?, workload: catalog::workload(workload)?, settings, solo_s: None })
     }
 
-    pub fn from_parts(machine: Machine, workload: Workload, settings: Settings) -> Self {
-        Experiment { machine, workload, settings, solo_s: None }
-    }
-
     fn config(&self, segments: usize) -> SimConfig {
         SimConfig {
             slice_ns: (self.settings.slice_ms * 1e6).round().max(1.0) as u64,

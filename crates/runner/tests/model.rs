@@ -91,6 +91,10 @@ fn speedup_factor_of_compute_and_memory_bound_threads() {
         let tf = simulate(&fast, &w, "oblivious").makespan_ns as f64;
         let ts = simulate(&slow, &w, "oblivious").makespan_ns as f64;
         assert!((ts / tf - sf).abs() < 1e-6, "mpki {mpki}: SF {} != {sf}", ts / tf);
+        // The model's own SF helper (what SF estimators will use) agrees with the simulation.
+        let both = machine(&[(1, 2.0, 1.0, 0.0), (1, 1.0, 1.0, 0.0)], 100.0);
+        let profile = ampsched_model::Profile { cpi: 1.0, llc_mpki: mpki };
+        assert!((ampsched_model::perf::speedup_factor(&SimpleModel, &both, &profile, 0, 1) - sf).abs() < 1e-12);
     }
 }
 

@@ -215,7 +215,9 @@ struct Stats {
     segments_dropped: u64,
 }
 
-const BLOCKED_SCAN_LIMIT: usize = 64;
+/// How far down another core's queue an idle core looks for a thread allowed on it: bounds the
+/// cost of a pull when affinities exclude most queued threads.
+const PULL_SCAN_LIMIT: usize = 64;
 
 impl<'a> Engine<'a> {
     pub fn new(m: &'a Machine, w: &'a Workload, model: &'a dyn PerfModel, policy: &'a mut dyn Policy, cfg: SimConfig) -> Self {
@@ -978,7 +980,7 @@ impl<'a> Engine<'a> {
         self.cores[from]
             .queue
             .iter()
-            .take(BLOCKED_SCAN_LIMIT)
+            .take(PULL_SCAN_LIMIT)
             .map(|(_, t)| t)
             .find(|&t| self.views[t as usize].allowed.contains(to))
     }

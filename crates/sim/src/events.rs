@@ -34,12 +34,4 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(u64, Event)> {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
     }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
