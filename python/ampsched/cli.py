@@ -79,6 +79,38 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.set_defaults(handler=_cmd_compare)
+
+    p = sub.add_parser("topology", help="show this machine's core types, capacities and LLC domains")
+    p.add_argument("--cores", metavar="SPEC",
+                   help="name the core types yourself, fastest first: big=0-3,small=4-7[:SPEED]")
+    p.add_argument("--emulate", metavar="SPEC",
+                   help="the topology `agent --emulate SPEC` would make, e.g. small=1:0.5")
+    p.add_argument("--save", metavar="FILE", help="write it as a machine TOML for the simulator")
+    p.add_argument("--name", default="detected", help="machine name in the saved file (default: detected)")
+    p.add_argument("--json", action="store_true", help="print the topology as JSON and nothing else")
+    p.set_defaults(handler=_cmd_topology)
+
+    p = sub.add_parser(
+        "agent", help="run a policy live on real threads: ampsched agent --policy P -- CMD ARGS...",
+        description="Launch CMD (or attach to --pid), follow its threads and child processes, and "
+                    "apply the policy's placements with sched_setaffinity. Every affinity is restored "
+                    "when the agent ends. The exit status is the command's.")
+    p.add_argument("--policy", required=True, metavar="P", help='policy spec "name[:key=value...]"')
+    p.add_argument("--interval", type=_positive_float, default=40.0, metavar="MS",
+                   help="sampling interval in milliseconds (default 40)")
+    p.add_argument("--emulate", metavar="SPEC",
+                   help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (CPU 1 at half speed); needs root")
+    p.add_argument("--emulate-period", type=_positive_float, default=2.0, metavar="MS",
+                   help="cycle-stealing period in milliseconds (default 2)")
+    p.add_argument("--cores", metavar="SPEC", help="name the core types yourself: big=0-3,small=4-7[:SPEED]")
+    p.add_argument("--machine", metavar="M", help="a machine TOML whose core types list their `cpus`")
+    p.add_argument("--pid", type=int, action="append", default=[], metavar="PID",
+                   help="attach to a running process instead of launching one (repeatable)")
+    p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
+    p.add_argument("--json", action="store_true", help="print the agent's JSON report at the end")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
+                   help="the command to launch")
+    p.set_defaults(handler=_cmd_agent)
     return parser
 
 
@@ -162,6 +194,60 @@ def _cmd_compare(args) -> int:
     return 0
 
 
+def _cmd_topology(args) -> int:
+    _check_output_path("--save", args.save)
+    core = ampsched._require_core()
+    topo = json.loads(core.topology(cores=args.cores, emulate=args.emulate, name=args.name))
+    if args.save is not None:
+        with open(args.save, "w") as f:
+            f.write(topo["machine_toml"])
+        print(f"ampsched: machine file written to {args.save}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({k: v for k, v in topo.items() if k != "machine_toml"}, indent=2))
+    else:
+        print(format_topology(topo))
+    return 0
+
+
+def _cmd_agent(args) -> int:
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if bool(command) == bool(args.pid):
+        raise UsageError("agent: give either a command after -- or --pid PID (not both)")
+    core = ampsched._require_core()
+    try:
+        text = core.agent(args.policy, command, args.pid, args.interval, emulate=args.emulate,
+                          emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
+                          locks=not args.no_locks, status=True)
+    except RuntimeError as error:  # something failed under the agent; its affinities are restored
+        _error(error)
+        return 1
+    report = json.loads(text)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(format_agent(report), file=sys.stderr)
+    return agent_exit_status(report)
+
+
+_SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGKILL": 9, "SIGSEGV": 11, "SIGTERM": 15, "SIGABRT": 6}
+
+
+def agent_exit_status(report: dict) -> int:
+    """The command's exit status, as a shell reports it; 128 + N when a signal stopped it or the agent."""
+    status = (report.get("target") or {}).get("status") or {}
+    if status.get("exit_code") is not None:
+        return int(status["exit_code"])
+    sig = status.get("signal") or report.get("stopped_by")
+    if isinstance(sig, str):
+        if sig in _SIGNALS:
+            return 128 + _SIGNALS[sig]
+        if sig.startswith("signal "):
+            return 128 + int(sig.split()[1])
+    return 0
+
+
 # ---- text output (pure functions of the engine's JSON, tested without it)
 
 def _options_text(options: dict) -> str:
@@ -191,6 +277,33 @@ def format_catalog(kind: str, entries: list) -> str:
 def _heading(r: dict, *keys) -> str:
     return " | ".join(f"slice {r[k]} ms" if k == "slice_ms" else f"{k} {r[k]}"
                       for k in keys if r.get(k) is not None)
+
+
+def format_topology(t: dict) -> str:
+    """The `ampsched topology` text."""
+    types = format_table(["core type", "cpus", "capacity", "max_freq_khz"],
+                         [[c.get("name"), c.get("cpus"), c.get("capacity"), c.get("max_freq_khz")]
+                          for c in t.get("core_types", [])])
+    llcs = format_table(["llc", "cpus", "size_kb"],
+                        [[i, l.get("cpus"), l.get("size_kb")] for i, l in enumerate(t.get("llcs", []))])
+    lines = [f"core types from: {t.get('source')}", types, llcs] + [f"note: {n}" for n in t.get("notes", [])]
+    return "\n\n".join(lines)
+
+
+def format_agent(r: dict) -> str:
+    """The summary `ampsched agent` prints on stderr at the end (stdout is the command's)."""
+    agent = r.get("agent", {})
+    types = [c["name"] for c in (r.get("machine") or {}).get("core_types", [])]
+    rows = [[t.get("tid"), t.get("comm")] + [(t.get("time_s") or {}).get(n) for n in types]
+            + [t.get("migrations"), t.get("decisions"), t.get("lock_wait_s")] for t in r.get("threads", [])]
+    head = (f"ampsched agent: policy {r.get('policy')} | {r.get('stopped_by')} after "
+            f"{(r.get('target') or {}).get('wall_s', 0):.2f} s | {agent.get('samples')} samples, "
+            f"{r.get('decisions')} decisions, {r.get('migrations')} migrations | agent CPU "
+            f"{agent.get('cpu_s', 0):.3f} s ({100 * agent.get('cpu_share', 0):.2f}%)")
+    shown = rows[:20]
+    table = format_table(["tid", "thread"] + [f"{n}_s" for n in types] + ["migrations", "decisions", "lock_wait_s"], shown)
+    more = [f"... and {len(rows) - len(shown)} more threads (--json has them all)"] if len(rows) > len(shown) else []
+    return "\n".join([head, table] + more)
 
 
 def format_run(r: dict) -> str:

@@ -1,3 +1,21 @@
-//! The live agent's layer. So far: topology detection (`topology`).
+//! The live agent's layer: the simulator's policies on real threads, through their affinities.
+//!
+//! - `topology`: core types, capacities and LLC domains from sysfs;
+//! - `cores`: core types the user names (`--cores`, `--emulate`) and the machine file;
+//! - `procfs`: what the agent reads of threads, and sched_{get,set}affinity;
+//! - `monitor`: the `SystemView` of the target threads, kept up to date cheaply;
+//! - `locks`: the shared table of the lock preload library (preload/ampsched_locks.c);
+//! - `emulate`: slow cores by cycle stealing, for symmetric machines;
+//! - `perf`: whether hardware counters exist;
+//! - `agent`: the loop, and the guarantees on exit.
 
+pub mod agent;
+pub mod cores;
+pub mod emulate;
+pub mod locks;
+pub mod monitor;
+pub mod perf;
+pub mod procfs;
 pub mod topology;
+
+pub use agent::{resolve_topology, run, AgentConfig, AgentError};

@@ -164,3 +164,24 @@ pub fn detect(root: &Path) -> Result<Topology, String> {
         .collect();
     Ok(Topology { cpus, core_types, llcs, source, notes })
 }
+
+impl Topology {
+    /// What `ampsched topology --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        json!({
+            "source": self.source,
+            "symmetric": self.core_types.len() == 1,
+            "core_types": self.core_types.iter().map(|t| json!({
+                "name": t.name, "cpus": crate::cores::format_ranges(&t.cpus), "count": t.cpus.len(),
+                "capacity": t.capacity, "max_freq_khz": t.max_freq_khz,
+            })).collect::<Vec<_>>(),
+            "cpus": self.cpus.iter().map(|c| json!({
+                "cpu": c.id, "core_type": self.core_types.iter().find(|t| t.cpus.contains(&c.id)).map(|t| t.name.clone()),
+                "max_freq_khz": c.max_freq_khz, "llc": c.llc,
+            })).collect::<Vec<_>>(),
+            "llcs": self.llcs.iter().map(|(size, cpus)| json!({"size_kb": size, "cpus": crate::cores::format_ranges(cpus)})).collect::<Vec<_>>(),
+            "notes": self.notes,
+        })
+    }
+}

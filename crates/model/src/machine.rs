@@ -32,6 +32,10 @@ pub struct CoreType {
 pub struct Core {
     pub id: usize,
     pub core_type: usize,
+    /// The Linux CPU number this core is on a real machine (the live agent's mapping). Defaults
+    /// to `id`; a `[[core_type]]` may list its `cpus`, since Linux does not number CPUs by type
+    /// (an Exynos 5422 has its little cores at 0-3, an Intel hybrid its E-cores last).
+    pub cpu: usize,
     /// Index of the last-level-cache domain the core belongs to.
     pub llc: usize,
 }
@@ -88,7 +92,9 @@ impl Machine {
         if type_nodes.len() > MAX_CORE_TYPES {
             return Err(root.err("core_type", format!("at most {MAX_CORE_TYPES} core types are supported")));
         }
+        let mut type_cpus: Vec<Option<Vec<usize>>> = Vec::new();
         for mut n in type_nodes {
+            let cpus = n.opt_index_list("cpus")?;
             let ct = CoreType {
                 name: n.str("name")?,
                 count: n.count("count")? as usize,
@@ -101,15 +107,27 @@ impl Machine {
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
             }
+            if let Some(list) = &cpus {
+                if list.len() != ct.count {
+                    return Err(n.err("cpus", format!("lists {} CPUs but count = {}", list.len(), ct.count)));
+                }
+            }
             n.finish()?;
             core_types.push(ct);
+            type_cpus.push(cpus);
         }
 
         let mut cores = Vec::new();
         for (t, ct) in core_types.iter().enumerate() {
-            for _ in 0..ct.count {
-                cores.push(Core { id: cores.len(), core_type: t, llc: usize::MAX });
+            for i in 0..ct.count {
+                let id = cores.len();
+                let cpu = type_cpus[t].as_ref().map_or(id, |l| l[i]);
+                cores.push(Core { id, core_type: t, cpu, llc: usize::MAX });
             }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(dup) = cores.iter().find(|c| !seen.insert(c.cpu)) {
+            return Err(root.err("core_type", format!("CPU {} is given to two cores (check the `cpus` lists)", dup.cpu)));
         }
         if cores.len() > MAX_CORES {
             return Err(root.err("core_type", format!("{} cores; at most {MAX_CORES} are supported", cores.len())));
@@ -229,6 +247,11 @@ impl Machine {
     /// True when every core has the same capacity.
     pub fn is_symmetric(&self) -> bool {
         self.core_types.iter().all(|t| t.capacity == self.core_types[0].capacity)
+    }
+
+    /// The core on Linux CPU `cpu`, if the machine has one there.
+    pub fn core_of_cpu(&self, cpu: usize) -> Option<usize> {
+        self.cores.iter().find(|c| c.cpu == cpu).map(|c| c.id)
     }
 }
 

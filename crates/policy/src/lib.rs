@@ -14,6 +14,18 @@ use ampsched_model::{InputError, Machine, Policy};
 
 pub use options::{OptionInfo, PolicySpec};
 
+/// What a policy needs beyond thread states and CPU time per core type, which both the simulator
+/// and the live agent always give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requires {
+    Nothing,
+    /// Per-thread hardware counters (instructions, cycles, LLC misses): the agent refuses such a
+    /// policy where the machine has none.
+    Counters,
+    /// The simulator itself (an oracle that simulates alternatives): never live.
+    Simulator,
+}
+
 /// What `ampsched list policies` shows of a policy.
 #[derive(Debug, Clone)]
 pub struct PolicyInfo {
@@ -21,8 +33,10 @@ pub struct PolicyInfo {
     pub description: &'static str,
     pub source: &'static str,
     pub options: &'static [OptionInfo],
-    /// What it needs from the system (the live agent checks this).
+    /// What it needs from the system, in words.
     pub needs: &'static str,
+    /// The same, as the live agent checks it.
+    pub requires: Requires,
 }
 
 pub const POLICIES: &[PolicyInfo] = &[
@@ -32,6 +46,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         source: "Sáez thesis, §4.5 (Default)",
         options: oblivious::OPTIONS,
         needs: "nothing",
+        requires: Requires::Nothing,
     },
     PolicyInfo {
         name: "static",
@@ -39,6 +54,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         source: "Sáez thesis, §4.5 (the binding behind the default metric)",
         options: static_pin::OPTIONS,
         needs: "nothing",
+        requires: Requires::Nothing,
     },
     PolicyInfo {
         name: "rr",
@@ -46,6 +62,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         source: "Sáez thesis, §4.2.4, Algorithm 4.4 (HAFS; RR in ch. 5-6)",
         options: rr::OPTIONS,
         needs: "per-thread CPU time per core type",
+        requires: Requires::Nothing,
     },
     PolicyInfo {
         name: "busyfcs",
@@ -53,6 +70,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         source: "Sáez thesis, ch. 5 (BusyFCs, after Balakrishnan et al.)",
         options: busyfcs::OPTIONS,
         needs: "thread states (runnable or not)",
+        requires: Requires::Nothing,
     },
     PolicyInfo {
         name: "best-static",
@@ -60,6 +78,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         source: "Sáez thesis, §4.5 (best static assignment)",
         options: best_static::OPTIONS,
         needs: "the simulator (an oracle: not available to the live agent)",
+        requires: Requires::Simulator,
     },
 ];
 

@@ -4,7 +4,8 @@
 
 use ampsched_runner::{compare as run_compare, default_compare as default_cmp, list, Error, Experiment, Settings};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use ampsched_agent::{resolve_topology, run as run_agent, AgentConfig, AgentError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(_core, InputError, PyValueError, "Bad input: names the file or option, the key and the problem.");
@@ -76,6 +77,45 @@ fn default_compare() -> String {
     default_cmp().to_string()
 }
 
+fn agent_err(e: AgentError) -> PyErr {
+    match e {
+        AgentError::Input(e) => InputError::new_err(e.to_string()),
+        AgentError::Internal(m) => PyRuntimeError::new_err(m),
+    }
+}
+
+/// The machine's topology (detected, or as `--cores`/`--emulate` make it), with its machine file.
+#[pyfunction]
+#[pyo3(signature = (cores=None, emulate=None, name="detected".to_string()))]
+fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyResult<String> {
+    let t = resolve_topology("/", cores.as_deref(), emulate.as_deref()).map_err(agent_err)?;
+    let mut v = t.to_json();
+    v["machine_toml"] = serde_json::Value::String(t.to_machine_toml(&name));
+    Ok(v.to_string())
+}
+
+/// Run the live agent (see `ampsched agent --help`); returns its JSON report.
+#[pyfunction]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=2.0, cores=None, machine=None, locks=true, status=true))]
+#[allow(clippy::too_many_arguments)]
+fn agent(
+    py: Python<'_>,
+    policy: String,
+    command: Vec<String>,
+    pids: Vec<u32>,
+    interval_ms: f64,
+    emulate: Option<String>,
+    emulate_period_ms: f64,
+    cores: Option<String>,
+    machine: Option<String>,
+    locks: bool,
+    status: bool,
+) -> PyResult<String> {
+    let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
+    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into() };
+    py.allow_threads(|| run_agent(&cfg)).map(|v| v.to_string()).map_err(agent_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type_bound::<InputError>())?;
@@ -83,5 +123,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(default_compare, m)?)?;
+    m.add_function(wrap_pyfunction!(topology, m)?)?;
+    m.add_function(wrap_pyfunction!(agent, m)?)?;
     Ok(())
 }

@@ -7,6 +7,7 @@ pub mod catalog;
 use std::collections::BTreeMap;
 
 use ampsched_model::{InputError, Machine, Policy, SimpleModel, Workload};
+use ampsched_policy::Requires;
 use ampsched_policy::best_static::{self, BestStatic};
 use ampsched_policy::oblivious::Oblivious;
 use ampsched_policy::{PolicySpec, POLICIES};
@@ -323,7 +324,12 @@ pub fn list(kind: &str) -> Result<Value, Error> {
                 let opts: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), number(o.default))).collect();
                 let docs: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.doc))).collect();
                 json!({"name": p.name, "description": p.description, "source": p.source, "options": opts,
-                       "option_docs": docs, "needs": p.needs})
+                       "option_docs": docs, "needs": p.needs,
+                       "live": match p.requires {
+                           Requires::Nothing => "yes",
+                           Requires::Counters => "with hardware counters",
+                           Requires::Simulator => "no (simulator only)",
+                       }})
             })
             .collect(),
         other => {

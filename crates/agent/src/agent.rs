@@ -1,0 +1,655 @@
+//! The agent loop: every interval, sample the target threads into a `SystemView`, call the
+//! policy for the interval's events and its quantum, and apply its `Placement` with
+//! sched_setaffinity, only where a thread's affinity changes.
+//!
+//! Whatever ends the agent (the target exits, SIGINT, SIGTERM, SIGHUP, an error), every thread
+//! it moved gets its original affinity back and the emulation threads are stopped and joined
+//! (`Session::drop`). A signal the agent receives from another process (`kill`, not the
+//! terminal, whose Ctrl-C already reaches the whole foreground process group) is forwarded to
+//! the command it launched, as `timeout(1)` does.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+use ampsched_model::{InputError, Machine, Placement, Policy, SystemView, ThreadState, Trigger};
+use ampsched_policy::{PolicySpec, Requires};
+use serde_json::{json, Value};
+
+use crate::cores::format_ranges;
+use crate::emulate::{Emulation, DEFAULT_PERIOD_MS, MIN_SPEED};
+use crate::locks::{LockRecord, LockTable};
+use crate::monitor::Monitor;
+use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
+use crate::topology::{detect, Topology};
+
+/// Default sampling interval. The policies' own quanta are 10-50 ms (HAFS: 10 ms); 40 ms keeps
+/// the agent's cost low and is the interval the agent's benchmark is specified at.
+pub const DEFAULT_INTERVAL_MS: f64 = 40.0;
+/// How long, after being stopped by a signal, the agent waits for the command it launched to exit.
+pub const STOP_GRACE_MS: u64 = 5000;
+/// Shortest interval: below 1 ms the /proc reads alone would take most of it.
+pub const MIN_INTERVAL_MS: f64 = 1.0;
+/// How often the live status line is redrawn.
+const STATUS_PERIOD_NS: u64 = 250_000_000;
+
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub policy: String,
+    pub interval_ms: f64,
+    /// `--emulate small=1:0.5`.
+    pub emulate: Option<String>,
+    pub emulate_period_ms: f64,
+    /// `--cores big=0-3,small=4-7`.
+    pub cores: Option<String>,
+    /// A machine to use instead of the detected one (its core types' `cpus` map cores to Linux CPUs).
+    pub machine: Option<Machine>,
+    /// The command to launch, or empty to attach to `pids`.
+    pub command: Vec<String>,
+    pub pids: Vec<u32>,
+    /// Inject the lock preload library into the launched command.
+    pub locks: bool,
+    /// Draw the live status line on stderr (when it is a terminal).
+    pub status: bool,
+    /// The sysfs root (tests point it at a tree of their own).
+    pub sysfs_root: String,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            policy: "oblivious".into(),
+            interval_ms: DEFAULT_INTERVAL_MS,
+            emulate: None,
+            emulate_period_ms: DEFAULT_PERIOD_MS,
+            cores: None,
+            machine: None,
+            command: Vec::new(),
+            pids: Vec::new(),
+            locks: true,
+            status: true,
+            sysfs_root: "/".into(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum AgentError {
+    /// Bad input or missing privileges: the user has something to fix (exit status 2).
+    Input(InputError),
+    /// Something failed underneath the agent (exit status 1).
+    Internal(String),
+}
+
+impl std::fmt::Display for AgentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgentError::Input(e) => write!(f, "{e}"),
+            AgentError::Internal(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl From<InputError> for AgentError {
+    fn from(e: InputError) -> Self {
+        AgentError::Input(e)
+    }
+}
+
+fn input(option: &str, value: impl Into<String>, message: impl Into<String>) -> AgentError {
+    AgentError::Input(InputError::new(option, value, message))
+}
+
+/// The topology the agent schedules: detected, then overridden by `--cores` or `--emulate`.
+pub fn resolve_topology(root: &str, cores: Option<&str>, emulate: Option<&str>) -> Result<Topology, AgentError> {
+    let topo = detect(Path::new(root)).map_err(AgentError::Internal)?;
+    match (cores, emulate) {
+        (Some(_), Some(_)) => Err(input("--cores", cores.unwrap_or(""), "give --cores or --emulate, not both")),
+        (Some(c), None) => Ok(topo.with_cores(c)?),
+        (None, Some(e)) => Ok(topo.with_emulation(e, MIN_SPEED)?),
+        (None, None) => Ok(topo),
+    }
+}
+
+// ---- signals
+
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+static STOP_FROM_PROCESS: AtomicBool = AtomicBool::new(false);
+const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// si_code of a signal the kernel sent (a terminal's Ctrl-C), as opposed to kill(2) (SI_USER).
+const SI_KERNEL: libc::c_int = 0x80;
+
+extern "C" fn on_stop_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+    let code = if info.is_null() { SI_KERNEL } else { unsafe { (*info).si_code } };
+    STOP_FROM_PROCESS.store(code != SI_KERNEL, Ordering::SeqCst);
+    STOP_SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// Our handlers for the stop signals while the agent runs; the caller's (Python's) come back on drop.
+struct SignalGuard {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl SignalGuard {
+    fn install() -> SignalGuard {
+        STOP_SIGNAL.store(0, Ordering::SeqCst);
+        let mut old = Vec::new();
+        for sig in STOP_SIGNALS {
+            // SAFETY: plain sigaction calls with structures we own; no SA_RESTART, so the
+            // agent's sleep ends at once with EINTR.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = on_stop_signal;
+                sa.sa_sigaction = handler as usize;
+                sa.sa_flags = libc::SA_SIGINFO;
+                libc::sigemptyset(&mut sa.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &sa, &mut prev) == 0 {
+                    old.push((sig, prev));
+                }
+            }
+        }
+        SignalGuard { old }
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        for (sig, prev) in &self.old {
+            // SAFETY: restores the action saved in `install`.
+            unsafe { libc::sigaction(*sig, prev, std::ptr::null_mut()) };
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        libc::SIGKILL => "SIGKILL".into(),
+        libc::SIGSEGV => "SIGSEGV".into(),
+        libc::SIGABRT => "SIGABRT".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+// ---- the session: what must be undone whatever happens
+
+struct Session {
+    monitor: Monitor,
+    restored: Option<(usize, usize)>,
+    // Dropped after `monitor`'s threads are restored (field order): stops the stealers, removes the table.
+    emulation: Option<Emulation>,
+    locks: Option<LockTable>,
+}
+
+impl Session {
+    /// Give every live thread the agent moved its original affinity back: (restored, vanished).
+    fn restore(&mut self) -> (usize, usize) {
+        if let Some(r) = self.restored {
+            return r;
+        }
+        let (mut ok, mut gone) = (0, 0);
+        for (t, e) in self.monitor.threads.iter().zip(&self.monitor.extra) {
+            let (Some(orig), Some(_)) = (e.original, e.applied) else { continue };
+            if t.state == ThreadState::Exited {
+                continue;
+            }
+            match set_affinity(e.tid, &orig) {
+                Ok(()) => ok += 1,
+                Err(_) => gone += 1, // exited since the last sample (ESRCH)
+            }
+        }
+        self.restored = Some((ok, gone));
+        (ok, gone)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.restore();
+    }
+}
+
+/// The launched command.
+struct Child {
+    pid: u32,
+    status: Option<Value>,
+}
+
+impl Child {
+    /// Reap it if it has ended.
+    fn poll(&mut self) {
+        if self.status.is_some() {
+            return;
+        }
+        let mut st: libc::c_int = 0;
+        // SAFETY: waitpid on our own child, non-blocking.
+        let r = unsafe { libc::waitpid(self.pid as libc::pid_t, &mut st, libc::WNOHANG) };
+        if r == self.pid as libc::pid_t {
+            self.status = Some(if libc::WIFEXITED(st) {
+                json!({"exit_code": libc::WEXITSTATUS(st), "signal": null})
+            } else {
+                json!({"exit_code": null, "signal": signal_name(libc::WTERMSIG(st))})
+            });
+        } else if r < 0 {
+            self.status = Some(json!({"exit_code": null, "signal": null}));
+        }
+    }
+}
+
+/// Reap any target process that is our child (orphans reparented to the agent as subreaper).
+fn reap_children(pids: &[u32], child: Option<u32>) {
+    for &pid in pids {
+        if Some(pid) == child {
+            continue;
+        }
+        let mut st = 0;
+        // SAFETY: non-blocking waitpid; ECHILD for processes that are not ours.
+        unsafe { libc::waitpid(pid as libc::pid_t, &mut st, libc::WNOHANG) };
+    }
+}
+
+fn check_policy(spec: &PolicySpec) -> Result<(), AgentError> {
+    let info = ampsched_policy::info(&spec.name)?;
+    match info.requires {
+        Requires::Nothing => Ok(()),
+        Requires::Simulator => Err(input(
+            "--policy",
+            &spec.name,
+            format!("{} is an oracle that needs the simulator ({}); it cannot run live", spec.name, info.needs),
+        )),
+        Requires::Counters => crate::perf::probe().map_err(|why| {
+            input("--policy", &spec.name, format!("{} needs per-thread hardware counters ({}), and {why}", spec.name, info.needs))
+        }),
+    }
+}
+
+/// Run the agent until the target ends or a stop signal arrives. Returns the `--json` report.
+pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
+    if !(cfg.interval_ms >= MIN_INTERVAL_MS && cfg.interval_ms.is_finite()) {
+        return Err(input("--interval", cfg.interval_ms.to_string(), format!("must be at least {MIN_INTERVAL_MS} ms")));
+    }
+    if cfg.command.is_empty() == cfg.pids.is_empty() {
+        return Err(input("agent", "", "give either a command to launch (after --) or --pid PID, not both and not neither"));
+    }
+    if !(cfg.emulate_period_ms >= 0.1 && cfg.emulate_period_ms <= 1000.0) {
+        return Err(input("--emulate-period", cfg.emulate_period_ms.to_string(), "must be between 0.1 and 1000 ms"));
+    }
+    let spec = PolicySpec::parse(&cfg.policy)?;
+    check_policy(&spec)?;
+
+    let topo = resolve_topology(&cfg.sysfs_root, cfg.cores.as_deref(), cfg.emulate.as_deref())?;
+    let machine = match &cfg.machine {
+        Some(m) => {
+            let name = &m.name;
+            // With --emulate, the machine file only describes the cores to the policy (say, to
+            // number the slow core first); --emulate alone decides which CPUs are slowed.
+            if cfg.cores.is_some() {
+                return Err(input("--machine", name, "give --machine or --cores, not both"));
+            }
+            let online: HashSet<usize> = topo.cpus.iter().map(|c| c.id).collect();
+            if let Some(c) = m.cores.iter().find(|c| !online.contains(&c.cpu)) {
+                return Err(input("--machine", name, format!("core {} is on CPU {}, which is not online here", c.id, c.cpu)));
+            }
+            m.clone()
+        }
+        None => topo.to_machine("live"),
+    };
+    let mut policy: Box<dyn Policy> = ampsched_policy::build(&spec, &machine)?;
+
+    let emulation = match &cfg.emulate {
+        None => None,
+        Some(_) => {
+            let slow: Vec<(usize, f64)> = topo.cpus.iter().filter(|c| c.perf < 1.0).map(|c| (c.id, c.perf)).collect();
+            let period = (cfg.emulate_period_ms * 1e6).round() as u64;
+            Some(Emulation::start(&slow, period).map_err(|m| input("--emulate", cfg.emulate.clone().unwrap_or_default(), m))?)
+        }
+    };
+
+    let locks = if cfg.locks && !cfg.command.is_empty() {
+        let base = ["/dev/shm", "/tmp"].iter().map(Path::new).find(|p| p.is_dir()).unwrap_or(Path::new("/tmp"));
+        Some(LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?)
+    } else {
+        None
+    };
+
+    let mut session = Session { monitor: Monitor::new(machine), restored: None, emulation, locks };
+    let _signals = SignalGuard::install();
+    let result = drive(cfg, &mut session, policy.as_mut());
+    let (restored, vanished) = session.restore();
+    let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
+    drop(session.emulation.take());
+    let mut report = result?;
+    report["agent"]["affinities_restored"] = json!(restored);
+    report["agent"]["threads_vanished_before_restore"] = json!(vanished);
+    report["agent"]["emulation_threads_stopped"] = json!(emulation_threads);
+    Ok(report)
+}
+
+fn launch(cfg: &AgentConfig, locks: Option<&LockTable>) -> Result<Child, AgentError> {
+    let mut cmd = std::process::Command::new(&cfg.command[0]);
+    cmd.args(&cfg.command[1..]);
+    if let Some(t) = locks {
+        let lib = t.library_path().display().to_string();
+        let preload = match std::env::var("LD_PRELOAD") {
+            Ok(old) if !old.is_empty() => format!("{lib}:{old}"),
+            _ => lib,
+        };
+        cmd.env("LD_PRELOAD", preload).env("AMPSCHED_LOCKS_SHM", t.table_path());
+    }
+    // Orphaned grandchildren are reparented to the agent, so they stay found and followed.
+    // SAFETY: prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    let child = cmd.spawn().map_err(|e| input("--", &cfg.command[0], format!("cannot run the command: {e}")))?;
+    Ok(Child { pid: child.id(), status: None })
+}
+
+/// Check that the agent may move the threads of `pid`: set its main thread's affinity to itself.
+fn check_permission(pid: u32) -> Result<(), AgentError> {
+    let Ok(mask) = procfs::get_affinity(pid) else {
+        return Err(input("--pid", pid.to_string(), "no such process"));
+    };
+    match set_affinity(pid, &mask) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) => Err(input(
+            "--pid",
+            pid.to_string(),
+            "not permitted to set this process's thread affinities: moving another user's threads needs CAP_SYS_NICE (run as root or as its owner)",
+        )),
+        Err(e) => Err(input("--pid", pid.to_string(), format!("cannot set its affinity: {e}"))),
+    }
+}
+
+fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<Value, AgentError> {
+    let mut child = None;
+    if cfg.command.is_empty() {
+        for &pid in &cfg.pids {
+            check_permission(pid)?;
+        }
+        for &pid in &cfg.pids {
+            if !s.monitor.add_process(pid) {
+                return Err(input("--pid", pid.to_string(), "no such process"));
+            }
+        }
+    } else {
+        let c = launch(cfg, s.locks.as_ref())?;
+        s.monitor.add_process(c.pid);
+        child = Some(c);
+    }
+
+    let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
+    let quantum = policy.quantum_ns();
+    let wants = policy.triggers();
+    let status_line = cfg.status && std::io::stderr().is_terminal();
+    let start = monotonic_ns();
+    let cpu_start = own_thread_cpu_ns();
+    let mut next = start;
+    let mut last_quantum: Option<u64> = None;
+    let mut events: Vec<Trigger> = Vec::new();
+    let mut out = Placement::default();
+    let mut lock_data: HashMap<u32, LockRecord> = HashMap::new();
+    let (mut samples, mut late, mut max_sample_ns, mut total_sample_ns, mut calls) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut decisions = 0u64;
+    let mut last_status = 0u64;
+    let mut stopped_by: Option<i32> = None;
+    let mut stop_at: Option<u64> = None;
+
+    loop {
+        let t0 = monotonic_ns();
+        if t0 > next + interval_ns {
+            late += 1;
+        }
+        let now = t0 - start;
+        if let Some(c) = child.as_mut() {
+            c.poll();
+        }
+        let pids: Vec<u32> = s.monitor.live_processes().collect();
+        reap_children(&pids, child.as_ref().map(|c| c.pid));
+
+        events.clear();
+        s.monitor.sample(now, &mut events);
+        if let Some(t) = &s.locks {
+            t.read(monotonic_ns(), &mut lock_data);
+            s.monitor.apply_locks(&lock_data);
+        }
+
+        // The policy: the interval's events it subscribes to, then its quantum.
+        out.clear();
+        {
+            let m = &s.monitor;
+            let mut view = SystemView { now_ns: now, trigger: Trigger::Quantum, machine: &m.machine, threads: &m.threads, apps: &m.apps };
+            for &ev in &events {
+                if wants.wants(ev) {
+                    view.trigger = ev;
+                    policy.decide(&view, &mut out);
+                    calls += 1;
+                }
+            }
+            if let Some(q) = quantum {
+                if last_quantum.map_or(true, |l| now >= l + q) {
+                    view.trigger = Trigger::Quantum;
+                    policy.decide(&view, &mut out);
+                    calls += 1;
+                    last_quantum = Some(now);
+                }
+            }
+        }
+        decisions += apply(&mut s.monitor, &out)?;
+
+        let took = monotonic_ns() - t0;
+        samples += 1;
+        total_sample_ns += took;
+        max_sample_ns = max_sample_ns.max(took);
+
+        if status_line && (now >= last_status + STATUS_PERIOD_NS) {
+            last_status = now;
+            let cpu = own_thread_cpu_ns() - cpu_start;
+            let share = if now > 0 { cpu as f64 / now as f64 * 100.0 } else { 0.0 };
+            let mut err = std::io::stderr().lock();
+            let _ = write!(
+                err,
+                "\r\x1b[K[ampsched agent: {}] {:.1} s  interval {} ms  threads {} live / {} seen  decisions {}  migrations {}  agent CPU {:.2}%",
+                policy.name(),
+                now as f64 / 1e9,
+                cfg.interval_ms,
+                s.monitor.live_count(),
+                s.monitor.threads.len(),
+                decisions,
+                s.monitor.migrations,
+                share
+            );
+            let _ = err.flush();
+        }
+
+        // Done?
+        let target_gone = match &child {
+            Some(c) => c.status.is_some(),
+            None => s.monitor.live_processes().count() == 0,
+        };
+        if target_gone {
+            break;
+        }
+        let sig = STOP_SIGNAL.load(Ordering::SeqCst);
+        if sig != 0 && stopped_by.is_none() {
+            stopped_by = Some(sig);
+            // Stop moving threads: give them back their affinities now, then wait for the
+            // launched command (which gets the signal too) to end.
+            s.restore();
+            match &child {
+                Some(c) => {
+                    if STOP_FROM_PROCESS.load(Ordering::SeqCst) {
+                        // SAFETY: kill on the pid of our own unreaped child.
+                        unsafe { libc::kill(c.pid as libc::pid_t, sig) };
+                    }
+                    stop_at = Some(monotonic_ns() + STOP_GRACE_MS * 1_000_000);
+                }
+                None => break,
+            }
+        }
+        if stopped_by.is_some() {
+            if stop_at.is_some_and(|t| monotonic_ns() >= t) {
+                break;
+            }
+            // After the stop the policy no longer runs: only wait for the child.
+            loop {
+                if let Some(c) = child.as_mut() {
+                    c.poll();
+                    if c.status.is_some() || stop_at.is_some_and(|t| monotonic_ns() >= t) {
+                        break;
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            break;
+        }
+
+        next += interval_ns;
+        let now_abs = monotonic_ns();
+        if next < now_abs {
+            next = now_abs; // overran: sample again at once rather than fall further behind
+        } else {
+            sleep_until(next);
+        }
+    }
+
+    if status_line {
+        let _ = write!(std::io::stderr(), "\r\x1b[K");
+    }
+    let wall_ns = monotonic_ns() - start;
+    let cpu_ns = own_thread_cpu_ns() - cpu_start;
+    Ok(report(cfg, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
+}
+
+fn sleep_until(t: u64) {
+    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as libc::time_t, tv_nsec: (t % 1_000_000_000) as libc::c_long };
+    // SAFETY: sleeps until an absolute CLOCK_MONOTONIC time; a stop signal interrupts it (EINTR).
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+}
+
+/// Apply a placement: one sched_setaffinity per thread whose affinity changes. Returns the count.
+fn apply(m: &mut Monitor, out: &Placement) -> Result<u64, AgentError> {
+    // The last decision for a thread wins, as it would in the simulator.
+    let mut seen = HashSet::new();
+    let mut n = 0;
+    for &(id, cores) in out.affinity.iter().rev() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Some(t) = m.threads.get(id as usize) else { continue };
+        if t.state == ThreadState::Exited {
+            continue;
+        }
+        let mask = m.mask_of(cores);
+        if mask.cpus().is_empty() {
+            continue;
+        }
+        let e = &m.extra[id as usize];
+        if e.applied.or(e.original) == Some(mask) {
+            m.threads[id as usize].allowed = cores;
+            continue;
+        }
+        match set_affinity(e.tid, &mask) {
+            Ok(()) => {
+                m.record_applied(id, mask, cores);
+                n += 1;
+            }
+            Err(err) if err.raw_os_error() == Some(libc::ESRCH) => {} // exited since the sample
+            Err(err) if err.raw_os_error() == Some(libc::EPERM) => {
+                return Err(input(
+                    "agent",
+                    format!("thread {} ({})", e.tid, e.comm),
+                    "not permitted to set its affinity: moving another user's threads needs CAP_SYS_NICE (run as root)",
+                ))
+            }
+            Err(err) => {
+                return Err(AgentError::Internal(format!(
+                    "sched_setaffinity(thread {}, CPUs {}) failed: {err} (are these CPUs outside the process's cpuset?)",
+                    e.tid,
+                    format_ranges(&mask.cpus())
+                )))
+            }
+        }
+    }
+    Ok(n)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    cfg: &AgentConfig,
+    s: &Session,
+    policy: &dyn Policy,
+    child: Option<Child>,
+    stopped_by: Option<i32>,
+    wall_ns: u64,
+    cpu_ns: u64,
+    [samples, late, max_sample_ns, total_sample_ns, calls, decisions]: [u64; 6],
+) -> Value {
+    let m = &s.monitor;
+    let types: Vec<&str> = m.machine.core_types.iter().map(|t| t.name.as_str()).collect();
+    let threads: Vec<Value> = m
+        .threads
+        .iter()
+        .zip(&m.extra)
+        .map(|(t, e)| {
+            let time: serde_json::Map<String, Value> =
+                types.iter().enumerate().map(|(i, name)| (name.to_string(), json!(t.per_type[i].time_ns as f64 / 1e9))).collect();
+            json!({
+                "tid": e.tid, "pid": e.pid, "comm": e.comm, "app": t.app, "kind": format!("{:?}", t.kind).to_lowercase(),
+                "time_s": time, "run_queue_wait_s": e.wait_ns as f64 / 1e9,
+                "migrations": t.migrations, "decisions": e.decisions,
+                "voluntary_switches": e.voluntary_switches, "involuntary_switches": e.involuntary_switches,
+                "lock_wait_s": t.lock_wait_ns as f64 / 1e9, "lock_wait_caused_s": t.lock_wait_caused_ns as f64 / 1e9,
+                "contended_locks": e.contended_locks,
+                "exited": t.state == ThreadState::Exited,
+            })
+        })
+        .collect();
+    let core_types: Vec<Value> = m
+        .machine
+        .core_types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let cpus: Vec<usize> = m.machine.cores.iter().filter(|c| c.core_type == i).map(|c| c.cpu).collect();
+            json!({"name": t.name, "cpus": format_ranges(&cpus), "capacity": t.capacity})
+        })
+        .collect();
+    let (status, left_running) = match &child {
+        Some(c) => (c.status.clone().unwrap_or(json!({"exit_code": null, "signal": null, "still_running": true})), c.status.is_none()),
+        None => (Value::Null, m.live_processes().count() > 0),
+    };
+    json!({
+        "policy": policy.name(),
+        "policy_spec": cfg.policy,
+        "interval_ms": cfg.interval_ms,
+        "machine": {"name": m.machine.name, "core_types": core_types},
+        "emulate": cfg.emulate,
+        "command": cfg.command,
+        "pids": cfg.pids,
+        "stopped_by": stopped_by.map_or("target exited".to_string(), signal_name),
+        "target": {"wall_s": wall_ns as f64 / 1e9, "status": status, "left_running": left_running},
+        "counters": match crate::perf::probe() { Ok(()) => "available (not yet read: no registered policy needs them)".to_string(), Err(e) => e },
+        "locks": match &s.locks {
+            Some(t) if t.dropped() > 0 => format!("preload library ({} threads past the table's capacity unrecorded)", t.dropped()),
+            Some(_) => "preload library".to_string(),
+            None if cfg.command.is_empty() => "none (lock insight needs the agent to launch the command)".to_string(),
+            None => "none (disabled)".to_string(),
+        },
+        "decisions": decisions,
+        "migrations": m.migrations,
+        "agent": {
+            "cpu_s": cpu_ns as f64 / 1e9,
+            "cpu_share": if wall_ns > 0 { cpu_ns as f64 / wall_ns as f64 } else { 0.0 },
+            "samples": samples,
+            "late_samples": late,
+            "mean_sample_ms": if samples > 0 { total_sample_ns as f64 / samples as f64 / 1e6 } else { 0.0 },
+            "max_sample_ms": max_sample_ns as f64 / 1e6,
+            "policy_calls": calls,
+        },
+        "threads": threads,
+    })
+}

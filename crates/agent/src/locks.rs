@@ -1,0 +1,144 @@
+//! The agent's side of lock insight: the shared table the preload library
+//! (preload/ampsched_locks.c, whose header defines the layout mirrored here) writes, and the
+//! library itself, embedded in the agent and written out next to the table when a command is
+//! launched.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// The preload library, built by build.rs.
+pub const PRELOAD_LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libampsched_locks.so"));
+
+const MAGIC: u64 = 0x4b43_4f4c_504d_41; // "AMPLOCK", AMPSCHED_LOCKS_MAGIC
+const VERSION: u32 = 1;
+pub const ENTRIES: usize = 16384;
+const INDEX: usize = 2 * ENTRIES;
+
+#[repr(C)]
+struct Entry {
+    tid: AtomicU32,
+    waiting_for: AtomicU32,
+    wait_since_ns: AtomicU64,
+    wait_ns: AtomicU64,
+    caused_ns: AtomicU64,
+    contended: AtomicU64,
+    reserved: AtomicU64,
+}
+
+#[repr(C)]
+struct Table {
+    magic: AtomicU64,
+    version: AtomicU32,
+    capacity: AtomicU32,
+    used: AtomicU32,
+    dropped: AtomicU32,
+    index: [AtomicU32; INDEX],
+    entries: [Entry; ENTRIES],
+}
+
+/// What the table says of one thread at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LockRecord {
+    /// Time waited for contended mutexes, finished waits plus the one in progress, ns.
+    pub wait_ns: u64,
+    /// The holder of the mutex it waits for now (a Linux tid).
+    pub waiting_for: Option<u32>,
+    /// Time others waited on mutexes it held, ns, finished waits plus those in progress.
+    pub caused_ns: u64,
+    pub contended: u64,
+}
+
+/// The table, mapped into the agent, and the directory holding it and the library.
+pub struct LockTable {
+    dir: PathBuf,
+    table: *const Table,
+}
+
+// SAFETY: the mapping is only read through atomics.
+unsafe impl Send for LockTable {}
+
+impl LockTable {
+    /// Create the table and the library in a fresh directory below `base`.
+    pub fn create(base: &Path) -> std::io::Result<LockTable> {
+        let dir = base.join(format!("ampsched-agent-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join("libampsched_locks.so"), PRELOAD_LIBRARY)?;
+        let path = dir.join("locks.shm");
+        let file: File = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
+        let size = std::mem::size_of::<Table>();
+        file.set_len(size as u64)?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: a fresh shared mapping of a file of exactly `size` bytes (zero-filled by set_len).
+        let p = unsafe {
+            libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+        };
+        if p == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let table = p as *const Table;
+        // SAFETY: the mapping is valid and zeroed; all-zero is a valid Table of atomics.
+        let t = unsafe { &*table };
+        t.capacity.store(ENTRIES as u32, Ordering::Relaxed);
+        t.version.store(VERSION, Ordering::Relaxed);
+        t.magic.store(MAGIC, Ordering::Release);
+        Ok(LockTable { dir, table })
+    }
+
+    pub fn library_path(&self) -> PathBuf {
+        self.dir.join("libampsched_locks.so")
+    }
+
+    pub fn table_path(&self) -> PathBuf {
+        self.dir.join("locks.shm")
+    }
+
+    fn table(&self) -> &Table {
+        // SAFETY: mapped in `create`, unmapped only in `drop`.
+        unsafe { &*self.table }
+    }
+
+    /// Threads that found the table full (more than `ENTRIES` threads contended).
+    pub fn dropped(&self) -> u32 {
+        self.table().dropped.load(Ordering::Relaxed)
+    }
+
+    /// Every recorded thread's lock data at `now_ns` (CLOCK_MONOTONIC), by tid.
+    pub fn read(&self, now_ns: u64, out: &mut HashMap<u32, LockRecord>) {
+        out.clear();
+        let t = self.table();
+        let used = (t.used.load(Ordering::Acquire) as usize).min(ENTRIES);
+        let mut ongoing: Vec<(u32, u64)> = Vec::new();
+        for e in &t.entries[..used] {
+            let tid = e.tid.load(Ordering::Acquire);
+            if tid == 0 {
+                continue;
+            }
+            let since = e.wait_since_ns.load(Ordering::Acquire);
+            let holder = e.waiting_for.load(Ordering::Relaxed);
+            let waiting = since != 0 && since <= now_ns;
+            let current = if waiting { now_ns - since } else { 0 };
+            let r = out.entry(tid).or_default();
+            r.wait_ns += e.wait_ns.load(Ordering::Acquire) + current;
+            r.caused_ns += e.caused_ns.load(Ordering::Acquire);
+            r.contended += e.contended.load(Ordering::Relaxed);
+            if waiting && holder != 0 {
+                r.waiting_for = Some(holder);
+                ongoing.push((holder, current));
+            }
+        }
+        for (holder, ns) in ongoing {
+            out.entry(holder).or_default().caused_ns += ns;
+        }
+    }
+}
+
+impl Drop for LockTable {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `create`, of this size.
+        unsafe { libc::munmap(self.table as *mut libc::c_void, std::mem::size_of::<Table>()) };
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,0 +1,392 @@
+//! Follows the target processes' threads through /proc and keeps the `SystemView` the simulator
+//! would build for them: one `ThreadView` per thread ever seen (indexed by `ThreadId`), one
+//! `AppView` per process.
+//!
+//! Cost is what lets the agent keep its interval with thousands of threads. Each sample reads
+//! every target process's CPU clock (one syscall, no /proc text); only a process whose CPU time
+//! moved since the last sample has its thread list and per-thread files read, and of those
+//! files only `schedstat` for every thread, `stat` (state, CPU) for threads that ran. A thread
+//! that did not run cannot have blocked, exited normally or moved; it may have been woken, which
+//! shows when it runs or at the next full scan (`FULL_SCAN_NS`), which also reads every thread's
+//! context-switch counts. New child processes are found by listing /proc and reading the parent
+//! of each process id not seen before.
+//!
+//! Mapping to the simulator's vocabulary: stat's R is `Running` if the thread ran during the
+//! last interval, else `Ready`; S is `Blocked` (futex, poll, sleep: /proc cannot tell a lock wait
+//! from I/O cheaply); D is `Sleeping` (uninterruptible, usually I/O); T/t are `Sleeping`.
+//! Time per core type is the CPU time delta charged to the type of the thread's affinity when
+//! that covers one type, else to the type of the CPU it last ran on. Migrations are changes of
+//! that CPU between samples (a lower bound). `spinning` and `spin_ns` are unknown and stay 0.
+
+use std::collections::{HashMap, HashSet};
+
+use ampsched_model::{AppView, CoreSet, Counters, Machine, ThreadKind, ThreadState, ThreadView, Trigger, MAX_CORE_TYPES};
+
+use crate::locks::LockRecord;
+use crate::procfs::{self, get_affinity, CpuMask};
+
+/// How often every thread of every process is read in full, whatever its CPU time did.
+pub const FULL_SCAN_NS: u64 = 1_000_000_000;
+
+/// Thread names of managed runtimes' helper threads, which the simulator calls `Runtime`
+/// threads (WASH, "Portable Performance on Asymmetric Multicore Processors" §3: the JVM's
+/// garbage-collector and compiler threads are scheduled apart from application threads).
+/// Linux truncates names to 15 bytes; these are the HotSpot and OpenJ9 prefixes.
+const RUNTIME_THREAD_PREFIXES: &[&str] =
+    &["GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM Thread", "VM Periodic", "GC Slave", "JIT Compilation", "Signal Dispatch"];
+
+/// Per-thread facts the view has no field for, reported by `--json`.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadExtra {
+    pub tid: u32,
+    pub pid: u32,
+    pub comm: String,
+    pub starttime: u64,
+    /// Run-queue wait (schedstat), ns.
+    pub wait_ns: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+    /// Affinity before the agent touched it (restored at the end).
+    pub original: Option<CpuMask>,
+    /// The affinity the agent last set, if any.
+    pub applied: Option<CpuMask>,
+    /// Affinity changes the agent made.
+    pub decisions: u32,
+    pub contended_locks: u64,
+    last_run_ns: u64,
+}
+
+struct Process {
+    pid: u32,
+    app: u32,
+    cpu_ns: Option<u64>,
+    threads: HashMap<u32, u32>,
+    groups: Vec<String>,
+    group_sizes: Vec<u32>,
+    /// The affinity its first thread had when the agent found it.
+    original: Option<CpuMask>,
+    alive: bool,
+}
+
+pub struct Monitor {
+    pub machine: Machine,
+    pub threads: Vec<ThreadView>,
+    pub extra: Vec<ThreadExtra>,
+    pub apps: Vec<AppView>,
+    procs: Vec<Process>,
+    by_pid: HashMap<u32, usize>,
+    by_tid: HashMap<u32, u32>,
+    /// Process ids seen in /proc that are not targets.
+    strangers: HashSet<u32>,
+    /// Children of the agent itself (the launched command, and orphans it reaps as subreaper) are targets.
+    own_pid: u32,
+    last_full_ns: Option<u64>,
+    buf: Vec<u8>,
+    pub migrations: u64,
+}
+
+impl Monitor {
+    pub fn new(machine: Machine) -> Monitor {
+        Monitor {
+            machine,
+            threads: Vec::new(),
+            extra: Vec::new(),
+            apps: Vec::new(),
+            procs: Vec::new(),
+            by_pid: HashMap::new(),
+            by_tid: HashMap::new(),
+            strangers: HashSet::new(),
+            own_pid: std::process::id(),
+            last_full_ns: None,
+            buf: Vec::with_capacity(4096),
+            migrations: 0,
+        }
+    }
+
+    /// Follow process `pid` (and, from now on, its threads and children).
+    pub fn add_process(&mut self, pid: u32) -> bool {
+        if self.by_pid.contains_key(&pid) {
+            return true;
+        }
+        if procfs::read_into(&format!("/proc/{pid}/stat"), &mut self.buf).is_none() {
+            return false;
+        }
+        let Some(st) = procfs::parse_stat(&self.buf) else { return false };
+        let app = self.apps.len() as u32;
+        self.apps.push(AppView { id: app, name: st.comm, priority: st.nice, live_threads: 0 });
+        self.by_pid.insert(pid, self.procs.len());
+        self.procs.push(Process {
+            pid,
+            app,
+            cpu_ns: None,
+            threads: HashMap::new(),
+            groups: Vec::new(),
+            group_sizes: Vec::new(),
+            original: None,
+            alive: true,
+        });
+        true
+    }
+
+    pub fn live_processes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.procs.iter().filter(|p| p.alive).map(|p| p.pid)
+    }
+
+    pub fn thread_of_tid(&self, tid: u32) -> Option<u32> {
+        self.by_tid.get(&tid).copied()
+    }
+
+    /// Find child processes of the targets that appeared since the last call.
+    fn discover_children(&mut self) {
+        let Some(pids) = procfs::list_ids("/proc") else { return };
+        for pid in pids {
+            if self.by_pid.contains_key(&pid) || self.strangers.contains(&pid) {
+                continue;
+            }
+            if procfs::read_into(&format!("/proc/{pid}/stat"), &mut self.buf).is_none() {
+                continue;
+            }
+            let Some(st) = procfs::parse_stat(&self.buf) else { continue };
+            let ours = st.ppid == self.own_pid || self.by_pid.get(&st.ppid).is_some_and(|&i| self.procs[i].alive);
+            if ours {
+                self.add_process(pid);
+            } else {
+                self.strangers.insert(pid);
+            }
+        }
+    }
+
+    /// Read /proc once; append the per-thread events of the interval to `events`.
+    pub fn sample(&mut self, now_ns: u64, events: &mut Vec<Trigger>) {
+        let full = self.last_full_ns.map_or(true, |t| now_ns >= t + FULL_SCAN_NS);
+        if full {
+            self.last_full_ns = Some(now_ns);
+        }
+        self.discover_children();
+        for p in 0..self.procs.len() {
+            if !self.procs[p].alive {
+                continue;
+            }
+            let pid = self.procs[p].pid;
+            let cpu = procfs::process_cpu_ns(pid);
+            let moved = cpu.is_none() || cpu != self.procs[p].cpu_ns;
+            self.procs[p].cpu_ns = cpu;
+            if !(moved || full) {
+                // No thread ran: nobody blocked, exited or moved; runnable threads stay Ready.
+                for &id in self.procs[p].threads.values() {
+                    let t = &mut self.threads[id as usize];
+                    if t.state == ThreadState::Running {
+                        t.state = ThreadState::Ready;
+                    }
+                }
+                continue;
+            }
+            self.sample_process(p, now_ns, full, events);
+        }
+    }
+
+    fn sample_process(&mut self, p: usize, now_ns: u64, full: bool, events: &mut Vec<Trigger>) {
+        let pid = self.procs[p].pid;
+        let tids = procfs::list_ids(&format!("/proc/{pid}/task")).unwrap_or_default();
+        if tids.is_empty() {
+            self.procs[p].alive = false;
+        }
+        // Exits: threads no longer listed.
+        let listed: HashSet<u32> = tids.iter().copied().collect();
+        let gone: Vec<(u32, u32)> = self.procs[p].threads.iter().filter(|(tid, _)| !listed.contains(tid)).map(|(&a, &b)| (a, b)).collect();
+        for (tid, id) in gone {
+            self.exit_thread(p, tid, id, now_ns, events);
+        }
+        for tid in tids {
+            let path = format!("/proc/{pid}/task/{tid}/schedstat");
+            if procfs::read_into(&path, &mut self.buf).is_none() {
+                if let Some(&id) = self.procs[p].threads.get(&tid) {
+                    self.exit_thread(p, tid, id, now_ns, events);
+                }
+                continue;
+            }
+            let Some(ss) = procfs::parse_schedstat(&self.buf) else { continue };
+            let known = self.procs[p].threads.get(&tid).copied();
+            let id = match known {
+                Some(id) => id,
+                None => match self.new_thread(p, tid, now_ns) {
+                    Some(id) => {
+                        events.push(Trigger::Start(id));
+                        id
+                    }
+                    None => continue,
+                },
+            };
+            let ran = ss.run_ns > self.extra[id as usize].last_run_ns || known.is_none();
+            if ran || full {
+                self.read_stat(p, tid, id, events, known.is_some());
+            }
+            if full {
+                if procfs::read_into(&format!("/proc/{pid}/task/{tid}/status"), &mut self.buf).is_some() {
+                    if let Some((v, i)) = procfs::parse_switches(&self.buf) {
+                        let e = &mut self.extra[id as usize];
+                        e.voluntary_switches = v;
+                        e.involuntary_switches = i;
+                    }
+                }
+            }
+            self.charge(id, ss, ran);
+        }
+        let live = self.procs[p].threads.len() as u32;
+        let app = self.procs[p].app as usize;
+        self.apps[app].live_threads = live;
+    }
+
+    fn new_thread(&mut self, p: usize, tid: u32, now_ns: u64) -> Option<u32> {
+        let pid = self.procs[p].pid;
+        procfs::read_into(&format!("/proc/{pid}/task/{tid}/stat"), &mut self.buf)?;
+        let st = procfs::parse_stat(&self.buf)?;
+        let current = get_affinity(tid).ok()?;
+        // A thread inherits its creator's affinity. If that is one the agent imposed, the thread's
+        // own "original" is its process's original; if the program chose it, it is the thread's.
+        let imposed = self.procs[p].threads.values().any(|&id| self.extra[id as usize].applied == Some(current));
+        let original = if imposed { self.procs[p].original.or(Some(current)) } else { Some(current) };
+        if self.procs[p].original.is_none() {
+            self.procs[p].original = Some(current);
+        }
+        let group = match self.procs[p].groups.iter().position(|g| *g == st.comm) {
+            Some(g) => g,
+            None => {
+                self.procs[p].groups.push(st.comm.clone());
+                self.procs[p].group_sizes.push(0);
+                self.procs[p].groups.len() - 1
+            }
+        };
+        let index_in_group = self.procs[p].group_sizes[group];
+        self.procs[p].group_sizes[group] += 1;
+        let kind = if RUNTIME_THREAD_PREFIXES.iter().any(|pre| st.comm.starts_with(pre)) { ThreadKind::Runtime } else { ThreadKind::App };
+        let id = self.threads.len() as u32;
+        self.threads.push(ThreadView {
+            id,
+            app: self.procs[p].app,
+            group: group.min(u16::MAX as usize) as u16,
+            index_in_group,
+            kind,
+            state: ThreadState::Ready,
+            spinning: false,
+            core: self.machine.core_of_cpu(st.processor),
+            allowed: self.cores_of(&current),
+            started_ns: now_ns,
+            per_type: [Counters::default(); MAX_CORE_TYPES],
+            lock_wait_ns: 0,
+            waiting_for: None,
+            lock_wait_caused_ns: 0,
+            spin_ns: 0,
+            migrations: 0,
+        });
+        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, ..Default::default() });
+        self.procs[p].threads.insert(tid, id);
+        self.by_tid.insert(tid, id);
+        Some(id)
+    }
+
+    fn read_stat(&mut self, p: usize, tid: u32, id: u32, events: &mut Vec<Trigger>, known: bool) {
+        let pid = self.procs[p].pid;
+        if procfs::read_into(&format!("/proc/{pid}/task/{tid}/stat"), &mut self.buf).is_none() {
+            return;
+        }
+        let Some(st) = procfs::parse_stat(&self.buf) else { return };
+        let core = self.machine.core_of_cpu(st.processor);
+        let t = &mut self.threads[id as usize];
+        let before = t.state;
+        t.state = match st.state {
+            'R' => ThreadState::Running,
+            'S' | 'I' => ThreadState::Blocked,
+            'Z' | 'X' | 'x' => ThreadState::Exited,
+            _ => ThreadState::Sleeping,
+        };
+        if known && core.is_some() && t.core.is_some() && core != t.core {
+            t.migrations += 1;
+            self.migrations += 1;
+        }
+        if core.is_some() {
+            t.core = core;
+        }
+        if t.state == ThreadState::Exited {
+            // A zombie stays listed until reaped; it is reported once, and kept in the process's
+            // thread map so that it is not found again as a new thread.
+            t.waiting_for = None;
+            if before != ThreadState::Exited {
+                events.push(Trigger::Exit(id));
+            }
+        } else if known && before.is_runnable() != t.state.is_runnable() {
+            events.push(if t.state.is_runnable() { Trigger::Wake(id) } else { Trigger::Block(id) });
+        }
+    }
+
+    /// Charge the CPU time since the last sample to a core type.
+    fn charge(&mut self, id: u32, ss: procfs::SchedStat, ran: bool) {
+        let e = &mut self.extra[id as usize];
+        let delta = ss.run_ns.saturating_sub(e.last_run_ns);
+        e.last_run_ns = ss.run_ns;
+        e.wait_ns = ss.wait_ns;
+        let t = &mut self.threads[id as usize];
+        if !ran && t.state == ThreadState::Running {
+            t.state = ThreadState::Ready;
+        }
+        if delta == 0 {
+            return;
+        }
+        let m = &self.machine;
+        let types: Vec<usize> = t.allowed.iter().map(|c| m.cores[c].core_type).collect();
+        let ty = match types.first() {
+            Some(&first) if types.iter().all(|&x| x == first) => Some(first),
+            _ => t.core.map(|c| m.cores[c].core_type),
+        };
+        if let Some(ty) = ty {
+            t.per_type[ty].time_ns += delta;
+        }
+    }
+
+    fn exit_thread(&mut self, p: usize, tid: u32, id: u32, _now_ns: u64, events: &mut Vec<Trigger>) {
+        self.procs[p].threads.remove(&tid);
+        self.by_tid.remove(&tid);
+        let t = &mut self.threads[id as usize];
+        if t.state != ThreadState::Exited {
+            t.state = ThreadState::Exited;
+            t.waiting_for = None;
+            events.push(Trigger::Exit(id));
+        }
+    }
+
+    /// The machine cores a Linux CPU mask covers.
+    pub fn cores_of(&self, mask: &CpuMask) -> CoreSet {
+        CoreSet::from_cores(self.machine.cores.iter().filter(|c| mask.contains(c.cpu)).map(|c| c.id))
+    }
+
+    /// The Linux CPUs of a set of machine cores.
+    pub fn mask_of(&self, cores: CoreSet) -> CpuMask {
+        CpuMask::from_cpus(cores.iter().map(|c| self.machine.cores[c].cpu))
+    }
+
+    /// Copy the preload library's lock data into the view.
+    pub fn apply_locks(&mut self, locks: &HashMap<u32, LockRecord>) {
+        for (tid, r) in locks {
+            let Some(&id) = self.by_tid.get(tid) else { continue };
+            let holder = r.waiting_for.and_then(|h| self.by_tid.get(&h).copied());
+            let t = &mut self.threads[id as usize];
+            t.lock_wait_ns = r.wait_ns;
+            t.lock_wait_caused_ns = r.caused_ns;
+            t.waiting_for = holder;
+            self.extra[id as usize].contended_locks = r.contended;
+        }
+    }
+
+    /// Record that the agent set thread `id`'s affinity to `mask` (covering `cores`).
+    pub fn record_applied(&mut self, id: u32, mask: CpuMask, cores: CoreSet) {
+        let e = &mut self.extra[id as usize];
+        e.applied = Some(mask);
+        e.decisions += 1;
+        self.threads[id as usize].allowed = cores;
+    }
+
+    /// Threads not exited.
+    pub fn live_count(&self) -> usize {
+        self.threads.iter().filter(|t| t.state != ThreadState::Exited).count()
+    }
+}
