@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # maturin's build hook runs the `maturin` executable from PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' \)) Cargo.toml Cargo.lock pyproject.toml
+SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name '*.c' -o -name '*.h' \)) Cargo.toml Cargo.lock pyproject.toml
 
 .PHONY: demo test test-rust test-python bench install clean
 

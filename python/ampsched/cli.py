@@ -107,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pid", type=int, action="append", default=[], metavar="PID",
                    help="attach to a running process instead of launching one (repeatable)")
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
-    p.add_argument("--json", action="store_true", help="print the agent's JSON report at the end")
+    p.add_argument("--json", action="store_true",
+                   help="print the JSON report on stdout at the end (after the command's own output)")
+    p.add_argument("--output", metavar="FILE", help="write the JSON report to FILE")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                    help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
@@ -215,6 +217,7 @@ def _cmd_agent(args) -> int:
         command = command[1:]
     if bool(command) == bool(args.pid):
         raise UsageError("agent: give either a command after -- or --pid PID (not both)")
+    _check_output_path("--output", args.output)
     core = ampsched._require_core()
     try:
         text = core.agent(args.policy, command, args.pid, args.interval, emulate=args.emulate,
@@ -224,6 +227,9 @@ def _cmd_agent(args) -> int:
         _error(error)
         return 1
     report = json.loads(text)
+    if args.output is not None:
+        with open(args.output, "w") as f:
+            f.write(json.dumps(report, indent=1) + "\n")
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -292,6 +292,9 @@ impl Monitor {
         }
         let Some(st) = procfs::parse_stat(&self.buf) else { return };
         let core = self.machine.core_of_cpu(st.processor);
+        if self.extra[id as usize].comm != st.comm {
+            self.extra[id as usize].comm = st.comm; // renamed (pthread_setname_np) since first seen
+        }
         let t = &mut self.threads[id as usize];
         let before = t.state;
         t.state = match st.state {

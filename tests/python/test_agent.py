@@ -1,0 +1,408 @@
+"""`ampsched topology` and `ampsched agent` on this machine, with real programs.
+
+The agent tests need root (real-time cycle stealing, moving threads); each test that needs a
+capability skips with its reason where it is missing. CI runs as root. Timings come from the
+emulated speed ratio: CPU 0 at full speed, CPU 1 at half (`--emulate small=1:0.5`).
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import ampsched
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "..", "agent")
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+TWO_CPUS = len(os.sched_getaffinity(0)) >= 2 if hasattr(os, "sched_getaffinity") else False
+
+needs_core = pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built")
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (real-time cycle stealing, moving threads)")
+needs_two_cpus = pytest.mark.skipif(not TWO_CPUS, reason="needs at least 2 CPUs")
+pytestmark = [needs_core, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent is Linux-only")]
+
+
+def env_with_package():
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return env
+
+
+def ampsched_cmd(*args):
+    return [sys.executable, "-m", "ampsched", *args]
+
+
+def run_ampsched(*args, timeout=300, **kw):
+    return subprocess.run(ampsched_cmd(*args), capture_output=True, text=True, env=env_with_package(),
+                          timeout=timeout, **kw)
+
+
+def one_line_error(stderr):
+    lines = stderr.strip().splitlines()
+    assert "Traceback" not in stderr and len(lines) == 1 and lines[0].startswith("ampsched: error: "), stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory):
+    """The C test programs of tests/agent, built with the system compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("needs a C compiler to build the test programs")
+    out = tmp_path_factory.mktemp("programs")
+    built = {}
+    for name in ("forkjoin", "lockholder", "sleepers"):
+        exe = str(out / name)
+        subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(PROGRAMS, name + ".c")], check=True)
+        built[name] = exe
+    return built
+
+
+@pytest.fixture(scope="session")
+def iters_per_ms(programs):
+    """Loop iterations of forkjoin per millisecond on an unloaded CPU of this machine."""
+    n = 100_000_000
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run(["taskset", "-c", "0", programs["forkjoin"], "1", "1", str(n), "0"], check=True,
+                       capture_output=True)
+        best = min(best, time.perf_counter() - t)
+    return n / (best * 1000)
+
+
+def thread_affinities(pid):
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            out[int(tid)] = os.sched_getaffinity(int(tid))
+        except OSError:
+            pass
+    return out
+
+
+def wait_for(predicate, timeout=10.0, what="condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+# ---- topology
+
+def test_topology_text_json_and_machine_file(tmp_path):
+    r = run_ampsched("topology", "--json")
+    assert r.returncode == 0, r.stderr
+    topo = json.loads(r.stdout)
+    online = sorted(os.sched_getaffinity(0)) if IS_ROOT else None
+    cpus = sorted(c["cpu"] for c in topo["cpus"])
+    assert topo["core_types"] and sum(t["count"] for t in topo["core_types"]) == len(cpus)
+    assert max(t["capacity"] for t in topo["core_types"]) == 1024
+    if online is not None:
+        assert set(online) <= set(cpus)
+
+    saved = tmp_path / "here.toml"
+    r = run_ampsched("topology", "--save", str(saved), "--name", "here")
+    assert r.returncode == 0, r.stderr
+    # The saved machine is a machine the simulator takes.
+    r = run_ampsched("run", "--machine", str(saved), "--workload", "demo", "--policy", "oblivious", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["machine"] == "here"
+
+
+@needs_two_cpus
+def test_topology_emulate_and_cores_overrides():
+    r = run_ampsched("topology", "--json", "--emulate", "small=1:0.5")
+    if r.returncode == 2 and "already asymmetric" in r.stderr:
+        pytest.skip("this machine is asymmetric: emulation is refused")
+    topo = json.loads(r.stdout)
+    types = {t["name"]: t for t in topo["core_types"]}
+    assert types["small"]["cpus"] == "1" and types["small"]["capacity"] == 512
+    assert types["big"]["capacity"] == 1024 and "1" not in types["big"]["cpus"].split(",")
+
+    r = run_ampsched("topology", "--json", "--cores", "fast=0,slow=1-%d:0.25" % (os.cpu_count() - 1))
+    assert r.returncode == 0, r.stderr
+    types = {t["name"]: t for t in json.loads(r.stdout)["core_types"]}
+    assert types["fast"]["capacity"] == 1024 and types["slow"]["capacity"] == 256
+
+
+@pytest.mark.parametrize("args, words", [
+    (["topology", "--cores", "big=0"], "is in no core type"),
+    (["topology", "--cores", "big=0,small=0"], "named twice"),
+    (["topology", "--emulate", "small=999:0.5"], "not online"),
+    (["topology", "--emulate", "small=1:0.01"], "below the slowest"),
+    (["topology", "--emulate", "small=1"], "speed below 1"),
+    (["topology", "--cores", "big"], "NAME=CPUS"),
+    (["agent", "--policy", "nosuch", "--", "true"], "unknown policy"),
+    (["agent", "--policy", "best-static", "--", "true"], "cannot run live"),
+    (["agent", "--policy", "rr:bogus=1", "--", "true"], "unknown option"),
+    (["agent", "--policy", "oblivious"], "give either a command"),
+    (["agent", "--policy", "oblivious", "--", "/no/such/program"], "cannot run the command"),
+    (["agent", "--policy", "oblivious", "--pid", "999999999"], "no such process"),
+    (["agent", "--policy", "oblivious", "--interval", "0.1", "--", "true"], "at least 1 ms"),
+    (["agent", "--policy", "oblivious", "--machine", "nosuch", "--", "true"], "no such machine"),
+])
+def test_bad_input_is_one_line_and_status_2(args, words):
+    if "small=1" in " ".join(args) and not TWO_CPUS:
+        pytest.skip("needs CPU 1")
+    r = run_ampsched(*args)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert words in one_line_error(r.stderr)
+
+
+@needs_root
+@needs_two_cpus
+def test_missing_privileges_say_which_and_exit_2(programs):
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("needs setpriv (util-linux) to drop CAP_SYS_NICE")
+    # Root without CAP_SYS_NICE: after exec, root's capabilities are its bounding set.
+    without_nice = [setpriv, "--bounding-set=-sys_nice", "--"]
+    r = subprocess.run(without_nice + ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5",
+                                                   "--", "true"),
+                       capture_output=True, text=True, env=env_with_package(), timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "CAP_SYS_NICE" in one_line_error(r.stderr)
+
+    # Another user's process (user nobody): root may only move its threads with CAP_SYS_NICE.
+    import tempfile
+    shared = tempfile.mkdtemp(prefix="ampsched-test-")  # pytest's own temporary tree is private to root
+    os.chmod(shared, 0o755)
+    exe = os.path.join(shared, "sleepers")
+    shutil.copy(programs["sleepers"], exe)
+
+    def as_nobody():
+        os.setgid(65534)
+        os.setuid(65534)
+    try:
+        target = subprocess.Popen([str(exe), "1", "30"], stdout=subprocess.DEVNULL, preexec_fn=as_nobody)
+    except PermissionError:
+        pytest.skip("user nobody cannot run programs from the test's temporary directory")
+    try:
+        r = subprocess.run(without_nice + ampsched_cmd("agent", "--policy", "static", "--pid", str(target.pid)),
+                           capture_output=True, text=True, env=env_with_package(), timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert "CAP_SYS_NICE" in one_line_error(r.stderr)
+    finally:
+        target.kill()
+        target.wait()
+        shutil.rmtree(shared)
+
+
+# ---- scheduling under emulation
+
+def agent_run(programs_args, policy, out, *extra, timeout=120):
+    t = time.perf_counter()
+    r = run_ampsched("agent", "--policy", policy, "--interval", "10", "--output", str(out), *extra, "--",
+                     *programs_args, timeout=timeout)
+    wall = time.perf_counter() - t
+    assert r.returncode == 0, r.stderr
+    return r, wall, json.loads(out.read_text())
+
+
+@needs_root
+@needs_two_cpus
+def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms, tmp_path):
+    # 2 threads, 4 phases; serial and parallel sections of 250 ms of work each at full speed (S = W).
+    # Predicted wall time per phase, from the 2x speed ratio:
+    #   busyfcs: serial on CPU 0 (S), parallel W on CPU 0 and 2W of time on CPU 1 until the fast
+    #            thread blocks, then the rest moves to CPU 0: W + W/2          -> 2.5 W per phase
+    #   static, serial thread pinned to CPU 1: 2S + 2W                           -> 4 W per phase
+    # so busyfcs/static = 0.625; we require < 0.8, which leaves room for 10 ms sampling delays.
+    work = str(int(250 * iters_per_ms))
+    args = [programs["forkjoin"], "2", "4", work, work]
+    emulate = ["--emulate", "small=1:0.5"]
+    # The machine file numbers the slow core first, so `static` pins the first (serial) thread there.
+    slow_first = tmp_path / "slow-first.toml"
+    slow_first.write_text('name = "slow-first"\nmemory_latency_ns = 100.0\n'
+                          '[[core_type]]\nname = "small"\ncount = 1\ncpus = [1]\nfreq_ghz = 1.0\n'
+                          '[[core_type]]\nname = "big"\ncount = 1\ncpus = [0]\nfreq_ghz = 2.0\n')
+    r_b, _, rep_b = agent_run(args, "busyfcs", tmp_path / "b.json", *emulate)
+    r_s, _, rep_s = agent_run(args, "static", tmp_path / "s.json", *emulate, "--machine", str(slow_first))
+    r_o, _, rep_o = agent_run(args, "oblivious", tmp_path / "o.json", *emulate)
+    wall = {name: rep["target"]["wall_s"] for name, rep in (("busyfcs", rep_b), ("static", rep_s), ("oblivious", rep_o))}
+
+    out = {name: dict(line.split() for line in r.stdout.strip().splitlines())
+           for name, r in (("busyfcs", r_b), ("static", r_s), ("oblivious", r_o))}
+    assert len({o["checksum"] for o in out.values()}) == 1, out
+    assert float(out["static"]["serial_on_cpu0"]) < 0.1, out  # the pinned serial thread really was on CPU 1
+    assert float(out["busyfcs"]["serial_on_cpu0"]) >= 0.8, out
+    assert wall["busyfcs"] < 0.8 * wall["static"], wall
+    assert wall["busyfcs"] <= 1.1 * wall["oblivious"], wall
+    # The agent's own accounting agrees with the placement: busyfcs's main thread ran mostly on "big".
+    main = rep_b["threads"][0]
+    assert main["time_s"]["big"] > 2 * main["time_s"]["small"], main
+    assert rep_b["agent"]["emulation_threads_stopped"] == 1
+
+
+@needs_root
+def test_lock_holder_identified_by_preload_library(programs, iters_per_ms, tmp_path):
+    # The "holder" thread holds the mutex for 20 ms of work per round, 15 rounds; two "waiter" threads
+    # want it all the time. The holder must be the one others waited on, and each waiter must have
+    # waited a good part of the run.
+    hold = str(int(20 * iters_per_ms))
+    out = tmp_path / "locks.json"
+    r = run_ampsched("agent", "--policy", "oblivious", "--interval", "10", "--output", str(out), "--",
+                     programs["lockholder"], "2", "15", hold)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())
+    assert rep["locks"] == "preload library"
+    by_name = {}
+    for t in rep["threads"]:
+        by_name.setdefault(t["comm"], []).append(t)
+    holder, = by_name["holder"]
+    waiters = by_name["waiter"]
+    assert len(waiters) == 2
+    assert max(rep["threads"], key=lambda t: t["lock_wait_caused_s"])["comm"] == "holder"
+    # 15 rounds x 20 ms held: each waiter waited for most of that, the holder caused at least it.
+    held = 15 * 0.020
+    assert holder["lock_wait_caused_s"] >= held, holder
+    for w in waiters:
+        assert w["lock_wait_s"] >= 0.5 * held and w["contended_locks"] > 0, w
+    assert holder["lock_wait_s"] < 0.2 * held
+
+
+# ---- restoring affinities, stopping emulation
+
+@needs_root
+@needs_two_cpus
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_affinities_restored_after_signal(programs, sig):
+    target = subprocess.Popen([programs["sleepers"], "4", "60"], stdout=subprocess.PIPE)
+    try:
+        target.stdout.readline()  # "started 4": all threads exist
+        before = thread_affinities(target.pid)
+        agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "static", "--interval", "10",
+                                              "--emulate", "small=1:0.5", "--pid", str(target.pid)),
+                                 env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # `static` pins each thread to one CPU: wait until the agent has done it.
+        wait_for(lambda: all(len(a) == 1 for a in thread_affinities(target.pid).values()), what="pinning")
+        agent.send_signal(sig)
+        _, err = agent.communicate(timeout=30)
+        assert agent.returncode == 128 + sig, err
+        assert thread_affinities(target.pid) == before
+        assert target.poll() is None  # an attached target is left running
+        assert not stealer_threads()
+    finally:
+        target.kill()
+        target.wait()
+
+
+@needs_root
+@needs_two_cpus
+def test_affinities_restored_after_normal_exit(programs, tmp_path):
+    # The launched shell exits at once, leaving its background child behind: the agent ends with the
+    # shell and must give the child's threads their affinity back.
+    pidfile = tmp_path / "pid"
+    script = f"{programs['sleepers']} 3 60 >/dev/null & echo $! > {pidfile}; sleep 1"
+    r = run_ampsched("agent", "--policy", "static", "--interval", "10", "--json", "--", "sh", "-c", script)
+    pid = int(pidfile.read_text())
+    try:
+        assert r.returncode == 0, r.stderr
+        rep = json.loads(r.stdout)
+        assert rep["stopped_by"] == "target exited"
+        assert rep["agent"]["affinities_restored"] >= 3
+        full = set(os.sched_getaffinity(0))
+        assert all(a == full for a in thread_affinities(pid).values())
+    finally:
+        os.kill(pid, signal.SIGKILL)
+
+
+def stealer_threads():
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    if f.read().startswith("ampsched-steal"):
+                        found.append(int(tid))
+        except OSError:
+            continue
+    return found
+
+
+@needs_root
+@needs_two_cpus
+def test_emulation_stops_with_the_agent(programs, iters_per_ms):
+    # SIGTERM to the agent while it emulates: no stealer thread is left, and CPU 1 is at full speed again.
+    agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5", "--",
+                                          programs["sleepers"], "1", "60"),
+                             env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: len(stealer_threads()) == 1, what="the stealer thread")
+    work = str(int(100 * iters_per_ms))
+
+    def seconds_on(cpu):
+        t = time.perf_counter()
+        subprocess.run(["taskset", "-c", str(cpu), programs["forkjoin"], "1", "1", work, "0"], check=True,
+                       capture_output=True)
+        return time.perf_counter() - t
+    slowed = seconds_on(1) / seconds_on(0)
+    agent.send_signal(signal.SIGTERM)
+    agent.communicate(timeout=30)
+    assert agent.returncode == 128 + signal.SIGTERM
+    assert not stealer_threads()
+    restored = seconds_on(1) / seconds_on(0)
+    assert slowed > 1.6, slowed       # half the cycles stolen: about 2x
+    assert restored < 1.3, restored
+
+
+# ---- third-party programs
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def sample_input(tmp_path_factory):
+    """16 MB of compressible, deterministic data."""
+    path = tmp_path_factory.mktemp("data") / "input.bin"
+    block = b"".join(b"%08d ampsched test line with some repetition\n" % i for i in range(40_000))
+    path.write_bytes(block * 8)
+    return path
+
+
+@needs_root
+@needs_two_cpus
+@pytest.mark.parametrize("tool, argv", [
+    ("pigz", ["pigz", "-p", "2", "-c"]),
+    ("xz", ["xz", "-T2", "-3", "-c"]),
+])
+def test_compressors_under_agent_give_identical_output(tool, argv, sample_input, tmp_path):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed (apt-get install {tool})")
+    plain = tmp_path / "plain.out"
+    with open(sample_input, "rb") as src, open(plain, "wb") as dst:
+        subprocess.run(argv, stdin=src, stdout=dst, check=True)
+    under = tmp_path / "agent.out"
+    with open(sample_input, "rb") as src, open(under, "wb") as dst:
+        r = subprocess.run(ampsched_cmd("agent", "--policy", "busyfcs", "--interval", "10", "--emulate",
+                                        "small=1:0.5", "--", *argv),
+                           stdin=src, stdout=dst, stderr=subprocess.PIPE, env=env_with_package(), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert sha256(under) == sha256(plain)
+
+
+@needs_root
+@needs_two_cpus
+def test_stress_ng_verifies_its_results_under_agent(tmp_path):
+    if shutil.which("stress-ng") is None:
+        pytest.skip("stress-ng is not installed (apt-get install stress-ng)")
+    out = tmp_path / "r.json"
+    r = run_ampsched("agent", "--policy", "rr", "--interval", "10", "--emulate", "small=1:0.5", "--output", str(out),
+                     "--", "stress-ng", "--cpu", "3", "--cpu-method", "fft", "--cpu-ops", "3000", "--verify", "-q")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())
+    # stress-ng forks its workers: the agent followed the child processes.
+    assert len({t["pid"] for t in rep["threads"]}) >= 4, rep["threads"]
+    assert rep["decisions"] > 0
