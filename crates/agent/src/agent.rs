@@ -382,8 +382,6 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
     }
 
     let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
-    let quantum = policy.quantum_ns();
-    let wants = policy.triggers();
     let status_line = cfg.status && std::io::stderr().is_terminal();
     let start = monotonic_ns();
     let cpu_start = own_thread_cpu_ns();
@@ -417,27 +415,7 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
             s.monitor.apply_locks(&lock_data);
         }
 
-        // The policy: the interval's events it subscribes to, then its quantum.
-        out.clear();
-        {
-            let m = &s.monitor;
-            let mut view = SystemView { now_ns: now, trigger: Trigger::Quantum, machine: &m.machine, threads: &m.threads, apps: &m.apps };
-            for &ev in &events {
-                if wants.wants(ev) {
-                    view.trigger = ev;
-                    policy.decide(&view, &mut out);
-                    calls += 1;
-                }
-            }
-            if let Some(q) = quantum {
-                if last_quantum.map_or(true, |l| now >= l + q) {
-                    view.trigger = Trigger::Quantum;
-                    policy.decide(&view, &mut out);
-                    calls += 1;
-                    last_quantum = Some(now);
-                }
-            }
-        }
+        calls += call_policy(policy, &s.monitor, now, &events, &mut last_quantum, &mut out);
         decisions += apply(&mut s.monitor, &out)?;
 
         let took = monotonic_ns() - t0;
@@ -522,6 +500,39 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = own_thread_cpu_ns() - cpu_start;
     Ok(report(cfg, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
+}
+
+/// Call the policy on a sample: for each of the interval's events it subscribes to, in order,
+/// then for its quantum when one has passed. The decisions accumulate in `out` (cleared first).
+/// Returns the number of calls.
+pub fn call_policy(
+    policy: &mut dyn Policy,
+    m: &Monitor,
+    now: u64,
+    events: &[Trigger],
+    last_quantum: &mut Option<u64>,
+    out: &mut Placement,
+) -> u64 {
+    out.clear();
+    let wants = policy.triggers();
+    let mut calls = 0;
+    let mut view = SystemView { now_ns: now, trigger: Trigger::Quantum, machine: &m.machine, threads: &m.threads, apps: &m.apps };
+    for &ev in events {
+        if wants.wants(ev) {
+            view.trigger = ev;
+            policy.decide(&view, out);
+            calls += 1;
+        }
+    }
+    if let Some(q) = policy.quantum_ns() {
+        if last_quantum.map_or(true, |l| now >= l + q) {
+            view.trigger = Trigger::Quantum;
+            policy.decide(&view, out);
+            calls += 1;
+            *last_quantum = Some(now);
+        }
+    }
+    calls
 }
 
 fn sleep_until(t: u64) {

@@ -81,13 +81,22 @@ pub struct Monitor {
     /// Children of the agent itself (the launched command, and orphans it reaps as subreaper) are targets.
     own_pid: u32,
     last_full_ns: Option<u64>,
+    /// Where /proc is: "/proc", or a tree a test built (then process CPU clocks and affinities,
+    /// which are system calls, are not consulted: every sample reads every thread, and a new
+    /// thread's affinity is all the machine's CPUs).
+    proc: String,
     buf: Vec<u8>,
     pub migrations: u64,
 }
 
 impl Monitor {
     pub fn new(machine: Machine) -> Monitor {
+        Monitor::with_proc_root(machine, "/proc")
+    }
+
+    pub fn with_proc_root(machine: Machine, proc: &str) -> Monitor {
         Monitor {
+            proc: proc.to_string(),
             machine,
             threads: Vec::new(),
             extra: Vec::new(),
@@ -103,12 +112,16 @@ impl Monitor {
         }
     }
 
+    fn real_proc(&self) -> bool {
+        self.proc == "/proc"
+    }
+
     /// Follow process `pid` (and, from now on, its threads and children).
     pub fn add_process(&mut self, pid: u32) -> bool {
         if self.by_pid.contains_key(&pid) {
             return true;
         }
-        if procfs::read_into(&format!("/proc/{pid}/stat"), &mut self.buf).is_none() {
+        if procfs::read_into(&format!("{}/{pid}/stat", self.proc), &mut self.buf).is_none() {
             return false;
         }
         let Some(st) = procfs::parse_stat(&self.buf) else { return false };
@@ -138,12 +151,12 @@ impl Monitor {
 
     /// Find child processes of the targets that appeared since the last call.
     fn discover_children(&mut self) {
-        let Some(pids) = procfs::list_ids("/proc") else { return };
+        let Some(pids) = procfs::list_ids(&self.proc) else { return };
         for pid in pids {
             if self.by_pid.contains_key(&pid) || self.strangers.contains(&pid) {
                 continue;
             }
-            if procfs::read_into(&format!("/proc/{pid}/stat"), &mut self.buf).is_none() {
+            if procfs::read_into(&format!("{}/{pid}/stat", self.proc), &mut self.buf).is_none() {
                 continue;
             }
             let Some(st) = procfs::parse_stat(&self.buf) else { continue };
@@ -168,7 +181,7 @@ impl Monitor {
                 continue;
             }
             let pid = self.procs[p].pid;
-            let cpu = procfs::process_cpu_ns(pid);
+            let cpu = if self.real_proc() { procfs::process_cpu_ns(pid) } else { None };
             let moved = cpu.is_none() || cpu != self.procs[p].cpu_ns;
             self.procs[p].cpu_ns = cpu;
             if !(moved || full) {
@@ -187,7 +200,7 @@ impl Monitor {
 
     fn sample_process(&mut self, p: usize, now_ns: u64, full: bool, events: &mut Vec<Trigger>) {
         let pid = self.procs[p].pid;
-        let tids = procfs::list_ids(&format!("/proc/{pid}/task")).unwrap_or_default();
+        let tids = procfs::list_ids(&format!("{}/{pid}/task", self.proc)).unwrap_or_default();
         if tids.is_empty() {
             self.procs[p].alive = false;
         }
@@ -198,7 +211,7 @@ impl Monitor {
             self.exit_thread(p, tid, id, now_ns, events);
         }
         for tid in tids {
-            let path = format!("/proc/{pid}/task/{tid}/schedstat");
+            let path = format!("{}/{pid}/task/{tid}/schedstat", self.proc);
             if procfs::read_into(&path, &mut self.buf).is_none() {
                 if let Some(&id) = self.procs[p].threads.get(&tid) {
                     self.exit_thread(p, tid, id, now_ns, events);
@@ -222,7 +235,7 @@ impl Monitor {
                 self.read_stat(p, tid, id, events, known.is_some());
             }
             if full {
-                if procfs::read_into(&format!("/proc/{pid}/task/{tid}/status"), &mut self.buf).is_some() {
+                if procfs::read_into(&format!("{}/{pid}/task/{tid}/status", self.proc), &mut self.buf).is_some() {
                     if let Some((v, i)) = procfs::parse_switches(&self.buf) {
                         let e = &mut self.extra[id as usize];
                         e.voluntary_switches = v;
@@ -239,9 +252,13 @@ impl Monitor {
 
     fn new_thread(&mut self, p: usize, tid: u32, now_ns: u64) -> Option<u32> {
         let pid = self.procs[p].pid;
-        procfs::read_into(&format!("/proc/{pid}/task/{tid}/stat"), &mut self.buf)?;
+        procfs::read_into(&format!("{}/{pid}/task/{tid}/stat", self.proc), &mut self.buf)?;
         let st = procfs::parse_stat(&self.buf)?;
-        let current = get_affinity(tid).ok()?;
+        let current = if self.real_proc() {
+            get_affinity(tid).ok()?
+        } else {
+            CpuMask::from_cpus(self.machine.cores.iter().map(|c| c.cpu))
+        };
         // A thread inherits its creator's affinity. If that is one the agent imposed, the thread's
         // own "original" is its process's original; if the program chose it, it is the thread's.
         let imposed = self.procs[p].threads.values().any(|&id| self.extra[id as usize].applied == Some(current));
@@ -287,7 +304,7 @@ impl Monitor {
 
     fn read_stat(&mut self, p: usize, tid: u32, id: u32, events: &mut Vec<Trigger>, known: bool) {
         let pid = self.procs[p].pid;
-        if procfs::read_into(&format!("/proc/{pid}/task/{tid}/stat"), &mut self.buf).is_none() {
+        if procfs::read_into(&format!("{}/{pid}/task/{tid}/stat", self.proc), &mut self.buf).is_none() {
             return;
         }
         let Some(st) = procfs::parse_stat(&self.buf) else { return };
