@@ -398,9 +398,6 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
 
     loop {
         let t0 = monotonic_ns();
-        if t0 > next + interval_ns {
-            late += 1;
-        }
         let now = t0 - start;
         if let Some(c) = child.as_mut() {
             c.poll();
@@ -419,6 +416,9 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
         decisions += apply(&mut s.monitor, &out)?;
 
         let took = monotonic_ns() - t0;
+        if took > interval_ns {
+            late += 1; // this sample overran its interval: the next one starts late
+        }
         samples += 1;
         total_sample_ns += took;
         max_sample_ns = max_sample_ns.max(took);

@@ -3,13 +3,13 @@
 //! `AppView` per process.
 //!
 //! Cost is what lets the agent keep its interval with thousands of threads. Each sample reads
-//! every target process's CPU clock (one syscall, no /proc text); only a process whose CPU time
-//! moved since the last sample has its thread list and per-thread files read, and of those
-//! files only `schedstat` for every thread, `stat` (state, CPU) for threads that ran. A thread
-//! that did not run cannot have blocked, exited normally or moved; it may have been woken, which
-//! shows when it runs or at the next full scan (`FULL_SCAN_NS`), which also reads every thread's
-//! context-switch counts. New child processes are found by listing /proc and reading the parent
-//! of each process id not seen before.
+//! every target process's CPU clock (one syscall, no /proc text). A thread cannot start, exit,
+//! block, move or fork a child without running, so a process whose CPU time did not move since
+//! the last sample is skipped whole, and /proc is listed for new child processes only when some
+//! target ran. For a process that ran, every thread's `schedstat` is read (its CPU time); `stat`
+//! (state, CPU) only for threads that ran, and `status` (context switches) at most once per
+//! `SWITCHES_PERIOD_NS` for threads that ran since. What this misses: a thread woken but not yet
+//! run is seen as blocked until it runs.
 //!
 //! Mapping to the simulator's vocabulary: stat's R is `Running` if the thread ran during the
 //! last interval, else `Ready`; S is `Blocked` (futex, poll, sleep: /proc cannot tell a lock wait
@@ -25,8 +25,9 @@ use ampsched_model::{AppView, CoreSet, Counters, Machine, ThreadKind, ThreadStat
 use crate::locks::LockRecord;
 use crate::procfs::{self, get_affinity, CpuMask};
 
-/// How often every thread of every process is read in full, whatever its CPU time did.
-pub const FULL_SCAN_NS: u64 = 1_000_000_000;
+/// How often context-switch counts are refreshed: `status` is the costliest file per thread, and
+/// the counts are only reported, never given to a policy.
+pub const SWITCHES_PERIOD_NS: u64 = 1_000_000_000;
 
 /// Thread names of managed runtimes' helper threads, which the simulator calls `Runtime`
 /// threads (WASH, "Portable Performance on Asymmetric Multicore Processors" §3: the JVM's
@@ -54,6 +55,8 @@ pub struct ThreadExtra {
     pub decisions: u32,
     pub contended_locks: u64,
     last_run_ns: u64,
+    /// CPU time when the switch counts were last read.
+    switches_run_ns: u64,
 }
 
 struct Process {
@@ -65,6 +68,8 @@ struct Process {
     group_sizes: Vec<u32>,
     /// The affinity its first thread had when the agent found it.
     original: Option<CpuMask>,
+    /// Every affinity the agent has set on its threads (a few: one per partition, usually).
+    imposed: Vec<CpuMask>,
     alive: bool,
 }
 
@@ -80,7 +85,7 @@ pub struct Monitor {
     strangers: HashSet<u32>,
     /// Children of the agent itself (the launched command, and orphans it reaps as subreaper) are targets.
     own_pid: u32,
-    last_full_ns: Option<u64>,
+    last_switches_ns: Option<u64>,
     /// Where /proc is: "/proc", or a tree a test built (then process CPU clocks and affinities,
     /// which are system calls, are not consulted: every sample reads every thread, and a new
     /// thread's affinity is all the machine's CPUs).
@@ -106,7 +111,7 @@ impl Monitor {
             by_tid: HashMap::new(),
             strangers: HashSet::new(),
             own_pid: std::process::id(),
-            last_full_ns: None,
+            last_switches_ns: None,
             buf: Vec::with_capacity(4096),
             migrations: 0,
         }
@@ -136,6 +141,7 @@ impl Monitor {
             groups: Vec::new(),
             group_sizes: Vec::new(),
             original: None,
+            imposed: Vec::new(),
             alive: true,
         });
         true
@@ -171,11 +177,11 @@ impl Monitor {
 
     /// Read /proc once; append the per-thread events of the interval to `events`.
     pub fn sample(&mut self, now_ns: u64, events: &mut Vec<Trigger>) {
-        let full = self.last_full_ns.map_or(true, |t| now_ns >= t + FULL_SCAN_NS);
-        if full {
-            self.last_full_ns = Some(now_ns);
+        let switches = self.last_switches_ns.map_or(true, |t| now_ns >= t + SWITCHES_PERIOD_NS);
+        if switches {
+            self.last_switches_ns = Some(now_ns);
         }
-        self.discover_children();
+        let mut any_ran = false;
         for p in 0..self.procs.len() {
             if !self.procs[p].alive {
                 continue;
@@ -184,7 +190,7 @@ impl Monitor {
             let cpu = if self.real_proc() { procfs::process_cpu_ns(pid) } else { None };
             let moved = cpu.is_none() || cpu != self.procs[p].cpu_ns;
             self.procs[p].cpu_ns = cpu;
-            if !(moved || full) {
+            if !moved {
                 // No thread ran: nobody blocked, exited or moved; runnable threads stay Ready.
                 for &id in self.procs[p].threads.values() {
                     let t = &mut self.threads[id as usize];
@@ -194,11 +200,15 @@ impl Monitor {
                 }
                 continue;
             }
-            self.sample_process(p, now_ns, full, events);
+            any_ran = true;
+            self.sample_process(p, now_ns, switches, events);
+        }
+        if any_ran || self.procs.iter().all(|p| p.cpu_ns.is_none()) {
+            self.discover_children();
         }
     }
 
-    fn sample_process(&mut self, p: usize, now_ns: u64, full: bool, events: &mut Vec<Trigger>) {
+    fn sample_process(&mut self, p: usize, now_ns: u64, switches: bool, events: &mut Vec<Trigger>) {
         let pid = self.procs[p].pid;
         let tids = procfs::list_ids(&format!("{}/{pid}/task", self.proc)).unwrap_or_default();
         if tids.is_empty() {
@@ -231,15 +241,16 @@ impl Monitor {
                 },
             };
             let ran = ss.run_ns > self.extra[id as usize].last_run_ns || known.is_none();
-            if ran || full {
+            if ran {
                 self.read_stat(p, tid, id, events, known.is_some());
             }
-            if full {
+            if switches && ss.run_ns != self.extra[id as usize].switches_run_ns {
                 if procfs::read_into(&format!("{}/{pid}/task/{tid}/status", self.proc), &mut self.buf).is_some() {
                     if let Some((v, i)) = procfs::parse_switches(&self.buf) {
                         let e = &mut self.extra[id as usize];
                         e.voluntary_switches = v;
                         e.involuntary_switches = i;
+                        e.switches_run_ns = ss.run_ns;
                     }
                 }
             }
@@ -261,7 +272,7 @@ impl Monitor {
         };
         // A thread inherits its creator's affinity. If that is one the agent imposed, the thread's
         // own "original" is its process's original; if the program chose it, it is the thread's.
-        let imposed = self.procs[p].threads.values().any(|&id| self.extra[id as usize].applied == Some(current));
+        let imposed = self.procs[p].imposed.contains(&current);
         let original = if imposed { self.procs[p].original.or(Some(current)) } else { Some(current) };
         if self.procs[p].original.is_none() {
             self.procs[p].original = Some(current);
@@ -399,6 +410,10 @@ impl Monitor {
 
     /// Record that the agent set thread `id`'s affinity to `mask` (covering `cores`).
     pub fn record_applied(&mut self, id: u32, mask: CpuMask, cores: CoreSet) {
+        let p = self.by_pid[&self.extra[id as usize].pid];
+        if !self.procs[p].imposed.contains(&mask) {
+            self.procs[p].imposed.push(mask);
+        }
         let e = &mut self.extra[id as usize];
         e.applied = Some(mask);
         e.decisions += 1;

@@ -29,10 +29,26 @@ pub struct SchedStat {
 }
 
 /// Read a small /proc file into `buf` (reused across calls so the agent's loop does not allocate).
+///
+/// Three system calls (open, read, close): `read_to_end` would add a statx, an lseek and a
+/// final empty read, which doubled the agent's cost. A /proc file of one record is produced
+/// whole by one read when the buffer holds it; a full buffer means there may be more.
 pub fn read_into(path: &str, buf: &mut Vec<u8>) -> Option<()> {
+    let mut f = File::open(path).ok()?;
+    if buf.capacity() < 4096 {
+        buf.reserve(4096 - buf.len());
+    }
     buf.clear();
-    File::open(path).ok()?.read_to_end(buf).ok()?;
-    Some(())
+    loop {
+        let len = buf.len();
+        buf.resize(buf.capacity(), 0);
+        let n = f.read(&mut buf[len..]).ok()?;
+        buf.truncate(len + n);
+        if n == 0 || buf.len() < buf.capacity() {
+            return Some(());
+        }
+        buf.reserve(buf.capacity());
+    }
 }
 
 pub fn parse_stat(text: &[u8]) -> Option<Stat> {
