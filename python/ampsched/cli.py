@@ -35,6 +35,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _pid(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a process id: {text!r}") from None
+    if not 0 < value < 2 ** 31:
+        raise argparse.ArgumentTypeError(f"not a process id: {text}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -104,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cycle-stealing period in milliseconds (default 2)")
     p.add_argument("--cores", metavar="SPEC", help="name the core types yourself: big=0-3,small=4-7[:SPEED]")
     p.add_argument("--machine", metavar="M", help="a machine TOML whose core types list their `cpus`")
-    p.add_argument("--pid", type=int, action="append", default=[], metavar="PID",
+    p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",
                    help="attach to a running process instead of launching one (repeatable)")
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
     p.add_argument("--json", action="store_true",

@@ -27,8 +27,15 @@ static int (*real_lock)(pthread_mutex_t *);
 static struct ampsched_lock_table *table;
 static __thread struct ampsched_lock_entry *self_entry;
 
+/* A child forked without exec inherits the thread-local entry pointer of its parent's thread:
+ * it must find (or make) its own. */
+static void forget_entry(void) {
+    self_entry = NULL;
+}
+
 __attribute__((constructor)) static void ampsched_locks_init(void) {
     real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    pthread_atfork(NULL, NULL, forget_entry);
     const char *path = getenv("AMPSCHED_LOCKS_SHM");
     if (!path)
         return;
@@ -94,8 +101,11 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
 #else
     uint32_t holder = 0;
 #endif
+    uint32_t self = (uint32_t)syscall(SYS_gettid);
+    if (holder == self) /* an error-checking mutex relocked by its owner: EDEADLK, not contention */
+        return real_lock(m);
     if (!self_entry)
-        self_entry = entry_of((uint32_t)syscall(SYS_gettid));
+        self_entry = entry_of(self);
     struct ampsched_lock_entry *me = self_entry;
     uint64_t start = now_ns();
     if (me) {

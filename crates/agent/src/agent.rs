@@ -146,6 +146,11 @@ impl SignalGuard {
                 sa.sa_flags = libc::SA_SIGINFO;
                 libc::sigemptyset(&mut sa.sa_mask);
                 let mut prev: libc::sigaction = std::mem::zeroed();
+                // A signal the caller ignores (SIGHUP under nohup) stays ignored, for the agent
+                // and for the command it launches.
+                if libc::sigaction(sig, std::ptr::null(), &mut prev) != 0 || prev.sa_sigaction == libc::SIG_IGN {
+                    continue;
+                }
                 if libc::sigaction(sig, &sa, &mut prev) == 0 {
                     old.push((sig, prev));
                 }
@@ -319,7 +324,22 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
 
     let mut session = Session { monitor: Monitor::new(machine), restored: None, emulation, locks };
     let _signals = SignalGuard::install();
-    let result = drive(cfg, &mut session, policy.as_mut());
+    let mut launched: Option<u32> = None;
+    let result = drive(cfg, &mut session, policy.as_mut(), &mut launched);
+    if let (Err(_), Some(pid)) = (&result, launched) {
+        // The agent failed under a command it launched: do not leave the command running
+        // unattended. It gets SIGTERM and the usual grace period.
+        let mut child = Child { pid, status: None };
+        // SAFETY: kill on the pid of our own unreaped child.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        let end = monotonic_ns() + STOP_GRACE_MS * 1_000_000;
+        while child.status.is_none() && monotonic_ns() < end {
+            child.poll();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+    // SAFETY: prctl with integer arguments: the agent's host process stops being a subreaper.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) };
     let (restored, vanished) = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
@@ -364,7 +384,7 @@ fn check_permission(pid: u32) -> Result<(), AgentError> {
     }
 }
 
-fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<Value, AgentError> {
+fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>) -> Result<Value, AgentError> {
     let mut child = None;
     if cfg.command.is_empty() {
         for &pid in &cfg.pids {
@@ -377,6 +397,7 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
         }
     } else {
         let c = launch(cfg, s.locks.as_ref())?;
+        *launched = Some(c.pid);
         s.monitor.add_process(c.pid);
         child = Some(c);
     }
@@ -413,7 +434,7 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy) -> Result<
         }
 
         calls += call_policy(policy, &s.monitor, now, &events, &mut last_quantum, &mut out);
-        decisions += apply(&mut s.monitor, &out)?;
+        decisions += apply(&mut s.monitor, &out);
 
         let took = monotonic_ns() - t0;
         if took > interval_ns {
@@ -542,7 +563,7 @@ fn sleep_until(t: u64) {
 }
 
 /// Apply a placement: one sched_setaffinity per thread whose affinity changes. Returns the count.
-fn apply(m: &mut Monitor, out: &Placement) -> Result<u64, AgentError> {
+fn apply(m: &mut Monitor, out: &Placement) -> u64 {
     // The last decision for a thread wins, as it would in the simulator.
     let mut seen = HashSet::new();
     let mut n = 0;
@@ -551,7 +572,7 @@ fn apply(m: &mut Monitor, out: &Placement) -> Result<u64, AgentError> {
             continue;
         }
         let Some(t) = m.threads.get(id as usize) else { continue };
-        if t.state == ThreadState::Exited {
+        if t.state == ThreadState::Exited || m.extra[id as usize].unmanaged.is_some() {
             continue;
         }
         let mask = m.mask_of(cores);
@@ -569,23 +590,16 @@ fn apply(m: &mut Monitor, out: &Placement) -> Result<u64, AgentError> {
                 n += 1;
             }
             Err(err) if err.raw_os_error() == Some(libc::ESRCH) => {} // exited since the sample
-            Err(err) if err.raw_os_error() == Some(libc::EPERM) => {
-                return Err(input(
-                    "agent",
-                    format!("thread {} ({})", e.tid, e.comm),
-                    "not permitted to set its affinity: moving another user's threads needs CAP_SYS_NICE (run as root)",
-                ))
-            }
             Err(err) => {
-                return Err(AgentError::Internal(format!(
-                    "sched_setaffinity(thread {}, CPUs {}) failed: {err} (are these CPUs outside the process's cpuset?)",
-                    e.tid,
-                    format_ranges(&mask.cpus())
-                )))
+                // One thread the agent may not move (a setuid helper: EPERM; a cpuset or a
+                // kernel thread that refuses affinities: EINVAL) must not end the run: it is
+                // left alone from now on and reported.
+                let note = format!("thread {} ({}): {err}", e.tid, e.comm);
+                m.mark_unmanaged(id, note);
             }
         }
     }
-    Ok(n)
+    n
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -652,6 +666,7 @@ fn report(
         },
         "decisions": decisions,
         "migrations": m.migrations,
+        "unmanaged_threads": m.extra.iter().filter_map(|e| e.unmanaged.clone()).collect::<Vec<_>>(),
         "agent": {
             "cpu_s": cpu_ns as f64 / 1e9,
             "cpu_share": if wall_ns > 0 { cpu_ns as f64 / wall_ns as f64 } else { 0.0 },

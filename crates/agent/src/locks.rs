@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -62,10 +63,18 @@ unsafe impl Send for LockTable {}
 impl LockTable {
     /// Create the table and the library in a fresh directory below `base`.
     pub fn create(base: &Path) -> std::io::Result<LockTable> {
-        let dir = base.join(format!("ampsched-agent-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir)?;
-        fs::write(dir.join("libampsched_locks.so"), PRELOAD_LIBRARY)?;
+        // A fresh directory of a random name, mode 0700 (mkdtemp): in a world-writable place a
+        // predictable name would let another user swap the library a root agent preloads.
+        let template = std::ffi::CString::new(base.join("ampsched-agent-XXXXXX").into_os_string().into_encoded_bytes())
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path with a NUL byte"))?;
+        let mut raw = template.into_bytes_with_nul();
+        // SAFETY: mkdtemp rewrites the XXXXXX of a NUL-terminated buffer we own.
+        if unsafe { libc::mkdtemp(raw.as_mut_ptr() as *mut libc::c_char) }.is_null() {
+            return Err(std::io::Error::last_os_error());
+        }
+        raw.pop();
+        let dir = PathBuf::from(String::from_utf8_lossy(&raw).into_owned());
+        OpenOptions::new().write(true).create_new(true).open(dir.join("libampsched_locks.so"))?.write_all(PRELOAD_LIBRARY)?;
         let path = dir.join("locks.shm");
         let file: File = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
         let size = std::mem::size_of::<Table>();

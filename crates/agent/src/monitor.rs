@@ -54,6 +54,8 @@ pub struct ThreadExtra {
     /// Affinity changes the agent made.
     pub decisions: u32,
     pub contended_locks: u64,
+    /// Why the agent stopped managing this thread (it refused an affinity), if it did.
+    pub unmanaged: Option<String>,
     last_run_ns: u64,
     /// CPU time when the switch counts were last read.
     switches_run_ns: u64,
@@ -117,6 +119,11 @@ impl Monitor {
         }
     }
 
+    fn is_zombie(&mut self, pid: u32) -> bool {
+        procfs::read_into(&format!("{}/{pid}/stat", self.proc), &mut self.buf).is_some()
+            && procfs::parse_stat(&self.buf).is_some_and(|st| st.state == 'Z' || st.state == 'X')
+    }
+
     fn real_proc(&self) -> bool {
         self.proc == "/proc"
     }
@@ -166,9 +173,18 @@ impl Monitor {
                 continue;
             }
             let Some(st) = procfs::parse_stat(&self.buf) else { continue };
-            let ours = st.ppid == self.own_pid || self.by_pid.get(&st.ppid).is_some_and(|&i| self.procs[i].alive);
-            if ours {
-                self.add_process(pid);
+            let parent = self.by_pid.get(&st.ppid).copied().filter(|&i| self.procs[i].alive);
+            if st.ppid == self.own_pid || parent.is_some() {
+                if self.add_process(pid) {
+                    // A forked child inherits its parent's affinity, perhaps one the agent set:
+                    // what it must get back is its parent's original.
+                    if let Some(i) = parent {
+                        let (original, imposed) = (self.procs[i].original, self.procs[i].imposed.clone());
+                        let child = self.by_pid[&pid];
+                        self.procs[child].original = original;
+                        self.procs[child].imposed = imposed;
+                    }
+                }
             } else {
                 self.strangers.insert(pid);
             }
@@ -190,6 +206,16 @@ impl Monitor {
             let cpu = if self.real_proc() { procfs::process_cpu_ns(pid) } else { None };
             let moved = cpu.is_none() || cpu != self.procs[p].cpu_ns;
             self.procs[p].cpu_ns = cpu;
+            if !moved && switches && self.real_proc() && self.is_zombie(pid) {
+                // Exited, waiting for its parent to reap it: its clock stops, so say so here.
+                self.sample_process(p, now_ns, false, events);
+                let ids: Vec<(u32, u32)> = self.procs[p].threads.iter().map(|(&a, &b)| (a, b)).collect();
+                for (tid, id) in ids {
+                    self.exit_thread(p, tid, id, now_ns, events);
+                }
+                self.procs[p].alive = false;
+                continue;
+            }
             if !moved {
                 // No thread ran: nobody blocked, exited or moved; runnable threads stay Ready.
                 for &id in self.procs[p].threads.values() {
@@ -418,6 +444,11 @@ impl Monitor {
         e.applied = Some(mask);
         e.decisions += 1;
         self.threads[id as usize].allowed = cores;
+    }
+
+    /// Leave thread `id` alone from now on, for `why`.
+    pub fn mark_unmanaged(&mut self, id: u32, why: String) {
+        self.extra[id as usize].unmanaged = Some(why);
     }
 
     /// Threads not exited.

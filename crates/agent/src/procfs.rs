@@ -52,7 +52,8 @@ pub fn read_into(path: &str, buf: &mut Vec<u8>) -> Option<()> {
 }
 
 pub fn parse_stat(text: &[u8]) -> Option<Stat> {
-    let s = std::str::from_utf8(text).ok()?;
+    // A name cut at 15 bytes may split a UTF-8 character: never let the name hide the thread.
+    let s = String::from_utf8_lossy(text);
     // comm is in parentheses and may itself contain spaces and parentheses: split at the last ')'.
     let open = s.find('(')?;
     let close = s.rfind(')')?;
