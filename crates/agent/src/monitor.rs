@@ -20,7 +20,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ampsched_model::{AppView, CoreSet, Counters, Machine, ThreadKind, ThreadState, ThreadView, Trigger, MAX_CORE_TYPES};
+use ampsched_model::{AppView, CoreSet, Machine, ThreadKind, ThreadState, ThreadView, Trigger};
 
 use crate::locks::LockRecord;
 use crate::procfs::{self, get_affinity, CpuMask};
@@ -315,24 +315,10 @@ impl Monitor {
         self.procs[p].group_sizes[group] += 1;
         let kind = if RUNTIME_THREAD_PREFIXES.iter().any(|pre| st.comm.starts_with(pre)) { ThreadKind::Runtime } else { ThreadKind::App };
         let id = self.threads.len() as u32;
-        self.threads.push(ThreadView {
-            id,
-            app: self.procs[p].app,
-            group: group.min(u16::MAX as usize) as u16,
-            index_in_group,
-            kind,
-            state: ThreadState::Ready,
-            spinning: false,
-            core: self.machine.core_of_cpu(st.processor),
-            allowed: self.cores_of(&current),
-            started_ns: now_ns,
-            per_type: [Counters::default(); MAX_CORE_TYPES],
-            lock_wait_ns: 0,
-            waiting_for: None,
-            lock_wait_caused_ns: 0,
-            spin_ns: 0,
-            migrations: 0,
-        });
+        let group = group.min(u16::MAX as usize) as u16;
+        let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, self.cores_of(&current), now_ns);
+        view.core = self.machine.core_of_cpu(st.processor);
+        self.threads.push(view);
         self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, ..Default::default() });
         self.procs[p].threads.insert(tid, id);
         self.by_tid.insert(tid, id);

@@ -72,6 +72,29 @@ pub struct ThreadView {
 }
 
 impl ThreadView {
+    /// A thread that has just started: Ready, no counters yet. The simulator and the live agent
+    /// both start a thread's view here, so a policy sees new threads alike from either.
+    pub fn started(id: ThreadId, app: AppId, group: u16, index_in_group: u32, kind: ThreadKind, allowed: CoreSet, now_ns: u64) -> ThreadView {
+        ThreadView {
+            id,
+            app,
+            group,
+            index_in_group,
+            kind,
+            state: ThreadState::Ready,
+            spinning: false,
+            core: None,
+            allowed,
+            started_ns: now_ns,
+            per_type: [Counters::default(); MAX_CORE_TYPES],
+            lock_wait_ns: 0,
+            waiting_for: None,
+            lock_wait_caused_ns: 0,
+            spin_ns: 0,
+            migrations: 0,
+        }
+    }
+
     pub fn total_time_ns(&self) -> u64 {
         self.per_type.iter().map(|c| c.time_ns).sum()
     }

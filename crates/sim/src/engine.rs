@@ -17,7 +17,7 @@ use ampsched_model::machine::MAX_CORE_TYPES;
 use ampsched_model::rng::Rng;
 use ampsched_model::workload::{Phase, Scope, Wait};
 use ampsched_model::{
-    AppView, CoreSet, Counters, Machine, PerfModel, Placement, Policy, SystemView, ThreadState, ThreadView,
+    AppView, CoreSet, Machine, PerfModel, Placement, Policy, SystemView, ThreadState, ThreadView,
     Trigger, Workload,
 };
 
@@ -338,24 +338,7 @@ impl<'a> Engine<'a> {
             self.apps[a].group_first.push(self.views.len() as u32);
             for i in 0..group.count {
                 let id = self.views.len() as u32;
-                self.views.push(ThreadView {
-                    id,
-                    app: a as u32,
-                    group: g as u16,
-                    index_in_group: i,
-                    kind: group.kind,
-                    state: ThreadState::Ready,
-                    spinning: false,
-                    core: None,
-                    allowed: self.m.all_cores(),
-                    started_ns: self.now,
-                    per_type: [Counters::default(); MAX_CORE_TYPES],
-                    lock_wait_ns: 0,
-                    waiting_for: None,
-                    lock_wait_caused_ns: 0,
-                    spin_ns: 0,
-                    migrations: 0,
-                });
+                self.views.push(ThreadView::started(id, a as u32, g as u16, i, group.kind, self.m.all_cores(), self.now));
                 self.rts.push(ThreadRt {
                     app: a as u32,
                     group: g as u32,
