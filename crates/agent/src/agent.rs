@@ -13,8 +13,8 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use ampsched_model::{InputError, Machine, Placement, Policy, SystemView, ThreadState, Trigger};
-use ampsched_policy::{PolicySpec, Requires};
+use ampsched_model::{InputError, Machine, Placement, Policy, Signals, ThreadState, Trigger};
+use ampsched_policy::PolicySpec;
 use serde_json::{json, Value};
 
 use crate::cores::format_ranges;
@@ -24,9 +24,7 @@ use crate::monitor::Monitor;
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
 use crate::topology::{detect, Topology};
 
-/// Default sampling interval. The policies' own quanta are 10-50 ms (HAFS: 10 ms); 40 ms keeps
-/// the agent's cost low and is the interval the agent's benchmark is specified at.
-pub const DEFAULT_INTERVAL_MS: f64 = 40.0;
+pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
 /// How long, after being stopped by a signal, the agent waits for the command it launched to exit.
 pub const STOP_GRACE_MS: u64 = 5000;
 /// Shortest interval: below 1 ms the /proc reads alone would take most of it.
@@ -198,7 +196,7 @@ impl Session {
             return r;
         }
         let (mut ok, mut gone) = (0, 0);
-        for (t, e) in self.monitor.threads.iter().zip(&self.monitor.extra) {
+        for (t, e) in self.monitor.book.threads.iter().zip(&self.monitor.extra) {
             let (Some(orig), Some(_)) = (e.original, e.applied) else { continue };
             if t.state == ThreadState::Exited {
                 continue;
@@ -258,19 +256,31 @@ fn reap_children(pids: &[u32], child: Option<u32>) {
     }
 }
 
-fn check_policy(spec: &PolicySpec) -> Result<(), AgentError> {
-    let info = ampsched_policy::info(&spec.name)?;
-    match info.requires {
-        Requires::Nothing => Ok(()),
-        Requires::Simulator => Err(input(
-            "--policy",
-            &spec.name,
-            format!("{} is an oracle that needs the simulator ({}); it cannot run live", spec.name, info.needs),
-        )),
-        Requires::Counters => crate::perf::probe().map_err(|why| {
-            input("--policy", &spec.name, format!("{} needs per-thread hardware counters ({}), and {why}", spec.name, info.needs))
-        }),
+/// What the agent measures for a policy here: hardware counters where the machine gives them,
+/// lock waits when it launches the command with the preload library. Never spin time, program
+/// hints or the simulator.
+pub fn agent_signals(counters: bool, locks: bool) -> Signals {
+    let mut s = Signals::NONE;
+    if counters {
+        s = s | Signals::COUNTERS;
     }
+    if locks {
+        s = s | Signals::LOCKS;
+    }
+    s
+}
+
+/// Refuse a policy whose needs the agent does not meet here, by the check the simulator makes.
+fn check_policy(spec: &PolicySpec, available: Signals) -> Result<(), AgentError> {
+    let info = ampsched_policy::info(&spec.name)?;
+    info.needs.check(available, "the live agent here").map_err(|why| {
+        let counters = if info.needs.contains(Signals::COUNTERS) {
+            crate::perf::probe().err().map(|e| format!(" ({e})")).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        input("--policy", &spec.name, format!("{} cannot run live: {why}{counters}", spec.name))
+    })
 }
 
 /// Run the agent until the target ends or a stop signal arrives. Returns the `--json` report.
@@ -285,7 +295,10 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
         return Err(input("--emulate-period", cfg.emulate_period_ms.to_string(), "must be between 0.1 and 1000 ms"));
     }
     let spec = PolicySpec::parse(&cfg.policy)?;
-    check_policy(&spec)?;
+    let lock_insight = cfg.locks && !cfg.command.is_empty();
+    // Counters are probed but not yet read per thread: until they are, the agent does not offer them.
+    let available = agent_signals(false, lock_insight);
+    check_policy(&spec, available)?;
 
     let topo = resolve_topology(&cfg.sysfs_root, cfg.cores.as_deref(), cfg.emulate.as_deref())?;
     let machine = match &cfg.machine {
@@ -315,14 +328,16 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
         }
     };
 
-    let locks = if cfg.locks && !cfg.command.is_empty() {
+    let locks = if lock_insight {
         let base = ["/dev/shm", "/tmp"].iter().map(Path::new).find(|p| p.is_dir()).unwrap_or(Path::new("/tmp"));
         Some(LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?)
     } else {
         None
     };
 
-    let mut session = Session { monitor: Monitor::new(machine), restored: None, emulation, locks };
+    let mut monitor = Monitor::new(machine);
+    monitor.book.available = available;
+    let mut session = Session { monitor, restored: None, emulation, locks };
     let _signals = SignalGuard::install();
     let mut launched: Option<u32> = None;
     let result = drive(cfg, &mut session, policy.as_mut(), &mut launched);
@@ -433,8 +448,9 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: 
             s.monitor.apply_locks(&lock_data);
         }
 
-        calls += call_policy(policy, &s.monitor, now, &events, &mut last_quantum, &mut out);
-        decisions += apply(&mut s.monitor, &out);
+        let (c, d) = call_policy(policy, &mut s.monitor, now, &events, &mut last_quantum, &mut out);
+        calls += c;
+        decisions += d;
 
         let took = monotonic_ns() - t0;
         if took > interval_ns {
@@ -456,7 +472,7 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: 
                 now as f64 / 1e9,
                 cfg.interval_ms,
                 s.monitor.live_count(),
-                s.monitor.threads.len(),
+                s.monitor.book.threads.len(),
                 decisions,
                 s.monitor.migrations,
                 share
@@ -524,36 +540,38 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: 
 }
 
 /// Call the policy on a sample: for each of the interval's events it subscribes to, in order,
-/// then for its quantum when one has passed. The decisions accumulate in `out` (cleared first).
-/// Returns the number of calls.
+/// then for its quantum when one has passed. Each call's placement is applied before the next
+/// call, as in the simulator, so the next call sees it. Returns (calls, affinities changed).
 pub fn call_policy(
     policy: &mut dyn Policy,
-    m: &Monitor,
+    m: &mut Monitor,
     now: u64,
     events: &[Trigger],
     last_quantum: &mut Option<u64>,
     out: &mut Placement,
-) -> u64 {
-    out.clear();
+) -> (u64, u64) {
     let wants = policy.triggers();
-    let mut calls = 0;
-    let mut view = SystemView { now_ns: now, trigger: Trigger::Quantum, machine: &m.machine, threads: &m.threads, apps: &m.apps };
+    let (mut calls, mut decisions) = (0, 0);
+    let mut call = |policy: &mut dyn Policy, m: &mut Monitor, trigger: Trigger| {
+        out.clear();
+        m.book.begin_call(trigger, now);
+        policy.decide(&m.book.view(&m.machine, trigger, now), out);
+        m.book.end_call();
+        calls += 1;
+        decisions += apply(m, out);
+    };
     for &ev in events {
         if wants.wants(ev) {
-            view.trigger = ev;
-            policy.decide(&view, out);
-            calls += 1;
+            call(policy, m, ev);
         }
     }
     if let Some(q) = policy.quantum_ns() {
         if last_quantum.map_or(true, |l| now >= l + q) {
-            view.trigger = Trigger::Quantum;
-            policy.decide(&view, out);
-            calls += 1;
+            call(policy, m, Trigger::Quantum);
             *last_quantum = Some(now);
         }
     }
-    calls
+    (calls, decisions)
 }
 
 fn sleep_until(t: u64) {
@@ -567,11 +585,16 @@ fn apply(m: &mut Monitor, out: &Placement) -> u64 {
     // The last decision for a thread wins, as it would in the simulator.
     let mut seen = HashSet::new();
     let mut n = 0;
+    for id in out.named_threads() {
+        if (id as usize) < m.book.threads.len() {
+            m.book.mark_changed(id); // even if refused below: the policy sees what really happened
+        }
+    }
     for &(id, cores) in out.affinity.iter().rev() {
         if !seen.insert(id) {
             continue;
         }
-        let Some(t) = m.threads.get(id as usize) else { continue };
+        let Some(t) = m.book.threads.get(id as usize) else { continue };
         if t.state == ThreadState::Exited || m.extra[id as usize].unmanaged.is_some() {
             continue;
         }
@@ -581,7 +604,12 @@ fn apply(m: &mut Monitor, out: &Placement) -> u64 {
         }
         let e = &m.extra[id as usize];
         if e.applied.or(e.original) == Some(mask) {
-            m.threads[id as usize].allowed = cores;
+            m.book.threads[id as usize].allowed = cores;
+            continue;
+        }
+        if !m.real_proc() {
+            m.record_applied(id, mask, cores);
+            n += 1;
             continue;
         }
         match set_affinity(e.tid, &mask) {
@@ -616,6 +644,7 @@ fn report(
     let m = &s.monitor;
     let types: Vec<&str> = m.machine.core_types.iter().map(|t| t.name.as_str()).collect();
     let threads: Vec<Value> = m
+        .book
         .threads
         .iter()
         .zip(&m.extra)

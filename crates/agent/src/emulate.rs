@@ -23,7 +23,7 @@ use crate::procfs::{monotonic_ns, set_affinity, CpuMask};
 /// Default stealing period. Short, so that a slow CPU looks uniformly slow at the granularity of
 /// a CFS time slice (3 ms and up) rather than stopping for whole slices; long enough that timer
 /// wake-up latency (tens of µs on a VM) stays a few percent of it.
-pub const DEFAULT_PERIOD_MS: f64 = 2.0;
+pub const DEFAULT_PERIOD_MS: f64 = ampsched_model::defaults::EMULATE_PERIOD_MS;
 /// Slowest emulated speed: real-time throttling leaves normal threads at least 5% of a CPU, and
 /// below 10% the wake-up jitter dominates.
 pub const MIN_SPEED: f64 = 0.1;

@@ -16,11 +16,16 @@
 //! from I/O cheaply); D is `Sleeping` (uninterruptible, usually I/O); T/t are `Sleeping`.
 //! Time per core type is the CPU time delta charged to the type of the thread's affinity when
 //! that covers one type, else to the type of the CPU it last ran on. Migrations are changes of
-//! that CPU between samples (a lower bound). `spinning` and `spin_ns` are unknown and stay 0.
+//! that CPU between samples (a lower bound). `spinning` and `spin_ns` are unknown and stay 0
+//! (the agent never offers `Signals::SPIN`). Per core, `nr_running` counts the target threads
+//! seen runnable there at the last sample and `busy_ns` the target threads' CPU time charged
+//! there: other processes are not counted. Lock edges (who waited on whom) are approximate: a
+//! thread's lock wait that grew between two samples is credited to the holder it was seen
+//! waiting for at the first of them (or, if none, at the second).
 
 use std::collections::{HashMap, HashSet};
 
-use ampsched_model::{AppView, CoreSet, Machine, ThreadKind, ThreadState, ThreadView, Trigger};
+use ampsched_model::{AppView, CoreSet, CoreView, Machine, Signals, ThreadKind, ThreadState, ThreadView, Trigger, ViewBook};
 
 use crate::locks::LockRecord;
 use crate::procfs::{self, get_affinity, CpuMask};
@@ -77,9 +82,9 @@ struct Process {
 
 pub struct Monitor {
     pub machine: Machine,
-    pub threads: Vec<ThreadView>,
+    /// The view the policy reads: threads (indexed by `ThreadId`), apps (one per process), cores.
+    pub book: ViewBook,
     pub extra: Vec<ThreadExtra>,
-    pub apps: Vec<AppView>,
     procs: Vec<Process>,
     by_pid: HashMap<u32, usize>,
     by_tid: HashMap<u32, u32>,
@@ -104,10 +109,9 @@ impl Monitor {
     pub fn with_proc_root(machine: Machine, proc: &str) -> Monitor {
         Monitor {
             proc: proc.to_string(),
+            book: ViewBook::new(machine.num_cores(), Signals::NONE, true),
             machine,
-            threads: Vec::new(),
             extra: Vec::new(),
-            apps: Vec::new(),
             procs: Vec::new(),
             by_pid: HashMap::new(),
             by_tid: HashMap::new(),
@@ -124,7 +128,9 @@ impl Monitor {
             && procfs::parse_stat(&self.buf).is_some_and(|st| st.state == 'Z' || st.state == 'X')
     }
 
-    fn real_proc(&self) -> bool {
+    /// True when it reads the real /proc (not a tree a test built): only then are placements
+    /// applied with system calls.
+    pub fn real_proc(&self) -> bool {
         self.proc == "/proc"
     }
 
@@ -137,8 +143,8 @@ impl Monitor {
             return false;
         }
         let Some(st) = procfs::parse_stat(&self.buf) else { return false };
-        let app = self.apps.len() as u32;
-        self.apps.push(AppView { id: app, name: st.comm, priority: st.nice, live_threads: 0 });
+        let app = self.book.apps.len() as u32;
+        self.book.apps.push(AppView::new(app, st.comm, st.nice));
         self.by_pid.insert(pid, self.procs.len());
         self.procs.push(Process {
             pid,
@@ -219,9 +225,8 @@ impl Monitor {
             if !moved {
                 // No thread ran: nobody blocked, exited or moved; runnable threads stay Ready.
                 for &id in self.procs[p].threads.values() {
-                    let t = &mut self.threads[id as usize];
-                    if t.state == ThreadState::Running {
-                        t.state = ThreadState::Ready;
+                    if self.book.threads[id as usize].state == ThreadState::Running {
+                        self.book.set_state(id, ThreadState::Ready);
                     }
                 }
                 continue;
@@ -231,6 +236,28 @@ impl Monitor {
         }
         if any_ran || self.procs.iter().all(|p| p.cpu_ns.is_none()) {
             self.discover_children();
+        }
+        self.count_runnable_per_core();
+    }
+
+    /// Each core's `nr_running`: the target threads seen runnable there.
+    fn count_runnable_per_core(&mut self) {
+        for c in &mut self.book.cores {
+            c.nr_running = 0;
+            c.running = None;
+        }
+        for p in self.procs.iter().filter(|p| p.alive) {
+            for &id in p.threads.values() {
+                let t = &self.book.threads[id as usize];
+                if let (true, Some(c)) = (t.state.is_runnable(), t.core) {
+                    let core: &mut CoreView = &mut self.book.cores[c];
+                    core.nr_running += 1;
+                    // Several threads may look running on one CPU within a sample: name the lowest id.
+                    if t.state == ThreadState::Running && core.running.map_or(true, |r| id < r) {
+                        core.running = Some(id);
+                    }
+                }
+            }
         }
     }
 
@@ -284,7 +311,7 @@ impl Monitor {
         }
         let live = self.procs[p].threads.len() as u32;
         let app = self.procs[p].app as usize;
-        self.apps[app].live_threads = live;
+        self.book.apps[app].live_threads = live;
     }
 
     fn new_thread(&mut self, p: usize, tid: u32, now_ns: u64) -> Option<u32> {
@@ -314,11 +341,11 @@ impl Monitor {
         let index_in_group = self.procs[p].group_sizes[group];
         self.procs[p].group_sizes[group] += 1;
         let kind = if RUNTIME_THREAD_PREFIXES.iter().any(|pre| st.comm.starts_with(pre)) { ThreadKind::Runtime } else { ThreadKind::App };
-        let id = self.threads.len() as u32;
+        let id = self.book.threads.len() as u32;
         let group = group.min(u16::MAX as usize) as u16;
         let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, self.cores_of(&current), now_ns);
         view.core = self.machine.core_of_cpu(st.processor);
-        self.threads.push(view);
+        self.book.add_thread(view);
         self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, ..Default::default() });
         self.procs[p].threads.insert(tid, id);
         self.by_tid.insert(tid, id);
@@ -335,14 +362,15 @@ impl Monitor {
         if self.extra[id as usize].comm != st.comm {
             self.extra[id as usize].comm = st.comm; // renamed (pthread_setname_np) since first seen
         }
-        let t = &mut self.threads[id as usize];
-        let before = t.state;
-        t.state = match st.state {
+        let before = self.book.threads[id as usize].state;
+        let state = match st.state {
             'R' => ThreadState::Running,
             'S' | 'I' => ThreadState::Blocked,
             'Z' | 'X' | 'x' => ThreadState::Exited,
             _ => ThreadState::Sleeping,
         };
+        self.book.set_state(id, state);
+        let t = &mut self.book.threads[id as usize];
         if known && core.is_some() && t.core.is_some() && core != t.core {
             t.migrations += 1;
             self.migrations += 1;
@@ -368,13 +396,13 @@ impl Monitor {
         let delta = ss.run_ns.saturating_sub(e.last_run_ns);
         e.last_run_ns = ss.run_ns;
         e.wait_ns = ss.wait_ns;
-        let t = &mut self.threads[id as usize];
-        if !ran && t.state == ThreadState::Running {
-            t.state = ThreadState::Ready;
+        if !ran && self.book.threads[id as usize].state == ThreadState::Running {
+            self.book.set_state(id, ThreadState::Ready);
         }
         if delta == 0 {
             return;
         }
+        let t = &mut self.book.threads[id as usize];
         let m = &self.machine;
         let types: Vec<usize> = t.allowed.iter().map(|c| m.cores[c].core_type).collect();
         let ty = match types.first() {
@@ -384,15 +412,17 @@ impl Monitor {
         if let Some(ty) = ty {
             t.per_type[ty].time_ns += delta;
         }
+        if let Some(c) = t.core {
+            self.book.cores[c].busy_ns += delta;
+        }
     }
 
     fn exit_thread(&mut self, p: usize, tid: u32, id: u32, _now_ns: u64, events: &mut Vec<Trigger>) {
         self.procs[p].threads.remove(&tid);
         self.by_tid.remove(&tid);
-        let t = &mut self.threads[id as usize];
-        if t.state != ThreadState::Exited {
-            t.state = ThreadState::Exited;
-            t.waiting_for = None;
+        if self.book.threads[id as usize].state != ThreadState::Exited {
+            self.book.set_state(id, ThreadState::Exited);
+            self.book.threads[id as usize].waiting_for = None;
             events.push(Trigger::Exit(id));
         }
     }
@@ -412,7 +442,12 @@ impl Monitor {
         for (tid, r) in locks {
             let Some(&id) = self.by_tid.get(tid) else { continue };
             let holder = r.waiting_for.and_then(|h| self.by_tid.get(&h).copied());
-            let t = &mut self.threads[id as usize];
+            let t = &self.book.threads[id as usize];
+            let (waited, seen_holder) = (r.wait_ns.saturating_sub(t.lock_wait_ns), t.waiting_for.or(holder));
+            if let (true, Some(h)) = (waited > 0, seen_holder) {
+                self.book.add_lock_wait(id, h, waited);
+            }
+            let t = &mut self.book.threads[id as usize];
             t.lock_wait_ns = r.wait_ns;
             t.lock_wait_caused_ns = r.caused_ns;
             t.waiting_for = holder;
@@ -429,7 +464,7 @@ impl Monitor {
         let e = &mut self.extra[id as usize];
         e.applied = Some(mask);
         e.decisions += 1;
-        self.threads[id as usize].allowed = cores;
+        self.book.threads[id as usize].allowed = cores;
     }
 
     /// Leave thread `id` alone from now on, for `why`.
@@ -439,6 +474,6 @@ impl Monitor {
 
     /// Threads not exited.
     pub fn live_count(&self) -> usize {
-        self.threads.iter().filter(|t| t.state != ThreadState::Exited).count()
+        self.book.live_count()
     }
 }

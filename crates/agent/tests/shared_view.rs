@@ -14,7 +14,6 @@ use std::path::PathBuf;
 
 use ampsched_agent::call_policy;
 use ampsched_agent::monitor::Monitor;
-use ampsched_agent::procfs::CpuMask;
 use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, ThreadState, Trigger, Triggers, Workload};
 use ampsched_policy::{build, PolicySpec};
@@ -98,7 +97,7 @@ impl Policy for Recorder {
         let before = out.affinity.len();
         self.inner.decide(view, out);
         if self.at_block.is_none() && matches!(view.trigger, Trigger::Block(_)) {
-            let decided = Placement { affinity: out.affinity[before..].to_vec() };
+            let decided = Placement { affinity: out.affinity[before..].to_vec(), ..Placement::default() };
             self.at_block = Some((view.trigger, facts(view), decided));
         }
     }
@@ -177,12 +176,9 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
 
     monitor.sample(0, &mut events);
     assert_eq!(events, vec![Trigger::Start(0), Trigger::Start(1)]);
-    call_policy(policy.as_mut(), &monitor, 0, &events, &mut last_quantum, &mut out);
-    // Apply as the agent does, without the system call (these threads are not real).
-    for &(id, cores) in &out.affinity {
-        let mask: CpuMask = monitor.mask_of(cores);
-        monitor.record_applied(id, mask, cores);
-    }
+    // On a built /proc tree the agent applies placements without the system call (these threads are not real).
+    call_policy(policy.as_mut(), &mut monitor, 0, &events, &mut last_quantum, &mut out);
+    assert!(monitor.book.threads.iter().all(|t| t.allowed != machine.all_cores()), "both threads were placed");
 
     for (i, f) in sim_facts.iter().enumerate() {
         let state = if f.runnable { 'R' } else { 'S' };
@@ -192,9 +188,8 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     let now = 100_000_000;
     monitor.sample(now, &mut events);
     assert_eq!(events, vec![Trigger::Block(blocked)]);
-    let view = SystemView { now_ns: now, trigger, machine: &monitor.machine, threads: &monitor.threads, apps: &monitor.apps };
-    assert_eq!(facts(&view), sim_facts);
+    assert_eq!(facts(&monitor.book.view(&monitor.machine, trigger, now)), sim_facts);
 
-    call_policy(policy.as_mut(), &monitor, now, &events, &mut last_quantum, &mut out);
+    call_policy(policy.as_mut(), &mut monitor, now, &events, &mut last_quantum, &mut out);
     assert_eq!(out, sim_decision);
 }

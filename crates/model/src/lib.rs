@@ -1,7 +1,9 @@
 //! ampsched's bottom layer: machines, workloads, the performance model, and the policy
 //! interface (`view`) that the simulator and the live agent both speak.
 
+pub mod book;
 pub mod coreset;
+pub mod defaults;
 pub mod error;
 pub mod machine;
 pub mod perf;
@@ -10,9 +12,13 @@ pub mod toml_read;
 pub mod view;
 pub mod workload;
 
+pub use book::ViewBook;
 pub use coreset::CoreSet;
 pub use error::{InputError, Result};
 pub use machine::{Core, CoreType, Machine, MAX_CORES, MAX_CORE_TYPES};
 pub use perf::{PerfModel, SimpleModel};
-pub use view::{AppView, Counters, Placement, Policy, SystemView, ThreadId, ThreadState, ThreadView, Trigger, Triggers};
-pub use workload::{App, Group, Phase, Profile, Scope, ThreadKind, Wait, Workload};
+pub use view::{
+    AppView, CoreView, Counters, LockEdge, PerType, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, ThreadView, Trigger,
+    Triggers,
+};
+pub use workload::{App, Group, Phase, Profile, Scope, Signature, ThreadKind, Wait, Workload};

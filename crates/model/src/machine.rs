@@ -19,7 +19,13 @@ pub const CAPACITY_SCALE: u32 = 1024;
 pub struct CoreType {
     pub name: String,
     pub count: usize,
+    /// The nominal (highest) frequency: what capacity, solo references and the default run use.
     pub freq_ghz: f64,
+    /// The frequencies a policy may set this type to (DVFS levels), ascending, `freq_ghz` last.
+    /// A type that declares none has the one level `freq_ghz`.
+    pub freq_levels_ghz: Vec<f64>,
+    /// Active power at each level, W (index = `freq_levels_ghz`); the last is `power_active_w`.
+    pub power_levels_w: Vec<f64>,
     /// Multiplies a thread's CPI on this core type: 1.0 for the reference big core, > 1 for a simpler core.
     pub cpi_scale: f64,
     pub power_active_w: f64,
@@ -95,15 +101,14 @@ impl Machine {
         let mut type_cpus: Vec<Option<Vec<usize>>> = Vec::new();
         for mut n in type_nodes {
             let cpus = n.opt_index_list("cpus")?;
-            let ct = CoreType {
-                name: n.str("name")?,
-                count: n.count("count")? as usize,
-                freq_ghz: n.positive("freq_ghz")?,
-                cpi_scale: n.opt_positive("cpi_scale")?.unwrap_or(1.0),
-                power_active_w: n.opt_non_negative("power_active_w")?.unwrap_or(0.0),
-                power_idle_w: n.opt_non_negative("power_idle_w")?.unwrap_or(0.0),
-                capacity: 0,
-            };
+            let name = n.str("name")?;
+            let count = n.count("count")? as usize;
+            let freq_ghz = n.positive("freq_ghz")?;
+            let cpi_scale = n.opt_positive("cpi_scale")?.unwrap_or(1.0);
+            let power_active_w = n.opt_non_negative("power_active_w")?.unwrap_or(0.0);
+            let power_idle_w = n.opt_non_negative("power_idle_w")?.unwrap_or(0.0);
+            let (freq_levels_ghz, power_levels_w) = read_levels(&mut n, freq_ghz, power_active_w, power_idle_w)?;
+            let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, cpi_scale, power_active_w, power_idle_w, capacity: 0 };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
             }
@@ -226,9 +231,36 @@ impl Machine {
         s
     }
 
+    /// The one definition of a fast core type: the highest capacity on the machine (several
+    /// types may share it, e.g. two clusters of the same big core). Everything that asks "is
+    /// this fast?" (partitions, the engine's fast-time accounting, metrics) asks here.
+    pub fn is_fast_type(&self, t: usize) -> bool {
+        self.core_types[t].capacity == self.core_types[self.fastest_type()].capacity
+    }
+
+    /// `is_fast_type` for every type, as a mask indexed by core type.
+    pub fn fast_type_mask(&self) -> [bool; MAX_CORE_TYPES] {
+        let mut mask = [false; MAX_CORE_TYPES];
+        for t in 0..self.core_types.len() {
+            mask[t] = self.is_fast_type(t);
+        }
+        mask
+    }
+
     /// Cores of the highest capacity ("fast cores", FC), whatever their type.
     pub fn fast_cores(&self) -> CoreSet {
         CoreSet::from_cores(self.cores.iter().filter(|c| self.is_fast(c.id)).map(|c| c.id))
+    }
+
+    /// The distinct capacities of the machine, highest first, each with its cores: the thesis's
+    /// core partitions (Sáez thesis, §2.3), one per kind of core.
+    pub fn capacity_levels(&self) -> Vec<(u32, CoreSet)> {
+        let mut caps: Vec<u32> = self.core_types.iter().map(|t| t.capacity).collect();
+        caps.sort_unstable_by(|a, b| b.cmp(a));
+        caps.dedup();
+        caps.into_iter()
+            .map(|cap| (cap, CoreSet::from_cores(self.cores.iter().filter(|c| self.core_types[c.core_type].capacity == cap).map(|c| c.id))))
+            .collect()
     }
 
     /// All other cores ("slow cores", SC).
@@ -237,7 +269,7 @@ impl Machine {
     }
 
     pub fn is_fast(&self, core: usize) -> bool {
-        self.core_types[self.cores[core].core_type].capacity == self.core_types[self.fastest_type()].capacity
+        self.is_fast_type(self.cores[core].core_type)
     }
 
     pub fn core_type_of(&self, core: usize) -> &CoreType {
@@ -253,6 +285,43 @@ impl Machine {
     pub fn core_of_cpu(&self, cpu: usize) -> Option<usize> {
         self.cores.iter().find(|c| c.cpu == cpu).map(|c| c.id)
     }
+}
+
+/// Without per-level powers, a level's active power follows the cube of its frequency above the
+/// idle power: dynamic power goes as f·V², and along a DVFS curve V scales about with f. A
+/// machine that knows better lists `power_levels_w`.
+pub const DVFS_POWER_EXPONENT: f64 = 3.0;
+
+/// A core type's DVFS levels (`freq_levels_ghz`, optional `power_levels_w`); its nominal
+/// frequency must be the highest level.
+fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Result<(Vec<f64>, Vec<f64>)> {
+    let Some(levels) = n.opt_positive_list("freq_levels_ghz")? else {
+        if n.has("power_levels_w") {
+            return Err(n.err("power_levels_w", "give freq_levels_ghz with it"));
+        }
+        return Ok((vec![freq_ghz], vec![active_w]));
+    };
+    if levels.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(n.err("freq_levels_ghz", "levels must be strictly ascending"));
+    }
+    if *levels.last().unwrap() != freq_ghz {
+        return Err(n.err("freq_levels_ghz", format!("the highest level must be freq_ghz ({freq_ghz})")));
+    }
+    let powers = match n.opt_positive_list("power_levels_w")? {
+        Some(p) if p.len() != levels.len() => {
+            return Err(n.err("power_levels_w", format!("gives {} powers for {} levels", p.len(), levels.len())))
+        }
+        Some(p) if *p.last().unwrap() != active_w => {
+            return Err(n.err("power_levels_w", format!("the last power must be power_active_w ({active_w})")))
+        }
+        Some(p) => p,
+        None => {
+            let mut p: Vec<f64> = levels.iter().map(|f| idle_w + (active_w - idle_w).max(0.0) * (f / freq_ghz).powf(DVFS_POWER_EXPONENT)).collect();
+            *p.last_mut().unwrap() = active_w; // exactly, not through the formula's rounding
+            p
+        }
+    };
+    Ok((levels, powers))
 }
 
 fn us_to_ns(us: f64) -> u64 {

@@ -155,6 +155,25 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// A non-empty list of numbers > 0.
+    pub fn opt_positive_list(&mut self, key: &'static str) -> Result<Option<Vec<f64>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) if !items.is_empty() => {
+                let mut out = Vec::new();
+                for (i, v) in items.iter().enumerate() {
+                    match v {
+                        Value::Float(x) if x.is_finite() && *x > 0.0 => out.push(*x),
+                        Value::Integer(n) if *n > 0 => out.push(*n as f64),
+                        other => return Err(self.err(&format!("{key}[{i}]"), format!("expected a number > 0, got {other}"))),
+                    }
+                }
+                Ok(Some(out))
+            }
+            Some(v) => Err(self.err(key, format!("expected a non-empty list of numbers, got {}", v.type_str()))),
+        }
+    }
+
     /// A list of whole numbers ≥ 0, or a string of ranges such as "0-3,8".
     pub fn opt_index_list(&mut self, key: &'static str) -> Result<Option<Vec<usize>>> {
         match self.get(key) {

@@ -2,12 +2,23 @@
 //! `SystemView` and writes a `Placement`. It never knows which of the two is calling it.
 //!
 //! Like sched-ext's user-space schedulers, the observation is a small documented struct and the
-//! decision a small one: per thread, the set of cores it may run on. A plain local scheduler
-//! below the policy time-shares each core among the threads allowed on it.
+//! decision a small one. A plain local scheduler below the policy time-shares each core among
+//! the threads allowed on it.
+//!
+//! Three rules keep a policy honest and cheap:
+//! - **Only what was measured.** A source says what it measures (`SystemView::available`); a
+//!   policy says what it needs (`Signals`), and is refused where a need is not met, by the same
+//!   check (`Signals::check`) in the simulator, the agent and `ampsched list policies`. A field
+//!   group a source does not measure reads as zero: never read it without declaring the need.
+//! - **Cost in changes, not threads.** The view lists the live threads (`live`) and the threads
+//!   whose state or affinity changed since the policy's previous call (`changed`); the table
+//!   indexed by `ThreadId` also holds exited threads and must not be scanned.
+//! - **Deltas are given.** `interval` holds each thread's counters over the policy's last
+//!   quantum, so no policy diffs cumulative counters itself.
 
 use crate::coreset::CoreSet;
 use crate::machine::{Machine, MAX_CORE_TYPES};
-use crate::workload::ThreadKind;
+use crate::workload::{Signature, ThreadKind};
 
 pub type ThreadId = u32;
 pub type AppId = u32;
@@ -32,15 +43,110 @@ impl ThreadState {
     }
 }
 
+/// What a source can measure and a policy can need, beyond what both sources always give
+/// (thread states, affinities, CPU time per core type, per-app and per-core counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Signals(u8);
+
+impl Signals {
+    pub const NONE: Signals = Signals(0);
+    /// Per-thread hardware counters: `Counters::{instructions, cycles, llc_misses}`.
+    pub const COUNTERS: Signals = Signals(1 << 0);
+    /// Lock waits: `ThreadView::{lock_wait_ns, waiting_for, lock_wait_caused_ns}` and `lock_edges`.
+    pub const LOCKS: Signals = Signals(1 << 1);
+    /// Spin-waiting: `ThreadView::{spinning, spin_ns}`.
+    pub const SPIN: Signals = Signals(1 << 2);
+    /// Static program hints (`AppView::signatures`) for every app.
+    pub const HINTS: Signals = Signals(1 << 3);
+    /// The simulator itself: an oracle that simulates alternatives. Never live.
+    pub const SIMULATOR: Signals = Signals(1 << 4);
+
+    const NAMES: [(Signals, &'static str, &'static str); 5] = [
+        (Signals::COUNTERS, "counters", "per-thread hardware counters (instructions, cycles, LLC misses)"),
+        (Signals::LOCKS, "locks", "lock waits and who caused them"),
+        (Signals::SPIN, "spin", "spin-wait time"),
+        (Signals::HINTS, "hints", "static program hints (signatures) for every app"),
+        (Signals::SIMULATOR, "simulator", "the simulator itself (an oracle)"),
+    ];
+
+    pub const fn union(self, other: Signals) -> Signals {
+        Signals(self.0 | other.0)
+    }
+
+    pub fn contains(self, other: Signals) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The signals of `self` that `available` lacks.
+    pub fn missing(self, available: Signals) -> Signals {
+        Signals(self.0 & !available.0)
+    }
+
+    /// Short names ("counters", "locks", ...), for tables and JSON.
+    pub fn names(self) -> Vec<&'static str> {
+        Signals::NAMES.iter().filter(|(s, _, _)| self.contains(*s)).map(|(_, n, _)| *n).collect()
+    }
+
+    /// What each signal is, in words.
+    pub fn describe(self) -> String {
+        let parts: Vec<&str> = Signals::NAMES.iter().filter(|(s, _, _)| self.contains(*s)).map(|(_, _, d)| *d).collect();
+        if parts.is_empty() {
+            "nothing beyond thread states and CPU time".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+
+    /// The one check every caller makes: can a policy that needs `self` run where `available`
+    /// is measured? The error names what is missing and where (`source`, e.g. "the live agent").
+    pub fn check(self, available: Signals, source: &str) -> Result<(), String> {
+        let missing = self.missing(available);
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("it needs {}, which {source} does not give", missing.describe()))
+        }
+    }
+}
+
+impl std::ops::BitOr for Signals {
+    type Output = Signals;
+    fn bitor(self, rhs: Signals) -> Signals {
+        self.union(rhs)
+    }
+}
+
 /// What a thread did on one core type.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Counters {
     /// Time on a core of this type, ns (computing, spinning and paying migrations).
     pub time_ns: u64,
+    /// Needs `Signals::COUNTERS`.
     pub instructions: f64,
+    /// Needs `Signals::COUNTERS`.
     pub cycles: f64,
+    /// Needs `Signals::COUNTERS`.
     pub llc_misses: f64,
 }
+
+impl Counters {
+    /// What was added between `earlier` and `self`.
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            time_ns: self.time_ns - earlier.time_ns,
+            instructions: self.instructions - earlier.instructions,
+            cycles: self.cycles - earlier.cycles,
+            llc_misses: self.llc_misses - earlier.llc_misses,
+        }
+    }
+}
+
+/// Counters per core type (index = machine core type).
+pub type PerType = [Counters; MAX_CORE_TYPES];
 
 #[derive(Debug, Clone)]
 pub struct ThreadView {
@@ -51,22 +157,23 @@ pub struct ThreadView {
     pub index_in_group: u32,
     pub kind: ThreadKind,
     pub state: ThreadState,
-    /// Runnable but only waiting (a spin-wait): occupies a core without progress.
+    /// Runnable but only waiting (a spin-wait): occupies a core without progress. Needs `Signals::SPIN`.
     pub spinning: bool,
     /// The core it runs or is queued on; for a thread off the CPU, the core it was last on.
     pub core: Option<usize>,
     /// The cores it may run on (its affinity).
     pub allowed: CoreSet,
     pub started_ns: u64,
-    /// Counters per core type (index = machine core type).
-    pub per_type: [Counters; MAX_CORE_TYPES],
-    /// Total time this thread has waited to acquire locks, ns.
+    /// Cumulative counters per core type.
+    pub per_type: PerType,
+    /// Total time this thread has waited to acquire locks, ns. Needs `Signals::LOCKS`.
     pub lock_wait_ns: u64,
-    /// The thread holding the lock this thread waits for now, if any.
+    /// The thread holding the lock this thread waits for now, if any. Needs `Signals::LOCKS`.
     pub waiting_for: Option<ThreadId>,
-    /// Total time other threads waited for locks while this thread held them, ns (WASH's lock-contention signal).
+    /// Total time other threads waited for locks while this thread held them, ns (WASH's
+    /// lock-contention signal). Needs `Signals::LOCKS`.
     pub lock_wait_caused_ns: u64,
-    /// Time spent spin-waiting on a core, ns.
+    /// Time spent spin-waiting on a core, ns. Needs `Signals::SPIN`.
     pub spin_ns: u64,
     pub migrations: u32,
 }
@@ -98,6 +205,11 @@ impl ThreadView {
     pub fn total_time_ns(&self) -> u64 {
         self.per_type.iter().map(|c| c.time_ns).sum()
     }
+
+    /// Time on fast cores (`Machine::is_fast_type`), ns.
+    pub fn fast_time_ns(&self, m: &Machine) -> u64 {
+        (0..m.core_types.len()).filter(|&t| m.is_fast_type(t)).map(|t| self.per_type[t].time_ns).sum()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -108,6 +220,38 @@ pub struct AppView {
     pub priority: i32,
     /// Threads of the app's current run that have started and not exited.
     pub live_threads: u32,
+    /// Threads of the app that are runnable now (running or ready): the app's thread-level
+    /// parallelism as PA, MinTLP and CAMP read it (Sáez thesis, ch. 5).
+    pub runnable_threads: u32,
+    /// Static program hints per group (index = `ThreadView::group`), where the workload gives
+    /// them: what an offline profiling run would have measured, never the engine's hidden
+    /// truth. Needs `Signals::HINTS`.
+    pub signatures: Vec<Option<Signature>>,
+}
+
+impl AppView {
+    pub fn new(id: AppId, name: String, priority: i32) -> AppView {
+        AppView { id, name, priority, live_threads: 0, runnable_threads: 0, signatures: Vec::new() }
+    }
+}
+
+/// One core as the local scheduler has it now.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CoreView {
+    /// Threads running or queued on the core (Linux's nr_running).
+    pub nr_running: u32,
+    pub running: Option<ThreadId>,
+    /// Time the core has been busy since the start, ns (up to its last accounting).
+    pub busy_ns: u64,
+}
+
+/// Who waited on whom: the total time `waiter` has waited for locks `holder` held, ns (the
+/// edges of WASH's LockRank). Needs `Signals::LOCKS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockEdge {
+    pub waiter: ThreadId,
+    pub holder: ThreadId,
+    pub wait_ns: u64,
 }
 
 /// Why the policy is being called.
@@ -146,33 +290,79 @@ impl Triggers {
 }
 
 /// What the policy sees.
+#[derive(Clone, Copy)]
 pub struct SystemView<'a> {
     pub now_ns: u64,
     pub trigger: Trigger,
-    /// Topology: core types with capacity, cores, LLC domains.
+    /// This call's number for this policy (1, 2, ...). A policy that keeps a cache derived from
+    /// `changed` can tell from it whether it missed a call (then it rebuilds from `live`).
+    pub call: u64,
+    /// Topology: core types with capacity, cores, LLC domains (and the fast-core definition).
     pub machine: &'a Machine,
-    /// Every thread started so far, indexed by `ThreadId` (exited ones included, in state `Exited`).
+    /// What this source measures; a policy reads only what it declared it needs.
+    pub available: Signals,
+    /// Every thread started so far, indexed by `ThreadId`, exited ones included: look threads up
+    /// here, but iterate `live` or `changed`, never this.
     pub threads: &'a [ThreadView],
+    /// The threads that have not exited, in ascending id.
+    pub live: &'a [ThreadId],
+    /// Threads that started, exited, became runnable or not, or whose affinity was set (or that
+    /// a placement named) since this policy's previous call, in no particular order. Moves
+    /// between running and ready, and counter updates, are not changes.
+    pub changed: &'a [ThreadId],
+    /// Per thread (indexed by `ThreadId`): its counters over the policy's last quantum, from
+    /// `interval_start_ns` to the latest `Trigger::Quantum` call (zero before the first one, or
+    /// for a policy without a quantum).
+    pub interval: &'a [PerType],
+    pub interval_start_ns: u64,
     /// Every app, indexed by `AppId`.
     pub apps: &'a [AppView],
+    /// Every core, indexed like `machine.cores`.
+    pub cores: &'a [CoreView],
+    /// Lock waits per (waiter, holder) pair. Needs `Signals::LOCKS`.
+    pub lock_edges: &'a [LockEdge],
 }
 
 impl<'a> SystemView<'a> {
-    /// Threads that have not exited.
+    /// Threads that have not exited, in ascending id.
     pub fn live_threads(&self) -> impl Iterator<Item = &'a ThreadView> + 'a {
-        self.threads.iter().filter(|t| t.state != ThreadState::Exited)
+        let threads = self.threads;
+        self.live.iter().map(move |&t| &threads[t as usize])
     }
 
     pub fn thread(&self, id: ThreadId) -> &'a ThreadView {
         &self.threads[id as usize]
     }
+
+    /// Counters of thread `id` over the last quantum.
+    pub fn interval_of(&self, id: ThreadId) -> &'a PerType {
+        const NOTHING: PerType = [Counters { time_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0 }; MAX_CORE_TYPES];
+        self.interval.get(id as usize).unwrap_or(&NOTHING)
+    }
 }
 
-/// What the policy decides: new affinities for some threads. A thread not named keeps its
-/// current set (all cores, for a thread no decision has named yet).
+/// What the policy decides, per thread and per core type. Anything not named keeps its
+/// current value: a thread's affinity is all cores until a decision names it.
+///
+/// Besides affinities (the only decision the thesis's and WASH's schedulers make), a policy may
+/// set, as scx's dispatch carries a slice and a weight beside the CPU:
+/// - a thread's **fast-core share** (Kim & Huh's fast_round/slow_round): the local layer
+///   alternates it, round by round, between its allowed fast cores and its allowed other cores
+///   so that this fraction of its CPU time is on fast cores;
+/// - a thread's **time slice** on the local scheduler;
+/// - a thread's **weight** (CFS weight; 1024 = nice 0);
+/// - a core type's **frequency**, one of the levels its machine declares (`freq_levels_ghz`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Placement {
     pub affinity: Vec<(ThreadId, CoreSet)>,
+    /// `None` ends a share: the thread keeps its plain affinity again.
+    pub fast_share: Vec<(ThreadId, Option<f64>)>,
+    /// `None` returns to the local scheduler's default slice.
+    pub slice_ns: Vec<(ThreadId, Option<u64>)>,
+    /// `None` returns to the weight of the app's nice value.
+    pub weight: Vec<(ThreadId, Option<u32>)>,
+    /// (core type, GHz).
+    pub frequency: Vec<(usize, f64)>,
 }
 
 impl Placement {
@@ -180,8 +370,86 @@ impl Placement {
         self.affinity.push((thread, cores));
     }
 
+    pub fn set_fast_share(&mut self, thread: ThreadId, share: Option<f64>) {
+        self.fast_share.push((thread, share));
+    }
+
+    pub fn set_slice(&mut self, thread: ThreadId, slice_ns: Option<u64>) {
+        self.slice_ns.push((thread, slice_ns));
+    }
+
+    pub fn set_weight(&mut self, thread: ThreadId, weight: Option<u32>) {
+        self.weight.push((thread, weight));
+    }
+
+    pub fn set_frequency(&mut self, core_type: usize, ghz: f64) {
+        self.frequency.push((core_type, ghz));
+    }
+
     pub fn clear(&mut self) {
         self.affinity.clear();
+        self.fast_share.clear();
+        self.slice_ns.clear();
+        self.weight.clear();
+        self.frequency.clear();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.affinity.is_empty() && self.fast_share.is_empty() && self.slice_ns.is_empty() && self.weight.is_empty() && self.frequency.is_empty()
+    }
+
+    /// Every thread any decision names, in order (a thread named twice appears twice).
+    pub fn named_threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.affinity
+            .iter()
+            .map(|(t, _)| *t)
+            .chain(self.fast_share.iter().map(|(t, _)| *t))
+            .chain(self.slice_ns.iter().map(|(t, _)| *t))
+            .chain(self.weight.iter().map(|(t, _)| *t))
+    }
+
+    /// Check the decisions against the machine and the threads that exist; the error says
+    /// what is wrong in words a policy author can act on.
+    pub fn validate(&self, m: &Machine, threads: usize) -> Result<(), String> {
+        for t in self.named_threads() {
+            if t as usize >= threads {
+                return Err(format!("placed thread {t}, which does not exist"));
+            }
+        }
+        for &(t, cores) in &self.affinity {
+            if cores.is_empty() || !cores.difference(m.all_cores()).is_empty() {
+                return Err(format!("gave thread {t} the core set '{cores}', which is empty or names cores the machine lacks"));
+            }
+        }
+        for &(t, share) in &self.fast_share {
+            if let Some(s) = share {
+                if !(0.0..=1.0).contains(&s) {
+                    return Err(format!("gave thread {t} a fast-core share of {s}; a share is between 0 and 1"));
+                }
+            }
+        }
+        for &(t, slice) in &self.slice_ns {
+            if slice == Some(0) {
+                return Err(format!("gave thread {t} a time slice of 0 ns"));
+            }
+        }
+        for &(t, w) in &self.weight {
+            if w == Some(0) {
+                return Err(format!("gave thread {t} a weight of 0"));
+            }
+        }
+        for &(ty, ghz) in &self.frequency {
+            let Some(ct) = m.core_types.get(ty) else {
+                return Err(format!("set the frequency of core type {ty}, which does not exist"));
+            };
+            if !ct.freq_levels_ghz.iter().any(|&l| l == ghz) {
+                return Err(format!(
+                    "set core type '{}' to {ghz} GHz, which is not one of its levels ({:?})",
+                    ct.name, ct.freq_levels_ghz
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

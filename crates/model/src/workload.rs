@@ -18,6 +18,16 @@ pub struct Profile {
     pub llc_mpki: f64,
 }
 
+/// A program's architectural signature, as an offline profiling run of the whole program would
+/// measure it (the static hint HASS-S reads: Sáez thesis, §4.2.1): its CPI on the reference big
+/// core and its LLC misses per thousand instructions. Given by the workload, never derived by
+/// the engine from the phases it runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Signature {
+    pub cpi: f64,
+    pub llc_mpki: f64,
+}
+
 /// How a thread waits for a barrier, a serial section or a lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wait {
@@ -77,6 +87,8 @@ pub struct Group {
     pub kind: ThreadKind,
     pub repeat: u32,
     pub phases: Vec<Phase>,
+    /// The program hint policies may read (`Signals::HINTS`), if the workload gives one.
+    pub signature: Option<Signature>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +187,11 @@ impl Workload {
         Ok(Workload { name, description, source: src, constant_load, apps })
     }
 
+    /// True when every group of every app gives a signature (`Signals::HINTS` can be met).
+    pub fn has_signatures(&self) -> bool {
+        self.apps.iter().all(|a| a.groups.iter().all(|g| g.signature.is_some()))
+    }
+
     pub fn total_threads(&self) -> u32 {
         self.apps.iter().map(App::threads).sum()
     }
@@ -208,9 +225,10 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         let count = n.opt_count("threads")?.unwrap_or(1);
         let repeat = n.opt_count("repeat")?.unwrap_or(1);
         let phases = read_body(n, programs, &mut locks)?;
-        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases });
+        let signature = read_signature(n)?;
+        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, signature });
     } else {
-        for key in ["threads", "phase", "program", "repeat"] {
+        for key in ["threads", "phase", "program", "repeat", "signature"] {
             if n.has(key) {
                 return Err(n.err(key, "an app with [[app.group]] gives this per group"));
             }
@@ -225,8 +243,9 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
             };
             let repeat = g.opt_count("repeat")?.unwrap_or(1);
             let phases = read_body(&mut g, programs, &mut locks)?;
+            let signature = read_signature(&mut g)?;
             g.finish()?;
-            groups.push(Group { name: gname, count, kind, repeat, phases });
+            groups.push(Group { name: gname, count, kind, repeat, phases, signature });
         }
     }
     // A run that takes no time would restart forever at the same instant.
@@ -299,6 +318,17 @@ fn read_profile(p: &mut Node) -> Result<Profile> {
         cpi: p.opt_positive("cpi")?.unwrap_or(1.0),
         llc_mpki: p.opt_non_negative("llc_mpki")?.unwrap_or(0.0),
     })
+}
+
+/// `[app.signature]` (or `[app.group.signature]`): `cpi` and `llc_mpki`, both required.
+fn read_signature(n: &mut Node) -> Result<Option<Signature>> {
+    let Some(mut t) = n.opt_table("signature")? else { return Ok(None) };
+    let sig = Signature {
+        cpi: t.positive("cpi")?,
+        llc_mpki: t.opt_non_negative("llc_mpki")?.ok_or_else(|| t.err("llc_mpki", "missing required key"))?,
+    };
+    t.finish()?;
+    Ok(Some(sig))
 }
 
 fn read_wait(p: &mut Node) -> Result<Wait> {

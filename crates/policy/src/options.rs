@@ -1,16 +1,47 @@
 //! Policy options, given on the command line as `name:key=value:key=value`.
+//!
+//! Each policy declares its options once, with kind, default and meaning (`OptionInfo`); the
+//! same table checks a spec, reads the values, and is listed by `ampsched list policies`.
 
 use std::collections::BTreeMap;
 
 use ampsched_model::InputError;
 
-/// One option a policy takes: its name, default and meaning. Defaults live here, next to the
-/// reason for them, and nowhere else.
+/// What values an option takes, and its default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OptionKind {
+    /// A number > 0 (durations, thresholds).
+    Positive(f64),
+    /// Any finite number.
+    Number(f64),
+    /// A whole number in `min..=max`.
+    Integer { default: i64, min: i64, max: i64 },
+    /// true or false.
+    Flag(bool),
+    /// One of a few words.
+    Choice { default: &'static str, choices: &'static [&'static str] },
+}
+
+/// One option a policy takes: its name, kind and default, and meaning. Defaults live here,
+/// next to the reason for them, and nowhere else.
 #[derive(Debug, Clone, Copy)]
 pub struct OptionInfo {
     pub name: &'static str,
-    pub default: f64,
+    pub kind: OptionKind,
     pub doc: &'static str,
+}
+
+impl OptionInfo {
+    /// The kind in a word, for listings: "number > 0", "integer 1..64", "true|false", "a|b".
+    pub fn kind_text(&self) -> String {
+        match self.kind {
+            OptionKind::Positive(_) => "number > 0".into(),
+            OptionKind::Number(_) => "number".into(),
+            OptionKind::Integer { min, max, .. } => format!("integer {min}..{max}"),
+            OptionKind::Flag(_) => "true|false".into(),
+            OptionKind::Choice { choices, .. } => choices.join("|"),
+        }
+    }
 }
 
 /// A parsed policy spec.
@@ -50,7 +81,8 @@ impl PolicySpec {
     }
 }
 
-/// Reads a spec's options against a policy's `OptionInfo` table.
+/// A spec's options, checked against a policy's `OptionInfo` table: every value given is of its
+/// option's kind, and no unknown option is given.
 pub struct Options<'a> {
     spec: &'a PolicySpec,
     known: &'static [OptionInfo],
@@ -65,23 +97,81 @@ impl<'a> Options<'a> {
                 return Err(InputError::new("--policy", spec.canonical(), format!("unknown option '{k}' ({} {takes})", spec.name)));
             }
         }
-        Ok(Options { spec, known })
+        let o = Options { spec, known };
+        for info in known {
+            o.check(info)?;
+        }
+        Ok(o)
     }
 
-    /// The option's value, which must be a number > 0.
-    pub fn positive(&self, name: &str) -> Result<f64, InputError> {
-        let info = self.known.iter().find(|o| o.name == name).expect("option is declared in the policy's table");
-        match self.spec.options.get(name) {
-            None => Ok(info.default),
-            Some(v) => match v.parse::<f64>() {
-                Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
-                _ => Err(InputError::new("--policy", self.spec.canonical(), format!("option '{name}' must be a number > 0, got '{v}'"))),
-            },
+    fn info(&self, name: &str) -> &'static OptionInfo {
+        // Asking for an option the policy did not declare is a bug in the policy, not bad input.
+        self.known.iter().find(|o| o.name == name).unwrap_or_else(|| panic!("option '{name}' is not declared in the policy's table"))
+    }
+
+    fn bad(&self, name: &str, expected: &str, got: &str) -> InputError {
+        InputError::new("--policy", self.spec.canonical(), format!("option '{name}' must be {expected}, got '{got}'"))
+    }
+
+    fn check(&self, info: &OptionInfo) -> Result<(), InputError> {
+        let Some(v) = self.spec.options.get(info.name) else { return Ok(()) };
+        let number = v.parse::<f64>().ok().filter(|x| x.is_finite());
+        let ok = match info.kind {
+            OptionKind::Positive(_) => number.is_some_and(|x| x > 0.0),
+            OptionKind::Number(_) => number.is_some(),
+            OptionKind::Integer { min, max, .. } => v.parse::<i64>().is_ok_and(|i| (min..=max).contains(&i)),
+            OptionKind::Flag(_) => v == "true" || v == "false",
+            OptionKind::Choice { choices, .. } => choices.contains(&v.as_str()),
+        };
+        let expected = match info.kind {
+            OptionKind::Positive(_) => "a number > 0".to_string(),
+            OptionKind::Number(_) => "a number".to_string(),
+            OptionKind::Integer { min, max, .. } => format!("a whole number from {min} to {max}"),
+            OptionKind::Flag(_) => "true or false".to_string(),
+            OptionKind::Choice { choices, .. } => format!("one of {}", choices.join(", ")),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.bad(info.name, &expected, v))
         }
     }
 
-    /// A duration option given in milliseconds, as nanoseconds.
-    pub fn ms(&self, name: &str) -> Result<u64, InputError> {
-        Ok((self.positive(name)? * 1e6).round().max(1.0) as u64)
+    fn given(&self, name: &str) -> Option<&str> {
+        self.spec.options.get(name).map(String::as_str)
+    }
+
+    /// A `Positive` or `Number` option's value.
+    pub fn number(&self, name: &str) -> f64 {
+        match self.info(name).kind {
+            OptionKind::Positive(d) | OptionKind::Number(d) => self.given(name).map_or(d, |v| v.parse().expect("checked in new")),
+            other => panic!("option '{name}' is {other:?}, not a number"),
+        }
+    }
+
+    /// A `Positive` option given in milliseconds, as nanoseconds (at least 1).
+    pub fn ms(&self, name: &str) -> u64 {
+        ampsched_model::defaults::ms_to_ns(self.number(name))
+    }
+
+    pub fn integer(&self, name: &str) -> i64 {
+        match self.info(name).kind {
+            OptionKind::Integer { default, .. } => self.given(name).map_or(default, |v| v.parse().expect("checked in new")),
+            other => panic!("option '{name}' is {other:?}, not an integer"),
+        }
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        match self.info(name).kind {
+            OptionKind::Flag(default) => self.given(name).map_or(default, |v| v == "true"),
+            other => panic!("option '{name}' is {other:?}, not a flag"),
+        }
+    }
+
+    pub fn choice(&self, name: &str) -> &str {
+        match self.info(name).kind {
+            OptionKind::Choice { default, .. } => self.given(name).unwrap_or(default),
+            other => panic!("option '{name}' is {other:?}, not a choice"),
+        }
     }
 }

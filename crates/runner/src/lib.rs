@@ -6,12 +6,12 @@ pub mod catalog;
 
 use std::collections::BTreeMap;
 
-use ampsched_model::{InputError, Machine, Policy, SimpleModel, Workload};
-use ampsched_policy::Requires;
-use ampsched_policy::best_static::{self, BestStatic};
-use ampsched_policy::oblivious::Oblivious;
-use ampsched_policy::{PolicySpec, POLICIES};
-use ampsched_sim::{metrics, Engine, Metrics, RunResult, SimConfig, SimError};
+use ampsched_model::{defaults, InputError, Machine, Policy, SimpleModel, Workload};
+use ampsched_model::Signals;
+use ampsched_policy::baseline::best_static::{self, BestStatic};
+use ampsched_policy::baseline::oblivious::Oblivious;
+use ampsched_policy::{OptionInfo, OptionKind, Options, PolicySpec, POLICIES};
+use ampsched_sim::{metrics, simulator_signals, Engine, Metrics, RunResult, SimConfig, SimError};
 use serde_json::{json, Map, Value};
 
 /// Anything that stops a run: bad input (exit status 2 in the CLI) or an unfinishable workload.
@@ -54,7 +54,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { seed: 1, slice_ms: 4.0, timeline: false, trace: None }
+        Settings { seed: defaults::SEED, slice_ms: defaults::SLICE_MS, timeline: false, trace: None }
     }
 }
 
@@ -125,7 +125,11 @@ impl Experiment {
         } else {
             0
         };
-        let (result, extra) = if spec.name == "best-static" {
+        let info = ampsched_policy::info(&spec.name)?;
+        info.needs
+            .check(simulator_signals(&self.workload), &format!("the simulator with workload '{}'", self.workload.name))
+            .map_err(|why| InputError::new("--policy", spec.canonical(), format!("{} cannot run: {why}", spec.name)))?;
+        let (result, extra) = if let ampsched_policy::Build::Oracle = info.build {
             self.best_static(&spec, &solo, segments)?
         } else {
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
@@ -145,7 +149,7 @@ impl Experiment {
 
     /// Simulate the oracle's candidates and keep the one with the lowest ANTT.
     fn best_static(&self, spec: &PolicySpec, solo: &[f64], segments: usize) -> Result<(RunResult, Option<Value>), Error> {
-        let max_runs = best_static::max_runs(spec)?;
+        let max_runs = best_static::max_runs(&Options::new(spec, best_static::INFO.options)?);
         let cands = best_static::candidates(&self.machine, &self.workload, &SimpleModel, max_runs)?;
         let mut best: Option<(f64, usize)> = None;
         for (i, a) in cands.iter().enumerate() {
@@ -161,7 +165,7 @@ impl Experiment {
         let r = self.simulate_on(&self.machine, &self.workload, &mut p, segments)?;
         let fast: Vec<Value> = cands[i]
             .iter()
-            .filter(|(_, s)| **s == ampsched_policy::partition::Side::Fast)
+            .filter(|(_, level)| **level == ampsched_policy::common::FAST)
             .map(|((a, g, t), _)| {
                 let app = &self.workload.apps[*a as usize];
                 json!(format!("{}/{}/{}", app.name, app.groups[*g as usize].name, t))
@@ -321,15 +325,12 @@ pub fn list(kind: &str) -> Result<Value, Error> {
         "policies" => POLICIES
             .iter()
             .map(|p| {
-                let opts: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), number(o.default))).collect();
+                let opts: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), option_default(o))).collect();
                 let docs: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.doc))).collect();
+                let kinds: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.kind_text()))).collect();
                 json!({"name": p.name, "description": p.description, "source": p.source, "options": opts,
-                       "option_docs": docs, "needs": p.needs,
-                       "live": match p.requires {
-                           Requires::Nothing => "yes",
-                           Requires::Counters => "with hardware counters",
-                           Requires::Simulator => "no (simulator only)",
-                       }})
+                       "option_docs": docs, "option_kinds": kinds, "needs": p.needs.names(),
+                       "needs_text": p.needs.describe(), "live": live_text(p.needs)})
             })
             .collect(),
         other => {
@@ -337,6 +338,31 @@ pub fn list(kind: &str) -> Result<Value, Error> {
         }
     };
     Ok(Value::Array(items))
+}
+
+/// Where a policy can run live, by the same check the agent makes: what the agent can measure
+/// at best (hardware counters where the machine has them; locks when it launches the command).
+pub fn live_text(needs: Signals) -> &'static str {
+    let anywhere = Signals::NONE;
+    let at_best = Signals::COUNTERS | Signals::LOCKS;
+    if needs.check(anywhere, "").is_ok() {
+        "yes"
+    } else if needs.check(at_best, "").is_err() {
+        "no (simulator only)"
+    } else if needs.contains(Signals::COUNTERS) {
+        "with hardware counters"
+    } else {
+        "when it launches the command (lock insight)"
+    }
+}
+
+fn option_default(o: &OptionInfo) -> Value {
+    match o.kind {
+        OptionKind::Positive(x) | OptionKind::Number(x) => number(x),
+        OptionKind::Integer { default, .. } => json!(default),
+        OptionKind::Flag(b) => json!(b),
+        OptionKind::Choice { default, .. } => json!(default),
+    }
 }
 
 /// A whole number as a JSON integer (so `64`, not `64.0`), anything else as a float.

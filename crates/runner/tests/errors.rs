@@ -3,7 +3,7 @@
 
 use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, SimpleModel, Workload};
-use ampsched_policy::oblivious::Oblivious;
+use ampsched_policy::baseline::oblivious::Oblivious;
 use ampsched_runner::{Experiment, Settings};
 use ampsched_sim::{Engine, SimConfig, SimError};
 

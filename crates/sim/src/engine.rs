@@ -17,8 +17,8 @@ use ampsched_model::machine::MAX_CORE_TYPES;
 use ampsched_model::rng::Rng;
 use ampsched_model::workload::{Phase, Scope, Wait};
 use ampsched_model::{
-    AppView, CoreSet, Machine, PerfModel, Placement, Policy, SystemView, ThreadState, ThreadView,
-    Trigger, Workload,
+    AppView, CoreSet, CoreView, Machine, PerfModel, Placement, Policy, Signals, ThreadState, ThreadView, Trigger, ViewBook,
+    Workload,
 };
 
 use crate::events::{Event, EventQueue};
@@ -29,8 +29,7 @@ use crate::sync::{Barrier, Lock};
 /// Engine settings that are not part of the machine or the workload.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
-    /// The local scheduler's time slice. 4 ms by default: CFS's minimum granularity with a few
-    /// threads per core is of this order, and it is the thesis's Solaris tick scale.
+    /// The local scheduler's time slice (`defaults::SLICE_MS`).
     pub slice_ns: u64,
     /// Period of the local scheduler's load balancing (Linux balances every few ms per domain).
     pub balance_ns: u64,
@@ -39,12 +38,12 @@ pub struct SimConfig {
     pub max_segments: usize,
 }
 
-pub const DEFAULT_SLICE_NS: u64 = 4_000_000;
+pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
 pub const DEFAULT_BALANCE_NS: u64 = 10_000_000;
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { slice_ns: DEFAULT_SLICE_NS, balance_ns: DEFAULT_BALANCE_NS, seed: 1, max_segments: 0 }
+        SimConfig { slice_ns: DEFAULT_SLICE_NS, balance_ns: DEFAULT_BALANCE_NS, seed: ampsched_model::defaults::SEED, max_segments: 0 }
     }
 }
 
@@ -187,10 +186,10 @@ pub struct Engine<'a> {
     now: u64,
     events: EventQueue,
     cores: Vec<CoreRt>,
-    views: Vec<ThreadView>,
+    /// What the policy sees (threads, apps, cores, lock edges), kept as the run goes.
+    book: ViewBook,
     rts: Vec<ThreadRt>,
     apps: Vec<AppRt>,
-    app_views: Vec<AppView>,
     rng: Rng,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -215,17 +214,24 @@ struct Stats {
     segments_dropped: u64,
 }
 
+/// What the simulator measures for a policy: everything but the program hints a workload does
+/// not give.
+pub fn simulator_signals(w: &Workload) -> Signals {
+    let all = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN | Signals::SIMULATOR;
+    if w.has_signatures() {
+        all | Signals::HINTS
+    } else {
+        all
+    }
+}
+
 /// How far down another core's queue an idle core looks for a thread allowed on it: bounds the
 /// cost of a pull when affinities exclude most queued threads.
 const PULL_SCAN_LIMIT: usize = 64;
 
 impl<'a> Engine<'a> {
     pub fn new(m: &'a Machine, w: &'a Workload, model: &'a dyn PerfModel, policy: &'a mut dyn Policy, cfg: SimConfig) -> Self {
-        let fast = m.core_types[m.fastest_type()].capacity;
-        let mut fast_type_mask = [false; MAX_CORE_TYPES];
-        for (i, t) in m.core_types.iter().enumerate() {
-            fast_type_mask[i] = t.capacity == fast;
-        }
+        let fast_type_mask = m.fast_type_mask();
         let cores = (0..m.num_cores())
             .map(|_| CoreRt {
                 running: None,
@@ -239,11 +245,12 @@ impl<'a> Engine<'a> {
                 dirty: false,
             })
             .collect();
-        let app_views = w
+        let mut book = ViewBook::new(m.num_cores(), simulator_signals(w), policy.quantum_ns().is_some());
+        book.apps = w
             .apps
             .iter()
             .enumerate()
-            .map(|(i, a)| AppView { id: i as u32, name: a.name.clone(), priority: a.priority, live_threads: 0 })
+            .map(|(i, a)| AppView { signatures: a.groups.iter().map(|g| g.signature).collect(), ..AppView::new(i as u32, a.name.clone(), a.priority) })
             .collect();
         Engine {
             m,
@@ -255,10 +262,9 @@ impl<'a> Engine<'a> {
             now: 0,
             events: EventQueue::default(),
             cores,
-            views: Vec::new(),
+            book,
             rts: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
-            app_views,
             able: 0,
             arrivals_left: 0,
             apps_left: w.apps.len() as u32,
@@ -333,12 +339,12 @@ impl<'a> Engine<'a> {
         run.group_barriers = vec![Barrier::default(); app.groups.len()];
         run.app_barrier = Barrier::default();
         run.locks = vec![Lock::default(); app.locks.len()];
-        self.app_views[a].live_threads = app.threads();
+        self.book.apps[a].live_threads = app.threads();
         for (g, group) in app.groups.iter().enumerate() {
-            self.apps[a].group_first.push(self.views.len() as u32);
+            self.apps[a].group_first.push(self.book.threads.len() as u32);
             for i in 0..group.count {
-                let id = self.views.len() as u32;
-                self.views.push(ThreadView::started(id, a as u32, g as u16, i, group.kind, self.m.all_cores(), self.now));
+                let id = self.book.threads.len() as u32;
+                self.book.add_thread(ThreadView::started(id, a as u32, g as u16, i, group.kind, self.m.all_cores(), self.now));
                 self.rts.push(ThreadRt {
                     app: a as u32,
                     group: g as u32,
@@ -481,7 +487,7 @@ impl<'a> Engine<'a> {
                         }
                         Some(h) => {
                             l.queue.push_back((t, self.now));
-                            self.views[t as usize].waiting_for = Some(h);
+                            self.book.threads[t as usize].waiting_for = Some(h);
                             self.rts[t as usize].step = Step::Acquiring(i);
                             return self.start_wait(t, *wait);
                         }
@@ -571,21 +577,23 @@ impl<'a> Engine<'a> {
         let l = &mut self.apps[app].locks[lock];
         debug_assert_eq!(l.holder, Some(t));
         let mut caused = 0;
-        for &(_, since) in &l.queue {
-            caused += now - since.max(l.holder_since);
+        for &(w, since) in &l.queue {
+            let waited = now - since.max(l.holder_since);
+            caused += waited;
+            self.book.add_lock_wait(w, t, waited);
         }
-        self.views[t as usize].lock_wait_caused_ns += caused;
+        self.book.threads[t as usize].lock_wait_caused_ns += caused;
         match l.queue.pop_front() {
             None => l.holder = None,
             Some((next, since)) => {
                 l.holder = Some(next);
                 l.holder_since = now;
                 let waiters: Vec<u32> = l.queue.iter().map(|&(w, _)| w).collect();
-                let v = &mut self.views[next as usize];
+                let v = &mut self.book.threads[next as usize];
                 v.lock_wait_ns += now - since;
                 v.waiting_for = None;
                 for w in waiters {
-                    self.views[w as usize].waiting_for = Some(next);
+                    self.book.threads[w as usize].waiting_for = Some(next);
                 }
                 self.release(next);
             }
@@ -603,9 +611,9 @@ impl<'a> Engine<'a> {
 
     /// Thread `t`'s current work, wait or sleep is over: account it, advance, and apply the next step.
     fn finish_step(&mut self, t: u32) {
-        let state = self.views[t as usize].state;
+        let state = self.book.threads[t as usize].state;
         if state == ThreadState::Running {
-            let c = self.views[t as usize].core.expect("running thread has a core") as usize;
+            let c = self.book.threads[t as usize].core.expect("running thread has a core") as usize;
             self.account(c);
         }
         let next = self.advance(t);
@@ -614,18 +622,18 @@ impl<'a> Engine<'a> {
 
     /// Put thread `t` where its next activity needs it. `is_new`: the thread was just created.
     fn apply_next(&mut self, t: u32, next: Next, is_new: bool) {
-        let state = self.views[t as usize].state;
+        let state = self.book.threads[t as usize].state;
         let on_cpu = !is_new && state.is_runnable();
         let was_off = !is_new && !on_cpu;
-        self.views[t as usize].spinning = next == Next::Spin;
+        self.book.threads[t as usize].spinning = next == Next::Spin;
         match next {
             Next::Compute | Next::Spin if on_cpu => {
                 if state == ThreadState::Running {
-                    self.mark_dirty(self.views[t as usize].core.expect("running thread has a core") as u32);
+                    self.mark_dirty(self.book.threads[t as usize].core.expect("running thread has a core") as u32);
                 }
             }
             Next::Compute | Next::Spin => {
-                self.views[t as usize].state = ThreadState::Ready;
+                self.set_state(t, ThreadState::Ready);
                 let trigger = if is_new { Trigger::Start(t) } else { Trigger::Wake(t) };
                 self.pending.push_back(Pending { thread: t, trigger: Some(trigger), enqueue: true });
             }
@@ -634,10 +642,10 @@ impl<'a> Engine<'a> {
                     self.take_off_cpu(t);
                 }
                 if let Next::Sleep(ns) = next {
-                    self.views[t as usize].state = ThreadState::Sleeping;
+                    self.set_state(t, ThreadState::Sleeping);
                     self.events.push(self.now + ns, Event::Wake { thread: t });
                 } else {
-                    self.views[t as usize].state = ThreadState::Blocked;
+                    self.set_state(t, ThreadState::Blocked);
                 }
                 // A thread already off the CPU that goes straight into another wait has not blocked anew.
                 if !was_off {
@@ -655,7 +663,7 @@ impl<'a> Engine<'a> {
     }
 
     fn take_off_cpu(&mut self, t: u32) {
-        let v = &self.views[t as usize];
+        let v = &self.book.threads[t as usize];
         let rt = &mut self.rts[t as usize];
         match v.state {
             ThreadState::Running => {
@@ -675,10 +683,10 @@ impl<'a> Engine<'a> {
     }
 
     fn exit(&mut self, t: u32) {
-        self.views[t as usize].state = ThreadState::Exited;
+        self.book.set_state(t, ThreadState::Exited);
         self.able -= 1;
         let a = self.rts[t as usize].app as usize;
-        self.app_views[a].live_threads -= 1;
+        self.book.apps[a].live_threads -= 1;
         self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Exit(t)), enqueue: false });
         let run = &mut self.apps[a];
         run.live -= 1;
@@ -724,7 +732,7 @@ impl<'a> Engine<'a> {
         let done = self.now >= core.work_end;
         let ty = self.m.cores[c].core_type;
         let rt = &mut self.rts[t as usize];
-        let v = &mut self.views[t as usize];
+        let v = &mut self.book.threads[t as usize];
         rt.unpaid_move = None;
         let paid = rt.debt_ns.min(elapsed);
         rt.debt_ns -= paid;
@@ -781,9 +789,9 @@ impl<'a> Engine<'a> {
                 Act::Spin { .. } => {
                     // A spin-then-block wait used up its spin budget: block, still waiting.
                     self.rts[t as usize].act = Act::Off;
-                    self.views[t as usize].spinning = false;
+                    self.book.threads[t as usize].spinning = false;
                     self.stop_running(c);
-                    self.views[t as usize].state = ThreadState::Blocked;
+                    self.set_state(t, ThreadState::Blocked);
                     self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Block(t)), enqueue: false });
                 }
                 _ => {
@@ -815,7 +823,7 @@ impl<'a> Engine<'a> {
             rt.debt_ns -= cost;
             rt.last_ran = prev;
             if counted {
-                self.views[t as usize].migrations -= 1;
+                self.book.threads[t as usize].migrations -= 1;
                 self.stats.migrations -= 1;
             }
             if matches!(self.marks.last(), Some(TraceMark::Migration { time_ns, thread, .. }) if *time_ns == self.now && *thread == t) {
@@ -833,7 +841,7 @@ impl<'a> Engine<'a> {
                 } else {
                     // Slice over and others wait: back into the queue (CFS picks the smallest vruntime next).
                     self.stop_running(c);
-                    self.views[t as usize].state = ThreadState::Ready;
+                    self.book.threads[t as usize].state = ThreadState::Ready;
                     self.enqueue_on(t, c);
                 }
             }
@@ -854,7 +862,7 @@ impl<'a> Engine<'a> {
     fn dispatch(&mut self, c: usize, t: u32) {
         let rt = &mut self.rts[t as usize];
         rt.queued_on = None;
-        let v = &mut self.views[t as usize];
+        let v = &mut self.book.threads[t as usize];
         if let Some(prev) = rt.last_ran {
             if prev != c {
                 // A migration: the thread pays a fixed cost, and refills the LLC if it left its domain.
@@ -894,7 +902,7 @@ impl<'a> Engine<'a> {
         rt.vruntime = v.max(0) as u64;
         rt.queued_on = Some(c as u32);
         rt.qkey = core.queue.insert(rt.vruntime, t);
-        self.views[t as usize].core = Some(c);
+        self.book.threads[t as usize].core = Some(c);
         if core.running.is_none() {
             self.mark_dirty(c as u32);
         }
@@ -908,7 +916,7 @@ impl<'a> Engine<'a> {
     /// allowed core (at random, seeded: like a default scheduler's arbitrary binding), else the
     /// least loaded allowed core.
     fn select_core(&mut self, t: u32) -> usize {
-        let allowed = self.views[t as usize].allowed;
+        let allowed = self.book.threads[t as usize].allowed;
         let last = self.rts[t as usize].last_ran;
         if let Some(prev) = last {
             if allowed.contains(prev) && self.nr(prev) == 0 {
@@ -965,7 +973,7 @@ impl<'a> Engine<'a> {
             .iter()
             .take(PULL_SCAN_LIMIT)
             .map(|(_, t)| t)
-            .find(|&t| self.views[t as usize].allowed.contains(to))
+            .find(|&t| self.book.threads[t as usize].allowed.contains(to))
     }
 
     /// Take queued thread `t` out of core `from`'s queue, keeping its lag.
@@ -1013,7 +1021,7 @@ impl<'a> Engine<'a> {
                     self.call_policy(trig)?;
                 }
             }
-            if p.enqueue && self.views[p.thread as usize].state == ThreadState::Ready && self.rts[p.thread as usize].queued_on.is_none() {
+            if p.enqueue && self.book.threads[p.thread as usize].state == ThreadState::Ready && self.rts[p.thread as usize].queued_on.is_none() {
                 let c = self.select_core(p.thread);
                 self.enqueue_on(p.thread, c);
             }
@@ -1027,24 +1035,29 @@ impl<'a> Engine<'a> {
 
     fn call_policy(&mut self, trigger: Trigger) -> Result<(), SimError> {
         self.stats.policy_calls += 1;
+        self.book.begin_call(trigger, self.now);
+        for (c, core) in self.cores.iter().enumerate() {
+            self.book.cores[c] =
+                CoreView { nr_running: core.queue.len() as u32 + core.running.is_some() as u32, running: core.running, busy_ns: core.busy_ns };
+        }
         self.placement.clear();
-        let view = SystemView { now_ns: self.now, trigger, machine: self.m, threads: &self.views, apps: &self.app_views };
-        self.policy.decide(&view, &mut self.placement);
+        self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
+        self.book.end_call();
         let placement = std::mem::take(&mut self.placement);
+        if let Err(e) = placement.validate(self.m, self.book.threads.len()) {
+            return Err(SimError::Policy(format!("{} {e}", self.policy.name())));
+        }
+        if !(placement.fast_share.is_empty() && placement.slice_ns.is_empty() && placement.weight.is_empty() && placement.frequency.is_empty()) {
+            return Err(SimError::Policy(format!("{} made a decision the simulator does not apply yet", self.policy.name())));
+        }
         let mut changed = 0;
         for &(t, cores) in &placement.affinity {
-            if t as usize >= self.views.len() {
-                return Err(SimError::Policy(format!("{} placed thread {t}, which does not exist", self.policy.name())));
-            }
-            if cores.is_empty() || !cores.difference(self.m.all_cores()).is_empty() {
-                return Err(SimError::Policy(format!(
-                    "{} gave thread {t} the core set '{cores}', which is empty or names cores the machine lacks",
-                    self.policy.name()
-                )));
-            }
             if self.set_affinity(t, cores) {
                 changed += 1;
             }
+            // Named threads are changes even when refused or unchanged, so a policy's cache of
+            // what it decided is corrected by what happened.
+            self.book.mark_changed(t);
         }
         self.placement = placement;
         if changed > 0 {
@@ -1058,7 +1071,7 @@ impl<'a> Engine<'a> {
 
     /// Apply one thread's new allowed set; a thread on a core it may no longer use is moved.
     fn set_affinity(&mut self, t: u32, cores: CoreSet) -> bool {
-        let v = &mut self.views[t as usize];
+        let v = &mut self.book.threads[t as usize];
         if v.state == ThreadState::Exited || v.allowed == cores {
             return false;
         }
@@ -1074,11 +1087,15 @@ impl<'a> Engine<'a> {
                     self.account(c);
                 }
                 self.take_off_cpu(t);
-                self.views[t as usize].state = ThreadState::Ready;
+                self.book.threads[t as usize].state = ThreadState::Ready;
                 self.pending.push_back(Pending { thread: t, trigger: None, enqueue: true });
             }
         }
         true
+    }
+
+    fn set_state(&mut self, t: u32, state: ThreadState) {
+        self.book.set_state(t, state);
     }
 
     // ----- the end ----------------------------------------------------------------------
@@ -1086,7 +1103,7 @@ impl<'a> Engine<'a> {
     fn deadlock(&self) -> SimError {
         let mut waits = Vec::new();
         for (i, rt) in self.rts.iter().enumerate() {
-            if self.views[i].state == ThreadState::Exited || !rt.waiting {
+            if self.book.threads[i].state == ThreadState::Exited || !rt.waiting {
                 continue;
             }
             let app = &self.w.apps[rt.app as usize];
@@ -1101,7 +1118,7 @@ impl<'a> Engine<'a> {
                 "app '{}' group '{}' thread {} waits for {} (phase {})",
                 app.name,
                 group.name,
-                self.views[i].index_in_group,
+                self.book.threads[i].index_in_group,
                 what,
                 rt.pc % group.phases.len() as u32
             ));
@@ -1149,7 +1166,7 @@ impl<'a> Engine<'a> {
             decisions: self.stats.decisions,
             migrations: self.stats.migrations,
             apps,
-            threads: self.views,
+            threads: self.book.threads,
             cores,
             fast_types: self.fast_type_mask,
             segments: self.segments,

@@ -9,6 +9,6 @@ pub mod runqueue;
 pub mod sync;
 pub mod trace;
 
-pub use engine::{Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
+pub use engine::{simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
 pub use metrics::{metrics, AppMetrics, Metrics};
 pub use result::RunResult;

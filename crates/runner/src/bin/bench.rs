@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, SimpleModel, Workload};
-use ampsched_policy::oblivious::Oblivious;
+use ampsched_policy::baseline::oblivious::Oblivious;
 use ampsched_sim::{Engine, SimConfig};
 
 const MACHINE: &str = r#"

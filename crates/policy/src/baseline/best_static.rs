@@ -9,27 +9,39 @@
 //! fast) and the per-core loads of the two partitions within one thread of each other, as the
 //! thesis's balance rule (§2.3) requires. If more than `max_runs` candidates remain, they are
 //! ranked by the performance model (each thread's work at its type's speed, divided by its
-//! share of that type's cores) and only the best `max_runs` are simulated.
+//! share of that type's cores) and only the best `max_runs` are simulated. The search is over
+//! two partitions (fast and slow): a machine of more than two capacities is refused.
 
 use std::collections::BTreeMap;
 
 use ampsched_model::perf::PerfModel;
-use ampsched_model::{InputError, Machine, Phase, Placement, Policy, SystemView, Trigger, Triggers, Workload};
+use ampsched_model::{InputError, Machine, Phase, Placement, Policy, Signals, SystemView, Trigger, Triggers, Workload};
 
-use crate::options::{OptionInfo, Options, PolicySpec};
-use crate::partition::{Partitions, Side};
+use crate::common::{Level, Partitions, FAST};
+use crate::options::{OptionInfo, OptionKind, Options};
+use crate::{Build, PolicyInfo};
 
-pub const OPTIONS: &[OptionInfo] = &[OptionInfo {
-    name: "max_runs",
-    default: 64.0,
-    doc: "the most candidate assignments simulated; beyond it, the model's best ones are",
-}];
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "best-static",
+    description: "oracle: the fixed thread-to-core-type assignment with the lowest ANTT, found by simulation (<= 16 threads)",
+    source: "Sáez thesis, §4.5 (best static assignment)",
+    options: &[OptionInfo {
+        name: "max_runs",
+        kind: OptionKind::Integer { default: 64, min: 1, max: 1 << 20 },
+        doc: "the most candidate assignments simulated; beyond it, the model's best ones are",
+    }],
+    needs: Signals::SIMULATOR,
+    build: Build::Oracle,
+};
+
+/// The slow partition of a two-capacity machine.
+pub const SLOW: Level = 1;
 
 /// The most threads the oracle searches over.
 pub const MAX_THREADS: u32 = 16;
 
-/// Which side each thread goes to, keyed by (app, group, index in group).
-pub type Assignment = BTreeMap<(u32, u16, u32), Side>;
+/// Which partition (`FAST` or `SLOW`) each thread goes to, keyed by (app, group, index in group).
+pub type Assignment = BTreeMap<(u32, u16, u32), Level>;
 
 pub struct BestStatic {
     parts: Partitions,
@@ -44,7 +56,7 @@ impl BestStatic {
 
 impl Policy for BestStatic {
     fn name(&self) -> &str {
-        "best-static"
+        INFO.name
     }
     fn quantum_ns(&self) -> Option<u64> {
         None
@@ -55,8 +67,8 @@ impl Policy for BestStatic {
     fn decide(&mut self, view: &SystemView, out: &mut Placement) {
         let Trigger::Start(t) = view.trigger else { return };
         let v = view.thread(t);
-        let side = self.assignment.get(&(v.app, v.group, v.index_in_group)).copied().unwrap_or(Side::Fast);
-        self.parts.assign(t, side, out);
+        let level = self.assignment.get(&(v.app, v.group, v.index_in_group)).copied().unwrap_or(FAST);
+        self.parts.assign(view, t, level, out);
     }
 }
 
@@ -125,6 +137,9 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
             format!("the oracle searches at most {MAX_THREADS} threads; workload '{}' has {total}", w.name),
         ));
     }
+    if m.capacity_levels().len() > 2 {
+        return Err(InputError::new("--policy", "best-static", format!("the oracle searches two partitions; machine '{}' has more than two core capacities", m.name)));
+    }
     let cls = classes(m, w, model);
     let (nfc, nsc) = (m.fast_cores().len(), m.slow_cores().len());
     let admissible = |f: usize| -> bool {
@@ -166,7 +181,7 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
             let mut a = Assignment::new();
             for (c, &k) in cls.iter().zip(&counts) {
                 for (i, key) in c.members.iter().enumerate() {
-                    a.insert(*key, if i < k { Side::Fast } else { Side::Slow });
+                    a.insert(*key, if i < k { FAST } else { SLOW });
                 }
             }
             a
@@ -194,6 +209,6 @@ fn estimate(cls: &[Class], counts: &[usize], nfc: usize, nsc: usize, napps: usiz
     app_time.iter().zip(&app_solo).map(|(t, s)| if *s > 0.0 { t / s } else { 1.0 }).sum::<f64>() / napps.max(1) as f64
 }
 
-pub fn max_runs(spec: &PolicySpec) -> Result<usize, InputError> {
-    Ok(Options::new(spec, OPTIONS)?.positive("max_runs")?.round().max(1.0) as usize)
+pub fn max_runs(options: &Options) -> usize {
+    options.integer("max_runs") as usize
 }

@@ -8,27 +8,35 @@
 //! cores over the threads. When woken threads overload the fast partition while a slow core
 //! idles, the fast thread with the most fast-core time moves back.
 
-use ampsched_model::{Placement, Policy, SystemView, ThreadId, ThreadView, Trigger, Triggers};
+use std::cmp::Reverse;
 
-use crate::options::{OptionInfo, Options, PolicySpec};
-use crate::partition::{fast_time_ns, Partitions, Side};
+use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadView, Trigger, Triggers};
 
-pub const OPTIONS: &[OptionInfo] = &[];
+use crate::common::{Move, Partitions};
+use crate::{Build, PolicyInfo};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "busyfcs",
+    description: "never leaves a fast core idle while a slow core runs a thread",
+    source: "Sáez thesis, ch. 5 (BusyFCs, after Balakrishnan et al.)",
+    options: &[],
+    needs: Signals::NONE,
+    build: Build::Policy(|_, m| Box::new(BusyFcs::new(m))),
+};
 
 pub struct BusyFcs {
     parts: Partitions,
 }
 
 impl BusyFcs {
-    pub fn new(spec: &PolicySpec, m: &ampsched_model::Machine) -> Result<Self, ampsched_model::InputError> {
-        Options::new(spec, OPTIONS)?;
-        Ok(BusyFcs { parts: Partitions::new(m) })
+    pub fn new(m: &Machine) -> Self {
+        BusyFcs { parts: Partitions::new(m) }
     }
 }
 
 impl Policy for BusyFcs {
     fn name(&self) -> &str {
-        "busyfcs"
+        INFO.name
     }
     fn quantum_ns(&self) -> Option<u64> {
         None
@@ -40,11 +48,11 @@ impl Policy for BusyFcs {
         if let Trigger::Start(t) = view.trigger {
             self.parts.place_new(view, t, out);
         }
-        let pick = |ts: &[&ThreadView], from: Side| -> ThreadId {
-            let key = |t: &&&ThreadView| (fast_time_ns(view, t), t.id);
-            match from {
-                Side::Slow => ts.iter().min_by_key(key),
-                Side::Fast => ts.iter().max_by_key(|t| (fast_time_ns(view, t), std::cmp::Reverse(t.id))),
+        let m = view.machine;
+        let pick = |ts: &[&ThreadView], dir: Move| -> ThreadId {
+            match dir {
+                Move::Up => ts.iter().min_by_key(|t| (t.fast_time_ns(m), t.id)),
+                Move::Down => ts.iter().max_by_key(|t| (t.fast_time_ns(m), Reverse(t.id))),
             }
             .expect("keep_fast_busy offers at least one thread")
             .id

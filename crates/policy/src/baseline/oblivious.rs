@@ -3,18 +3,25 @@
 //! scheduler's load balancing (equal queue lengths, idle pull) decides where. It never
 //! makes a decision of its own.
 
-use ampsched_model::{Placement, Policy, SystemView, Triggers};
+use ampsched_model::{Placement, Policy, Signals, SystemView, Triggers};
 
-use crate::options::OptionInfo;
+use crate::{Build, PolicyInfo};
 
-pub const OPTIONS: &[OptionInfo] = &[];
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "oblivious",
+    description: "asymmetry-unaware load balancing over all cores (Linux CFS, the thesis's Default)",
+    source: "Sáez thesis, §4.5 (Default)",
+    options: &[],
+    needs: Signals::NONE,
+    build: Build::Policy(|_, _| Box::new(Oblivious)),
+};
 
 #[derive(Debug, Default)]
 pub struct Oblivious;
 
 impl Policy for Oblivious {
     fn name(&self) -> &str {
-        "oblivious"
+        INFO.name
     }
     fn quantum_ns(&self) -> Option<u64> {
         None

@@ -1,0 +1,151 @@
+//! What a source of views (the simulator, the live agent) keeps so that building a
+//! `SystemView` costs O(changes), and so that both build it alike: the thread table, the live
+//! list, the change list, per-app runnable counts, per-core state, lock edges, and each
+//! thread's counters over the policy's last quantum.
+
+use std::collections::HashMap;
+
+use crate::machine::Machine;
+use crate::view::{AppView, CoreView, LockEdge, PerType, Signals, SystemView, ThreadId, ThreadState, ThreadView, Trigger};
+
+#[derive(Debug, Clone, Default)]
+pub struct ViewBook {
+    /// Every thread ever seen, indexed by `ThreadId`.
+    pub threads: Vec<ThreadView>,
+    pub apps: Vec<AppView>,
+    /// Per core; the source fills them before each call.
+    pub cores: Vec<CoreView>,
+    pub available: Signals,
+    lock_edges: Vec<LockEdge>,
+    lock_edge_index: HashMap<(ThreadId, ThreadId), usize>,
+    live: Vec<ThreadId>,
+    live_has_exited: bool,
+    changed: Vec<ThreadId>,
+    is_changed: Vec<bool>,
+    calls: u64,
+    /// Kept only for a policy with a quantum.
+    track_intervals: bool,
+    interval: Vec<PerType>,
+    interval_base: Vec<PerType>,
+    interval_start_ns: u64,
+    last_quantum_ns: u64,
+}
+
+impl ViewBook {
+    /// `track_intervals`: keep per-quantum counter deltas (the policy has a quantum).
+    pub fn new(cores: usize, available: Signals, track_intervals: bool) -> ViewBook {
+        ViewBook { cores: vec![CoreView::default(); cores], available, track_intervals, ..ViewBook::default() }
+    }
+
+    /// Add a thread (its id must be the next one); it counts as a change.
+    pub fn add_thread(&mut self, v: ThreadView) {
+        debug_assert_eq!(v.id as usize, self.threads.len());
+        let id = v.id;
+        if v.state.is_runnable() {
+            self.apps[v.app as usize].runnable_threads += 1;
+        }
+        self.threads.push(v);
+        self.is_changed.push(false);
+        self.mark_changed(id);
+        self.live.push(id);
+        if self.track_intervals {
+            self.interval.push(PerType::default());
+            self.interval_base.push(PerType::default());
+        }
+    }
+
+    pub fn mark_changed(&mut self, t: ThreadId) {
+        if !self.is_changed[t as usize] {
+            self.is_changed[t as usize] = true;
+            self.changed.push(t);
+        }
+    }
+
+    /// Every state change goes through here: it keeps the apps' runnable counts, the live list
+    /// and the change list (runnable or not, and exits, are changes; running/ready moves are not).
+    pub fn set_state(&mut self, t: ThreadId, state: ThreadState) {
+        let v = &mut self.threads[t as usize];
+        let before = v.state;
+        if before == state {
+            return;
+        }
+        v.state = state;
+        if before.is_runnable() != state.is_runnable() {
+            let app = &mut self.apps[v.app as usize];
+            if before.is_runnable() {
+                app.runnable_threads -= 1;
+            } else {
+                app.runnable_threads += 1;
+            }
+            self.mark_changed(t);
+        }
+        if state == ThreadState::Exited {
+            self.mark_changed(t);
+            self.live_has_exited = true;
+        }
+    }
+
+    /// `waiter` waited `ns` more for a lock `holder` held.
+    pub fn add_lock_wait(&mut self, waiter: ThreadId, holder: ThreadId, ns: u64) {
+        let edges = &mut self.lock_edges;
+        let i = *self.lock_edge_index.entry((waiter, holder)).or_insert_with(|| {
+            edges.push(LockEdge { waiter, holder, wait_ns: 0 });
+            edges.len() - 1
+        });
+        self.lock_edges[i].wait_ns += ns;
+    }
+
+    /// Threads not exited.
+    pub fn live_count(&self) -> usize {
+        self.live.len() - if self.live_has_exited { self.live.iter().filter(|&&t| self.threads[t as usize].state == ThreadState::Exited).count() } else { 0 }
+    }
+
+    /// Get ready for a policy call: number it, close the quantum's interval on a quantum call,
+    /// drop exited threads from the live list.
+    pub fn begin_call(&mut self, trigger: Trigger, now_ns: u64) {
+        self.calls += 1;
+        if self.live_has_exited {
+            let threads = &self.threads;
+            self.live.retain(|&t| threads[t as usize].state != ThreadState::Exited);
+            self.live_has_exited = false;
+        }
+        if trigger == Trigger::Quantum && self.track_intervals {
+            for &t in &self.live {
+                let t = t as usize;
+                let now = self.threads[t].per_type;
+                for (ty, c) in now.iter().enumerate() {
+                    self.interval[t][ty] = c.since(&self.interval_base[t][ty]);
+                }
+                self.interval_base[t] = now;
+            }
+            self.interval_start_ns = self.last_quantum_ns;
+            self.last_quantum_ns = now_ns;
+        }
+    }
+
+    pub fn view<'a>(&'a self, machine: &'a Machine, trigger: Trigger, now_ns: u64) -> SystemView<'a> {
+        SystemView {
+            now_ns,
+            trigger,
+            call: self.calls,
+            machine,
+            available: self.available,
+            threads: &self.threads,
+            live: &self.live,
+            changed: &self.changed,
+            interval: &self.interval,
+            interval_start_ns: self.interval_start_ns,
+            apps: &self.apps,
+            cores: &self.cores,
+            lock_edges: &self.lock_edges,
+        }
+    }
+
+    /// The policy has seen the changes.
+    pub fn end_call(&mut self) {
+        for &t in &self.changed {
+            self.is_changed[t as usize] = false;
+        }
+        self.changed.clear();
+    }
+}

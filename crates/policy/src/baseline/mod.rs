@@ -1,0 +1,5 @@
+//! Baselines: what the papers compare against.
+
+pub mod best_static;
+pub mod oblivious;
+pub mod static_pin;

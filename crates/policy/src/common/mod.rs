@@ -1,0 +1,8 @@
+//! What several policies share, so that none of them re-derives it: core partitions and the
+//! moves between them, per-thread state.
+
+pub mod partition;
+pub mod per_thread;
+
+pub use partition::{Level, Move, Partitions, FAST};
+pub use per_thread::PerThread;

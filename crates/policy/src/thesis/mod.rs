@@ -1,0 +1,5 @@
+//! Schedulers of the Sáez thesis ("Operating system support for asymmetric multicore
+//! processors"): HAFS (rr) and BusyFCs so far; HASS, IPC-Driven, PA, MinTLP, CAMP and SFD to come.
+
+pub mod busyfcs;
+pub mod rr;

@@ -1,0 +1,153 @@
+//! `rr`: HAFS, the heterogeneity-aware fair-share round robin of the Sáez thesis (§4.2.4,
+//! Algorithm 4.4; called RR in ch. 5–6).
+//!
+//! Goal: every thread's time on each core type is proportional to that type's core count, so
+//! fast cores are shared equally. Each thread keeps a balance counter (BC) of how far it is
+//! behind its fair fast share: BC += α·Δslow − (1−α)·Δfast, α = fast cores / all cores.
+//! A thread whose BC passes +threshold on the slow side, or −threshold on the fast side, has
+//! expired; expired threads are swapped pairwise, the most behind slow thread with the most
+//! ahead fast one (FIFO: oldest expiry first). Without a partner a thread stays where it is.
+//! One-way moves happen only to keep fast cores busy, or to relieve an overloaded fast
+//! partition while a slow core idles. On a machine of more than two capacities, the fast side is
+//! the fastest partition and the slow side all the others.
+
+use std::cmp::Reverse;
+
+use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadView, Trigger, Triggers};
+
+use crate::common::{Move, Partitions, PerThread, FAST};
+use crate::options::{OptionInfo, OptionKind, Options};
+use crate::{Build, PolicyInfo};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "rr",
+    description: "HAFS: asymmetry-aware round robin giving every thread an equal share of fast-core time",
+    source: "Sáez thesis, §4.2.4, Algorithm 4.4 (HAFS; RR in ch. 5-6)",
+    options: &[
+        OptionInfo {
+            name: "quantum_ms",
+            kind: OptionKind::Positive(10.0),
+            doc: "how often balance counters are brought up to date and expired threads swapped",
+        },
+        OptionInfo {
+            name: "threshold_ms",
+            kind: OptionKind::Positive(50.0),
+            doc: "BC threshold, ms of CPU time away from the fair fast share (the thesis leaves it open; \
+                  50 ms makes a thread's stint on a type ~100 ms on 2FC-2SC, so a migration of tens to hundreds \
+                  of µs costs well under 1%)",
+        },
+    ],
+    needs: Signals::NONE,
+    build: Build::Policy(|o, m| Box::new(RoundRobin::new(o, m))),
+};
+
+/// A thread that got fast time nobody else wanted is not made to pay it back beyond this many
+/// thresholds, or it would be kept off fast cores long after others arrive.
+const BC_CLAMP_THRESHOLDS: f64 = 2.0;
+
+pub struct RoundRobin {
+    parts: Partitions,
+    alpha: f64,
+    threshold_ns: f64,
+    quantum_ns: u64,
+    bc: PerThread<f64>,
+    /// When the thread expired on its current side: candidates are matched oldest first (FIFO).
+    expired_at: PerThread<Option<u64>>,
+}
+
+impl RoundRobin {
+    pub fn new(o: &Options, m: &Machine) -> Self {
+        let parts = Partitions::new(m);
+        let alpha = parts.ncores(FAST) as f64 / m.num_cores() as f64;
+        RoundRobin {
+            parts,
+            alpha,
+            threshold_ns: o.ms("threshold_ms") as f64,
+            quantum_ns: o.ms("quantum_ms"),
+            bc: PerThread::new(),
+            expired_at: PerThread::new(),
+        }
+    }
+
+    /// Bring every live thread's balance counter up to date with its last quantum's CPU time.
+    fn update_counters(&mut self, view: &SystemView) {
+        let clamp = BC_CLAMP_THRESHOLDS * self.threshold_ns;
+        let m = view.machine;
+        for &t in view.live {
+            let interval = view.interval_of(t);
+            let d_fast: u64 = (0..m.core_types.len()).filter(|&ty| m.is_fast_type(ty)).map(|ty| interval[ty].time_ns).sum();
+            let d_total: u64 = interval.iter().map(|c| c.time_ns).sum();
+            let bc = self.bc.get_mut(t);
+            *bc = (*bc + self.alpha * (d_total - d_fast) as f64 - (1.0 - self.alpha) * d_fast as f64).clamp(-clamp, clamp);
+            let bc = *bc;
+            let expired = match self.parts.level(t) {
+                Some(FAST) => bc < -self.threshold_ns,
+                Some(_) => bc > self.threshold_ns,
+                None => false,
+            };
+            let at = self.expired_at.get_mut(t);
+            *at = if expired { Some(at.unwrap_or(view.now_ns)) } else { None };
+        }
+    }
+
+    /// Algorithm 4.4: pair expired fast threads with expired slow threads, oldest expiry first
+    /// on each side, and swap each pair.
+    fn swap_expired(&mut self, view: &SystemView, out: &mut Placement) {
+        let expired = |parts: &Partitions, expired_at: &PerThread<Option<u64>>, fast: bool| -> Vec<ThreadId> {
+            let levels = if fast { 0..1 } else { 1..parts.levels() };
+            let mut ts: Vec<(u64, ThreadId)> =
+                levels.flat_map(|l| parts.runnable_in(l)).filter_map(|t| expired_at.value(t).map(|at| (at, t))).collect();
+            ts.sort_unstable();
+            ts.into_iter().map(|(_, t)| t).collect()
+        };
+        let fast_x = expired(&self.parts, &self.expired_at, true);
+        let slow_x = expired(&self.parts, &self.expired_at, false);
+        for (f, s) in fast_x.into_iter().zip(slow_x) {
+            self.parts.swap(view, f, s, out);
+            self.expired_at.set(f, None);
+            self.expired_at.set(s, None);
+        }
+    }
+
+    /// For one-way moves: the slow thread most behind goes up; the fast thread most ahead goes down.
+    fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement) {
+        let bc = &self.bc;
+        let pick = |ts: &[&ThreadView], dir: Move| -> ThreadId {
+            let key = |t: &&&ThreadView| (bc.value(t.id), Reverse(t.id));
+            match dir {
+                Move::Up => ts.iter().max_by(|a, b| key(a).0.total_cmp(&key(b).0).then(key(a).1.cmp(&key(b).1))),
+                Move::Down => ts.iter().min_by(|a, b| key(a).0.total_cmp(&key(b).0).then(key(b).1.cmp(&key(a).1))),
+            }
+            .expect("keep_fast_busy offers at least one thread")
+            .id
+        };
+        self.parts.keep_fast_busy(view, out, pick);
+    }
+}
+
+impl Policy for RoundRobin {
+    fn name(&self) -> &str {
+        INFO.name
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        Some(self.quantum_ns)
+    }
+    fn triggers(&self) -> Triggers {
+        Triggers::ALL
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+        self.parts.sync(view);
+        if !self.parts.asymmetric() {
+            return;
+        }
+        match view.trigger {
+            Trigger::Start(t) => self.parts.place_new(view, t, out),
+            Trigger::Quantum => {
+                self.update_counters(view);
+                self.swap_expired(view, out);
+            }
+            Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
+        }
+        self.keep_fast_busy(view, out);
+    }
+}
