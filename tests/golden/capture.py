@@ -1,0 +1,73 @@
+"""Golden outputs: the sha256 of `ampsched run --json` for every catalog machine x workload x
+policy below, with seed 1 and the default slice. A refactoring must leave every one unchanged;
+a change of the model that moves results regenerates the file on purpose:
+
+    python tests/golden/capture.py --write     # after a deliberate change of results
+    python tests/golden/capture.py             # check; exit 1 and list what differs
+
+The policies are the ones that existed when the file was made; a new policy is added with its
+first results.
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "run_json.sha256.tsv")
+POLICIES = ["oblivious", "static", "rr", "busyfcs", "best-static"]
+
+
+def one(job):
+    import ampsched
+    machine, workload, policy = job
+    try:
+        text = ampsched._core.run(machine, workload, policy, seed=1, slice_ms=4.0, trace=None, timeline=False)
+    except Exception as error:  # an error is an output too: it must stay the same
+        text = f"ERROR {error}"
+    return machine, workload, policy, hashlib.sha256(text.encode()).hexdigest()
+
+
+def current(jobs=None):
+    import ampsched
+    core = ampsched._core
+    machines = [m["name"] for m in json.loads(core.list_catalog("machines"))]
+    workloads = [w["name"] for w in json.loads(core.list_catalog("workloads"))]
+    grid = [(m, w, p) for m in machines for w in workloads for p in POLICIES]
+    with ProcessPoolExecutor(jobs or os.cpu_count()) as pool:
+        return list(pool.map(one, grid, chunksize=4))
+
+
+def read_golden():
+    with open(GOLDEN) as f:
+        return {tuple(line.split("\t")[:3]): line.split("\t")[3].strip() for line in f if line.strip()}
+
+
+def differences(rows):
+    golden = read_golden()
+    now = {(m, w, p): h for m, w, p, h in rows}
+    return sorted(k for k in set(golden) | set(now) if golden.get(k) != now.get(k))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="rewrite the golden file from this build")
+    parser.add_argument("--jobs", type=int, default=None)
+    args = parser.parse_args()
+    rows = current(args.jobs)
+    if args.write:
+        with open(GOLDEN, "w") as f:
+            f.writelines(f"{m}\t{w}\t{p}\t{h}\n" for m, w, p, h in rows)
+        print(f"wrote {len(rows)} hashes to {GOLDEN}")
+        return 0
+    diff = differences(rows)
+    for key in diff:
+        print("differs:", " ".join(key))
+    print(f"{len(rows) - len(diff)} of {len(rows)} outputs identical")
+    return 1 if diff else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
