@@ -731,6 +731,7 @@ impl<'a> Engine<'a> {
         core.busy_ns += elapsed;
         let done = self.now >= core.work_end;
         let ty = self.m.cores[c].core_type;
+        self.book.mark_ran(t);
         let rt = &mut self.rts[t as usize];
         let v = &mut self.book.threads[t as usize];
         rt.unpaid_move = None;
