@@ -199,8 +199,8 @@ impl Session {
     fn restore(&mut self) -> Restored {
         let r = self.enforcer.restore(&self.monitor);
         if let Some(soft) = self.fd_soft_limit.take() {
-            // The counter groups close first: the lower limit must not strand them.
-            self.monitor.counting = None;
+            // Open counter groups stay valid under the lower limit; only new ones could not open,
+            // and after a restore the agent samples no more.
             restore_fd_limit(soft);
         }
         r
@@ -405,13 +405,11 @@ fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u6
     if let Some(soft) = fd_soft_limit {
         use std::os::unix::process::CommandExt;
         // The command gets the descriptor limit it would have had without the agent's counters.
-        // SAFETY: getrlimit and setrlimit are async-signal-safe system calls on our own structures.
+        // SAFETY: between fork and exec only async-signal-safe calls are allowed; restore_fd_limit
+        // makes two system calls (getrlimit, setrlimit) on its own stack and allocates nothing.
         unsafe {
             cmd.pre_exec(move || {
-                let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-                libc::getrlimit(libc::RLIMIT_NOFILE, &mut r);
-                r.rlim_cur = soft as libc::rlim_t;
-                libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+                restore_fd_limit(soft);
                 Ok(())
             });
         }

@@ -25,8 +25,11 @@ const PERF_TYPE_HW_CACHE: u64 = 3;
 const PERF_COUNT_HW_CPU_CYCLES: u64 = 0;
 const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
 const PERF_COUNT_HW_CACHE_MISSES: u64 = 3;
-/// PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16.
-const LL_READ_MISS: u64 = 2 | (0 << 8) | (1 << 16);
+const PERF_COUNT_HW_CACHE_LL: u64 = 2;
+const PERF_COUNT_HW_CACHE_OP_READ: u64 = 0;
+const PERF_COUNT_HW_CACHE_RESULT_MISS: u64 = 1;
+/// A PERF_TYPE_HW_CACHE config: cache id | operation << 8 | result << 16.
+const LL_READ_MISS: u64 = PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
 /// PERF_ATTR_SIZE_VER5: the fields up to `sample_regs_intr`, which every kernel since 4.1 takes.
 const ATTR_SIZE: u64 = 112;
 const FORMAT_TOTAL_TIME_ENABLED: u64 = 1 << 0;
@@ -158,6 +161,7 @@ pub fn probe() -> Result<(), String> {
 }
 
 /// RLIMIT_NOFILE (soft, hard).
+#[allow(clippy::unnecessary_cast)] // rlim_t is u64 on 64-bit Linux only
 pub fn fd_limits() -> (u64, u64) {
     let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes one rlimit we own.

@@ -134,7 +134,7 @@ impl Shares {
     /// After each sample: at a round's end, move each sharing thread to the side it is behind on.
     pub fn step(&mut self, m: &mut Monitor, not_applied: &mut NotApplied) {
         self.samples += 1;
-        if self.samples % self.round_samples != 0 || self.threads.is_empty() {
+        if !self.samples.is_multiple_of(self.round_samples) || self.threads.is_empty() {
             return;
         }
         let ids: Vec<u32> = self.threads.keys().copied().collect();
