@@ -271,20 +271,38 @@ pub fn agent_signals(counters: bool, locks: bool) -> Signals {
 }
 
 /// Refuse a policy whose needs the agent does not meet here, by the check the simulator makes.
-fn check_policy(spec: &PolicySpec, available: Signals) -> Result<(), AgentError> {
-    let info = ampsched_policy::info(&spec.name)?;
-    info.needs.check(available, "the live agent here").map_err(|why| {
-        let counters = if info.needs.contains(Signals::COUNTERS) {
+fn check_policy(name: &str, needs: Signals, available: Signals) -> Result<(), AgentError> {
+    needs.check(available, "the live agent here").map_err(|why| {
+        let counters = if needs.contains(Signals::COUNTERS) {
             crate::perf::probe().err().map(|e| format!(" ({e})")).unwrap_or_default()
         } else {
             String::new()
         };
-        input("--policy", &spec.name, format!("{} cannot run live: {why}{counters}", spec.name))
+        input("--policy", name, format!("{name} cannot run live: {why}{counters}"))
     })
 }
 
 /// Run the agent until the target ends or a stop signal arrives. Returns the `--json` report.
 pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
+    let spec = PolicySpec::parse(&cfg.policy)?;
+    let needs = ampsched_policy::info(&spec.name)?.needs;
+    run_built(cfg, &spec.name, needs, |machine| Ok(ampsched_policy::build(&spec, machine)?))
+}
+
+/// `run` with a policy made outside the registry (a Python policy) that needs `needs`; the
+/// report names it by `cfg.policy`. A policy that fails (`Policy::failure`) makes no more
+/// decisions, and the agent returns its error once the command has ended.
+pub fn run_with_policy(cfg: &AgentConfig, policy: Box<dyn Policy>, needs: Signals) -> Result<Value, AgentError> {
+    run_built(cfg, &cfg.policy, needs, |_| Ok(policy))
+}
+
+/// The agent with the policy `build` makes for the machine, once its needs are checked.
+fn run_built(
+    cfg: &AgentConfig,
+    name: &str,
+    needs: Signals,
+    build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
+) -> Result<Value, AgentError> {
     if !(cfg.interval_ms >= MIN_INTERVAL_MS && cfg.interval_ms.is_finite()) {
         return Err(input("--interval", cfg.interval_ms.to_string(), format!("must be at least {MIN_INTERVAL_MS} ms")));
     }
@@ -294,11 +312,10 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     if !(cfg.emulate_period_ms >= 0.1 && cfg.emulate_period_ms <= 1000.0) {
         return Err(input("--emulate-period", cfg.emulate_period_ms.to_string(), "must be between 0.1 and 1000 ms"));
     }
-    let spec = PolicySpec::parse(&cfg.policy)?;
     let lock_insight = cfg.locks && !cfg.command.is_empty();
     // Counters are probed but not yet read per thread: until they are, the agent does not offer them.
     let available = agent_signals(false, lock_insight);
-    check_policy(&spec, available)?;
+    check_policy(name, needs, available)?;
 
     let topo = resolve_topology(&cfg.sysfs_root, cfg.cores.as_deref(), cfg.emulate.as_deref())?;
     let machine = match &cfg.machine {
@@ -317,7 +334,7 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
         }
         None => topo.to_machine("live"),
     };
-    let mut policy: Box<dyn Policy> = ampsched_policy::build(&spec, &machine)?;
+    let mut policy: Box<dyn Policy> = build(&machine)?;
 
     let emulation = match &cfg.emulate {
         None => None,
@@ -358,6 +375,9 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     let (restored, vanished) = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
+    if let Some(why) = policy.failure() {
+        return Err(input("--policy", name, why));
+    }
     let mut report = result?;
     report["agent"]["affinities_restored"] = json!(restored);
     report["agent"]["threads_vanished_before_restore"] = json!(vanished);

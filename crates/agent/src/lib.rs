@@ -18,4 +18,4 @@ pub mod perf;
 pub mod procfs;
 pub mod topology;
 
-pub use agent::{call_policy, resolve_topology, run, AgentConfig, AgentError};
+pub use agent::{call_policy, resolve_topology, run, run_with_policy, AgentConfig, AgentError};
