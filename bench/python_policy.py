@@ -5,14 +5,17 @@ the same decisions (tests/python/test_python_policy.py checks their results are
 byte-identical), so the difference in wall time is the cost of calling Python. For each
 scenario, one `compare` runs both alternately (solo references are computed once, in a
 warm-up run, and excluded); a run's wall time is the time between the progress callbacks
-around it, divided by its policy_calls. Best of N (the machine is shared: the best run is
-the least disturbed).
+around it, divided by its policy_calls; it includes the simulation between calls. "Python
+extra" is the difference: what calling Python costs per call. Best of N (the machine is
+shared: the best run is the least disturbed). Each is measured twice: by wall time, as asked,
+and by the CPU time of the thread that runs the simulation and the policy (`time.thread_time`),
+which other processes on a shared machine do not inflate.
 
 Scenarios: 4fc-12sc x w1 (16 single-threaded apps), and 4fc-12sc x a fork-join app of
-THREADS threads written here (every serial phase blocks and wakes all of them: many calls,
+each of THREADS threads, written here (every serial phase blocks and wakes all of them: many calls,
 each with many changed threads).
 
-usage: python bench/python_policy.py [--repeat 3] [--threads 256]
+usage: python bench/python_policy.py [--repeat 10] [--threads 256,1024]
 """
 
 import argparse
@@ -51,19 +54,19 @@ scope = "group"
 """
 
 
-def per_call_us(machine, workload, repeat):
+def per_call_us(machine, workload, repeat, clock):
     """(Rust µs per call, Python µs per call, policy calls) for busyfcs on one scenario."""
     core = ampsched._require_core()
     label, obj = ampsched.policy.resolve(BusyFcs())
     labels = ["busyfcs"] + ["busyfcs", label] * repeat
     objects = [None] + [None, obj] * repeat
     stamps = []
-    text = core.compare(machine, workload, labels, progress=lambda done, total, lab: stamps.append(time.perf_counter()),
+    text = core.compare(machine, workload, labels, progress=lambda done, total, lab: stamps.append(clock()),
                         policy_objects=objects)
     results = json.loads(text)
-    walls = [b - a for a, b in zip(stamps, stamps[1:])]
-    rust = [w / r["policy_calls"] for w, r in zip(walls, results) if r["policy"] == "busyfcs"][1:]  # [0]: warm-up
-    python = [w / r["policy_calls"] for w, r in zip(walls, results) if r["policy"] == label]
+    times = [b - a for a, b in zip(stamps, stamps[1:])]
+    rust = [t / r["policy_calls"] for t, r in zip(times, results) if r["policy"] == "busyfcs"][1:]  # [0]: warm-up
+    python = [t / r["policy_calls"] for t, r in zip(times, results) if r["policy"] == label]
     calls = results[1]["policy_calls"]
     assert all(r["policy_calls"] == calls for r in results), "the port must make the same calls"
     return min(rust) * 1e6, min(python) * 1e6, calls
@@ -71,20 +74,23 @@ def per_call_us(machine, workload, repeat):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=256)
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--threads", default="256,1024", help="thread counts of the fork-join app (comma-separated)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        many = os.path.join(tmp, f"forkjoin-{args.threads}.toml")
-        with open(many, "w") as f:
-            f.write(FORKJOIN.format(n=args.threads))
-        rows = [("4fc-12sc", "w1", "w1"), ("4fc-12sc", many, f"forkjoin-{args.threads}")]
-        print(f"{'machine':10} {'workload':15} {'calls':>7} {'Rust us/call':>13} {'Python us/call':>15} {'ratio':>6}")
+        rows = [("4fc-12sc", "w1", "w1")]
+        for n in (int(t) for t in args.threads.split(",")):
+            path = os.path.join(tmp, f"forkjoin-{n}.toml")
+            with open(path, "w") as f:
+                f.write(FORKJOIN.format(n=n))
+            rows.append(("4fc-12sc", path, f"forkjoin-{n}"))
+        print(f"{'machine':10} {'workload':15} {'calls':>7}  {'clock':5} {'Rust us/call':>13} {'Python us/call':>15} "
+              f"{'Python extra':>13}")
         for machine, workload, name in rows:
-            rust, python, calls = per_call_us(machine, workload, args.repeat)
-            print(f"{machine:10} {name:15} {calls:7d} {rust:13.2f} {python:15.2f} {python / rust:6.1f}")
-            sys.stdout.flush()
-
+            for clock_name, clock in (("wall", time.perf_counter), ("CPU", time.thread_time)):
+                rust, python, calls = per_call_us(machine, workload, args.repeat, clock)
+                print(f"{machine:10} {name:15} {calls:7d}  {clock_name:5} {rust:13.1f} {python:15.1f} {python - rust:13.1f}")
+                sys.stdout.flush()
 
 if __name__ == "__main__":
     main()
