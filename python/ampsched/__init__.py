@@ -9,8 +9,9 @@
 
 Machines and workloads are catalog names (see list_machines(), list_workloads()) or
 paths to TOML files; a policy is a spec "name[:key=value[:key=value...]]" (see
-list_policies() for the names and their options). Bad input raises InputError, a
-ValueError whose message reads "file: key: problem".
+list_policies() for the names and their options), or a policy written in Python: an
+ampsched.Policy object, or its spec "path/to/file.py:ClassName" (see help(ampsched.policy)).
+Bad input raises InputError, a ValueError whose message reads "file: key: problem".
 
 Metrics (lower is better for makespan_s, antt, unfairness, energy_j, edp, migrations;
 higher for stp, min_fairness, uniformity, speedup_vs_baseline):
@@ -22,6 +23,7 @@ import json
 import os
 
 from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
+from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
 
 __doc__ += glossary_text() + "\n"
@@ -41,7 +43,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "Result", "results_frame", "METRICS", "write_report",
+    "run", "compare", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -107,16 +109,19 @@ class Result:
                 f"makespan_s={r.get('makespan_s')} antt={r.get('antt')} stp={r.get('stp')}>")
 
 
-def run(machine, workload, policy: str, seed: int = 1, slice_ms: float = 4.0,
+def run(machine, workload, policy, seed: int = 1, slice_ms: float = 4.0,
         trace=None, timeline: bool = False) -> Result:
-    """Simulate `workload` on `machine` under one `policy` spec; returns a Result.
+    """Simulate `workload` on `machine` under one policy; returns a Result.
 
+    policy: a spec, or an ampsched.Policy object (the run uses a copy of it).
     trace: a path; if given, a Chrome/Perfetto trace JSON is written there.
     timeline: also return every (core, thread, app, start, end) segment.
     """
     core = _require_core()
-    text = core.run(os.fspath(machine), os.fspath(workload), policy, seed=seed, slice_ms=slice_ms,
-                    trace=None if trace is None else os.fspath(trace), timeline=timeline)
+    label, policy_object = _resolve_policy(policy)
+    text = core.run(os.fspath(machine), os.fspath(workload), label, seed=seed, slice_ms=slice_ms,
+                    trace=None if trace is None else os.fspath(trace), timeline=timeline,
+                    policy_object=policy_object)
     return Result(json.loads(text))
 
 
@@ -128,8 +133,9 @@ def compare(machine, workload, policies, baseline=None, seed: int = 1, slice_ms:
     df.attrs["apps"] is a long DataFrame (policy, app, slowdown, turnaround_s, ...) and
     df.attrs["raw"] the engine's list of results (what write_report takes).
 
-    policies: a list of specs or one "p1,p2,..." string. baseline: the spec the speedups
-    are relative to (default: the first policy). progress: True for a progress bar on
+    policies: a list of specs and ampsched.Policy objects, or one "p1,p2,..." string.
+    baseline: the spec (or Policy object, or label) the speedups are relative to (default:
+    the first policy). progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
 
@@ -141,14 +147,26 @@ def compare(machine, workload, policies, baseline=None, seed: int = 1, slice_ms:
 
     core = _require_core()
     specs = split_policies(policies) if isinstance(policies, str) else list(policies)
+    labels, objects = _resolve_policies(specs)
+    if isinstance(baseline, Policy):
+        baseline = _resolve_policy(baseline)[0]
     callback = progress if callable(progress) else ProgressBar() if progress else None
     try:
-        text = core.compare(os.fspath(machine), os.fspath(workload), specs, baseline=baseline,
-                            seed=seed, slice_ms=slice_ms, timeline=timeline, progress=callback)
+        text = core.compare(os.fspath(machine), os.fspath(workload), labels, baseline=baseline,
+                            seed=seed, slice_ms=slice_ms, timeline=timeline, progress=callback,
+                            policy_objects=objects)
     finally:
         if isinstance(callback, ProgressBar):
             callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean
     return results_frame(json.loads(text))
+
+
+def _resolve_policies(policies):
+    """Labels and objects for the engine's compare; objects is None when all are specs."""
+    resolved = [_resolve_policy(p) for p in policies]
+    labels = [label for label, _ in resolved]
+    objects = [obj for _, obj in resolved]
+    return labels, (objects if any(o is not None for o in objects) else None)
 
 
 def results_frame(results: list):

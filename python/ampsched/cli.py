@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="simulate a workload on a machine under one policy")
     p.add_argument("--machine", required=True, metavar="M", help="catalog name or TOML file")
     p.add_argument("--workload", required=True, metavar="W", help="catalog name or TOML file")
-    p.add_argument("--policy", required=True, metavar="P", help='policy spec "name[:key=value...]"')
+    p.add_argument("--policy", required=True, metavar="P",
+                   help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
     common(p)
     p.add_argument("--trace", metavar="FILE", help="also write a Chrome/Perfetto trace JSON to FILE")
     p.set_defaults(handler=_cmd_run)
@@ -84,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                                        "(with no arguments: the built-in demo)")
     p.add_argument("--machine", metavar="M", help="catalog name or TOML file")
     p.add_argument("--workload", metavar="W", help="catalog name or TOML file")
-    p.add_argument("--policies", metavar="P1,P2,...", help="comma-separated policy specs")
+    p.add_argument("--policies", metavar="P1,P2,...",
+                   help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
     p.add_argument("--baseline", metavar="P", help="policy the speedups are relative to (default: the first)")
     common(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
@@ -105,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Launch CMD (or attach to --pid), follow its threads and child processes, and "
                     "apply the policy's placements with sched_setaffinity. Every affinity is restored "
                     "when the agent ends. The exit status is the command's.")
-    p.add_argument("--policy", required=True, metavar="P", help='policy spec "name[:key=value...]"')
+    p.add_argument("--policy", required=True, metavar="P",
+                   help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
     p.add_argument("--interval", type=_positive_float, default=40.0, metavar="MS",
                    help="sampling interval in milliseconds (default 40)")
     p.add_argument("--emulate", metavar="SPEC",
@@ -173,8 +176,9 @@ def _cmd_list(args) -> int:
 def _cmd_run(args) -> int:
     _check_output_path("--trace", args.trace)
     core = ampsched._require_core()
-    text = core.run(args.machine, args.workload, args.policy, seed=args.seed,
-                    slice_ms=args.slice_ms, trace=args.trace, timeline=False)
+    label, policy_object = ampsched.policy.resolve(args.policy)
+    text = core.run(args.machine, args.workload, label, seed=args.seed,
+                    slice_ms=args.slice_ms, trace=args.trace, timeline=False, policy_object=policy_object)
     print(text if args.json else format_run(json.loads(text)))
     return 0
 
@@ -192,10 +196,12 @@ def _cmd_compare(args) -> int:
         machine = default["machine"] if machine is None else machine
         workload = default["workload"] if workload is None else workload
         policies = default["policies"] if policies is None else policies
+    labels, objects = ampsched._resolve_policies(policies)
     bar = ProgressBar()
     try:
-        text = core.compare(machine, workload, policies, baseline=args.baseline, seed=args.seed,
-                            slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar)
+        text = core.compare(machine, workload, labels, baseline=args.baseline, seed=args.seed,
+                            slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar,
+                            policy_objects=objects)
     finally:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
     results = json.loads(text)
@@ -229,10 +235,11 @@ def _cmd_agent(args) -> int:
         raise UsageError("agent: give either a command after -- or --pid PID (not both)")
     _check_output_path("--output", args.output)
     core = ampsched._require_core()
+    label, policy_object = ampsched.policy.resolve(args.policy)
     try:
-        text = core.agent(args.policy, command, args.pid, args.interval, emulate=args.emulate,
+        text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
-                          locks=not args.no_locks, status=True)
+                          locks=not args.no_locks, status=True, policy_object=policy_object)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1

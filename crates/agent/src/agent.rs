@@ -299,6 +299,13 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     run_with(cfg, &spec.name, needs, |m| Ok(ampsched_policy::build(&spec, m)?))
 }
 
+/// `run` with a policy made outside the registry (a Python policy) that needs `needs`; the
+/// report names it by `cfg.policy`. A policy that fails (`Policy::failure`) makes no more
+/// decisions, and the agent returns its error once the command has ended.
+pub fn run_with_policy(cfg: &AgentConfig, policy: Box<dyn Policy>, needs: Signals) -> Result<Value, AgentError> {
+    run_with(cfg, &cfg.policy, needs, |_| Ok(policy))
+}
+
 /// Run the agent with the policy `build` makes for the machine (`name` and `needs` as its
 /// registration gives them). `run` passes a registered policy; tests pass their own.
 pub fn run_with(
@@ -379,6 +386,9 @@ pub fn run_with(
     let restored = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
+    if let Some(why) = policy.failure() {
+        return Err(input("--policy", name, why));
+    }
     let mut report = result?;
     let a = &mut report.agent;
     (a.affinities_restored, a.threads_vanished_before_restore) = restored.affinities;

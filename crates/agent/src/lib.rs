@@ -25,4 +25,4 @@ pub mod procfs;
 pub mod report;
 pub mod topology;
 
-pub use agent::{call_policy, check_policy, resolve_topology, run, run_with, AgentConfig, AgentError};
+pub use agent::{call_policy, check_policy, resolve_topology, run, run_with, run_with_policy, AgentConfig, AgentError};

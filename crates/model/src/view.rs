@@ -70,6 +70,15 @@ impl Signals {
         (Signals::SIMULATOR, "simulator", "the simulator itself (an oracle)"),
     ];
 
+    /// The signal a short name ("counters", "locks", ...) stands for; the error lists the
+    /// known names. How a policy written outside Rust (Python) declares its needs.
+    pub fn named(name: &str) -> Result<Signals, String> {
+        Signals::NAMES.iter().find(|(_, n, _)| *n == name).map(|(s, _, _)| *s).ok_or_else(|| {
+            let known: Vec<&str> = Signals::NAMES.iter().map(|(_, n, _)| *n).collect();
+            format!("unknown signal '{name}' (known: {})", known.join(", "))
+        })
+    }
+
     pub const fn union(self, other: Signals) -> Signals {
         Signals(self.0 | other.0)
     }
@@ -464,4 +473,10 @@ pub trait Policy: Send {
     fn quantum_ns(&self) -> Option<u64>;
     fn triggers(&self) -> Triggers;
     fn decide(&mut self, view: &SystemView, out: &mut Placement);
+    /// Why the policy cannot go on, once it cannot: a policy written in Python whose `decide`
+    /// raised. It then decides nothing more, and whoever runs it (the runner, the agent) ends
+    /// the run with this error. A Rust policy never fails.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }

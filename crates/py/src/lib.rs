@@ -1,10 +1,17 @@
 #![allow(unexpected_cfgs)] // pyo3 0.22 macros test a cfg this crate does not declare
 //! `ampsched._core`: the engine for Python. Every call returns JSON text (which the Python
 //! front turns into DataFrames); bad input raises `InputError` with a one-line message.
+//!
+//! A policy is a registered spec, or a Python policy: an `ampsched.Policy` object passed with
+//! the label its results carry (`policy_object`, `policy_objects`), run as a `PyPolicy`.
 
-use ampsched_runner::{compare as run_compare, default_compare as default_cmp, list, Error, Experiment, Settings};
+mod policy;
+mod view;
+
+use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
 use pyo3::create_exception;
-use ampsched_agent::{resolve_topology, run as run_agent, AgentConfig, AgentError};
+use ampsched_agent::{resolve_topology, run as run_agent, run_with_policy, AgentConfig, AgentError};
+use policy::{chain, PyPolicy};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -23,20 +30,54 @@ fn list_catalog(kind: &str) -> PyResult<String> {
     list(kind).map(|v| v.to_string()).map_err(to_py)
 }
 
-#[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=1, slice_ms=4.0, trace=None, timeline=false))]
-fn run(py: Python<'_>, machine: &str, workload: &str, policy: &str, seed: u64, slice_ms: f64, trace: Option<String>, timeline: bool) -> PyResult<String> {
-    py.allow_threads(|| {
-        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, trace))?;
-        exp.run(policy).map(|v| v.to_string())
-    })
-    .map_err(to_py)
+/// A Python policy object checked and wrapped; bad ones raise `InputError` naming `label`.
+fn py_policy(object: &Bound<'_, PyAny>, label: &str) -> PyResult<PyPolicy> {
+    PyPolicy::new(object, label.to_string()).map_err(|why| InputError::new_err(format!("--policy: {label}: {why}")))
 }
 
+/// A runner error, chained to what a Python policy's `decide` raised.
+fn run_error(py: Python<'_>, e: Error, policies: &mut [PyPolicy]) -> PyErr {
+    let raised = policies.iter_mut().find_map(|p| p.raised.take());
+    chain(py, to_py(e), raised)
+}
+
+/// Run one policy: a registered spec, or the Python policy `policy_object` labelled `policy`.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policies, baseline=None, seed=1, slice_ms=4.0, timeline=false, progress=None))]
+#[pyo3(signature = (machine, workload, policy, seed=1, slice_ms=4.0, trace=None, timeline=false, policy_object=None))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    machine: &str,
+    workload: &str,
+    policy: &str,
+    seed: u64,
+    slice_ms: f64,
+    trace: Option<String>,
+    timeline: bool,
+    policy_object: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
+    let out = py.allow_threads(|| {
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, trace))?;
+        match python.first_mut() {
+            Some(p) => {
+                let needs = p.needs;
+                exp.run_policy(policy, needs, p)
+            }
+            None => exp.run(policy),
+        }
+        .map(|v| v.to_string())
+    });
+    out.map_err(|e| run_error(py, e, &mut python))
+}
+
+/// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
+/// object (then the policy's text is its label) or None for a registered spec.
+#[pyfunction]
+#[pyo3(signature = (machine, workload, policies, baseline=None, seed=1, slice_ms=4.0, timeline=false, progress=None, policy_objects=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
+    py: Python<'_>,
     machine: &str,
     workload: &str,
     policies: Vec<String>,
@@ -45,7 +86,18 @@ fn compare(
     slice_ms: f64,
     timeline: bool,
     progress: Option<PyObject>,
+    policy_objects: Option<Vec<Option<Bound<'_, PyAny>>>>,
 ) -> PyResult<String> {
+    let objects = policy_objects.unwrap_or_else(|| vec![None; policies.len()]);
+    if objects.len() != policies.len() {
+        return Err(InputError::new_err(format!("--policies: {} policies but {} policy objects", policies.len(), objects.len())));
+    }
+    let mut python = Vec::new();
+    for (label, object) in policies.iter().zip(&objects) {
+        if let Some(o) = object {
+            python.push(py_policy(o, label.trim())?);
+        }
+    }
     let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None)).map_err(to_py)?;
     let mut callback_err: Option<PyErr> = None;
     // A callback that raises (Ctrl-C arrives that way) stops the comparison; without a
@@ -65,11 +117,25 @@ fn compare(
             }
         })
     };
-    let out = run_compare(&mut exp, &policies, baseline.as_deref(), &mut report);
+    let out = {
+        let mut ready = python.iter_mut();
+        let mut candidates: Vec<Candidate> = policies
+            .iter()
+            .zip(&objects)
+            .map(|(label, object)| match object {
+                None => Candidate::Registered(label.trim().to_string()),
+                Some(_) => {
+                    let p = ready.next().expect("one PyPolicy per object");
+                    Candidate::Ready { label: label.trim().to_string(), needs: p.needs, policy: p }
+                }
+            })
+            .collect();
+        compare_candidates(&mut exp, &mut candidates, baseline.as_deref(), &mut report)
+    };
     if let Some(e) = callback_err {
         return Err(e);
     }
-    out.map(|v| v.to_string()).map_err(to_py)
+    out.map(|v| v.to_string()).map_err(|e| run_error(py, e, &mut python))
 }
 
 #[pyfunction]
@@ -96,7 +162,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=2.0, cores=None, machine=None, locks=true, status=true))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=2.0, cores=None, machine=None, locks=true, status=true, policy_object=None))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -110,15 +176,27 @@ fn agent(
     machine: Option<String>,
     locks: bool,
     status: bool,
+    policy_object: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
+    let python = policy_object.map(|o| py_policy(&o, &policy)).transpose()?;
     let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into() };
-    py.allow_threads(|| run_agent(&cfg)).map(|v| v.to_string()).map_err(agent_err)
+    py.allow_threads(|| match python {
+        Some(p) => {
+            let needs = p.needs;
+            run_with_policy(&cfg, Box::new(p), needs)
+        }
+        None => run_agent(&cfg),
+    })
+    .map(|v| v.to_string())
+    .map_err(agent_err)
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type_bound::<InputError>())?;
+    m.add_class::<view::View>()?;
+    m.add_class::<view::Thread>()?;
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;

@@ -114,33 +114,65 @@ impl Experiment {
         Ok(out)
     }
 
-    /// Run one policy; returns its JSON result.
+    /// Run one registered policy; returns its JSON result.
     pub fn run(&mut self, spec_text: &str) -> Result<Value, Error> {
         let spec = PolicySpec::parse(spec_text)?;
         let solo = self.solo_references()?;
-        let segments = if self.settings.trace.is_some() {
-            TRACE_SEGMENTS
-        } else if self.settings.timeline {
-            TIMELINE_SEGMENTS
-        } else {
-            0
-        };
+        let segments = self.segments();
         let info = ampsched_policy::info(&spec.name)?;
-        info.needs
-            .check(simulator_signals(&self.workload), &format!("the simulator with workload '{}'", self.workload.name))
-            .map_err(|why| InputError::new("--policy", spec.canonical(), format!("{} cannot run: {why}", spec.name)))?;
+        self.check_needs(&spec.canonical(), &spec.name, info.needs)?;
         let (result, extra) = if let ampsched_policy::Build::Oracle = info.build {
             self.best_static(&spec, &solo, segments)?
         } else {
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
             (self.simulate_on(&self.machine, &self.workload, policy.as_mut(), segments)?, None)
         };
-        let met = metrics(&self.machine, &result, &solo);
+        self.result_json(&spec, &result, &solo, extra)
+    }
+
+    /// Run a policy made outside the registry (a Python policy) that needs `needs`; returns its
+    /// JSON result, of the same shape as `run`'s, with `label` as its "policy". A policy that
+    /// fails (`Policy::failure`) ends the run with its error.
+    pub fn run_policy(&mut self, label: &str, needs: Signals, policy: &mut dyn Policy) -> Result<Value, Error> {
+        let solo = self.solo_references()?;
+        let segments = self.segments();
+        self.check_needs(label, label, needs)?;
+        let result = self.simulate_on(&self.machine, &self.workload, policy, segments);
+        if let Some(why) = policy.failure() {
+            return Err(InputError::new("--policy", label, why).into());
+        }
+        // A label is not a registered spec: it is carried as a name without options, so that
+        // it comes out in the JSON and the trace as given.
+        let spec = PolicySpec { name: label.to_string(), options: BTreeMap::new() };
+        self.result_json(&spec, &result?, &solo, None)
+    }
+
+    /// Segments to record: many for a trace file, some for a report's timeline, else none.
+    fn segments(&self) -> usize {
+        if self.settings.trace.is_some() {
+            TRACE_SEGMENTS
+        } else if self.settings.timeline {
+            TIMELINE_SEGMENTS
+        } else {
+            0
+        }
+    }
+
+    /// The check every policy passes before it runs: the simulator gives what it needs.
+    fn check_needs(&self, key: &str, name: &str, needs: Signals) -> Result<(), Error> {
+        needs
+            .check(simulator_signals(&self.workload), &format!("the simulator with workload '{}'", self.workload.name))
+            .map_err(|why| InputError::new("--policy", key, format!("{name} cannot run: {why}")).into())
+    }
+
+    /// Metrics, the trace file if asked for, and the JSON result of a finished run.
+    fn result_json(&self, spec: &PolicySpec, result: &RunResult, solo: &[f64], extra: Option<Value>) -> Result<Value, Error> {
+        let met = metrics(&self.machine, result, solo);
         if let Some(path) = &self.settings.trace {
-            let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, &result, &spec.canonical());
+            let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, result, &spec.canonical());
             std::fs::write(path, text).map_err(|e| InputError::new(path.as_str(), "", format!("cannot write trace: {e}")))?;
         }
-        let mut v = self.to_json(&spec, &result, &met);
+        let mut v = self.to_json(spec, result, &met);
         if let Some(extra) = extra {
             v.as_object_mut().unwrap().insert("oracle".into(), extra);
         }
@@ -247,6 +279,30 @@ impl Experiment {
     }
 }
 
+/// A policy to compare: a registered spec, or one made outside the registry (a Python policy)
+/// with the label its results carry and what it needs.
+pub enum Candidate<'a> {
+    Registered(String),
+    Ready { label: String, needs: Signals, policy: &'a mut dyn Policy },
+}
+
+impl Candidate<'_> {
+    /// The "policy" its result will carry: a spec's canonical text, or the label.
+    fn key(&self) -> Result<String, Error> {
+        match self {
+            Candidate::Registered(spec) => Ok(PolicySpec::parse(spec)?.canonical()),
+            Candidate::Ready { label, .. } => Ok(label.clone()),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Candidate::Registered(spec) => spec,
+            Candidate::Ready { label, .. } => label,
+        }
+    }
+}
+
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion
 /// time over the baseline (the first policy unless named). `progress` is told before each run
 /// and at the end; returning false stops the comparison.
@@ -256,26 +312,42 @@ pub fn compare(
     baseline: Option<&str>,
     progress: &mut dyn FnMut(usize, usize, &str) -> bool,
 ) -> Result<Value, Error> {
-    if policies.is_empty() {
+    let mut candidates: Vec<Candidate> = policies.iter().map(|p| Candidate::Registered(p.trim().to_string())).collect();
+    compare_candidates(exp, &mut candidates, baseline, progress)
+}
+
+/// `compare` for a mix of registered specs and ready policies. A baseline names a registered
+/// spec or the label of a ready policy among the candidates.
+pub fn compare_candidates(
+    exp: &mut Experiment,
+    candidates: &mut Vec<Candidate>,
+    baseline: Option<&str>,
+    progress: &mut dyn FnMut(usize, usize, &str) -> bool,
+) -> Result<Value, Error> {
+    if candidates.is_empty() {
         return Err(InputError::new("--policies", "", "give at least one policy").into());
     }
-    let mut specs: Vec<String> = policies.iter().map(|p| p.trim().to_string()).collect();
+    let keys: Vec<String> = candidates.iter().map(Candidate::key).collect::<Result<_, _>>()?;
     let base = match baseline {
+        Some(b) if keys.iter().any(|k| k == b.trim()) => b.trim().to_string(),
         Some(b) => PolicySpec::parse(b)?.canonical(),
-        None => PolicySpec::parse(&specs[0])?.canonical(),
+        None => keys[0].clone(),
     };
-    let canon: Vec<String> = specs.iter().map(|s| PolicySpec::parse(s).map(|p| p.canonical())).collect::<Result<_, _>>()?;
-    if !canon.contains(&base) {
-        specs.push(base.clone());
+    if !keys.contains(&base) {
+        candidates.push(Candidate::Registered(base.clone()));
     }
+    let total = candidates.len();
     let mut results = Vec::new();
-    for (i, s) in specs.iter().enumerate() {
-        if !progress(i, specs.len(), s) {
+    for (i, c) in candidates.iter_mut().enumerate() {
+        if !progress(i, total, c.text()) {
             return Err(Error::Cancelled);
         }
-        results.push(exp.run(s)?);
+        results.push(match c {
+            Candidate::Registered(spec) => exp.run(spec)?,
+            Candidate::Ready { label, needs, policy } => exp.run_policy(label, *needs, &mut **policy)?,
+        });
     }
-    if !progress(specs.len(), specs.len(), "done") {
+    if !progress(total, total, "done") {
         return Err(Error::Cancelled);
     }
     let base_idx = results.iter().position(|r| r["policy"] == json!(base)).expect("baseline was run");

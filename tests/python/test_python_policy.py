@@ -1,0 +1,307 @@
+"""Policies written in Python (ampsched.Policy): the same results as the Rust policy they
+port, the same runs (run, compare, the CLI, the live agent), clear one-line errors, and a
+view that cannot be used after its call."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ampsched
+from ampsched.examples.busyfcs import BusyFcs
+
+pytestmark = pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built")
+
+EXAMPLE = os.path.join(os.path.dirname(ampsched.__file__), "examples", "busyfcs.py")
+EXAMPLE_SPEC = EXAMPLE + ":BusyFcs"
+IS_LINUX = sys.platform.startswith("linux")
+
+
+
+def catalog_pairs():
+    """Every catalog machine x workload: two to four capacity levels, 4 to 16 cores,
+    single-threaded apps, fork-join (blocking serial phases), locks, runtime threads."""
+    if ampsched._core is None:
+        return []
+    names = {kind: [e["name"] for e in json.loads(ampsched._core.list_catalog(kind))] for kind in ("machines", "workloads")}
+    return [(m, w) for m in names["machines"] for w in names["workloads"]]
+
+
+def run_cli(*args):
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def one_line_error(stderr):
+    lines = stderr.strip().splitlines()
+    assert "Traceback" not in stderr and len(lines) == 1 and lines[0].startswith("ampsched: error: "), stderr
+    return lines[0]
+
+
+def relabelled(text, label, new_label):
+    """The engine's JSON text with its "policy" label replaced, checked to occur once."""
+    old = '"policy":' + json.dumps(label)
+    assert text.count(old) == 1, text[:200]
+    return text.replace(old, '"policy":' + json.dumps(new_label))
+
+
+def write(tmp_path, name, source):
+    path = tmp_path / name
+    path.write_text("import ampsched\n\n" + source)
+    return str(path)
+
+
+# ---- the port gives the Rust policy's results
+
+def test_python_busyfcs_is_byte_identical_to_rust():
+    core = ampsched._core
+    differ, decided = [], 0
+    for machine, workload in catalog_pairs():
+        rust = core.run(machine, workload, "busyfcs")
+        label, obj = ampsched.policy.resolve(BusyFcs())
+        python = core.run(machine, workload, label, policy_object=obj)
+        if python != relabelled(rust, "busyfcs", label):
+            differ.append((machine, workload))
+        decided += json.loads(rust)["decisions"] > 0
+    assert differ == []
+    assert decided > len(catalog_pairs()) // 2  # the comparison exercises decisions, not just calls
+
+
+def test_cli_run_with_a_python_policy_file():
+    rust = run_cli("run", "--machine", "4fc-12sc", "--workload", "w1", "--policy", "busyfcs", "--json")
+    python = run_cli("run", "--machine", "4fc-12sc", "--workload", "w1", "--policy", EXAMPLE_SPEC, "--json")
+    assert rust.returncode == 0 and python.returncode == 0, python.stderr
+    assert python.stdout == relabelled(rust.stdout, "busyfcs", EXAMPLE_SPEC)
+
+
+def test_compare_mixes_python_objects_and_specs():
+    df = ampsched.compare("dvfs-2x", "forkjoin", [BusyFcs(), "busyfcs", "oblivious"])
+    assert list(df.index) == ["BusyFcs", "busyfcs", "oblivious"]
+    assert df.loc["BusyFcs", "baseline"] == "BusyFcs"
+    # Same decisions as the baseline: every app's time is the same, so the speedup is exactly 1.
+    assert df.loc["busyfcs", "speedup_vs_baseline"] == 1.0
+    df = ampsched.compare("dvfs-2x", "forkjoin", ["oblivious", BusyFcs()], baseline=BusyFcs())
+    assert df.loc["BusyFcs", "speedup_vs_baseline"] == 1.0 and df.loc["oblivious", "baseline"] == "BusyFcs"
+
+
+def test_cli_compare_with_a_python_policy_file():
+    r = run_cli("compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies",
+                f"{EXAMPLE_SPEC},busyfcs", "--baseline", "busyfcs", "--json")
+    assert r.returncode == 0, r.stderr
+    python, rust = json.loads(r.stdout)
+    assert python["policy"] == EXAMPLE_SPEC and python["speedup_vs_baseline"] == 1.0
+    assert {k: v for k, v in python.items() if k != "policy"} == {k: v for k, v in rust.items() if k != "policy"}
+
+
+def test_a_run_uses_a_copy_of_the_policy_object():
+    policy = BusyFcs()
+    first = ampsched.run("2fc-2sc-amd", "hh1", policy)
+    assert policy.parts is None  # the object given is untouched...
+    second = ampsched.run("2fc-2sc-amd", "hh1", policy)
+    assert first.raw == second.raw  # ...so a second run starts from the same state
+
+
+# ---- what the view shows
+
+class Recorder(ampsched.Policy):
+    """Keeps what it saw at its first calls (in the class: a run works on a copy)."""
+    seen = []
+
+    def decide(self, view):
+        if view.call <= 5:
+            t = view.thread(view.trigger_thread)
+            Recorder.seen.append((view.call, view.trigger, view.trigger_thread, view.now_ns, view.live,
+                                  sorted(view.changed), t.state, t.allowed))
+
+
+def test_the_view_of_thread_starts_and_exits():
+    Recorder.seen = []
+    ampsched.run("2fc-2sc-amd", "hh1", Recorder())
+    # hh1's four single-threaded apps start at time 0, threads 0 to 3, each a change, ready
+    # and allowed everywhere (the policy decides nothing); the first event after is an exit.
+    for call in range(1, 5):
+        t = call - 1
+        assert Recorder.seen[t] == (call, "start", t, 0, list(range(call)), [t], "ready", [0, 1, 2, 3])
+    call, trigger, t, now, live, changed, state, _ = Recorder.seen[4]
+    assert (call, trigger, state, changed) == (5, "exit", "exited", [t])
+    assert now > 0 and t not in live and len(live) == 3
+
+
+class Quantum(ampsched.Policy):
+    quantum_ms = 10.0
+    triggers = ()
+    seen = []
+
+    def decide(self, view):
+        Quantum.seen.append((view.trigger, view.now_ns, view.interval_start_ns,
+                             {t: (sum(c["time_ns"] for c in view.interval(t)), view.thread(t).total_time_ns)
+                              for t in view.live}))
+
+
+def test_quantum_calls_and_interval_counters():
+    Quantum.seen = []
+    ampsched.run("2fc-2sc-amd", "hh1", Quantum())
+    assert all(trigger == "quantum" for trigger, *_ in Quantum.seen)
+    # Every 10 ms from 10 ms; each interval runs from the previous quantum call to this one.
+    assert [now for _, now, _, _ in Quantum.seen[:3]] == [10_000_000, 20_000_000, 30_000_000]
+    assert [start for _, _, start, _ in Quantum.seen[:3]] == [0, 10_000_000, 20_000_000]
+    # Intervals are the deltas of the cumulative counters: they add up to the total.
+    summed = {}
+    for _, _, _, threads in Quantum.seen:
+        for t, (interval, total) in threads.items():
+            summed[t] = summed.get(t, 0) + interval
+            assert summed[t] == total
+
+
+def test_machine_as_the_view_shows_it():
+    class Machine(ampsched.Policy):
+        seen = []
+
+        def decide(self, view):
+            Machine.seen.append(view.machine)
+
+    ampsched.run("intel-8p8e", "hh1", Machine())
+    m = Machine.seen[0]
+    # intel-8p8e: 8 P-cores (cores 0-7, capacity 1024) then 8 E-cores (capacity 549).
+    assert [(t["name"], t["count"], t["capacity"], t["fast"]) for t in m["core_types"]] == [
+        ("pcore", 8, 1024, True), ("ecore", 8, 549, False)]
+    assert m["fast_cores"] == list(range(8))
+    assert m["capacity_levels"] == [{"capacity": 1024, "cores": list(range(8))},
+                                    {"capacity": 549, "cores": list(range(8, 16))}]
+    assert [c["type"] for c in m["cores"]] == [0] * 8 + [1] * 8
+
+
+def test_the_view_raises_after_its_call_and_copies_stay_valid():
+    class Keeper(ampsched.Policy):
+        def decide(self, view):
+            if view.call == 1:
+                self.view, self.thread = view, view.thread(0)
+            elif view.call == 2:
+                assert self.thread.id == 0 and self.thread.allowed == [0, 1, 2, 3]  # a copy: still readable
+                return self.view.live  # the view of call 1: raises
+
+    with pytest.raises(ampsched.InputError) as error:
+        ampsched.run("2fc-2sc-amd", "hh1", Keeper())
+    message = str(error.value)
+    assert message.startswith("--policy: Keeper: decide (call 2) raised RuntimeError: this view (call 1) was used "
+                              "after its decide call returned")
+    assert isinstance(error.value.__cause__, RuntimeError)
+
+
+# ---- errors: one line, exit status 2
+
+class Raises(ampsched.Policy):
+    def decide(self, view):
+        if view.call == 3:
+            return 1 / 0
+
+
+class BadCore(ampsched.Policy):
+    def decide(self, view):
+        out = ampsched.Placement()
+        out.set(view.trigger_thread, [0, 99])
+        return out
+
+
+class NoThread(ampsched.Policy):
+    def decide(self, view):
+        out = ampsched.Placement()
+        out.set(999, [0])
+        return out
+
+
+class NotAPlacement(ampsched.Policy):
+    def decide(self, view):
+        return [0]
+
+
+@pytest.mark.parametrize("policy, words", [
+    (Raises(), "--policy: Raises: decide (call 3) raised ZeroDivisionError: division by zero"),
+    (BadCore(), "--policy: BadCore: decide (call 1) returned a placement that gave thread 0 core 99, "
+                "which the machine lacks (it has cores 0 to 3)"),
+    (NoThread(), "--policy: NoThread: decide (call 1) returned a placement that placed thread 999, which does not exist"),
+    (NotAPlacement(), "returned a list, not an ampsched.Placement or None"),
+    (type("Hints", (ampsched.Policy,), {"needs": ("hints",), "decide": lambda self, v: None})(),
+     "Hints cannot run: it needs static program hints (signatures) for every app, which the simulator with "
+     "workload 'hh1' does not give"),
+    (type("T", (ampsched.Policy,), {"triggers": ("start", "bogus")})(), "unknown trigger 'bogus'"),
+    (type("T", (ampsched.Policy,), {"triggers": "start"})(), "triggers must be a tuple of names"),
+    (type("N", (ampsched.Policy,), {"needs": ("bogus",)})(), "needs: unknown signal 'bogus' (known: counters, locks"),
+    (type("Q", (ampsched.Policy,), {"quantum_ms": -1})(), "quantum_ms must be a number of milliseconds > 0"),
+    (type("Never", (ampsched.Policy,), {"triggers": ()})(), "neither a quantum_ms nor triggers"),
+    (object(), "a policy is a spec string or an ampsched.Policy object, got an instance of object"),
+])
+def test_policy_errors_are_input_errors(policy, words):
+    with pytest.raises(ampsched.InputError) as error:
+        ampsched.run("2fc-2sc-amd", "hh1", policy)
+    assert words in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_decide_exception_is_chained():
+    with pytest.raises(ampsched.InputError) as error:
+        ampsched.compare("2fc-2sc-amd", "hh1", ["busyfcs", Raises()])
+    assert isinstance(error.value.__cause__, ZeroDivisionError)
+
+
+@pytest.mark.parametrize("source, spec, words", [
+    (None, "nosuch.py:P", "no such file: nosuch.py"),
+    ("class P(ampsched.Policy):\n    pass\n", "{path}:Q", "has no class Q (its policies: P)"),
+    ("class P(ampsched.Policy):\n    pass\n", "{path}", "name the policy class: "),
+    ("class P:\n    def decide(self, view):\n        return None\n", "{path}:P", "P is not a subclass of ampsched.Policy"),
+    ("import nosuchmodule\n", "{path}:P", "cannot load {path}: ModuleNotFoundError: No module named 'nosuchmodule'"),
+    ("class P(ampsched.Policy):\n    def __init__(self):\n        raise ValueError('no')\n", "{path}:P",
+     "P() raised ValueError: no"),
+    ("class P(ampsched.Policy):\n    def decide(self, view):\n        raise KeyError('boom')\n", "{path}:P",
+     "decide (call 1) raised KeyError: 'boom'"),
+    ("class P(ampsched.Policy):\n    def decide(self, view):\n        out = ampsched.Placement()\n"
+     "        out.set(0, [7])\n        return out\n", "{path}:P", "gave thread 0 core 7, which the machine lacks"),
+])
+def test_cli_policy_errors_are_one_line_exit_2(tmp_path, source, spec, words):
+    path = write(tmp_path, "mine.py", source) if source is not None else ""
+    spec, words = spec.format(path=path), words.format(path=path)
+    for args in (["run", "--policy", spec], ["compare", "--policies", f"busyfcs,{spec}"]):
+        r = run_cli(*args, "--machine", "2fc-2sc-amd", "--workload", "hh1")
+        assert r.returncode == 2, (args, r.stderr)
+        assert words in one_line_error(r.stderr)
+
+
+# ---- the live agent
+
+@pytest.mark.skipif(not IS_LINUX, reason="the agent is Linux-only")
+def test_python_policy_under_the_live_agent(tmp_path):
+    r = run_cli("agent", "--policy", EXAMPLE_SPEC, "--interval", "10", "--json", "--", "sleep", "0.3")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["policy"] == EXAMPLE_SPEC and report["stopped_by"] == "target exited"
+    assert report["agent"]["policy_calls"] >= 2  # the thread's start and exit
+
+    if len(os.sched_getaffinity(0)) >= 2:
+        # One fast and one slow CPU: the single thread starts in the fast partition (both
+        # partitions are empty; ties go to the faster), one decision.
+        r = run_cli("agent", "--policy", EXAMPLE_SPEC, "--cores", "fast=0,slow=1:0.5", "--interval", "10",
+                    "--json", "--", "sleep", "0.3")
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        assert report["decisions"] == 1 and report["threads"][0]["decisions"] == 1
+
+
+@pytest.mark.skipif(not IS_LINUX, reason="the agent is Linux-only")
+def test_live_agent_refuses_unmet_needs_and_reports_decide_errors(tmp_path):
+    counters = write(tmp_path, "counting.py", "class Counting(ampsched.Policy):\n    needs = ('counters',)\n"
+                                              "    def decide(self, view):\n        return None\n")
+    r = run_cli("agent", "--policy", counters + ":Counting", "--", "true")
+    # This VM has no hardware counters, and the agent does not read them yet anywhere.
+    assert r.returncode == 2, r.stderr
+    assert "Counting cannot run live: it needs per-thread hardware counters" in one_line_error(r.stderr)
+
+    raising = write(tmp_path, "raising.py", "class Raising(ampsched.Policy):\n"
+                                            "    def decide(self, view):\n        raise RuntimeError('live')\n")
+    r = run_cli("agent", "--policy", raising + ":Raising", "--interval", "10", "--", "sleep", "0.2")
+    assert r.returncode == 2, r.stderr
+    assert "decide (call 1) raised RuntimeError: live" in one_line_error(r.stderr)
