@@ -1,0 +1,120 @@
+//! What the simulator hands a policy is what the policy interface promises, checked at every
+//! call against a brute-force reading of the whole thread table: the live list, the change
+//! list, per-app runnable counts, per-quantum intervals and who ran, per-core state and lock
+//! edges. A recording wrapper makes the checks and must not change the run.
+
+use ampsched_model::{CoreSet, PerType, Placement, Policy, SystemView, ThreadState, Trigger, Triggers};
+use ampsched_policy::{build, PolicySpec};
+use ampsched_runner::catalog;
+use ampsched_sim::{Engine, SimConfig};
+
+struct Checked {
+    inner: Box<dyn Policy>,
+    /// Per thread at the previous call: (runnable, exited, affinity).
+    seen: Vec<(bool, bool, CoreSet)>,
+    /// Per thread at the previous quantum: its counters.
+    at_quantum: Vec<PerType>,
+    calls: u64,
+    lock_edges_seen: usize,
+}
+
+impl Checked {
+    fn new(inner: Box<dyn Policy>) -> Checked {
+        Checked { inner, seen: Vec::new(), at_quantum: Vec::new(), calls: 0, lock_edges_seen: 0 }
+    }
+
+    fn check(&mut self, v: &SystemView) {
+        self.calls += 1;
+        assert_eq!(v.call, self.calls, "calls are numbered 1, 2, ...");
+        let all = v.threads;
+        let live: Vec<u32> = all.iter().filter(|t| t.state != ThreadState::Exited).map(|t| t.id).collect();
+        assert_eq!(v.live, &live[..], "live = the threads not exited, ascending");
+        for app in v.apps {
+            let runnable = all.iter().filter(|t| t.app == app.id && t.state.is_runnable()).count() as u32;
+            assert_eq!(app.runnable_threads, runnable, "app {} runnable count at t={}", app.name, v.now_ns);
+        }
+        // Every thread that started, exited, became runnable or not, or whose affinity changed
+        // since the last call is listed.
+        for t in all {
+            let now = (t.state.is_runnable(), t.state == ThreadState::Exited, t.allowed);
+            let before = self.seen.get(t.id as usize).copied();
+            if before != Some(now) {
+                assert!(v.changed.contains(&t.id), "thread {} changed ({before:?} -> {now:?}) but is not listed", t.id);
+            }
+        }
+        let mut changed = v.changed.to_vec();
+        changed.sort_unstable();
+        changed.dedup();
+        assert_eq!(changed.len(), v.changed.len(), "no thread is listed twice");
+        self.seen = all.iter().map(|t| (t.state.is_runnable(), t.state == ThreadState::Exited, t.allowed)).collect();
+        if v.trigger == Trigger::Quantum {
+            self.at_quantum.resize(all.len(), PerType::default());
+            for t in v.live_threads() {
+                let base = &self.at_quantum[t.id as usize];
+                let interval = v.interval_of(t.id);
+                for ty in 0..v.machine.core_types.len() {
+                    assert_eq!(interval[ty], t.per_type[ty].since(&base[ty]), "thread {} type {ty} interval", t.id);
+                }
+                let ran = interval.iter().any(|c| c.time_ns > 0);
+                assert_eq!(v.ran.binary_search(&t.id).is_ok(), ran, "thread {} ran = {ran}", t.id);
+            }
+            self.at_quantum = all.iter().map(|t| t.per_type).collect();
+        }
+        let runnable = live.iter().filter(|&&t| all[t as usize].state.is_runnable()).count();
+        assert!(v.cores.iter().map(|c| c.nr_running as usize).sum::<usize>() <= runnable);
+        for (c, core) in v.cores.iter().enumerate() {
+            if let Some(t) = core.running {
+                assert_eq!((all[t as usize].state, all[t as usize].core), (ThreadState::Running, Some(c)));
+                assert!(core.nr_running >= 1);
+            }
+        }
+        // Lock edges: what a holder caused is the sum of its edges; a thread not waiting now has
+        // waited exactly the sum of its edges.
+        for t in all {
+            let caused: u64 = v.lock_edges.iter().filter(|e| e.holder == t.id).map(|e| e.wait_ns).sum();
+            assert_eq!(caused, t.lock_wait_caused_ns, "thread {} caused", t.id);
+            if t.waiting_for.is_none() {
+                let waited: u64 = v.lock_edges.iter().filter(|e| e.waiter == t.id).map(|e| e.wait_ns).sum();
+                assert_eq!(waited, t.lock_wait_ns, "thread {} waited", t.id);
+            }
+        }
+        self.lock_edges_seen = self.lock_edges_seen.max(v.lock_edges.len());
+    }
+}
+
+impl Policy for Checked {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        self.inner.quantum_ns()
+    }
+    // The same calls as the inner policy: "changed since the previous call" is per policy.
+    fn triggers(&self) -> Triggers {
+        self.inner.triggers()
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+        self.check(view);
+        self.inner.decide(view, out);
+    }
+}
+
+#[test]
+fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
+    let mut edges = 0;
+    for (machine, workload) in [("2fc-2sc-amd", "locks"), ("2fc-2sc-amd", "java-like"), ("dvfs-2x", "forkjoin"), ("4fc-12sc", "w1"), ("dvfs-2x", "demo")]
+    {
+        let m = catalog::machine(machine).unwrap();
+        let w = catalog::workload(workload).unwrap();
+        for spec in ["rr", "busyfcs", "static"] {
+            let spec = PolicySpec::parse(spec).unwrap();
+            let plain = Engine::new(&m, &w, &ampsched_model::SimpleModel, build(&spec, &m).unwrap().as_mut(), SimConfig::default()).run().unwrap();
+            let mut checked = Checked::new(build(&spec, &m).unwrap());
+            let r = Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut checked, SimConfig::default()).run().unwrap();
+            assert!(checked.calls > 0);
+            edges += checked.lock_edges_seen;
+            assert_eq!((r.makespan_ns, r.migrations, r.decisions), (plain.makespan_ns, plain.migrations, plain.decisions), "{machine}/{workload}/{}", spec.name);
+        }
+    }
+    assert!(edges > 0, "the lock workloads exercised the lock edges");
+}
