@@ -43,7 +43,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
+    "run", "compare", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -109,15 +109,34 @@ class Result:
                 f"makespan_s={r.get('makespan_s')} antt={r.get('antt')} stp={r.get('stp')}>")
 
 
-def run(machine, workload, policy, seed: int = 1, slice_ms: float = 4.0,
+def defaults() -> dict:
+    """The defaults every front uses, from the engine: seed, slice_ms, agent_interval_ms,
+    emulate_period_ms (the engine's values when it is built, else the documented ones)."""
+    if _core is None:
+        return dict(_DOCUMENTED_DEFAULTS)
+    return json.loads(_core.defaults())
+
+
+# What `defaults()` says when the engine is not built (help texts only; a run needs the engine).
+_DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "emulate_period_ms": 2.0}
+
+
+def _fill_defaults(seed, slice_ms):
+    d = defaults()
+    return (d["seed"] if seed is None else seed), (d["slice_ms"] if slice_ms is None else slice_ms)
+
+
+def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
         trace=None, timeline: bool = False) -> Result:
     """Simulate `workload` on `machine` under one policy; returns a Result.
 
     policy: a spec, or an ampsched.Policy object (the run uses a copy of it).
+    seed, slice_ms: None for the engine's defaults (see defaults()).
     trace: a path; if given, a Chrome/Perfetto trace JSON is written there.
     timeline: also return every (core, thread, app, start, end) segment.
     """
     core = _require_core()
+    seed, slice_ms = _fill_defaults(seed, slice_ms)
     label, policy_object = _resolve_policy(policy)
     text = core.run(os.fspath(machine), os.fspath(workload), label, seed=seed, slice_ms=slice_ms,
                     trace=None if trace is None else os.fspath(trace), timeline=timeline,
@@ -125,7 +144,7 @@ def run(machine, workload, policy, seed: int = 1, slice_ms: float = 4.0,
     return Result(json.loads(text))
 
 
-def compare(machine, workload, policies, baseline=None, seed: int = 1, slice_ms: float = 4.0,
+def compare(machine, workload, policies, baseline=None, seed: int = None, slice_ms: float = None,
             progress=False, timeline: bool = False):
     """Run several policies on the same machine and workload; returns a DataFrame.
 
@@ -146,6 +165,7 @@ def compare(machine, workload, policies, baseline=None, seed: int = 1, slice_ms:
     from ._console import ProgressBar
 
     core = _require_core()
+    seed, slice_ms = _fill_defaults(seed, slice_ms)
     specs = split_policies(policies) if isinstance(policies, str) else list(policies)
     labels, objects = _resolve_policies(specs)
     if isinstance(baseline, Policy):

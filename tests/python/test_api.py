@@ -79,3 +79,12 @@ def test_compare(default):
 def test_catalog(core, name):
     frame = getattr(ampsched, name)()
     assert {"name", "description", "source"} <= set(frame.columns)
+
+
+def test_defaults_come_from_the_engine_and_match_the_documented_ones():
+    core = pytest.importorskip("ampsched._core")
+    engine = json.loads(core.defaults())
+    assert ampsched.defaults() == engine == ampsched._DOCUMENTED_DEFAULTS
+    # The API and the CLI use them: a run without seed or slice says which it used.
+    r = ampsched.run("dvfs-2x", "demo", "oblivious")
+    assert (r.raw["seed"], r.raw["slice_ms"]) == (engine["seed"], engine["slice_ms"])
