@@ -135,7 +135,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn reschedule(&mut self, c: usize) {
         if let Some(t) = self.cores[c].running {
             if self.now >= self.cores[c].slice_end {
-                if self.rts[t as usize].share.is_some() && self.turn_share_round(t) && !self.rts[t as usize].allowed.contains(c) {
+                if self.rts[t as usize].share.is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
                     // Its share's round sends it to the other core type.
                     self.stop_running(c);
                     self.book.threads[t as usize].state = ThreadState::Ready;
@@ -150,7 +150,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         if self.cores[c].running.is_none() {
-            match self.sched.pick_next(&SchedView::new(&self.rts, &self.cores), c) {
+            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.rts, &self.cores), c) {
                 Some(t) => self.dispatch(c, t),
                 None => return,
             }
@@ -197,7 +197,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         if self.rts[t as usize].share.is_some() {
             self.turn_share_round(t);
         }
-        let c = self.sched.select_core(&SchedView::new(&self.rts, &self.cores), t);
+        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.rts, &self.cores), t);
         self.enqueue_on(t, c);
     }
 
@@ -240,7 +240,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// it is taken off and queued again where it may run.
     pub(crate) fn evict_if_excluded(&mut self, t: u32) {
         let Some(c) = self.runnable_on(t) else { return };
-        if self.rts[t as usize].allowed.contains(c) {
+        if self.allowed[t as usize].contains(c) {
             return;
         }
         if self.book.threads[t as usize].state == ThreadState::Running {
@@ -255,13 +255,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// they changed.
     pub(crate) fn narrow_allowed(&mut self, t: u32) -> bool {
         let affinity = self.book.threads[t as usize].allowed;
-        let rt = &mut self.rts[t as usize];
-        let allowed = match &rt.share {
+        let allowed = match &self.rts[t as usize].share {
             Some(share) => cores_on_side(affinity, self.fast_cores, share.side()),
             None => affinity,
         };
-        let changed = allowed != rt.allowed;
-        rt.allowed = allowed;
+        let changed = allowed != self.allowed[t as usize];
+        self.allowed[t as usize] = allowed;
         changed
     }
 

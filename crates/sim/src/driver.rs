@@ -80,7 +80,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// A share starts (or restarts) with fresh rounds, or ends (`None`). A share equal to the
     /// current one changes nothing, so a policy may repeat its decision every quantum.
     fn set_fast_share(&mut self, t: u32, share: Option<f64>) -> bool {
-        if self.exited(t) || self.rts[t as usize].share.map(|s| s.share()) == share {
+        if self.exited(t) || self.rts[t as usize].share.as_ref().map(|s| s.share()) == share {
             return false;
         }
         match share {
@@ -99,7 +99,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let side = if here.map_or(true, |c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
         let mut rounds = ShareRounds::new(share, self.cfg.share_round_ns, side);
         rounds.next_side();
-        self.rts[t as usize].share = Some(rounds);
+        self.rts[t as usize].share = Some(Box::new(rounds));
     }
 
     /// Takes effect from the thread's next slice: the current one runs out as planned.

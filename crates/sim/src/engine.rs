@@ -85,10 +85,8 @@ pub(crate) struct ThreadRt {
     /// ns per instruction of the current chunk on each core type.
     pub tpi: [f64; MAX_CORE_TYPES],
     pub llc_mpki: f64,
-    /// The cores the local scheduler may run it on now: its affinity, narrowed to one side by
-    /// a fast-core share.
-    pub allowed: CoreSet,
-    pub share: Option<ShareRounds>,
+    /// Boxed: rare, and kept out of the way of the hot fields.
+    pub share: Option<Box<ShareRounds>>,
     /// The core it last ran on: a run elsewhere is a migration.
     pub last_ran: Option<usize>,
     /// The migration charged at its latest dispatch (previous core, cost), until it has run: a
@@ -163,6 +161,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// What the policy sees (threads, apps, cores, lock edges), kept as the run goes.
     pub(crate) book: ViewBook,
     pub(crate) rts: Vec<ThreadRt>,
+    /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
+    /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
+    pub(crate) allowed: Vec<CoreSet>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -222,6 +223,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             sched,
             book,
             rts: Vec::new(),
+            allowed: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
             arrivals_left: 0,
@@ -308,7 +310,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// The local scheduler's periodic balancing, carried out.
     fn balance(&mut self) {
         let mut moved = std::mem::take(&mut self.moved);
-        self.sched.balance(&SchedView::new(&self.rts, &self.cores), &mut moved);
+        self.sched.balance(&SchedView::new(&self.allowed, &self.rts, &self.cores), &mut moved);
         for &(t, to) in &moved {
             self.queued_at(t, to);
         }
@@ -320,3 +322,4 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.set_state(t, state);
     }
 }
+

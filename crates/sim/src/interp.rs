@@ -80,13 +80,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     act: Act::Off,
                     tpi: [0.0; MAX_CORE_TYPES],
                     llc_mpki: 0.0,
-                    allowed: all,
                     share: None,
                     last_ran: None,
                     unpaid_move: None,
                     debt_ns: 0,
                     waiting: false,
                 });
+                self.allowed.push(all);
                 self.apps[a].all_threads.push(id);
                 self.able += 1;
                 // The thread's first step decides whether it starts on a CPU at all.

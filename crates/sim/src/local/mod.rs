@@ -22,19 +22,20 @@ pub use cfs::Cfs;
 /// the core it last ran on; per core, whether a thread runs there.
 #[derive(Clone, Copy)]
 pub struct SchedView<'a> {
+    allowed: &'a [CoreSet],
     threads: &'a [ThreadRt],
     cores: &'a [CoreRt],
 }
 
 impl<'a> SchedView<'a> {
-    pub(crate) fn new(threads: &'a [ThreadRt], cores: &'a [CoreRt]) -> Self {
-        SchedView { threads, cores }
+    pub(crate) fn new(allowed: &'a [CoreSet], threads: &'a [ThreadRt], cores: &'a [CoreRt]) -> Self {
+        SchedView { allowed, threads, cores }
     }
 
     /// The cores thread `t` may run on now: its affinity, narrowed by a fast-core share's round.
     #[inline]
     pub fn allowed(&self, t: u32) -> CoreSet {
-        self.threads[t as usize].allowed
+        self.allowed[t as usize]
     }
 
     #[inline]
