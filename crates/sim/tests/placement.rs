@@ -112,18 +112,23 @@ fn fast_share_without_both_core_types_keeps_the_affinity_and_none_ends_it() {
     assert!(r.makespan_ns <= 2_500_000_000 + 10_000_000 + SLICE_NS, "makespan {}", r.makespan_ns);
 }
 
+/// One 1 GHz core, two threads of 1e9 instructions (1 s each); `decide` runs when thread 0 starts.
+fn two_threads_on_one_core(decide: impl Fn(&mut Placement) + Send) -> RunResult {
+    let m = machine("[[core_type]]\nname = \"c\"\ncount = 1\nfreq_ghz = 1.0\n");
+    let w = apps(&[(1e9, 1.0, 0.0), (1e9, 1.0, 0.0)]);
+    simulate(&m, &w, None, move |v, out| {
+        if v.trigger == Trigger::Start(0) {
+            decide(out);
+        }
+    })
+}
+
 #[test]
 fn weight_two_to_one_gets_two_thirds_of_a_core() {
     // One 1 GHz core, two threads of 1e9 instructions (1 s each). With weights 2048 and 1024,
     // thread 0 gets 2/3 of the core until it finishes at 1.5 s (its 1 s of work / (2/3)),
     // within one slice; then thread 1, which has had 0.5 s, runs alone to 2 s.
-    let m = machine("[[core_type]]\nname = \"c\"\ncount = 1\nfreq_ghz = 1.0\n");
-    let w = apps(&[(1e9, 1.0, 0.0), (1e9, 1.0, 0.0)]);
-    let r = simulate(&m, &w, None, |v, out| {
-        if v.trigger == Trigger::Start(0) {
-            out.set_weight(0, Some(2048));
-        }
-    });
+    let r = two_threads_on_one_core(|out| out.set_weight(0, Some(2048)));
     assert_eq!(r.makespan_ns, 2_000_000_000);
     let t0 = r.apps[0].turnarounds_ns[0] as i64;
     assert!((t0 - 1_500_000_000).abs() <= SLICE_NS as i64, "thread 0 done at {t0}");
@@ -141,13 +146,7 @@ fn slice_sets_how_long_a_thread_runs_before_it_yields() {
     // One core, two equal threads; thread 0's slice is 12 ms, thread 1 keeps the default 4 ms.
     // While both run, every stay of thread 0 lasts 12 ms and every stay of thread 1 4 ms; CFS
     // still shares the core equally, so both finish within a 12 ms slice of 2 s.
-    let m = machine("[[core_type]]\nname = \"c\"\ncount = 1\nfreq_ghz = 1.0\n");
-    let w = apps(&[(1e9, 1.0, 0.0), (1e9, 1.0, 0.0)]);
-    let r = simulate(&m, &w, None, |v, out| {
-        if v.trigger == Trigger::Start(0) {
-            out.set_slice(0, Some(12_000_000));
-        }
-    });
+    let r = two_threads_on_one_core(|out| out.set_slice(0, Some(12_000_000)));
     let first_done = r.apps.iter().map(|a| a.turnarounds_ns[0]).min().unwrap();
     assert!(first_done >= 2_000_000_000 - 12_000_000, "first thread done at {first_done}");
     let both = r.segments.iter().filter(|s| s.end_ns < first_done);
