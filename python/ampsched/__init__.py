@@ -3,7 +3,7 @@
     import ampsched
     r = ampsched.run("dvfs-2x", "demo", "rr:threshold_ms=50")
     r.summary, r.apps, r.threads, r.cores      # pandas DataFrames
-    df = ampsched.compare("dvfs-2x", "demo", ["rr", "fair"])
+    df = ampsched.compare("dvfs-2x", "demo", ["rr", "busyfcs"])
     df.attrs["apps"]                           # slowdown per policy and app
     ampsched.write_report(df.attrs["raw"], "report.html")
 

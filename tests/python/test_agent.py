@@ -3,6 +3,11 @@
 The agent tests need root (real-time cycle stealing, moving threads); each test that needs a
 capability skips with its reason where it is missing. CI runs as root. Timings come from the
 emulated speed ratio: CPU 0 at full speed, CPU 1 at half (`--emulate small=1:0.5`).
+
+The machine is shared (other test runs, other agents emulating): tests that compare times look
+only at their own processes, prefer the agent's CPU-time accounting (which no other load
+changes), run what they time at nice -20 (so normal-priority load barely takes its CPU), compare
+with a margin, and measure up to three times, passing if one attempt passes.
 """
 
 import hashlib
@@ -74,7 +79,7 @@ def iters_per_ms(programs):
     for _ in range(3):
         t = time.perf_counter()
         subprocess.run(["taskset", "-c", "0", programs["forkjoin"], "1", "1", str(n), "0"], check=True,
-                       capture_output=True)
+                       capture_output=True, preexec_fn=high_priority)
         best = min(best, time.perf_counter() - t)
     return n / (best * 1000)
 
@@ -96,6 +101,71 @@ def wait_for(predicate, timeout=10.0, what="condition"):
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def high_priority():
+    """preexec_fn: run at the highest normal priority, so that what a test times gets nearly all
+    of its CPU against other normal-priority load (weight 88761 against 1024 per nice-0 thread:
+    over 98%). With autogroup scheduling, nice only ranks threads within a session, and each
+    session is weighed as one: so start a session of our own and give it nice -20 too. The
+    emulation threads are real-time and still take their share."""
+    if IS_ROOT:
+        os.setsid()
+        try:
+            with open("/proc/self/autogroup", "w") as f:
+                f.write("-20")
+        except OSError:
+            pass  # no autogroup scheduling: nice alone ranks threads
+        os.nice(-20)
+
+
+ATTEMPTS = 3
+
+
+def in_attempts(measure, attempts=ATTEMPTS):
+    """Run `measure` (which asserts) up to `attempts` times; pass on the first attempt that
+    passes. A loaded machine can spoil one measurement, not three in a row."""
+    failures = []
+    for _ in range(attempts):
+        try:
+            return measure()
+        except AssertionError as error:
+            failures.append(str(error))
+    raise AssertionError(f"failed {attempts} times: " + " | ".join(failures))
+
+
+def process_tree(pid):
+    """pid and all its descendants that exist now."""
+    children = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                # The command name may hold spaces and parentheses: the fields follow the last ')'.
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo.extend(children.get(p, []))
+    return tree
+
+
+def stealer_threads(pid):
+    """The emulation threads in `pid`'s process tree (the agent the test started, and whatever it
+    launched), never another run's."""
+    found = []
+    for p in process_tree(pid):
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/comm") as f:
+                    if f.read().startswith("ampsched-steal"):
+                        found.append(int(tid))
+        except OSError:
+            continue
+    return found
 
 
 # ---- topology
@@ -204,10 +274,23 @@ def test_missing_privileges_say_which_and_exit_2(programs):
 def agent_run(programs_args, policy, out, *extra, timeout=120):
     t = time.perf_counter()
     r = run_ampsched("agent", "--policy", policy, "--interval", "10", "--output", str(out), *extra, "--",
-                     *programs_args, timeout=timeout)
+                     *programs_args, timeout=timeout, preexec_fn=high_priority)
     wall = time.perf_counter() - t
     assert r.returncode == 0, r.stderr
     return r, wall, json.loads(out.read_text())
+
+
+def main_thread(report):
+    """The main thread of a single-process target, in an agent report."""
+    main, = [t for t in report["threads"] if t["tid"] == t["pid"]]
+    return main
+
+
+def emulated_seconds(thread, slow_speed=0.5):
+    """The wall time a thread's CPU time stands for at the emulated speeds: a second of CPU time
+    on the slow CPU took 1 / speed seconds, since the stealer held the CPU for the rest (a
+    thread's CPU time counts only what it ran). Other load does not change it."""
+    return thread["time_s"]["big"] + thread["time_s"]["small"] / slow_speed
 
 
 @needs_root
@@ -219,6 +302,7 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
     #            thread blocks, then the rest moves to CPU 0: W + W/2          -> 2.5 W per phase
     #   static, serial thread pinned to CPU 1: 2S + 2W                           -> 4 W per phase
     # so busyfcs/static = 0.625; we require < 0.8, which leaves room for 10 ms sampling delays.
+    # The serial (main) thread alone: S + W on CPU 0 under busyfcs, 2S + 2W under static, 0.5.
     work = str(int(250 * iters_per_ms))
     args = [programs["forkjoin"], "2", "4", work, work]
     emulate = ["--emulate", "small=1:0.5"]
@@ -227,22 +311,35 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
     slow_first.write_text('name = "slow-first"\nmemory_latency_ns = 100.0\n'
                           '[[core_type]]\nname = "small"\ncount = 1\ncpus = [1]\nfreq_ghz = 1.0\n'
                           '[[core_type]]\nname = "big"\ncount = 1\ncpus = [0]\nfreq_ghz = 2.0\n')
-    r_b, _, rep_b = agent_run(args, "busyfcs", tmp_path / "b.json", *emulate)
-    r_s, _, rep_s = agent_run(args, "static", tmp_path / "s.json", *emulate, "--machine", str(slow_first))
-    r_o, _, rep_o = agent_run(args, "oblivious", tmp_path / "o.json", *emulate)
-    wall = {name: rep["target"]["wall_s"] for name, rep in (("busyfcs", rep_b), ("static", rep_s), ("oblivious", rep_o))}
 
-    out = {name: dict(line.split() for line in r.stdout.strip().splitlines())
-           for name, r in (("busyfcs", r_b), ("static", r_s), ("oblivious", r_o))}
-    assert len({o["checksum"] for o in out.values()}) == 1, out
-    assert float(out["static"]["serial_on_cpu0"]) < 0.1, out  # the pinned serial thread really was on CPU 1
-    assert float(out["busyfcs"]["serial_on_cpu0"]) >= 0.8, out
-    assert wall["busyfcs"] < 0.8 * wall["static"], wall
-    assert wall["busyfcs"] <= 1.1 * wall["oblivious"], wall
-    # The agent's own accounting agrees with the placement: busyfcs's main thread ran mostly on "big".
-    main = rep_b["threads"][0]
-    assert main["time_s"]["big"] > 2 * main["time_s"]["small"], main
-    assert rep_b["agent"]["emulation_threads_stopped"] == 1
+    def measure():
+        r_b, _, rep_b = agent_run(args, "busyfcs", tmp_path / "b.json", *emulate)
+        r_s, _, rep_s = agent_run(args, "static", tmp_path / "s.json", *emulate, "--machine", str(slow_first))
+        r_o, _, rep_o = agent_run(args, "oblivious", tmp_path / "o.json", *emulate)
+        reports = {"busyfcs": rep_b, "static": rep_s, "oblivious": rep_o}
+        out = {name: dict(line.split() for line in r.stdout.strip().splitlines())
+               for name, r in (("busyfcs", r_b), ("static", r_s), ("oblivious", r_o))}
+        assert len({o["checksum"] for o in out.values()}) == 1, out
+        assert rep_b["agent"]["emulation_threads_stopped"] == 1
+
+        # Where the serial thread ran, by the program's own samples and by the agent's CPU time.
+        main = {name: main_thread(rep) for name, rep in reports.items()}
+        assert float(out["static"]["serial_on_cpu0"]) < 0.1, out  # the pinned serial thread really was on CPU 1
+        assert float(out["busyfcs"]["serial_on_cpu0"]) >= 0.8, out
+        assert main["static"]["time_s"]["big"] < 0.1 * main["static"]["time_s"]["small"], main["static"]
+        assert main["busyfcs"]["time_s"]["big"] > 2 * main["busyfcs"]["time_s"]["small"], main["busyfcs"]
+
+        # What that costs at the emulated speeds, from CPU time: 0.5 predicted (see above).
+        cost = {name: emulated_seconds(t) for name, t in main.items()}
+        assert cost["busyfcs"] < 0.7 * cost["static"], cost
+        assert cost["busyfcs"] <= 1.1 * cost["oblivious"], cost
+
+        # And the wall time the whole program took (its threads at nice -20, so other load
+        # barely counts).
+        wall = {name: rep["target"]["wall_s"] for name, rep in reports.items()}
+        assert wall["busyfcs"] < 0.8 * wall["static"], wall
+        assert wall["busyfcs"] <= 1.15 * wall["oblivious"], wall
+    in_attempts(measure)
 
 
 @needs_root
@@ -287,12 +384,13 @@ def test_affinities_restored_after_signal(programs, sig):
                                  env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # `static` pins each thread to one CPU: wait until the agent has done it.
         wait_for(lambda: all(len(a) == 1 for a in thread_affinities(target.pid).values()), what="pinning")
+        assert len(stealer_threads(agent.pid)) == 1
         agent.send_signal(sig)
         _, err = agent.communicate(timeout=30)
         assert agent.returncode == 128 + sig, err
         assert thread_affinities(target.pid) == before
         assert target.poll() is None  # an attached target is left running
-        assert not stealer_threads()
+        assert not stealer_threads(agent.pid)
     finally:
         target.kill()
         target.wait()
@@ -304,7 +402,7 @@ def test_affinities_restored_after_normal_exit(programs, tmp_path):
     # The launched shell exits at once, leaving its background child behind: the agent ends with the
     # shell and must give the child's threads their affinity back.
     pidfile = tmp_path / "pid"
-    script = f"{programs['sleepers']} 3 60 >/dev/null & echo $! > {pidfile}; sleep 1"
+    script = f"{programs['sleepers']} 3 60 >/dev/null 2>&1 & echo $! > {pidfile}; sleep 1"
     r = run_ampsched("agent", "--policy", "static", "--interval", "10", "--json", "--", "sh", "-c", script)
     pid = int(pidfile.read_text())
     try:
@@ -318,42 +416,38 @@ def test_affinities_restored_after_normal_exit(programs, tmp_path):
         os.kill(pid, signal.SIGKILL)
 
 
-def stealer_threads():
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                    if f.read().startswith("ampsched-steal"):
-                        found.append(int(tid))
-        except OSError:
-            continue
-    return found
-
-
 @needs_root
 @needs_two_cpus
 def test_emulation_stops_with_the_agent(programs, iters_per_ms):
     # SIGTERM to the agent while it emulates: no stealer thread is left, and CPU 1 is at full speed again.
-    agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5", "--",
-                                          programs["sleepers"], "1", "60"),
-                             env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: len(stealer_threads()) == 1, what="the stealer thread")
     work = str(int(100 * iters_per_ms))
 
     def seconds_on(cpu):
         t = time.perf_counter()
         subprocess.run(["taskset", "-c", str(cpu), programs["forkjoin"], "1", "1", work, "0"], check=True,
-                       capture_output=True)
+                       capture_output=True, preexec_fn=high_priority)
         return time.perf_counter() - t
-    slowed = seconds_on(1) / seconds_on(0)
-    agent.send_signal(signal.SIGTERM)
-    agent.communicate(timeout=30)
+
+    def cpu1_over_cpu0(low=None, high=None):
+        ratio = seconds_on(1) / seconds_on(0)
+        assert low is None or ratio > low, ratio
+        assert high is None or ratio < high, ratio
+
+    agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5", "--",
+                                          programs["sleepers"], "1", "60"),
+                             env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(stealer_threads(agent.pid)) == 1, what="the stealer thread")
+        stealer, = stealer_threads(agent.pid)
+        assert os.sched_getaffinity(stealer) == {1}
+        assert os.sched_getscheduler(stealer) == os.SCHED_FIFO
+        in_attempts(lambda: cpu1_over_cpu0(low=1.6))  # half the cycles stolen: about 2x
+    finally:
+        agent.send_signal(signal.SIGTERM)
+        agent.communicate(timeout=30)
     assert agent.returncode == 128 + signal.SIGTERM
-    assert not stealer_threads()
-    restored = seconds_on(1) / seconds_on(0)
-    assert slowed > 1.6, slowed       # half the cycles stolen: about 2x
-    assert restored < 1.3, restored
+    assert not stealer_threads(agent.pid)
+    in_attempts(lambda: cpu1_over_cpu0(high=1.3))
 
 
 # ---- third-party programs

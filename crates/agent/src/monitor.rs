@@ -412,7 +412,9 @@ impl Monitor {
         if let Some(ty) = ty {
             t.per_type[ty].time_ns += delta;
         }
-        if let Some(c) = t.core {
+        let core = t.core;
+        self.book.mark_ran(id);
+        if let Some(c) = core {
             self.book.cores[c].busy_ns += delta;
         }
     }

@@ -27,6 +27,12 @@ pub struct ViewBook {
     track_intervals: bool,
     interval: Vec<PerType>,
     interval_base: Vec<PerType>,
+    /// Threads that ran since the last quantum call (and a flag per thread), and those that ran
+    /// in the quantum before: only they have a non-zero interval, so closing a quantum costs
+    /// O(threads that ran), not O(threads).
+    ran: Vec<ThreadId>,
+    has_run: Vec<bool>,
+    ran_last_quantum: Vec<ThreadId>,
     interval_start_ns: u64,
     last_quantum_ns: u64,
 }
@@ -51,6 +57,21 @@ impl ViewBook {
         if self.track_intervals {
             self.interval.push(PerType::default());
             self.interval_base.push(PerType::default());
+            self.has_run.push(false);
+        }
+    }
+
+    /// True when per-quantum intervals are kept (the source then reports who ran: `mark_ran`).
+    pub fn tracks_intervals(&self) -> bool {
+        self.track_intervals
+    }
+
+    /// Thread `t`'s counters moved (it ran): its interval is computed at the next quantum.
+    #[inline]
+    pub fn mark_ran(&mut self, t: ThreadId) {
+        if self.track_intervals && !self.has_run[t as usize] {
+            self.has_run[t as usize] = true;
+            self.ran.push(t);
         }
     }
 
@@ -110,14 +131,22 @@ impl ViewBook {
             self.live_has_exited = false;
         }
         if trigger == Trigger::Quantum && self.track_intervals {
-            for &t in &self.live {
+            for &t in &self.ran_last_quantum {
+                self.interval[t as usize] = PerType::default();
+            }
+            // A thread's base is where its counters stood when it last ran, so its interval is
+            // what it did since, all of it in this quantum.
+            for &t in &self.ran {
                 let t = t as usize;
                 let now = self.threads[t].per_type;
                 for (ty, c) in now.iter().enumerate() {
                     self.interval[t][ty] = c.since(&self.interval_base[t][ty]);
                 }
                 self.interval_base[t] = now;
+                self.has_run[t] = false;
             }
+            self.ran_last_quantum = std::mem::take(&mut self.ran);
+            self.ran_last_quantum.sort_unstable();
             self.interval_start_ns = self.last_quantum_ns;
             self.last_quantum_ns = now_ns;
         }
@@ -134,6 +163,7 @@ impl ViewBook {
             live: &self.live,
             changed: &self.changed,
             interval: &self.interval,
+            ran: &self.ran_last_quantum,
             interval_start_ns: self.interval_start_ns,
             apps: &self.apps,
             cores: &self.cores,

@@ -14,7 +14,8 @@
 //!   whose state or affinity changed since the policy's previous call (`changed`); the table
 //!   indexed by `ThreadId` also holds exited threads and must not be scanned.
 //! - **Deltas are given.** `interval` holds each thread's counters over the policy's last
-//!   quantum, so no policy diffs cumulative counters itself.
+//!   quantum, so no policy diffs cumulative counters itself; `ran` lists the threads whose
+//!   interval is not zero.
 
 use crate::coreset::CoreSet;
 use crate::machine::{Machine, MAX_CORE_TYPES};
@@ -314,6 +315,9 @@ pub struct SystemView<'a> {
     /// `interval_start_ns` to the latest `Trigger::Quantum` call (zero before the first one, or
     /// for a policy without a quantum).
     pub interval: &'a [PerType],
+    /// The threads that ran during the last quantum (ascending id): the only ones whose
+    /// `interval` is not zero, so a per-quantum update costs what ran, not what lives.
+    pub ran: &'a [ThreadId],
     pub interval_start_ns: u64,
     /// Every app, indexed by `AppId`.
     pub apps: &'a [AppView],

@@ -7,6 +7,9 @@ use ampsched_policy::baseline::oblivious::Oblivious;
 use ampsched_runner::{Experiment, Settings};
 use ampsched_sim::{Engine, SimConfig, SimError};
 
+mod common;
+use common::ScratchDir;
+
 const GOOD_MACHINE: &str = "memory_latency_ns = 100\n[[core_type]]\nname = \"fast\"\ncount = 2\nfreq_ghz = 2.0\n";
 
 fn machine_err(text: &str) -> String {
@@ -71,9 +74,9 @@ fn policy_and_name_errors() {
     assert_eq!(run("dvfs-2x", "demo", "rr:speed=3"), "--policy: rr:speed=3: unknown option 'speed' (rr takes: quantum_ms, threshold_ms)");
     assert_eq!(run("dvfs-2x", "demo", "rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number > 0, got '-1'");
     assert!(run("/no/such/file.toml", "demo", "rr").starts_with("/no/such/file.toml: cannot read machine file"));
-    let big = std::env::temp_dir().join("ampsched-17-threads.toml");
-    std::fs::write(&big, "[[app]]\nname = \"a\"\nthreads = 17\nprogram = \"gzip\"\n").unwrap();
-    assert!(run("dvfs-2x", big.to_str().unwrap(), "best-static").contains("the oracle searches at most 16 threads; workload"));
+    let dir = ScratchDir::new("errors");
+    let big = dir.write("17-threads.toml", "[[app]]\nname = \"a\"\nthreads = 17\nprogram = \"gzip\"\n");
+    assert!(run("dvfs-2x", &big, "best-static").contains("the oracle searches at most 16 threads; workload"));
 }
 
 fn deadlock(text: &str) -> SimError {

@@ -8,56 +8,8 @@ use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
 use proptest::prelude::*;
 
-fn machine_toml(types: &[(u32, f64, f64)]) -> String {
-    let mut s = String::from("memory_latency_ns = 80.0\n");
-    for (i, (count, ghz, scale)) in types.iter().enumerate() {
-        s.push_str(&format!("[[core_type]]\nname = \"t{i}\"\ncount = {count}\nfreq_ghz = {ghz}\ncpi_scale = {scale}\npower_active_w = 2.0\npower_idle_w = 0.5\n"));
-    }
-    s
-}
-
-fn wait_strategy() -> impl Strategy<Value = String> {
-    prop_oneof![
-        Just("wait = \"block\"".to_string()),
-        Just("wait = \"spin\"".to_string()),
-        (10u32..500).prop_map(|us| format!("wait = \"spin_then_block\"\nspin_limit_us = {us}")),
-    ]
-}
-
-fn phase_strategy() -> impl Strategy<Value = String> {
-    prop_oneof![
-        (1e6f64..2e8, 0.5f64..2.0, 0.0f64..20.0).prop_map(|(i, c, m)| format!("kind = \"compute\"\ninstructions = {i}\ncpi = {c}\nllc_mpki = {m}")),
-        (1e5f64..1e7, wait_strategy()).prop_map(|(i, w)| format!("kind = \"serial\"\ninstructions = {i}\n{w}")),
-        wait_strategy().prop_map(|w| format!("kind = \"barrier\"\n{w}")),
-        (0u32..2, 1e4f64..5e5, 0.0f64..5e5, 1u32..6, wait_strategy()).prop_map(|(l, cs, b, n, w)| format!(
-            "kind = \"critical\"\nlock = \"L{l}\"\ncs_instructions = {cs}\nbetween_instructions = {b}\ncount = {n}\n{w}"
-        )),
-        (1e-4f64..2e-2).prop_map(|s| format!("kind = \"sleep\"\nseconds = {s}")),
-    ]
-}
-
-fn group_strategy() -> impl Strategy<Value = String> {
-    (1u32..4, 1u32..3, prop::collection::vec(phase_strategy(), 1..5), prop::bool::ANY).prop_map(|(n, rep, phases, runtime)| {
-        let mut s = format!("[[app.group]]\nname = \"g\"\ncount = {n}\nrepeat = {rep}\nkind = \"{}\"\n", if runtime { "runtime" } else { "app" });
-        for p in phases {
-            s.push_str(&format!("[[app.group.phase]]\n{p}\n"));
-        }
-        s
-    })
-}
-
-fn workload_strategy() -> impl Strategy<Value = String> {
-    prop::collection::vec((0.0f64..0.05, 1u32..3, -5i32..5, prop::collection::vec(group_strategy(), 1..3)), 1..4).prop_map(|apps| {
-        let mut s = String::new();
-        for (i, (arrival, runs, nice, groups)) in apps.into_iter().enumerate() {
-            s.push_str(&format!("[[app]]\nname = \"app{i}\"\narrival_s = {arrival}\nruns = {runs}\npriority = {nice}\n"));
-            for g in groups {
-                s.push_str(&g);
-            }
-        }
-        s
-    })
-}
+mod common;
+use common::{machine_toml, workload_strategy};
 
 /// Instructions the workload retires: every thread of every measured run, every phase.
 fn total_instructions(w: &Workload) -> f64 {

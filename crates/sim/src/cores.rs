@@ -35,6 +35,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let done = self.now >= core.work_end;
         let m = &self.dvfs.machine;
         let ty = m.cores[c].core_type;
+        self.book.mark_ran(t);
         let rt = &mut self.rts[t as usize];
         let v = &mut self.book.threads[t as usize];
         rt.unpaid_move = None;

@@ -12,6 +12,7 @@
 //! the fastest partition and the slow side all the others.
 
 use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadView, Trigger, Triggers};
 
@@ -53,6 +54,14 @@ pub struct RoundRobin {
     bc: PerThread<f64>,
     /// When the thread expired on its current side: candidates are matched oldest first (FIFO).
     expired_at: PerThread<Option<u64>>,
+    /// Threads whose side, runnability or life changed since the last quantum: with those that
+    /// ran, the only ones whose expiry can have changed, so a quantum costs O(those).
+    touched: Vec<ThreadId>,
+    is_touched: PerThread<bool>,
+    /// Runnable expired threads of each side (0 fast, 1 slow), oldest expiry first: the FIFO
+    /// lists Algorithm 4.4 pairs, and where each thread is filed in them.
+    candidates: [BTreeSet<(u64, ThreadId)>; 2],
+    filed: PerThread<Option<(usize, u64)>>,
 }
 
 impl RoundRobin {
@@ -66,14 +75,52 @@ impl RoundRobin {
             quantum_ns: o.ms("quantum_ms"),
             bc: PerThread::new(),
             expired_at: PerThread::new(),
+            touched: Vec::new(),
+            is_touched: PerThread::new(),
+            candidates: [BTreeSet::new(), BTreeSet::new()],
+            filed: PerThread::new(),
         }
     }
 
-    /// Bring every live thread's balance counter up to date with its last quantum's CPU time.
+    fn touch(&mut self, t: ThreadId) {
+        if !std::mem::replace(self.is_touched.get_mut(t), true) {
+            self.touched.push(t);
+        }
+    }
+
+    /// File thread `t` in the candidate list of its side if it is runnable and expired.
+    fn refile(&mut self, view: &SystemView, t: ThreadId) {
+        let runnable = view.thread(t).state.is_runnable();
+        let want = match (runnable, self.parts.level(t), self.expired_at.value(t)) {
+            (true, Some(level), Some(at)) => Some((usize::from(level != FAST), at)),
+            _ => None,
+        };
+        let old = self.filed.value(t);
+        if old != want {
+            if let Some((side, at)) = old {
+                self.candidates[side].remove(&(at, t));
+            }
+            if let Some((side, at)) = want {
+                self.candidates[side].insert((at, t));
+            }
+            self.filed.set(t, want);
+        }
+    }
+
+    /// Bring the balance counters up to date with the last quantum's CPU time: a thread that
+    /// did not run and did not change keeps its counter and its expiry.
     fn update_counters(&mut self, view: &SystemView) {
         let clamp = BC_CLAMP_THRESHOLDS * self.threshold_ns;
         let m = view.machine;
-        for &t in view.live {
+        for &t in view.ran {
+            self.touch(t);
+        }
+        let touched = std::mem::take(&mut self.touched);
+        for &t in &touched {
+            *self.is_touched.get_mut(t) = false;
+            if view.thread(t).state == ampsched_model::ThreadState::Exited {
+                continue;
+            }
             let interval = view.interval_of(t);
             let d_fast: u64 = (0..m.core_types.len()).filter(|&ty| m.is_fast_type(ty)).map(|ty| interval[ty].time_ns).sum();
             let d_total: u64 = interval.iter().map(|c| c.time_ns).sum();
@@ -87,25 +134,21 @@ impl RoundRobin {
             };
             let at = self.expired_at.get_mut(t);
             *at = if expired { Some(at.unwrap_or(view.now_ns)) } else { None };
+            self.refile(view, t);
         }
     }
 
     /// Algorithm 4.4: pair expired fast threads with expired slow threads, oldest expiry first
     /// on each side, and swap each pair.
     fn swap_expired(&mut self, view: &SystemView, out: &mut Placement) {
-        let expired = |parts: &Partitions, expired_at: &PerThread<Option<u64>>, fast: bool| -> Vec<ThreadId> {
-            let levels = if fast { 0..1 } else { 1..parts.levels() };
-            let mut ts: Vec<(u64, ThreadId)> =
-                levels.flat_map(|l| parts.runnable_in(l)).filter_map(|t| expired_at.value(t).map(|at| (at, t))).collect();
-            ts.sort_unstable();
-            ts.into_iter().map(|(_, t)| t).collect()
-        };
-        let fast_x = expired(&self.parts, &self.expired_at, true);
-        let slow_x = expired(&self.parts, &self.expired_at, false);
-        for (f, s) in fast_x.into_iter().zip(slow_x) {
+        let pairs: Vec<(ThreadId, ThreadId)> =
+            self.candidates[0].iter().zip(self.candidates[1].iter()).map(|(&(_, f), &(_, s))| (f, s)).collect();
+        for (f, s) in pairs {
             self.parts.swap(view, f, s, out);
             self.expired_at.set(f, None);
             self.expired_at.set(s, None);
+            self.refile(view, f);
+            self.refile(view, s);
         }
     }
 
@@ -139,6 +182,10 @@ impl Policy for RoundRobin {
         self.parts.sync(view);
         if !self.parts.asymmetric() {
             return;
+        }
+        for &t in view.changed {
+            self.touch(t);
+            self.refile(view, t);
         }
         match view.trigger {
             Trigger::Start(t) => self.parts.place_new(view, t, out),

@@ -3,13 +3,17 @@
 //! trace; then the same machine with 64, 1 024 and 16 384 threads, same total work, to show
 //! how the cost per event grows with the number of threads.
 //!
+//! Then the policy-heavy case: 4,096 threads under `oblivious`, `busyfcs` and `rr`, which ask
+//! for every thread event (rr also for a 10 ms quantum): a policy's cost must follow what
+//! changed, not the number of threads (target: rr at most 2× oblivious).
+//!
 //! Usage: ampsched-bench [--quick] [--repeat N]
 
 use std::time::Instant;
 
 use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, SimpleModel, Workload};
-use ampsched_policy::baseline::oblivious::Oblivious;
+use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
 
 const MACHINE: &str = r#"
@@ -46,6 +50,24 @@ fn workload(threads: u32) -> Workload {
     Workload::from_toml("bench", &text, &Programs::new()).expect("bench workload is valid")
 }
 
+/// Best-of-`repeat` wall time of one run, with its events and simulated seconds.
+fn time_run(m: &Machine, w: &Workload, policy: &str, repeat: usize) -> (f64, u64, f64, u64, u64) {
+    let spec = PolicySpec::parse(policy).expect("bench policy spec");
+    let mut best = f64::MAX;
+    let (mut events, mut sim_s, mut calls, mut decisions) = (0, 0.0, 0, 0);
+    for _ in 0..repeat {
+        let mut p = build(&spec, m).expect("bench policy builds");
+        let t0 = Instant::now();
+        let r = Engine::new(m, w, &SimpleModel, p.as_mut(), SimConfig::default()).run().expect("bench runs");
+        best = best.min(t0.elapsed().as_secs_f64());
+        events = r.events;
+        sim_s = r.makespan_ns as f64 / 1e9;
+        calls = r.policy_calls;
+        decisions = r.decisions;
+    }
+    (best, events, sim_s, calls, decisions)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let repeat: usize = args.iter().position(|a| a == "--repeat").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(3);
@@ -56,23 +78,27 @@ fn main() {
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     for &n in sizes {
         let w = workload(n);
-        let mut best = f64::MAX;
-        let mut events = 0;
-        let mut sim_s = 0.0;
-        for _ in 0..repeat {
-            let mut p = Oblivious;
-            let t0 = Instant::now();
-            let r = Engine::new(&m, &w, &SimpleModel, &mut p, SimConfig::default()).run().expect("bench runs");
-            let wall = t0.elapsed().as_secs_f64();
-            best = best.min(wall);
-            events = r.events;
-            sim_s = r.makespan_ns as f64 / 1e9;
-        }
+        let (best, events, sim_s, _, _) = time_run(&m, &w, "oblivious", repeat);
         println!(
             "| {n} | {sim_s:.1} | {events} | {best:.3} | {:.2e} | {:.0} | {:.1} |",
             events as f64 / best,
             sim_s / best,
             best * 1e9 / events as f64
         );
+    }
+    let n = if quick { 256 } else { 4096 };
+    println!();
+    println!("Policy-heavy case: {n} threads");
+    println!();
+    println!("| policy | events | policy calls | decisions | wall s (best of {repeat}) | × oblivious |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let w = workload(n);
+    let mut base = 0.0;
+    for policy in ["oblivious", "busyfcs", "rr"] {
+        let (best, events, _, calls, decisions) = time_run(&m, &w, policy, repeat);
+        if policy == "oblivious" {
+            base = best;
+        }
+        println!("| {policy} | {events} | {calls} | {decisions} | {best:.3} | {:.2} |", best / base);
     }
 }
