@@ -1,10 +1,10 @@
 //! The agent loop: every interval, sample the target threads into a `SystemView`, call the
-//! policy for the interval's events and its quantum, and apply its `Placement` with
-//! sched_setaffinity, only where a thread's affinity changes.
+//! policy for the interval's events and its quantum, and apply its `Placement` (`enforce`):
+//! affinities, fast-core shares, weights, slices and frequencies, each only where it changes.
 //!
 //! Whatever ends the agent (the target exits, SIGINT, SIGTERM, SIGHUP, an error), every thread
-//! it moved gets its original affinity back and the emulation threads are stopped and joined
-//! (`Session::drop`). A signal the agent receives from another process (`kill`, not the
+//! it moved gets its original affinity, nice value and slice back, cpufreq files their original
+//! text, and the emulation threads are stopped and joined (`Session::drop`). A signal the agent receives from another process (`kill`, not the
 //! terminal, whose Ctrl-C already reaches the whole foreground process group) is forwarded to
 //! the command it launched, as `timeout(1)` does.
 
@@ -13,15 +13,18 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use ampsched_model::{InputError, Machine, Placement, Policy, Signals, ThreadState, Trigger};
+use ampsched_model::{InputError, Machine, Placement, Policy, Signals, Trigger};
 use ampsched_policy::PolicySpec;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::cores::format_ranges;
+use crate::counters::Counting;
 use crate::emulate::{Emulation, DEFAULT_PERIOD_MS, MIN_SPEED};
+use crate::enforce::{Enforcer, Restored};
 use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
+use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
+use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, Report, Target};
 use crate::topology::{detect, Topology};
 
 pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
@@ -183,31 +186,24 @@ fn signal_name(sig: i32) -> String {
 
 struct Session {
     monitor: Monitor,
-    restored: Option<(usize, usize)>,
+    enforcer: Enforcer,
+    /// RLIMIT_NOFILE's soft limit before the agent raised it for counters.
+    fd_soft_limit: Option<u64>,
     // Dropped after `monitor`'s threads are restored (field order): stops the stealers, removes the table.
     emulation: Option<Emulation>,
     locks: Option<LockTable>,
 }
 
 impl Session {
-    /// Give every live thread the agent moved its original affinity back: (restored, vanished).
-    fn restore(&mut self) -> (usize, usize) {
-        if let Some(r) = self.restored {
-            return r;
+    /// Put back everything the agent changed on the target (once; later calls repeat the result).
+    fn restore(&mut self) -> Restored {
+        let r = self.enforcer.restore(&self.monitor);
+        if let Some(soft) = self.fd_soft_limit.take() {
+            // Open counter groups stay valid under the lower limit; only new ones could not open,
+            // and after a restore the agent samples no more.
+            restore_fd_limit(soft);
         }
-        let (mut ok, mut gone) = (0, 0);
-        for (t, e) in self.monitor.book.threads.iter().zip(&self.monitor.extra) {
-            let (Some(orig), Some(_)) = (e.original, e.applied) else { continue };
-            if t.state == ThreadState::Exited {
-                continue;
-            }
-            match set_affinity(e.tid, &orig) {
-                Ok(()) => ok += 1,
-                Err(_) => gone += 1, // exited since the last sample (ESRCH)
-            }
-        }
-        self.restored = Some((ok, gone));
-        (ok, gone)
+        r
     }
 }
 
@@ -220,7 +216,7 @@ impl Drop for Session {
 /// The launched command.
 struct Child {
     pid: u32,
-    status: Option<Value>,
+    status: Option<ExitStatus>,
 }
 
 impl Child {
@@ -234,12 +230,12 @@ impl Child {
         let r = unsafe { libc::waitpid(self.pid as libc::pid_t, &mut st, libc::WNOHANG) };
         if r == self.pid as libc::pid_t {
             self.status = Some(if libc::WIFEXITED(st) {
-                json!({"exit_code": libc::WEXITSTATUS(st), "signal": null})
+                ExitStatus { exit_code: Some(libc::WEXITSTATUS(st)), signal: None, still_running: None }
             } else {
-                json!({"exit_code": null, "signal": signal_name(libc::WTERMSIG(st))})
+                ExitStatus { exit_code: None, signal: Some(signal_name(libc::WTERMSIG(st))), still_running: None }
             });
         } else if r < 0 {
-            self.status = Some(json!({"exit_code": null, "signal": null}));
+            self.status = Some(ExitStatus { exit_code: None, signal: None, still_running: None });
         }
     }
 }
@@ -270,21 +266,19 @@ pub fn agent_signals(counters: bool, locks: bool) -> Signals {
     s
 }
 
-/// Refuse a policy whose needs the agent does not meet here, by the check the simulator makes.
-fn check_policy(spec: &PolicySpec, available: Signals) -> Result<(), AgentError> {
-    let info = ampsched_policy::info(&spec.name)?;
-    info.needs.check(available, "the live agent here").map_err(|why| {
-        let counters = if info.needs.contains(Signals::COUNTERS) {
-            crate::perf::probe().err().map(|e| format!(" ({e})")).unwrap_or_default()
-        } else {
-            String::new()
+/// Refuse a policy whose needs the agent does not meet here, by the check the simulator makes;
+/// `no_counters` is why the machine gives no hardware counters, if it does not.
+pub fn check_policy(name: &str, needs: Signals, available: Signals, no_counters: Option<&str>) -> Result<(), AgentError> {
+    needs.check(available, "the live agent here").map_err(|why| {
+        let counters = match no_counters {
+            Some(e) if needs.contains(Signals::COUNTERS) => format!(" ({e})"),
+            _ => String::new(),
         };
-        input("--policy", &spec.name, format!("{} cannot run live: {why}{counters}", spec.name))
+        input("--policy", name, format!("{name} cannot run live: {why}{counters}"))
     })
 }
 
-/// Run the agent until the target ends or a stop signal arrives. Returns the `--json` report.
-pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
+fn check_config(cfg: &AgentConfig) -> Result<(), AgentError> {
     if !(cfg.interval_ms >= MIN_INTERVAL_MS && cfg.interval_ms.is_finite()) {
         return Err(input("--interval", cfg.interval_ms.to_string(), format!("must be at least {MIN_INTERVAL_MS} ms")));
     }
@@ -294,11 +288,30 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     if !(cfg.emulate_period_ms >= 0.1 && cfg.emulate_period_ms <= 1000.0) {
         return Err(input("--emulate-period", cfg.emulate_period_ms.to_string(), "must be between 0.1 and 1000 ms"));
     }
+    Ok(())
+}
+
+/// Run the agent until the target ends or a stop signal arrives. Returns the `--json` report.
+pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
+    check_config(cfg)?;
     let spec = PolicySpec::parse(&cfg.policy)?;
+    let needs = ampsched_policy::info(&spec.name)?.needs;
+    run_with(cfg, &spec.name, needs, |m| Ok(ampsched_policy::build(&spec, m)?))
+}
+
+/// Run the agent with the policy `build` makes for the machine (`name` and `needs` as its
+/// registration gives them). `run` passes a registered policy; tests pass their own.
+pub fn run_with(
+    cfg: &AgentConfig,
+    name: &str,
+    needs: Signals,
+    build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
+) -> Result<Value, AgentError> {
+    check_config(cfg)?;
     let lock_insight = cfg.locks && !cfg.command.is_empty();
-    // Counters are probed but not yet read per thread: until they are, the agent does not offer them.
-    let available = agent_signals(false, lock_insight);
-    check_policy(&spec, available)?;
+    let counters = PerfCounters::new();
+    let available = agent_signals(counters.is_ok(), lock_insight);
+    check_policy(name, needs, available, counters.as_ref().err().map(String::as_str))?;
 
     let topo = resolve_topology(&cfg.sysfs_root, cfg.cores.as_deref(), cfg.emulate.as_deref())?;
     let machine = match &cfg.machine {
@@ -317,7 +330,7 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
         }
         None => topo.to_machine("live"),
     };
-    let mut policy: Box<dyn Policy> = ampsched_policy::build(&spec, &machine)?;
+    let mut policy: Box<dyn Policy> = build(&machine)?;
 
     let emulation = match &cfg.emulate {
         None => None,
@@ -335,12 +348,20 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
         None
     };
 
+    let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
     let mut monitor = Monitor::new(machine);
     monitor.book.available = available;
-    let mut session = Session { monitor, restored: None, emulation, locks };
+    let counters_unavailable = counters.as_ref().err().cloned();
+    let fd_soft_limit = counters.ok().map(|source| {
+        monitor.counting = Some(Counting::new(Box::new(source)));
+        raise_fd_limit()
+    });
+    let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
+    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks };
     let _signals = SignalGuard::install();
     let mut launched: Option<u32> = None;
-    let result = drive(cfg, &mut session, policy.as_mut(), &mut launched);
+    let run = Run { cfg, name, needs, interval_ns, counters_unavailable };
+    let result = drive(&run, &mut session, policy.as_mut(), &mut launched);
     if let (Err(_), Some(pid)) = (&result, launched) {
         // The agent failed under a command it launched: do not leave the command running
         // unattended. It gets SIGTERM and the usual grace period.
@@ -355,19 +376,44 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     }
     // SAFETY: prctl with integer arguments: the agent's host process stops being a subreaper.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) };
-    let (restored, vanished) = session.restore();
+    let restored = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
     let mut report = result?;
-    report["agent"]["affinities_restored"] = json!(restored);
-    report["agent"]["threads_vanished_before_restore"] = json!(vanished);
-    report["agent"]["emulation_threads_stopped"] = json!(emulation_threads);
-    Ok(report)
+    let a = &mut report.agent;
+    (a.affinities_restored, a.threads_vanished_before_restore) = restored.affinities;
+    a.emulation_threads_stopped = emulation_threads;
+    a.nice_values_restored = restored.nice_values.0;
+    a.slices_restored = restored.slices.0;
+    a.cpufreq_files_restored = restored.frequencies;
+    Ok(serde_json::to_value(&report).expect("the report is plain data"))
 }
 
-fn launch(cfg: &AgentConfig, locks: Option<&LockTable>) -> Result<Child, AgentError> {
+/// What `drive` needs to know of the run beyond the session.
+struct Run<'a> {
+    cfg: &'a AgentConfig,
+    name: &'a str,
+    needs: Signals,
+    interval_ns: u64,
+    /// Why there are no hardware counters, if there are none.
+    counters_unavailable: Option<String>,
+}
+
+fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u64>) -> Result<Child, AgentError> {
     let mut cmd = std::process::Command::new(&cfg.command[0]);
     cmd.args(&cfg.command[1..]);
+    if let Some(soft) = fd_soft_limit {
+        use std::os::unix::process::CommandExt;
+        // The command gets the descriptor limit it would have had without the agent's counters.
+        // SAFETY: between fork and exec only async-signal-safe calls are allowed; restore_fd_limit
+        // makes two system calls (getrlimit, setrlimit) on its own stack and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                restore_fd_limit(soft);
+                Ok(())
+            });
+        }
+    }
     if let Some(t) = locks {
         let lib = t.library_path().display().to_string();
         let preload = match std::env::var("LD_PRELOAD") {
@@ -399,7 +445,8 @@ fn check_permission(pid: u32) -> Result<(), AgentError> {
     }
 }
 
-fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>) -> Result<Value, AgentError> {
+fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>) -> Result<Report, AgentError> {
+    let cfg = run.cfg;
     let mut child = None;
     if cfg.command.is_empty() {
         for &pid in &cfg.pids {
@@ -411,13 +458,13 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: 
             }
         }
     } else {
-        let c = launch(cfg, s.locks.as_ref())?;
+        let c = launch(cfg, s.locks.as_ref(), s.fd_soft_limit)?;
         *launched = Some(c.pid);
         s.monitor.add_process(c.pid);
         child = Some(c);
     }
 
-    let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
+    let interval_ns = run.interval_ns;
     let status_line = cfg.status && std::io::stderr().is_terminal();
     let start = monotonic_ns();
     let cpu_start = own_thread_cpu_ns();
@@ -448,9 +495,14 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: 
             s.monitor.apply_locks(&lock_data);
         }
 
-        let (c, d) = call_policy(policy, &mut s.monitor, now, &events, &mut last_quantum, &mut out);
+        if let (true, Some(why)) = (run.needs.contains(Signals::COUNTERS), s.monitor.counting.as_ref().and_then(|c| c.stopped())) {
+            return Err(input("--policy", run.name, format!("{} needs hardware counters, which stopped: {why}", run.name)));
+        }
+        let (c, d) = call_policy(policy, &mut s.monitor, &mut s.enforcer, now, &events, &mut last_quantum, &mut out)
+            .map_err(AgentError::Internal)?;
         calls += c;
         decisions += d;
+        s.enforcer.after_sample(&mut s.monitor);
 
         let took = monotonic_ns() - t0;
         if took > interval_ns {
@@ -536,42 +588,46 @@ fn drive(cfg: &AgentConfig, s: &mut Session, policy: &mut dyn Policy, launched: 
     }
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = own_thread_cpu_ns() - cpu_start;
-    Ok(report(cfg, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
+    Ok(report(run, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
 }
 
 /// Call the policy on a sample: for each of the interval's events it subscribes to, in order,
-/// then for its quantum when one has passed. Each call's placement is applied before the next
-/// call, as in the simulator, so the next call sees it. Returns (calls, affinities changed).
+/// then for its quantum when one has passed. Each call's placement is checked as the simulator
+/// checks it, then applied before the next call, so the next call sees it. Returns (calls,
+/// decisions that changed something), or the policy's invalid decision.
 pub fn call_policy(
     policy: &mut dyn Policy,
     m: &mut Monitor,
+    enforcer: &mut Enforcer,
     now: u64,
     events: &[Trigger],
     last_quantum: &mut Option<u64>,
     out: &mut Placement,
-) -> (u64, u64) {
+) -> Result<(u64, u64), String> {
     let wants = policy.triggers();
     let (mut calls, mut decisions) = (0, 0);
-    let mut call = |policy: &mut dyn Policy, m: &mut Monitor, trigger: Trigger| {
+    let mut call = |policy: &mut dyn Policy, m: &mut Monitor, trigger: Trigger| -> Result<(), String> {
         out.clear();
         m.book.begin_call(trigger, now);
         policy.decide(&m.book.view(&m.machine, trigger, now), out);
         m.book.end_call();
+        out.validate(&m.machine, m.book.threads.len()).map_err(|e| format!("{} {e}", policy.name()))?;
         calls += 1;
-        decisions += apply(m, out);
+        decisions += enforcer.apply(m, out);
+        Ok(())
     };
     for &ev in events {
         if wants.wants(ev) {
-            call(policy, m, ev);
+            call(policy, m, ev)?;
         }
     }
     if let Some(q) = policy.quantum_ns() {
         if last_quantum.map_or(true, |l| now >= l + q) {
-            call(policy, m, Trigger::Quantum);
+            call(policy, m, Trigger::Quantum)?;
             *last_quantum = Some(now);
         }
     }
-    (calls, decisions)
+    Ok((calls, decisions))
 }
 
 fn sleep_until(t: u64) {
@@ -580,59 +636,27 @@ fn sleep_until(t: u64) {
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
-/// Apply a placement: one sched_setaffinity per thread whose affinity changes. Returns the count.
-fn apply(m: &mut Monitor, out: &Placement) -> u64 {
-    // The last decision for a thread wins, as it would in the simulator.
-    let mut seen = HashSet::new();
-    let mut n = 0;
-    for id in out.named_threads() {
-        if (id as usize) < m.book.threads.len() {
-            m.book.mark_changed(id); // even if refused below: the policy sees what really happened
-        }
+/// What hardware counters the run read, or why none.
+fn counters_line(run: &Run, m: &Monitor) -> String {
+    match (&m.counting, &run.counters_unavailable) {
+        (Some(c), _) => match c.stopped() {
+            Some(why) => format!("stopped ({why}); not offered to the policy from then on"),
+            None if c.unmeasured_intervals > 0 => format!(
+                "read: {} ({} threads; {} thread intervals never on the PMU, left uncharged)",
+                c.describe(),
+                c.threads_counted,
+                c.unmeasured_intervals
+            ),
+            None => format!("read: {} ({} threads)", c.describe(), c.threads_counted),
+        },
+        (None, Some(why)) => why.clone(),
+        (None, None) => "not read".to_string(),
     }
-    for &(id, cores) in out.affinity.iter().rev() {
-        if !seen.insert(id) {
-            continue;
-        }
-        let Some(t) = m.book.threads.get(id as usize) else { continue };
-        if t.state == ThreadState::Exited || m.extra[id as usize].unmanaged.is_some() {
-            continue;
-        }
-        let mask = m.mask_of(cores);
-        if mask.cpus().is_empty() {
-            continue;
-        }
-        let e = &m.extra[id as usize];
-        if e.applied.or(e.original) == Some(mask) {
-            m.book.threads[id as usize].allowed = cores;
-            continue;
-        }
-        if !m.real_proc() {
-            m.record_applied(id, mask, cores);
-            n += 1;
-            continue;
-        }
-        match set_affinity(e.tid, &mask) {
-            Ok(()) => {
-                m.record_applied(id, mask, cores);
-                n += 1;
-            }
-            Err(err) if err.raw_os_error() == Some(libc::ESRCH) => {} // exited since the sample
-            Err(err) => {
-                // One thread the agent may not move (a setuid helper: EPERM; a cpuset or a
-                // kernel thread that refuses affinities: EINVAL) must not end the run: it is
-                // left alone from now on and reported.
-                let note = format!("thread {} ({}): {err}", e.tid, e.comm);
-                m.mark_unmanaged(id, note);
-            }
-        }
-    }
-    n
 }
 
 #[allow(clippy::too_many_arguments)]
 fn report(
-    cfg: &AgentConfig,
+    run: &Run,
     s: &Session,
     policy: &dyn Policy,
     child: Option<Child>,
@@ -640,71 +664,48 @@ fn report(
     wall_ns: u64,
     cpu_ns: u64,
     [samples, late, max_sample_ns, total_sample_ns, calls, decisions]: [u64; 6],
-) -> Value {
-    let m = &s.monitor;
-    let types: Vec<&str> = m.machine.core_types.iter().map(|t| t.name.as_str()).collect();
-    let threads: Vec<Value> = m
-        .book
-        .threads
-        .iter()
-        .zip(&m.extra)
-        .map(|(t, e)| {
-            let time: serde_json::Map<String, Value> =
-                types.iter().enumerate().map(|(i, name)| (name.to_string(), json!(t.per_type[i].time_ns as f64 / 1e9))).collect();
-            json!({
-                "tid": e.tid, "pid": e.pid, "comm": e.comm, "app": t.app, "kind": format!("{:?}", t.kind).to_lowercase(),
-                "time_s": time, "run_queue_wait_s": e.wait_ns as f64 / 1e9,
-                "migrations": t.migrations, "decisions": e.decisions,
-                "voluntary_switches": e.voluntary_switches, "involuntary_switches": e.involuntary_switches,
-                "lock_wait_s": t.lock_wait_ns as f64 / 1e9, "lock_wait_caused_s": t.lock_wait_caused_ns as f64 / 1e9,
-                "contended_locks": e.contended_locks,
-                "exited": t.state == ThreadState::Exited,
-            })
-        })
-        .collect();
-    let core_types: Vec<Value> = m
-        .machine
-        .core_types
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let cpus: Vec<usize> = m.machine.cores.iter().filter(|c| c.core_type == i).map(|c| c.cpu).collect();
-            json!({"name": t.name, "cpus": format_ranges(&cpus), "capacity": t.capacity})
-        })
-        .collect();
+) -> Report {
+    let (cfg, m, e) = (run.cfg, &s.monitor, &s.enforcer);
     let (status, left_running) = match &child {
-        Some(c) => (c.status.clone().unwrap_or(json!({"exit_code": null, "signal": null, "still_running": true})), c.status.is_none()),
-        None => (Value::Null, m.live_processes().count() > 0),
+        Some(c) => (
+            Some(c.status.clone().unwrap_or(ExitStatus { exit_code: None, signal: None, still_running: Some(true) })),
+            c.status.is_none(),
+        ),
+        None => (None, m.live_processes().count() > 0),
     };
-    json!({
-        "policy": policy.name(),
-        "policy_spec": cfg.policy,
-        "interval_ms": cfg.interval_ms,
-        "machine": {"name": m.machine.name, "core_types": core_types},
-        "emulate": cfg.emulate,
-        "command": cfg.command,
-        "pids": cfg.pids,
-        "stopped_by": stopped_by.map_or("target exited".to_string(), signal_name),
-        "target": {"wall_s": wall_ns as f64 / 1e9, "status": status, "left_running": left_running},
-        "counters": match crate::perf::probe() { Ok(()) => "available (not yet read: no registered policy needs them)".to_string(), Err(e) => e },
-        "locks": match &s.locks {
+    Report {
+        policy: policy.name().to_string(),
+        policy_spec: cfg.policy.clone(),
+        interval_ms: cfg.interval_ms,
+        machine: MachineReport::of(&m.machine),
+        emulate: cfg.emulate.clone(),
+        command: cfg.command.clone(),
+        pids: cfg.pids.clone(),
+        stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
+        target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running },
+        counters: counters_line(run, m),
+        locks: match &s.locks {
             Some(t) if t.dropped() > 0 => format!("preload library ({} threads past the table's capacity unrecorded)", t.dropped()),
             Some(_) => "preload library".to_string(),
             None if cfg.command.is_empty() => "none (lock insight needs the agent to launch the command)".to_string(),
             None => "none (disabled)".to_string(),
         },
-        "decisions": decisions,
-        "migrations": m.migrations,
-        "unmanaged_threads": m.extra.iter().filter_map(|e| e.unmanaged.clone()).collect::<Vec<_>>(),
-        "agent": {
-            "cpu_s": cpu_ns as f64 / 1e9,
-            "cpu_share": if wall_ns > 0 { cpu_ns as f64 / wall_ns as f64 } else { 0.0 },
-            "samples": samples,
-            "late_samples": late,
-            "mean_sample_ms": if samples > 0 { total_sample_ns as f64 / samples as f64 / 1e6 } else { 0.0 },
-            "max_sample_ms": max_sample_ns as f64 / 1e6,
-            "policy_calls": calls,
+        decisions,
+        migrations: m.migrations,
+        unmanaged_threads: m.extra.iter().filter_map(|e| e.unmanaged.clone()).collect(),
+        decisions_not_applied: e.not_applied.total,
+        not_applied: e.not_applied.entries.clone(),
+        fast_share_rounds: FastShare { round_ms: e.shares.round_ns(run.interval_ns) as f64 / 1e6, round_switches: e.shares.switches },
+        agent: AgentCost {
+            cpu_s: cpu_ns as f64 / 1e9,
+            cpu_share: if wall_ns > 0 { cpu_ns as f64 / wall_ns as f64 } else { 0.0 },
+            samples,
+            late_samples: late,
+            mean_sample_ms: if samples > 0 { total_sample_ns as f64 / samples as f64 / 1e6 } else { 0.0 },
+            max_sample_ms: max_sample_ns as f64 / 1e6,
+            policy_calls: calls,
+            ..AgentCost::default()
         },
-        "threads": threads,
-    })
+        threads: report::threads(m),
+    }
 }

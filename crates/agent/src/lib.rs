@@ -4,18 +4,25 @@
 //! - `cores`: core types the user names (`--cores`, `--emulate`) and the machine file;
 //! - `procfs`: what the agent reads of threads, and sched_{get,set}affinity;
 //! - `monitor`: the `SystemView` of the target threads, kept up to date cheaply;
+//! - `counters`: per-thread hardware counter arithmetic, behind a source `perf` implements;
+//! - `enforce`: applying a `Placement` (affinity, fast-core share, weight, slice, frequency)
+//!   and undoing it;
 //! - `locks`: the shared table of the lock preload library (preload/ampsched_locks.c);
 //! - `emulate`: slow cores by cycle stealing, for symmetric machines;
-//! - `perf`: whether hardware counters exist;
+//! - `perf`: per-thread counter groups from perf_event_open;
+//! - `report`: the `--json` report;
 //! - `agent`: the loop, and the guarantees on exit.
 
 pub mod agent;
 pub mod cores;
+pub mod counters;
 pub mod emulate;
+pub mod enforce;
 pub mod locks;
 pub mod monitor;
 pub mod perf;
 pub mod procfs;
+pub mod report;
 pub mod topology;
 
-pub use agent::{call_policy, resolve_topology, run, AgentConfig, AgentError};
+pub use agent::{call_policy, check_policy, resolve_topology, run, run_with, AgentConfig, AgentError};

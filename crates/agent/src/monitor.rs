@@ -14,8 +14,10 @@
 //! Mapping to the simulator's vocabulary: stat's R is `Running` if the thread ran during the
 //! last interval, else `Ready`; S is `Blocked` (futex, poll, sleep: /proc cannot tell a lock wait
 //! from I/O cheaply); D is `Sleeping` (uninterruptible, usually I/O); T/t are `Sleeping`.
-//! Time per core type is the CPU time delta charged to the type of the thread's affinity when
-//! that covers one type, else to the type of the CPU it last ran on. Migrations are changes of
+//! Time per core type is the CPU time delta charged to the type of the thread's affinity (the
+//! one in force, which a fast-core share narrows to one side) when that covers one type, else to
+//! the type of the CPU it last ran on. Hardware counters, where the machine has them
+//! (`counters.rs`), are read for the threads that ran and charged to the same type. Migrations are changes of
 //! that CPU between samples (a lower bound). `spinning` and `spin_ns` are unknown and stay 0
 //! (the agent never offers `Signals::SPIN`). Per core, `nr_running` counts the target threads
 //! seen runnable there at the last sample and `busy_ns` the target threads' CPU time charged
@@ -27,6 +29,7 @@ use std::collections::{HashMap, HashSet};
 
 use ampsched_model::{AppView, CoreSet, CoreView, Machine, Signals, ThreadKind, ThreadState, ThreadView, Trigger, ViewBook};
 
+use crate::counters::{CounterDelta, Counting};
 use crate::locks::LockRecord;
 use crate::procfs::{self, get_affinity, CpuMask};
 
@@ -61,6 +64,11 @@ pub struct ThreadExtra {
     pub contended_locks: u64,
     /// Why the agent stopped managing this thread (it refused an affinity), if it did.
     pub unmanaged: Option<String>,
+    /// Its nice value when first seen.
+    pub nice_seen: i32,
+    /// The cores of the affinity the agent set, when a fast-core share narrows it below the
+    /// view's `allowed`.
+    pub enforced: Option<CoreSet>,
     last_run_ns: u64,
     /// CPU time when the switch counts were last read.
     switches_run_ns: u64,
@@ -99,6 +107,8 @@ pub struct Monitor {
     proc: String,
     buf: Vec<u8>,
     pub migrations: u64,
+    /// Hardware counters, where the machine has them.
+    pub counting: Option<Counting>,
 }
 
 impl Monitor {
@@ -120,6 +130,7 @@ impl Monitor {
             last_switches_ns: None,
             buf: Vec::with_capacity(4096),
             migrations: 0,
+            counting: None,
         }
     }
 
@@ -294,8 +305,13 @@ impl Monitor {
                 },
             };
             let ran = ss.run_ns > self.extra[id as usize].last_run_ns || known.is_none();
+            let mut counted = None;
             if ran {
                 self.read_stat(p, tid, id, events, known.is_some());
+                // A group opened at this sample has nothing to read yet.
+                if let (Some(c), true) = (self.counting.as_mut(), known.is_some()) {
+                    counted = c.read(id);
+                }
             }
             if switches && ss.run_ns != self.extra[id as usize].switches_run_ns {
                 if procfs::read_into(&format!("{}/{pid}/task/{tid}/status", self.proc), &mut self.buf).is_some() {
@@ -307,7 +323,7 @@ impl Monitor {
                     }
                 }
             }
-            self.charge(id, ss, ran);
+            self.charge(id, ss, ran, counted);
         }
         let live = self.procs[p].threads.len() as u32;
         let app = self.procs[p].app as usize;
@@ -346,7 +362,15 @@ impl Monitor {
         let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, self.cores_of(&current), now_ns);
         view.core = self.machine.core_of_cpu(st.processor);
         self.book.add_thread(view);
-        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, ..Default::default() });
+        if let Some(c) = self.counting.as_mut() {
+            c.open(id, tid, &st.comm);
+            if !c.is_counting() {
+                // No policy may read counters that some threads lack: stop offering them.
+                // (`missing` is set difference: what `available` has that COUNTERS lacks.)
+                self.book.available = self.book.available.missing(Signals::COUNTERS);
+            }
+        }
+        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, nice_seen: st.nice, ..Default::default() });
         self.procs[p].threads.insert(tid, id);
         self.by_tid.insert(tid, id);
         Some(id)
@@ -390,8 +414,8 @@ impl Monitor {
         }
     }
 
-    /// Charge the CPU time since the last sample to a core type.
-    fn charge(&mut self, id: u32, ss: procfs::SchedStat, ran: bool) {
+    /// Charge the CPU time (and the counters) since the last sample to a core type.
+    fn charge(&mut self, id: u32, ss: procfs::SchedStat, ran: bool, counted: Option<CounterDelta>) {
         let e = &mut self.extra[id as usize];
         let delta = ss.run_ns.saturating_sub(e.last_run_ns);
         e.last_run_ns = ss.run_ns;
@@ -399,18 +423,25 @@ impl Monitor {
         if !ran && self.book.threads[id as usize].state == ThreadState::Running {
             self.book.set_state(id, ThreadState::Ready);
         }
-        if delta == 0 {
+        if delta == 0 && counted.is_none() {
             return;
         }
+        let running_on = self.extra[id as usize].enforced;
         let t = &mut self.book.threads[id as usize];
         let m = &self.machine;
-        let types: Vec<usize> = t.allowed.iter().map(|c| m.cores[c].core_type).collect();
+        let types: Vec<usize> = running_on.unwrap_or(t.allowed).iter().map(|c| m.cores[c].core_type).collect();
         let ty = match types.first() {
             Some(&first) if types.iter().all(|&x| x == first) => Some(first),
             _ => t.core.map(|c| m.cores[c].core_type),
         };
         if let Some(ty) = ty {
-            t.per_type[ty].time_ns += delta;
+            let c = &mut t.per_type[ty];
+            c.time_ns += delta;
+            if let Some(d) = counted {
+                c.instructions += d.instructions;
+                c.cycles += d.cycles;
+                c.llc_misses += d.llc_misses;
+            }
         }
         let core = t.core;
         self.book.mark_ran(id);
@@ -422,6 +453,9 @@ impl Monitor {
     fn exit_thread(&mut self, p: usize, tid: u32, id: u32, _now_ns: u64, events: &mut Vec<Trigger>) {
         self.procs[p].threads.remove(&tid);
         self.by_tid.remove(&tid);
+        if let Some(c) = self.counting.as_mut() {
+            c.close(id);
+        }
         if self.book.threads[id as usize].state != ThreadState::Exited {
             self.book.set_state(id, ThreadState::Exited);
             self.book.threads[id as usize].waiting_for = None;
@@ -457,16 +491,29 @@ impl Monitor {
         }
     }
 
-    /// Record that the agent set thread `id`'s affinity to `mask` (covering `cores`).
-    pub fn record_applied(&mut self, id: u32, mask: CpuMask, cores: CoreSet) {
+    /// Record that the agent set thread `id`'s affinity to `mask`: `allowed` in the view, or
+    /// `run_on`, a part of it, where a fast-core share narrows it.
+    pub fn record_applied(&mut self, id: u32, mask: CpuMask, allowed: CoreSet, run_on: CoreSet) {
         let p = self.by_pid[&self.extra[id as usize].pid];
         if !self.procs[p].imposed.contains(&mask) {
             self.procs[p].imposed.push(mask);
         }
         let e = &mut self.extra[id as usize];
         e.applied = Some(mask);
-        e.decisions += 1;
-        self.book.threads[id as usize].allowed = cores;
+        e.enforced = (run_on != allowed).then_some(run_on);
+        self.book.threads[id as usize].allowed = allowed;
+    }
+
+    /// The affinity in force is already `run_on`: record that the view's is `allowed`.
+    pub fn note_allowed(&mut self, id: u32, allowed: CoreSet, run_on: CoreSet) {
+        self.extra[id as usize].enforced = (run_on != allowed).then_some(run_on);
+        self.book.threads[id as usize].allowed = allowed;
+    }
+
+    /// The cores of the machine's fast core types (`Machine::is_fast_type`).
+    pub fn fast_cores(&self) -> CoreSet {
+        let m = &self.machine;
+        CoreSet::from_cores(m.cores.iter().filter(|c| m.is_fast_type(c.core_type)).map(|c| c.id))
     }
 
     /// Leave thread `id` alone from now on, for `why`.

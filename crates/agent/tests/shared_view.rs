@@ -9,15 +9,18 @@
 //! states, CPUs, CPU times) in two samples, as it would on a real machine, and calls a fresh busyfcs
 //! through the agent's own `call_policy`. Views and decisions must agree.
 
-use std::fs;
-use std::path::PathBuf;
+mod common;
+
+use std::path::Path;
 
 use ampsched_agent::call_policy;
+use ampsched_agent::enforce::Enforcer;
 use ampsched_agent::monitor::Monitor;
 use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, ThreadState, Trigger, Triggers, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
+use common::ProcTree;
 
 const MACHINE: &str = r#"
 name = "fixture"
@@ -103,44 +106,6 @@ impl Policy for Recorder {
     }
 }
 
-struct ProcTree(PathBuf);
-
-impl ProcTree {
-    fn new() -> ProcTree {
-        let root = std::env::temp_dir().join(format!("ampsched-proc-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        ProcTree(root)
-    }
-    fn path(&self) -> String {
-        self.0.display().to_string()
-    }
-    /// One thread's stat line: fields 3 (state), 4 (ppid), 19 (nice), 22 (starttime), 39 (processor).
-    fn stat_line(tid: u32, state: char, cpu: usize) -> String {
-        let mut fields = vec!["0".to_string(); 40];
-        fields[3] = state.to_string();
-        fields[4] = "1".into();
-        fields[22] = (1000 + tid).to_string();
-        fields[39] = cpu.to_string();
-        format!("{tid} (forkjoin) {}\n", fields[3..].join(" "))
-    }
-    fn thread(&self, pid: u32, tid: u32, state: char, cpu: usize, run_ns: u64) {
-        let dir = self.0.join(format!("{pid}/task/{tid}"));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join("stat"), Self::stat_line(tid, state, cpu)).unwrap();
-        fs::write(dir.join("schedstat"), format!("{run_ns} 0 1\n")).unwrap();
-        fs::write(dir.join("status"), "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t0\n").unwrap();
-        if pid == tid {
-            fs::write(self.0.join(format!("{pid}/stat")), Self::stat_line(tid, state, cpu)).unwrap();
-        }
-    }
-}
-
-impl Drop for ProcTree {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     let machine = Machine::from_toml("fixture machine", MACHINE).unwrap();
@@ -161,7 +126,7 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
 
     // The agent's monitor on a /proc tree of the same facts, in two samples: at start both threads
     // are runnable with no CPU time; at the Block they are as the simulator says.
-    let proc = ProcTree::new();
+    let proc = ProcTree::new("shared-view");
     let (pid, tids) = (4242u32, [4242u32, 4243]);
     let cpu_of = |core: Option<usize>| machine.cores[core.unwrap_or(0)].cpu;
     for (i, &tid) in tids.iter().enumerate() {
@@ -173,11 +138,12 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     let mut events = Vec::new();
     let mut last_quantum = None;
     let mut out = Placement::default();
+    let mut enforcer = Enforcer::new(Path::new("/nonexistent"), 40_000_000);
 
     monitor.sample(0, &mut events);
     assert_eq!(events, vec![Trigger::Start(0), Trigger::Start(1)]);
     // On a built /proc tree the agent applies placements without the system call (these threads are not real).
-    call_policy(policy.as_mut(), &mut monitor, 0, &events, &mut last_quantum, &mut out);
+    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut last_quantum, &mut out).unwrap();
     assert!(monitor.book.threads.iter().all(|t| t.allowed != machine.all_cores()), "both threads were placed");
 
     for (i, f) in sim_facts.iter().enumerate() {
@@ -190,6 +156,6 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     assert_eq!(events, vec![Trigger::Block(blocked)]);
     assert_eq!(facts(&monitor.book.view(&monitor.machine, trigger, now)), sim_facts);
 
-    call_policy(policy.as_mut(), &mut monitor, now, &events, &mut last_quantum, &mut out);
+    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, now, &events, &mut last_quantum, &mut out).unwrap();
     assert_eq!(out, sim_decision);
 }

@@ -6,8 +6,8 @@
 //! The search space is cut in two honest ways. Threads of identical apps and groups are
 //! interchangeable, so a candidate is a count of fast threads per class of identical threads.
 //! And a candidate must keep every fast core busy (at least min(threads, fast cores) threads on
-//! fast) and the per-core loads of the two partitions within one thread of each other, as the
-//! thesis's balance rule (§2.3) requires. If more than `max_runs` candidates remain, they are
+//! fast) and the scaled loads of the two partitions within one of each other, as the thesis's
+//! balance rule (§2.3) requires, a fast core counting for ⌊P⌋ threads (`fast_core_slots`). If more than `max_runs` candidates remain, they are
 //! ranked by the performance model (each thread's work at its type's speed, divided by its
 //! share of that type's cores) and only the best `max_runs` are simulated. The search is over
 //! two partitions (fast and slow): a machine of more than two capacities is refused.
@@ -142,12 +142,13 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
     }
     let cls = classes(m, w, model);
     let (nfc, nsc) = (m.fast_cores().len(), m.slow_cores().len());
+    let slots = fast_core_slots(&cls);
     let admissible = |f: usize| -> bool {
         if nsc == 0 {
             return f == total as usize;
         }
         let s = total as usize - f;
-        let (lf, ls) = (f.div_ceil(nfc), s.div_ceil(nsc));
+        let (lf, ls) = (f.div_ceil(slots * nfc), s.div_ceil(nsc));
         f >= (total as usize).min(nfc) && lf <= ls + 1 && ls <= lf + 1
     };
     // Enumerate fast counts per class (odometer).
@@ -187,6 +188,24 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
             a
         })
         .collect())
+}
+
+/// ⌊P⌋ of the thesis's scaled load (§2.3, Eq. 2.1): how many threads a fast core counts for in
+/// the balance rule, P being the fast cores' computing power relative to the slow ones,
+/// measured as the thesis does: the geometric mean speedup of the programs run (here, of the
+/// workload's threads under the performance model). The thesis's machines had P < 2, so ⌊P⌋ = 1
+/// there; on a machine whose fast cores are over twice as fast for these programs, a fast core
+/// may take ⌊P⌋ threads against one per slow core.
+fn fast_core_slots(cls: &[Class]) -> usize {
+    let (mut log_sum, mut n) = (0.0, 0usize);
+    for c in cls.iter().filter(|c| c.fast_ns > 0.0) {
+        log_sum += (c.slow_ns / c.fast_ns).ln() * c.members.len() as f64;
+        n += c.members.len();
+    }
+    if n == 0 {
+        return 1;
+    }
+    ((log_sum / n as f64).exp().floor() as usize).max(1)
 }
 
 /// The model's mean slowdown for a candidate: each thread's work at its side's speed, stretched

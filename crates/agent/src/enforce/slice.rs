@@ -1,0 +1,134 @@
+//! Time slices. Since Linux 6.12 (commit 857b158dc5e8, "sched/eevdf: Use sched_attr::
+//! sched_runtime to set request/slice suggestion"), EEVDF takes a SCHED_OTHER/BATCH/IDLE
+//! thread's `sched_attr.sched_runtime` as its slice request, clamped to 0.1–100 ms; 0 means the
+//! default slice. Older kernels accept the call and ignore the value, so the agent reads the
+//! slice back: a kernel that reports a different one did not apply it.
+
+use std::collections::BTreeMap;
+
+use ampsched_model::ThreadState;
+
+use crate::monitor::Monitor;
+
+/// The kernel's clamp on a slice request (kernel/sched/syscalls.c, `__setscheduler_params`).
+const MIN_SLICE_NS: u64 = 100_000;
+const MAX_SLICE_NS: u64 = 100_000_000;
+/// SCHED_ATTR_SIZE_VER0: the fields up to `sched_period`, enough for a fair-class thread.
+const ATTR_SIZE: u32 = 48;
+
+/// struct sched_attr (sched_setattr(2)), up to `sched_period`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct SchedAttr {
+    size: u32,
+    policy: u32,
+    flags: u64,
+    nice: i32,
+    priority: u32,
+    runtime: u64,
+    deadline: u64,
+    period: u64,
+}
+
+fn get_attr(tid: u32) -> std::io::Result<SchedAttr> {
+    let mut a = SchedAttr::default();
+    // SAFETY: the kernel writes at most ATTR_SIZE bytes into the struct, which has that size.
+    let r = unsafe { libc::syscall(libc::SYS_sched_getattr, tid as libc::pid_t, &mut a as *mut SchedAttr, ATTR_SIZE, 0u32) };
+    if r == 0 {
+        Ok(a)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn set_attr(tid: u32, a: &SchedAttr) -> std::io::Result<()> {
+    let a = SchedAttr { size: ATTR_SIZE, ..*a };
+    // SAFETY: the kernel reads `size` bytes of the struct.
+    let r = unsafe { libc::syscall(libc::SYS_sched_setattr, tid as libc::pid_t, &a as *const SchedAttr, 0u32) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn is_fair_class(policy: u32) -> bool {
+    matches!(policy as i32, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE)
+}
+
+/// Set thread `tid`'s slice request (0: the default), keeping its policy and nice value.
+/// Returns the slice the kernel reports afterwards.
+fn set_slice(tid: u32, ns: u64) -> Result<u64, String> {
+    let mut a = get_attr(tid).map_err(|e| format!("sched_getattr: {e}"))?;
+    if !is_fair_class(a.policy) {
+        return Err(format!("the thread runs under real-time or deadline policy {}; slices are for SCHED_OTHER threads", a.policy));
+    }
+    a.runtime = ns;
+    // No SCHED_FLAG_KEEP_PARAMS: with it the kernel would keep the old slice too.
+    a.flags = 0;
+    set_attr(tid, &a).map_err(|e| format!("sched_setattr: {e}"))?;
+    Ok(get_attr(tid).map_err(|e| format!("sched_getattr: {e}"))?.runtime)
+}
+
+#[derive(Debug)]
+pub struct Slices {
+    /// The slice a thread without a request reports (the agent's own thread's), if readable.
+    default_ns: Option<u64>,
+    /// Thread → its slice before the agent changed it.
+    originals: BTreeMap<u32, u64>,
+}
+
+impl Slices {
+    pub fn new() -> Slices {
+        Slices { default_ns: get_attr(0).ok().map(|a| a.runtime), originals: BTreeMap::new() }
+    }
+
+    /// The policy's decision for thread `id`: a slice, or `None` for the default one.
+    pub fn set(&mut self, m: &mut Monitor, id: u32, slice_ns: Option<u64>) -> Result<bool, String> {
+        if slice_ns.is_none() && !self.originals.contains_key(&id) {
+            return Ok(false); // never changed: it has the default already
+        }
+        if !m.real_proc() {
+            return Ok(true);
+        }
+        let tid = m.extra[id as usize].tid;
+        let before = get_attr(tid).map_err(|e| format!("sched_getattr: {e}"))?.runtime;
+        let want = slice_ns.unwrap_or(0);
+        let got = set_slice(tid, want)?;
+        self.originals.entry(id).or_insert(before);
+        let expected = if want == 0 { self.default_ns.unwrap_or(got) } else { want.clamp(MIN_SLICE_NS, MAX_SLICE_NS) };
+        if got != expected {
+            return Err(format!(
+                "the kernel reports a slice of {got} ns after the request: it ignores sched_runtime for SCHED_OTHER threads (slices need Linux 6.12 or later)"
+            ));
+        }
+        if want != 0 && expected != want {
+            return Err(format!("clamped to {} ms (the kernel's range is 0.1 to 100 ms)", expected as f64 / 1e6));
+        }
+        Ok(got != before)
+    }
+
+    /// Give every live thread whose slice the agent changed its original back: (restored, vanished).
+    pub fn restore(&self, m: &Monitor) -> (usize, usize) {
+        let (mut ok, mut gone) = (0, 0);
+        for (&id, &before) in &self.originals {
+            if m.book.threads[id as usize].state == ThreadState::Exited {
+                continue;
+            }
+            // A thread that had the default slice gets "no request" back, not a request of the
+            // default's length (which would stay fixed if the default changed).
+            let back = if Some(before) == self.default_ns { 0 } else { before };
+            match set_slice(m.extra[id as usize].tid, back) {
+                Ok(_) => ok += 1,
+                Err(_) => gone += 1,
+            }
+        }
+        (ok, gone)
+    }
+}
+
+impl Default for Slices {
+    fn default() -> Self {
+        Slices::new()
+    }
+}

@@ -1,0 +1,45 @@
+//! What the agent's integration tests share: a /proc tree written from chosen facts.
+#![allow(dead_code)] // each test file uses a part
+
+use std::fs;
+use std::path::PathBuf;
+
+/// A /proc tree of one process's threads, as the monitor reads it.
+pub struct ProcTree(pub PathBuf);
+
+impl ProcTree {
+    pub fn new(name: &str) -> ProcTree {
+        let root = std::env::temp_dir().join(format!("ampsched-proc-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        ProcTree(root)
+    }
+    pub fn path(&self) -> String {
+        self.0.display().to_string()
+    }
+    /// One thread's stat line: fields 3 (state), 4 (ppid), 19 (nice), 22 (starttime), 39 (processor).
+    pub fn stat_line(tid: u32, state: char, cpu: usize) -> String {
+        let mut fields = vec!["0".to_string(); 40];
+        fields[3] = state.to_string();
+        fields[4] = "1".into();
+        fields[22] = (1000 + tid).to_string();
+        fields[39] = cpu.to_string();
+        format!("{tid} (forkjoin) {}\n", fields[3..].join(" "))
+    }
+    pub fn thread(&self, pid: u32, tid: u32, state: char, cpu: usize, run_ns: u64) {
+        let dir = self.0.join(format!("{pid}/task/{tid}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("stat"), Self::stat_line(tid, state, cpu)).unwrap();
+        fs::write(dir.join("schedstat"), format!("{run_ns} 0 1\n")).unwrap();
+        fs::write(dir.join("status"), "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t0\n").unwrap();
+        if pid == tid {
+            fs::write(self.0.join(format!("{pid}/stat")), Self::stat_line(tid, state, cpu)).unwrap();
+        }
+    }
+}
+
+impl Drop for ProcTree {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+

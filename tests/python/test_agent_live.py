@@ -1,0 +1,105 @@
+"""`ampsched agent` end to end: hardware counters and the report's account of decisions.
+
+This machine (CI) is a 2-CPU VM without a PMU, where perf_event_open fails: the tests check what
+the agent says and refuses there, and where a machine has counters, what it reads. Weight, slice,
+fast-share and frequency decisions are tested in Rust on real threads (crates/agent/tests/enforce.rs
+and agent_run.rs): no registered policy makes them yet.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ampsched
+
+TWO_CPUS = hasattr(os, "sched_getaffinity") and {0, 1} <= os.sched_getaffinity(0)
+pytestmark = [
+    pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built"),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent is Linux-only"),
+    pytest.mark.skipif(not TWO_CPUS, reason="names CPU 0 fast and CPU 1 slow: needs both"),
+]
+
+# The report's keys, in order (crates/agent/src/report.rs).
+REPORT_KEYS = ["policy", "policy_spec", "interval_ms", "machine", "emulate", "command", "pids", "stopped_by",
+               "target", "counters", "locks", "decisions", "migrations", "unmanaged_threads",
+               "decisions_not_applied", "not_applied", "fast_share_rounds", "agent", "threads"]
+AGENT_KEYS = ["cpu_s", "cpu_share", "samples", "late_samples", "mean_sample_ms", "max_sample_ms", "policy_calls",
+              "affinities_restored", "threads_vanished_before_restore", "emulation_threads_stopped",
+              "nice_values_restored", "slices_restored", "cpufreq_files_restored"]
+THREAD_KEYS = ["tid", "pid", "comm", "app", "kind", "time_s", "run_queue_wait_s", "migrations", "decisions",
+               "voluntary_switches", "involuntary_switches", "lock_wait_s", "lock_wait_caused_s", "contended_locks",
+               "exited"]
+
+
+def run_ampsched(*args, timeout=120):
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def agent_report(*args, status=0):
+    r = run_ampsched("agent", "--json", *args)
+    assert r.returncode == status, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def busy_report():
+    """The report of a 0.3 s busy loop under busyfcs, CPU 0 named fast and CPU 1 slow (timeout(1) ends the
+    loop with status 124, which is the agent's too)."""
+    return agent_report("--policy", "busyfcs", "--interval", "10", "--cores", "big=0,small=1:0.5", "--", "timeout", "0.3", "sh", "-c",
+                        "while :; do :; done", status=124)
+
+
+def test_the_report_keeps_its_keys_in_order(busy_report):
+    assert list(busy_report) == REPORT_KEYS
+    assert list(busy_report["agent"]) == AGENT_KEYS
+    counted = busy_report["counters"].startswith("read:")
+    for t in busy_report["threads"]:
+        assert list(t) == THREAD_KEYS + (["counters"] if counted else [])
+
+
+def test_counters_line_says_what_was_read_or_why_not(busy_report):
+    line = busy_report["counters"]
+    if line.startswith("read:"):
+        # A machine with a PMU: every thread that ran has instructions on some core type.
+        assert "instructions, cycles" in line
+        for t in busy_report["threads"]:
+            if sum(t["time_s"].values()) > 0.05:
+                assert sum(c["instructions"] for c in t["counters"].values()) > 0, t
+    else:
+        assert line.startswith("hardware counters unavailable: "), line
+        assert all("counters" not in t for t in busy_report["threads"])
+
+
+def test_a_registered_policy_makes_no_decision_the_agent_cannot_apply(busy_report):
+    # busyfcs makes affinity decisions only (here: the loop's thread to the fast partition), which Linux applies.
+    assert busy_report["decisions"] >= 1
+    assert busy_report["decisions_not_applied"] == 0 and busy_report["not_applied"] == []
+    assert busy_report["fast_share_rounds"] == {"round_ms": 30.0, "round_switches": 0}
+
+
+def counter_policies():
+    r = run_ampsched("list", "policies", "--json")
+    assert r.returncode == 0, r.stderr
+    return [p["name"] for p in json.loads(r.stdout) if "counters" in p["needs"]]
+
+
+def test_a_policy_that_needs_counters_is_refused_live_with_one_line_naming_them(busy_report):
+    if busy_report["counters"].startswith("read:"):
+        pytest.skip("this machine has hardware counters: such a policy runs")
+    names = counter_policies()
+    if not names:
+        pytest.skip("no registered policy needs counters yet (crates/agent/tests/agent_run.rs checks the refusal)")
+    for name in names:
+        r = run_ampsched("agent", "--policy", name, "--", "true")
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert lines[0].startswith("ampsched: error: --policy: "), lines[0]
+        assert "hardware counters" in lines[0] and busy_report["counters"] in lines[0], lines[0]
