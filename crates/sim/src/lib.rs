@@ -16,6 +16,6 @@ pub mod sync;
 pub mod trace;
 
 pub use engine::{simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
-pub use local::{Cfs, LocalScheduler};
+pub use local::{runqueue, Cfs, LocalScheduler};
 pub use metrics::{metrics, AppMetrics, Metrics};
 pub use result::RunResult;
