@@ -9,7 +9,6 @@ mod policy;
 mod view;
 
 use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
-use ampsched_model::defaults;
 use pyo3::create_exception;
 use ampsched_agent::{resolve_topology, run as run_agent, run_with_policy, AgentConfig, AgentError};
 use policy::{chain, PyPolicy};
@@ -44,7 +43,7 @@ fn run_error(py: Python<'_>, e: Error, policies: &mut [PyPolicy]) -> PyErr {
 
 /// Run one policy: a registered spec, or the Python policy `policy_object` labelled `policy`.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=defaults::SEED, slice_ms=defaults::SLICE_MS, trace=None, timeline=false, policy_object=None))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -75,7 +74,7 @@ fn run(
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
 /// object (then the policy's text is its label) or None for a registered spec.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policies, baseline=None, seed=defaults::SEED, slice_ms=defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None))]
+#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -163,7 +162,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -198,10 +197,10 @@ fn agent(
 #[pyfunction]
 fn defaults() -> String {
     serde_json::json!({
-        "seed": defaults::SEED,
-        "slice_ms": defaults::SLICE_MS,
-        "agent_interval_ms": defaults::AGENT_INTERVAL_MS,
-        "emulate_period_ms": defaults::EMULATE_PERIOD_MS,
+        "seed": ampsched_model::defaults::SEED,
+        "slice_ms": ampsched_model::defaults::SLICE_MS,
+        "agent_interval_ms": ampsched_model::defaults::AGENT_INTERVAL_MS,
+        "emulate_period_ms": ampsched_model::defaults::EMULATE_PERIOD_MS,
     })
     .to_string()
 }

@@ -11,7 +11,8 @@ use ampsched_model::Signals;
 use ampsched_policy::baseline::best_static::{self, BestStatic};
 use ampsched_policy::baseline::oblivious::Oblivious;
 use ampsched_policy::{OptionInfo, OptionKind, Options, PolicySpec, POLICIES};
-use ampsched_sim::{metrics, simulator_signals, Engine, Metrics, RunResult, SimConfig, SimError};
+use ampsched_sim::{metrics, simulator_signals, AppMetrics, Engine, Metrics, RunResult, SimConfig, SimError};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// Anything that stops a run: bad input (exit status 2 in the CLI) or an unfinishable workload.
@@ -209,73 +210,72 @@ impl Experiment {
     fn to_json(&self, spec: &PolicySpec, r: &RunResult, met: &Metrics) -> Value {
         let m = &self.machine;
         let w = &self.workload;
-        let mut o = Map::new();
-        o.insert("machine".into(), json!(m.name));
-        o.insert("workload".into(), json!(w.name));
-        o.insert("policy".into(), json!(spec.canonical()));
-        o.insert("seed".into(), json!(self.settings.seed));
-        o.insert("slice_ms".into(), json!(self.settings.slice_ms));
-        o.insert("makespan_s".into(), json!(met.makespan_s));
-        o.insert("antt".into(), json!(met.antt));
-        o.insert("stp".into(), json!(met.stp));
-        o.insert("min_fairness".into(), json!(met.min_fairness));
-        o.insert("uniformity".into(), json!(met.uniformity));
-        o.insert("unfairness".into(), json!(met.unfairness));
-        o.insert("energy_j".into(), json!(met.energy_j));
-        o.insert("edp".into(), json!(met.edp));
-        o.insert("migrations".into(), json!(r.migrations));
-        o.insert("events".into(), json!(r.events));
-        o.insert("policy_calls".into(), json!(r.policy_calls));
-        o.insert("decisions".into(), json!(r.decisions));
-        o.insert("instructions".into(), json!(r.instructions()));
-        let apps: Vec<Value> = met
-            .apps
-            .iter()
-            .map(|a| {
-                json!({"name": a.name, "threads": a.threads, "runs": a.runs, "turnaround_s": a.turnaround_s,
-                       "solo_s": a.solo_s, "slowdown": a.slowdown, "fast_share": a.fast_share})
-            })
-            .collect();
-        o.insert("apps".into(), Value::Array(apps));
-        let threads: Vec<Value> = r
+        let threads = r
             .threads
             .iter()
             .map(|t| {
                 let app = &w.apps[t.app as usize];
                 let total = t.total_time_ns();
                 let fast = r.fast_ns(t);
-                json!({"id": t.id, "app": app.name, "group": app.groups[t.group as usize].name, "kind": t.kind.as_str(),
-                       "cpu_s": total as f64 / 1e9, "fast_s": fast as f64 / 1e9,
-                       "fast_share": if total > 0 { fast as f64 / total as f64 } else { 0.0 },
-                       "migrations": t.migrations, "lock_wait_s": t.lock_wait_ns as f64 / 1e9,
-                       "spin_s": t.spin_ns as f64 / 1e9})
+                ThreadRow {
+                    id: t.id,
+                    app: &app.name,
+                    group: &app.groups[t.group as usize].name,
+                    kind: t.kind.as_str(),
+                    cpu_s: total as f64 / 1e9,
+                    fast_s: fast as f64 / 1e9,
+                    fast_share: if total > 0 { fast as f64 / total as f64 } else { 0.0 },
+                    migrations: t.migrations,
+                    lock_wait_s: t.lock_wait_ns as f64 / 1e9,
+                    spin_s: t.spin_ns as f64 / 1e9,
+                }
             })
             .collect();
-        o.insert("threads".into(), Value::Array(threads));
-        let cores: Vec<Value> = r
+        let cores = r
             .cores
             .iter()
             .zip(&met.core_energy_j)
-            .map(|(c, e)| {
-                json!({"id": c.id, "type": m.core_types[c.core_type as usize].name, "fast": m.is_fast(c.id as usize),
-                       "busy_s": c.busy_ns as f64 / 1e9, "energy_j": e})
+            .map(|(c, &energy_j)| CoreRow {
+                id: c.id,
+                core_type: &m.core_types[c.core_type as usize].name,
+                fast: m.is_fast(c.id as usize),
+                busy_s: c.busy_ns as f64 / 1e9,
+                energy_j,
             })
             .collect();
-        o.insert("cores".into(), Value::Array(cores));
-        if self.settings.timeline {
-            let tl: Vec<Value> = r
-                .segments
+        let timeline = self.settings.timeline.then(|| {
+            r.segments
                 .iter()
                 .take(TIMELINE_SEGMENTS)
-                .map(|s| {
-                    let app = &w.apps[r.threads[s.thread as usize].app as usize].name;
-                    json!([s.core, s.thread, app, s.start_ns as f64 / 1e9, s.end_ns as f64 / 1e9])
-                })
-                .collect();
-            o.insert("timeline_truncated".into(), json!(r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0));
-            o.insert("timeline".into(), Value::Array(tl));
-        }
-        Value::Object(o)
+                .map(|s| (s.core, s.thread, w.apps[r.threads[s.thread as usize].app as usize].name.as_str(), s.start_ns as f64 / 1e9, s.end_ns as f64 / 1e9))
+                .collect()
+        });
+        let row = RunRow {
+            machine: &m.name,
+            workload: &w.name,
+            policy: spec.canonical(),
+            seed: self.settings.seed,
+            slice_ms: self.settings.slice_ms,
+            makespan_s: met.makespan_s,
+            antt: met.antt,
+            stp: met.stp,
+            min_fairness: met.min_fairness,
+            uniformity: met.uniformity,
+            unfairness: met.unfairness,
+            energy_j: met.energy_j,
+            edp: met.edp,
+            migrations: r.migrations,
+            events: r.events,
+            policy_calls: r.policy_calls,
+            decisions: r.decisions,
+            instructions: r.instructions(),
+            apps: &met.apps,
+            threads,
+            cores,
+            timeline_truncated: self.settings.timeline.then(|| r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0),
+            timeline,
+        };
+        serde_json::to_value(row).expect("a run result is plain data")
     }
 }
 
@@ -301,6 +301,61 @@ impl Candidate<'_> {
             Candidate::Ready { label, .. } => label,
         }
     }
+}
+
+/// `ampsched run --json`: its keys in this order.
+#[derive(Serialize)]
+struct RunRow<'a> {
+    machine: &'a str,
+    workload: &'a str,
+    policy: String,
+    seed: u64,
+    slice_ms: f64,
+    makespan_s: f64,
+    antt: f64,
+    stp: f64,
+    min_fairness: f64,
+    uniformity: f64,
+    unfairness: f64,
+    energy_j: f64,
+    edp: f64,
+    migrations: u64,
+    events: u64,
+    policy_calls: u64,
+    decisions: u64,
+    instructions: f64,
+    apps: &'a [AppMetrics],
+    threads: Vec<ThreadRow<'a>>,
+    cores: Vec<CoreRow<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeline_truncated: Option<bool>,
+    /// (core, thread, app, start s, end s)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeline: Option<Vec<(u32, u32, &'a str, f64, f64)>>,
+}
+
+#[derive(Serialize)]
+struct ThreadRow<'a> {
+    id: u32,
+    app: &'a str,
+    group: &'a str,
+    kind: &'static str,
+    cpu_s: f64,
+    fast_s: f64,
+    fast_share: f64,
+    migrations: u32,
+    lock_wait_s: f64,
+    spin_s: f64,
+}
+
+#[derive(Serialize)]
+struct CoreRow<'a> {
+    id: u32,
+    #[serde(rename = "type")]
+    core_type: &'a str,
+    fast: bool,
+    busy_s: f64,
+    energy_j: f64,
 }
 
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion

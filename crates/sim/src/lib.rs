@@ -1,14 +1,21 @@
 //! ampsched's discrete-event simulator: the engine (events, local scheduler, synchronisation,
 //! counters), and what is derived from a run (metrics, trace).
 
+mod cores;
+mod driver;
+pub mod dvfs;
 pub mod engine;
 pub mod events;
+mod finish;
+mod interp;
+pub mod local;
 pub mod metrics;
+pub mod observe;
 pub mod result;
-pub mod runqueue;
 pub mod sync;
 pub mod trace;
 
 pub use engine::{simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
+pub use local::{runqueue, Cfs, LocalScheduler};
 pub use metrics::{metrics, AppMetrics, Metrics};
 pub use result::RunResult;

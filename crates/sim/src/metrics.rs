@@ -4,10 +4,12 @@
 //! uniformity = 1 − σ/μ of 1/slowdown; unfairness = max slowdown / min slowdown.
 
 use ampsched_model::Machine;
+use serde::Serialize;
 
 use crate::result::RunResult;
 
-#[derive(Debug, Clone)]
+/// Serialized as a row of `run --json`'s apps, in this order.
+#[derive(Debug, Clone, Serialize)]
 pub struct AppMetrics {
     pub name: String,
     pub threads: u32,
@@ -72,7 +74,10 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
         .map(|c| {
             let t = &m.core_types[c.core_type as usize];
             let busy = c.busy_ns as f64 / 1e9;
-            t.power_active_w * busy + t.power_idle_w * (makespan_s - busy)
+            // Each level's power for the time the core was busy at it; without DVFS that is
+            // the one nominal level, `power_active_w`.
+            let active: f64 = t.power_levels_w.iter().zip(&c.busy_ns_by_level).map(|(p, &ns)| p * (ns as f64 / 1e9)).sum();
+            active + t.power_idle_w * (makespan_s - busy)
         })
         .collect();
     let energy_j: f64 = core_energy_j.iter().sum();

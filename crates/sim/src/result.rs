@@ -26,6 +26,8 @@ pub struct CoreResult {
     pub id: u32,
     pub core_type: u32,
     pub busy_ns: u64,
+    /// `busy_ns` split by the frequency level the core ran at (index = its type's `freq_levels_ghz`).
+    pub busy_ns_by_level: Vec<u64>,
 }
 
 /// A thread's stay on a core, for traces and timelines.
@@ -48,7 +50,7 @@ pub struct RunResult {
     pub makespan_ns: u64,
     pub events: u64,
     pub policy_calls: u64,
-    /// Thread affinities the policy changed.
+    /// Decisions of the policy that changed something (an affinity, share, slice, weight or frequency).
     pub decisions: u64,
     pub migrations: u64,
     pub apps: Vec<AppResult>,

@@ -1,4 +1,6 @@
-//! Synchronisation objects of one app run: barriers (also used for serial sections) and locks.
+//! Synchronisation objects of one app run: barriers (also used for serial sections) and FIFO
+//! locks, with their rules. The interpreter (`interp`) decides what a thread does when one of
+//! them makes it wait or lets it go.
 
 use std::collections::VecDeque;
 
@@ -6,16 +8,96 @@ use std::collections::VecDeque;
 /// the non-leaders are then `held` until the leader has retired the serial work.
 #[derive(Debug, Default, Clone)]
 pub struct Barrier {
-    pub arrived: u32,
-    pub waiters: Vec<u32>,
-    pub held: Vec<u32>,
+    arrived: u32,
+    waiters: Vec<u32>,
+    held: Vec<u32>,
+}
+
+impl Barrier {
+    /// Thread `t` arrives; `needed` arrivals complete the barrier. None: others are still to
+    /// come, and `t` waits. Otherwise the threads to let go now: for a plain barrier the earlier
+    /// arrivals; for a serial section (`leader` given) none, since all but the leader are held
+    /// until it has run the serial part (`release_held`).
+    pub fn arrive(&mut self, t: u32, needed: u32, leader: Option<u32>) -> Option<Vec<u32>> {
+        self.arrived += 1;
+        if self.arrived < needed {
+            self.waiters.push(t);
+            return None;
+        }
+        self.arrived = 0;
+        let waiters = std::mem::take(&mut self.waiters);
+        match leader {
+            None => Some(waiters),
+            Some(leader) => {
+                self.held = waiters.into_iter().filter(|&w| w != leader).collect();
+                if t != leader {
+                    self.held.push(t);
+                }
+                Some(Vec::new())
+            }
+        }
+    }
+
+    /// The serial section's leader is done: the threads it held go on.
+    pub fn release_held(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.held)
+    }
 }
 
 /// A FIFO lock: on release it is handed to the longest waiter.
 #[derive(Debug, Default, Clone)]
 pub struct Lock {
-    pub holder: Option<u32>,
-    pub holder_since: u64,
+    holder: Option<u32>,
+    holder_since: u64,
     /// (thread, time it started waiting)
-    pub queue: VecDeque<(u32, u64)>,
+    queue: VecDeque<(u32, u64)>,
+}
+
+/// A lock handed on at its release.
+pub struct Handoff {
+    pub next: u32,
+    /// How long `next` waited for the lock, ns.
+    pub waited_ns: u64,
+}
+
+impl Lock {
+    /// Thread `t` takes the lock if it is free; otherwise it queues and this returns the holder.
+    pub fn acquire(&mut self, t: u32, now: u64) -> Result<(), u32> {
+        match self.holder {
+            None => {
+                self.holder = Some(t);
+                self.holder_since = now;
+                Ok(())
+            }
+            Some(h) => {
+                self.queue.push_back((t, now));
+                Err(h)
+            }
+        }
+    }
+
+    /// Holder `t` releases the lock. `waited(w, ns)` is told, for each queued thread, how long
+    /// it waited while `t` held the lock; the longest waiter, if any, holds it next.
+    pub fn release(&mut self, t: u32, now: u64, mut waited: impl FnMut(u32, u64)) -> Option<Handoff> {
+        debug_assert_eq!(self.holder, Some(t));
+        for &(w, since) in &self.queue {
+            waited(w, now - since.max(self.holder_since));
+        }
+        match self.queue.pop_front() {
+            None => {
+                self.holder = None;
+                None
+            }
+            Some((next, since)) => {
+                self.holder = Some(next);
+                self.holder_since = now;
+                Some(Handoff { next, waited_ns: now - since })
+            }
+        }
+    }
+
+    /// Threads queued for the lock, longest waiter first.
+    pub fn waiters(&self) -> impl Iterator<Item = u32> + '_ {
+        self.queue.iter().map(|&(w, _)| w)
+    }
 }

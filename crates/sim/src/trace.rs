@@ -1,75 +1,150 @@
 //! Chrome / Perfetto trace (the JSON "Trace Event Format", which ui.perfetto.dev opens): a
 //! track per core, a slice per thread run, instant markers for policy decisions and migrations.
+//! Serialized with serde from the event structs below, streamed (a trace may hold millions of
+//! segments).
 
-use std::fmt::Write;
+use serde::ser::{Serialize, Serializer};
+use serde::Serialize as DeriveSerialize;
 
 use ampsched_model::{Machine, Workload};
 
-use crate::result::{RunResult, TraceMark};
+use crate::result::{RunResult, Segment, TraceMark};
 
-pub fn chrome_trace(m: &Machine, w: &Workload, r: &RunResult, policy: &str) -> String {
-    let mut out = String::with_capacity(64 * (r.segments.len() + r.marks.len()) + 1024);
-    out.push_str("{\"displayTimeUnit\":\"ms\",\"otherData\":{");
-    let _ = write!(out, "\"machine\":{},\"workload\":{},\"policy\":{}", json_str(&m.name), json_str(&w.name), json_str(policy));
-    out.push_str("},\"traceEvents\":[\n");
-    let _ = write!(out, "{{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{{\"name\":{}}}}}", json_str(&format!("cores of {}", m.name)));
-    for c in &m.cores {
-        let t = &m.core_types[c.core_type];
-        let _ = write!(
-            out,
-            ",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":{}}}}}",
-            c.id,
-            json_str(&format!("core {} ({}, capacity {})", c.id, t.name, t.capacity))
-        );
-        let _ = write!(out, ",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{}}}}}", c.id, c.id);
+/// The process (track group) of the cores, and of the policy's decisions.
+const CORES_PID: u32 = 1;
+const POLICY_PID: u32 = 2;
+
+#[derive(DeriveSerialize)]
+#[serde(rename_all = "camelCase")]
+struct ChromeTrace<'a> {
+    display_time_unit: &'static str,
+    other_data: OtherData<'a>,
+    trace_events: Events<'a>,
+}
+
+#[derive(DeriveSerialize)]
+struct OtherData<'a> {
+    machine: &'a str,
+    workload: &'a str,
+    policy: &'a str,
+}
+
+/// One trace event; the fields a kind of event lacks are left out.
+#[derive(DeriveSerialize)]
+struct TraceEvent<'a> {
+    ph: &'static str,
+    /// An instant event's scope: "p" (process) or "t" (thread).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    s: Option<&'static str>,
+    pid: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tid: Option<u32>,
+    /// Microseconds (with nanosecond precision, as the format expects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ts: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dur: Option<f64>,
+    name: String,
+    args: Args<'a>,
+}
+
+#[derive(DeriveSerialize)]
+#[serde(untagged)]
+enum Args<'a> {
+    Name { name: String },
+    SortIndex { sort_index: u32 },
+    Run { thread: u32, group: &'a str },
+    Decision { changed: u32 },
+    Migration { thread: u32, from: u32, to: u32 },
+}
+
+/// Every event of a run, produced as it is written.
+struct Events<'a> {
+    m: &'a Machine,
+    w: &'a Workload,
+    r: &'a RunResult,
+}
+
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+fn metadata<'a>(pid: u32, tid: Option<u32>, name: &str, args: Args<'a>) -> TraceEvent<'a> {
+    TraceEvent { ph: "M", s: None, pid, tid, ts: None, dur: None, name: name.to_string(), args }
+}
+
+impl<'a> Events<'a> {
+    fn tracks(&self) -> impl Iterator<Item = TraceEvent<'a>> + 'a {
+        let m = self.m;
+        let cores = m.cores.iter().flat_map(move |c| {
+            let t = &m.core_types[c.core_type];
+            let tid = Some(c.id as u32);
+            [
+                metadata(CORES_PID, tid, "thread_name", Args::Name { name: format!("core {} ({}, capacity {})", c.id, t.name, t.capacity) }),
+                metadata(CORES_PID, tid, "thread_sort_index", Args::SortIndex { sort_index: c.id as u32 }),
+            ]
+        });
+        std::iter::once(metadata(CORES_PID, None, "process_name", Args::Name { name: format!("cores of {}", m.name) }))
+            .chain(cores)
+            .chain(std::iter::once(metadata(POLICY_PID, None, "process_name", Args::Name { name: "policy".to_string() })))
     }
-    let _ = write!(out, ",\n{{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{{\"name\":\"policy\"}}}}");
-    for s in &r.segments {
-        let v = &r.threads[s.thread as usize];
-        let app = &w.apps[v.app as usize];
-        let _ = write!(
-            out,
-            ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"args\":{{\"thread\":{},\"group\":{}}}}}",
-            s.core,
-            us(s.start_ns),
-            us(s.end_ns - s.start_ns),
-            json_str(&format!("{} t{}", app.name, s.thread)),
-            s.thread,
-            json_str(&app.groups[v.group as usize].name)
-        );
-    }
-    for mark in &r.marks {
-        match *mark {
-            TraceMark::Decision { time_ns, changed } => {
-                let _ = write!(
-                    out,
-                    ",\n{{\"ph\":\"i\",\"s\":\"p\",\"pid\":2,\"tid\":0,\"ts\":{},\"name\":\"decision\",\"args\":{{\"changed\":{}}}}}",
-                    us(time_ns),
-                    changed
-                );
-            }
-            TraceMark::Migration { time_ns, thread, from, to } => {
-                let _ = write!(
-                    out,
-                    ",\n{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{},\"ts\":{},\"name\":\"migration\",\"args\":{{\"thread\":{},\"from\":{},\"to\":{}}}}}",
-                    to,
-                    us(time_ns),
-                    thread,
-                    from,
-                    to
-                );
-            }
+
+    fn run(&self, s: &Segment) -> TraceEvent<'a> {
+        let v = &self.r.threads[s.thread as usize];
+        let app = &self.w.apps[v.app as usize];
+        TraceEvent {
+            ph: "X",
+            s: None,
+            pid: CORES_PID,
+            tid: Some(s.core),
+            ts: Some(us(s.start_ns)),
+            dur: Some(us(s.end_ns - s.start_ns)),
+            name: format!("{} t{}", app.name, s.thread),
+            args: Args::Run { thread: s.thread, group: &app.groups[v.group as usize].name },
         }
     }
-    out.push_str("\n]}\n");
-    out
+
+    fn mark(mark: &TraceMark) -> TraceEvent<'a> {
+        match *mark {
+            TraceMark::Decision { time_ns, changed } => TraceEvent {
+                ph: "i",
+                s: Some("p"),
+                pid: POLICY_PID,
+                tid: Some(0),
+                ts: Some(us(time_ns)),
+                dur: None,
+                name: "decision".to_string(),
+                args: Args::Decision { changed },
+            },
+            TraceMark::Migration { time_ns, thread, from, to } => TraceEvent {
+                ph: "i",
+                s: Some("t"),
+                pid: CORES_PID,
+                tid: Some(to),
+                ts: Some(us(time_ns)),
+                dur: None,
+                name: "migration".to_string(),
+                args: Args::Migration { thread, from, to },
+            },
+        }
+    }
 }
 
-/// Microseconds with nanosecond precision, as the format expects.
-fn us(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+impl Serialize for Events<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let runs = self.r.segments.iter().map(|s| self.run(s));
+        let marks = self.r.marks.iter().map(Events::mark);
+        serializer.collect_seq(self.tracks().chain(runs).chain(marks))
+    }
 }
 
-pub fn json_str(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
+pub fn chrome_trace(m: &Machine, w: &Workload, r: &RunResult, policy: &str) -> String {
+    let trace = ChromeTrace {
+        display_time_unit: "ms",
+        other_data: OtherData { machine: &m.name, workload: &w.name, policy },
+        trace_events: Events { m, w, r },
+    };
+    let mut text = serde_json::to_string(&trace).expect("a trace is plain data");
+    text.push('\n');
+    text
 }

@@ -1,0 +1,275 @@
+//! The cores: running a thread the local scheduler chose (dispatch, with the migration cost),
+//! taking it off, crediting it with what it did (`account`), and planning the core's next
+//! event. Also where a fast-core share's round moves a thread to the other core type, at its
+//! slice boundaries.
+
+use ampsched_model::{ThreadState, Trigger};
+
+use crate::engine::{Engine, Pending};
+use crate::events::Event;
+use crate::interp::Act;
+use crate::local::share::cores_on_side;
+use crate::local::{LocalScheduler, SchedView};
+use crate::observe::Observer;
+use crate::result::Segment;
+
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    pub(crate) fn mark_dirty(&mut self, c: u32) {
+        let core = &mut self.cores[c as usize];
+        if !core.dirty {
+            core.dirty = true;
+            self.dirty.push(c);
+        }
+    }
+
+    /// Credit the running thread of core `c` with what it did since it was last accounted.
+    pub(crate) fn account(&mut self, c: usize) {
+        let core = &mut self.cores[c];
+        let Some(t) = core.running else { return };
+        let elapsed = self.now - core.seg_start;
+        if elapsed == 0 {
+            return;
+        }
+        core.seg_start = self.now;
+        core.busy_ns += elapsed;
+        let done = self.now >= core.work_end;
+        let m = &self.dvfs.machine;
+        let ty = m.cores[c].core_type;
+        self.book.mark_ran(t);
+        let rt = &mut self.rts[t as usize];
+        let v = &mut self.book.threads[t as usize];
+        rt.unpaid_move = None;
+        let paid = rt.debt_ns.min(elapsed);
+        rt.debt_ns -= paid;
+        let useful = elapsed - paid;
+        let ctr = &mut v.per_type[ty];
+        ctr.time_ns += elapsed;
+        ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
+        match &mut rt.act {
+            Act::Compute { remaining } => {
+                let retired = if done { *remaining } else { (useful as f64 / rt.tpi[ty]).min(*remaining) };
+                *remaining -= retired;
+                ctr.instructions += retired;
+                ctr.llc_misses += retired * rt.llc_mpki / 1000.0;
+            }
+            Act::Spin { budget } => {
+                v.spin_ns += useful;
+                if let Some(b) = budget {
+                    *b = b.saturating_sub(useful);
+                }
+            }
+            Act::Off => {}
+        }
+        if let Some(share) = &mut rt.share {
+            share.charge(self.fast_type_mask[ty], elapsed);
+        }
+        self.sched.charge(t, c, elapsed);
+    }
+
+    /// Schedule core `c`'s next event for its running thread.
+    pub(crate) fn plan(&mut self, c: usize) {
+        let core = &mut self.cores[c];
+        let t = core.running.expect("plan needs a running thread");
+        let rt = &self.rts[t as usize];
+        let ty = self.dvfs.machine.cores[c].core_type;
+        let work = match rt.act {
+            // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
+            Act::Compute { remaining } if remaining > 0.0 => ((remaining * rt.tpi[ty]).round() as u64).max(1),
+            Act::Compute { .. } => 0,
+            Act::Spin { budget: Some(b) } => b,
+            Act::Spin { budget: None } => u64::MAX / 4,
+            Act::Off => unreachable!("a running thread has something to do"),
+        };
+        core.work_end = self.now + rt.debt_ns + work;
+        core.gen = core.gen.wrapping_add(1);
+        self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32, gen: core.gen });
+    }
+
+    pub(crate) fn on_core_event(&mut self, c: usize) {
+        self.account(c);
+        let core = &self.cores[c];
+        let t = core.running.expect("a core event has a running thread");
+        if self.now >= core.work_end {
+            match self.rts[t as usize].act {
+                Act::Spin { .. } => {
+                    // A spin-then-block wait used up its spin budget: block, still waiting.
+                    self.rts[t as usize].act = Act::Off;
+                    self.book.threads[t as usize].spinning = false;
+                    self.stop_running(c);
+                    self.set_state(t, ThreadState::Blocked);
+                    self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Block(t)), enqueue: false });
+                }
+                _ => {
+                    let next = self.advance(t);
+                    self.apply_next(t, next, false);
+                }
+            }
+        }
+        self.mark_dirty(c as u32);
+    }
+
+    /// Remove the running thread from core `c` (it blocked, exited, was preempted or moved).
+    pub(crate) fn stop_running(&mut self, c: usize) {
+        let core = &mut self.cores[c];
+        let Some(t) = core.running.take() else { return };
+        core.gen = core.gen.wrapping_add(1);
+        if let Some(o) = &mut self.trace {
+            o.run_ended(Segment { core: c as u32, thread: t, start_ns: core.run_start, end_ns: self.now });
+        }
+        self.sched.put_prev(t, c);
+        let rt = &mut self.rts[t as usize];
+        if let Some((prev, cost)) = rt.unpaid_move.take() {
+            // Taken off in the instant it was dispatched: it never ran here, so it did not move.
+            rt.debt_ns -= cost;
+            rt.last_ran = prev;
+            if prev.is_some() {
+                self.book.threads[t as usize].migrations -= 1;
+                self.stats.migrations -= 1;
+            }
+            if let Some(o) = &mut self.trace {
+                o.migration_undone(self.now, t);
+            }
+        }
+    }
+
+    /// Give core `c` something to run: keep its thread, switch at slice end, or pick/pull one.
+    pub(crate) fn reschedule(&mut self, c: usize) {
+        if let Some(t) = self.cores[c].running {
+            if self.now >= self.cores[c].slice_end {
+                if self.rts[t as usize].share.is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
+                    // Its share's round sends it to the other core type.
+                    self.stop_running(c);
+                    self.book.threads[t as usize].state = ThreadState::Ready;
+                    self.place(t);
+                } else if self.sched.yields_at_slice_end(c) {
+                    self.stop_running(c);
+                    self.book.threads[t as usize].state = ThreadState::Ready;
+                    self.enqueue_on(t, c);
+                } else {
+                    self.cores[c].slice_end = self.now + self.sched.slice_ns(t);
+                }
+            }
+        }
+        if self.cores[c].running.is_none() {
+            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.rts, &self.cores), c) {
+                Some(t) => self.dispatch(c, t),
+                None => return,
+            }
+        }
+        self.plan(c);
+    }
+
+    fn dispatch(&mut self, c: usize, t: u32) {
+        let rt = &mut self.rts[t as usize];
+        let v = &mut self.book.threads[t as usize];
+        let m = &self.dvfs.machine;
+        if let Some(prev) = rt.last_ran {
+            if prev != c {
+                // A migration: the thread pays a fixed cost, and refills the LLC if it left its domain.
+                let mut cost = m.migration.fixed_ns;
+                if m.cores[prev].llc != m.cores[c].llc {
+                    cost += m.migration.llc_refill_ns;
+                }
+                rt.debt_ns += cost;
+                rt.unpaid_move = Some((Some(prev), cost));
+                v.migrations += 1;
+                self.stats.migrations += 1;
+                if let Some(o) = &mut self.trace {
+                    o.migrated(self.now, t, prev as u32, c as u32);
+                }
+            }
+        }
+        if rt.last_ran.is_none() {
+            rt.unpaid_move = Some((None, 0));
+        }
+        rt.last_ran = Some(c);
+        v.core = Some(c);
+        v.state = ThreadState::Running;
+        let core = &mut self.cores[c];
+        core.running = Some(t);
+        core.seg_start = self.now;
+        core.run_start = self.now;
+        core.slice_end = self.now + self.sched.slice_ns(t);
+    }
+
+    /// Queue runnable thread `t` where the local scheduler chooses (on the side of the machine
+    /// its share's round is on, if it has a share).
+    pub(crate) fn place(&mut self, t: u32) {
+        if self.rts[t as usize].share.is_some() {
+            self.turn_share_round(t);
+        }
+        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.rts, &self.cores), t);
+        self.enqueue_on(t, c);
+    }
+
+    pub(crate) fn enqueue_on(&mut self, t: u32, c: usize) {
+        self.sched.enqueue(t, c);
+        self.queued_at(t, c);
+    }
+
+    /// Thread `t` was queued on core `c`: an idle core must look at its queue.
+    pub(crate) fn queued_at(&mut self, t: u32, c: usize) {
+        self.book.threads[t as usize].core = Some(c);
+        if self.cores[c].running.is_none() {
+            self.mark_dirty(c as u32);
+        }
+    }
+
+    pub(crate) fn take_off_cpu(&mut self, t: u32) {
+        match self.book.threads[t as usize].state {
+            ThreadState::Running => {
+                let c = self.book.threads[t as usize].core.unwrap();
+                self.stop_running(c);
+                self.mark_dirty(c as u32);
+            }
+            ThreadState::Ready => self.sched.dequeue(t),
+            _ => {}
+        }
+    }
+
+    /// The core `t` runs or is queued on, if it is runnable.
+    pub(crate) fn runnable_on(&self, t: u32) -> Option<usize> {
+        let v = &self.book.threads[t as usize];
+        match v.state {
+            ThreadState::Running => v.core,
+            ThreadState::Ready => self.sched.queued_on(t),
+            _ => None,
+        }
+    }
+
+    /// Where `t` may run now changed: if it runs or is queued on a core it may no longer use,
+    /// it is taken off and queued again where it may run.
+    pub(crate) fn evict_if_excluded(&mut self, t: u32) {
+        let Some(c) = self.runnable_on(t) else { return };
+        if self.allowed[t as usize].contains(c) {
+            return;
+        }
+        if self.book.threads[t as usize].state == ThreadState::Running {
+            self.account(c);
+        }
+        self.take_off_cpu(t);
+        self.book.threads[t as usize].state = ThreadState::Ready;
+        self.pending.push_back(Pending { thread: t, trigger: None, enqueue: true });
+    }
+
+    /// Recompute the cores `t` may run on now from its affinity and its share's side; true if
+    /// they changed.
+    pub(crate) fn narrow_allowed(&mut self, t: u32) -> bool {
+        let affinity = self.book.threads[t as usize].allowed;
+        let allowed = match &self.rts[t as usize].share {
+            Some(share) => cores_on_side(affinity, self.fast_cores, share.side()),
+            None => affinity,
+        };
+        let changed = allowed != self.allowed[t as usize];
+        self.allowed[t as usize] = allowed;
+        changed
+    }
+
+    /// A slice boundary of a thread with a share: its round may send it to the other side.
+    fn turn_share_round(&mut self, t: u32) -> bool {
+        if let Some(share) = &mut self.rts[t as usize].share {
+            share.next_side();
+        }
+        self.narrow_allowed(t)
+    }
+}

@@ -1,0 +1,156 @@
+//! The policy driver: calls the policy through the `ViewBook` and applies its `Placement`
+//! (affinities, fast-core shares, slices, weights, core-type frequencies).
+
+use ampsched_model::{CoreSet, CoreView, ThreadState, Trigger};
+
+use crate::engine::{Engine, SimError};
+use crate::local::share::{ShareRounds, Side};
+use crate::local::LocalScheduler;
+use crate::observe::Observer;
+
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    pub(crate) fn call_policy(&mut self, trigger: Trigger) -> Result<(), SimError> {
+        self.stats.policy_calls += 1;
+        self.book.begin_call(trigger, self.now);
+        for (c, core) in self.cores.iter().enumerate() {
+            self.book.cores[c] = CoreView {
+                nr_running: self.sched.queue_len(c) as u32 + core.running.is_some() as u32,
+                running: core.running,
+                busy_ns: core.busy_ns,
+            };
+        }
+        self.placement.clear();
+        self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
+        self.book.end_call();
+        if let Some(why) = self.policy.failure() {
+            // A policy that cannot go on (a Python decide raised) ends the run now, not at its end.
+            return Err(SimError::Policy(why));
+        }
+        let placement = std::mem::take(&mut self.placement);
+        if let Err(e) = placement.validate(self.m, self.book.threads.len()) {
+            return Err(SimError::Policy(format!("{} {e}", self.policy.name())));
+        }
+        let mut changed = 0;
+        for &(t, cores) in &placement.affinity {
+            changed += self.set_affinity(t, cores) as u64;
+        }
+        for &(t, share) in &placement.fast_share {
+            changed += self.set_fast_share(t, share) as u64;
+        }
+        for &(t, slice) in &placement.slice_ns {
+            changed += self.set_slice(t, slice) as u64;
+        }
+        for &(t, weight) in &placement.weight {
+            changed += self.set_weight(t, weight) as u64;
+        }
+        for &(ty, ghz) in &placement.frequency {
+            changed += self.set_frequency(ty, ghz) as u64;
+        }
+        // Named threads are changes even when refused or unchanged, so a policy's cache of
+        // what it decided is corrected by what happened.
+        for t in placement.named_threads() {
+            self.book.mark_changed(t);
+        }
+        self.placement = placement;
+        if changed > 0 {
+            self.stats.decisions += changed;
+            if let Some(o) = &mut self.trace {
+                o.decided(self.now, changed as u32);
+            }
+        }
+        Ok(())
+    }
+
+    fn exited(&self, t: u32) -> bool {
+        self.book.threads[t as usize].state == ThreadState::Exited
+    }
+
+    /// Apply one thread's new allowed set; a thread on a core it may no longer use is moved.
+    fn set_affinity(&mut self, t: u32, cores: CoreSet) -> bool {
+        let v = &mut self.book.threads[t as usize];
+        if v.state == ThreadState::Exited || v.allowed == cores {
+            return false;
+        }
+        v.allowed = cores;
+        // Rounds counted on the old affinity mean nothing on the new one.
+        if let Some(share) = self.rts[t as usize].share.as_ref().map(|s| s.share()) {
+            self.start_share(t, share);
+        }
+        self.narrow_allowed(t);
+        self.evict_if_excluded(t);
+        true
+    }
+
+    /// A share starts (or restarts) with fresh rounds, or ends (`None`). A share equal to the
+    /// current one changes nothing, so a policy may repeat its decision every quantum.
+    fn set_fast_share(&mut self, t: u32, share: Option<f64>) -> bool {
+        if self.exited(t) || self.rts[t as usize].share.as_ref().map(|s| s.share()) == share {
+            return false;
+        }
+        match share {
+            Some(s) => self.start_share(t, s),
+            None => self.rts[t as usize].share = None,
+        }
+        self.narrow_allowed(t);
+        self.evict_if_excluded(t);
+        true
+    }
+
+    /// Fresh rounds, on the side of the core the thread is on (so that it does not move
+    /// before its quota there is used), then its first turn.
+    fn start_share(&mut self, t: u32, share: f64) {
+        let here = self.book.threads[t as usize].core;
+        let side = if here.map_or(true, |c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
+        let mut rounds = ShareRounds::new(share, self.cfg.share_round_ns, side);
+        rounds.next_side();
+        self.rts[t as usize].share = Some(Box::new(rounds));
+    }
+
+    /// Takes effect from the thread's next slice: the current one runs out as planned.
+    fn set_slice(&mut self, t: u32, slice_ns: Option<u64>) -> bool {
+        let before = self.sched.slice_ns(t);
+        if !self.exited(t) {
+            self.sched.set_slice(t, slice_ns);
+        }
+        self.sched.slice_ns(t) != before
+    }
+
+    /// The time a running thread has run so far is charged at its old weight.
+    fn set_weight(&mut self, t: u32, weight: Option<u32>) -> bool {
+        if self.exited(t) {
+            return false;
+        }
+        if self.book.threads[t as usize].state == ThreadState::Running {
+            self.account(self.book.threads[t as usize].core.expect("running thread has a core"));
+        }
+        let before = self.sched.weight(t);
+        self.sched.set_weight(t, weight);
+        self.sched.weight(t) != before
+    }
+
+    /// Every core of type `ty` runs at `ghz` from now: what its threads did so far is accounted
+    /// at the old frequency, every computing thread's time per instruction is asked of the
+    /// model again, and the busy cores are re-planned.
+    fn set_frequency(&mut self, ty: usize, ghz: f64) -> bool {
+        if self.dvfs.machine.core_types[ty].freq_ghz == ghz {
+            return false;
+        }
+        let of_type: Vec<usize> = (0..self.cores.len()).filter(|&c| self.dvfs.machine.cores[c].core_type == ty).collect();
+        for &c in &of_type {
+            self.account(c);
+            self.dvfs.split_busy(c, self.cores[c].busy_ns);
+        }
+        self.dvfs.set(ty, ghz);
+        for t in 0..self.rts.len() as u32 {
+            if let Some(profile) = self.computing_profile(t) {
+                self.rts[t as usize].tpi = self.model.ns_per_instruction_by_type(&self.dvfs.machine, profile);
+            }
+        }
+        for c in of_type {
+            if self.cores[c].running.is_some() {
+                self.mark_dirty(c as u32);
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,92 @@
+//! The end of a run: the result, or why it can never finish.
+
+use ampsched_model::workload::Phase;
+use ampsched_model::ThreadState;
+
+use crate::engine::{Engine, SimError};
+use crate::local::LocalScheduler;
+use crate::result::{AppResult, CoreResult, RunResult};
+
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    /// No thread can make progress: say who waits for what.
+    pub(crate) fn deadlock(&self) -> SimError {
+        let mut waits = Vec::new();
+        for (i, rt) in self.rts.iter().enumerate() {
+            if self.book.threads[i].state == ThreadState::Exited || !rt.waiting {
+                continue;
+            }
+            let app = &self.w.apps[rt.app as usize];
+            let what = match (self.phase_of(i as u32), rt.step) {
+                (Some(Phase::Critical { lock, .. }), _) => format!("lock '{}'", app.locks[*lock]),
+                (Some(Phase::Serial { .. }), _) => "a serial section".to_string(),
+                (Some(Phase::Barrier { .. }), _) => "a barrier".to_string(),
+                _ => "something".to_string(),
+            };
+            let group = &app.groups[rt.group as usize];
+            waits.push(format!(
+                "app '{}' group '{}' thread {} waits for {} (phase {})",
+                app.name,
+                group.name,
+                self.book.threads[i].index_in_group,
+                what,
+                rt.pc % group.phases.len() as u32
+            ));
+        }
+        let shown = waits.len().min(4);
+        let more = if waits.len() > shown { format!("; and {} more", waits.len() - shown) } else { String::new() };
+        SimError::Deadlock(format!(
+            "at t={:.6} s no thread can make progress: {}{} (a barrier or serial section that some thread never reaches?)",
+            self.now as f64 / 1e9,
+            waits[..shown].join("; "),
+            more
+        ))
+    }
+
+    pub(crate) fn finish(mut self) -> RunResult {
+        for c in 0..self.cores.len() {
+            self.account(c);
+            self.stop_running(c);
+            self.dvfs.split_busy(c, self.cores[c].busy_ns);
+        }
+        let apps = self
+            .w
+            .apps
+            .iter()
+            .zip(&self.apps)
+            .map(|(a, run)| AppResult {
+                name: a.name.clone(),
+                threads: a.threads(),
+                runs: a.runs,
+                turnarounds_ns: run.measured.clone(),
+                thread_ids: run.all_threads.clone(),
+            })
+            .collect();
+        let cores = self
+            .m
+            .cores
+            .iter()
+            .zip(&self.cores)
+            .map(|(c, rt)| CoreResult {
+                id: c.id as u32,
+                core_type: c.core_type as u32,
+                busy_ns: rt.busy_ns,
+                busy_ns_by_level: self.dvfs.busy_by_level(c.id).to_vec(),
+            })
+            .collect();
+        let trace = self.trace.take().unwrap_or_default();
+        RunResult {
+            makespan_ns: self.now,
+            events: self.stats.events,
+            policy_calls: self.stats.policy_calls,
+            decisions: self.stats.decisions,
+            migrations: self.stats.migrations,
+            apps,
+            threads: self.book.threads,
+            cores,
+            fast_types: self.fast_type_mask,
+            segments: trace.segments,
+            segments_dropped: trace.segments_dropped,
+            marks: trace.marks,
+        }
+    }
+}

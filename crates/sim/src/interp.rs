@@ -1,0 +1,403 @@
+//! The workload interpreter: moves each thread through its group's phases (compute, sleep,
+//! barrier, serial section, critical sections), starts app runs, and decides what a thread
+//! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
+
+use ampsched_model::machine::MAX_CORE_TYPES;
+use ampsched_model::workload::{Phase, Profile, Scope, Wait};
+use ampsched_model::{ThreadState, ThreadView, Trigger};
+
+use crate::engine::{Engine, Pending, ThreadRt};
+use crate::events::Event;
+use crate::local::LocalScheduler;
+use crate::sync::Barrier;
+
+/// Where a thread is in its phase list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// About to begin phase `pc`.
+    Enter,
+    /// Retiring a compute phase's instructions.
+    Computing,
+    /// Off the CPU in a sleep phase.
+    Sleeping,
+    /// Waiting for a barrier (or, as a non-leader, for a serial section) to release it.
+    SyncWait,
+    /// The serial leader, waiting for the others to arrive.
+    LeaderWait,
+    /// The serial leader, retiring the serial instructions.
+    Leading,
+    /// Critical phase, iteration i: retiring the instructions between acquisitions.
+    Between(u32),
+    /// Critical phase, iteration i: waiting for the lock.
+    Acquiring(u32),
+    /// Critical phase, iteration i: holding the lock.
+    Inside(u32),
+}
+
+/// What a thread does on the CPU right now.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Act {
+    Compute { remaining: f64 },
+    /// Spin-waiting; `budget` is the CPU time left before it blocks (None: spins forever).
+    Spin { budget: Option<u64> },
+    /// Off the CPU (blocked, sleeping, exited, or not started).
+    Off,
+}
+
+/// What a thread does next, once its current work or wait is over.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Next {
+    Compute,
+    Spin,
+    Block,
+    Sleep(u64),
+    Exit,
+}
+
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    pub(crate) fn spawn_run(&mut self, a: usize) {
+        let app = &self.w.apps[a];
+        let run = &mut self.apps[a];
+        run.run_start = self.now;
+        run.live = app.threads();
+        run.group_first.clear();
+        run.group_barriers = vec![Barrier::default(); app.groups.len()];
+        run.app_barrier = Barrier::default();
+        run.locks = vec![Default::default(); app.locks.len()];
+        self.book.apps[a].live_threads = app.threads();
+        for (g, group) in app.groups.iter().enumerate() {
+            self.apps[a].group_first.push(self.book.threads.len() as u32);
+            for i in 0..group.count {
+                let id = self.book.threads.len() as u32;
+                let all = self.m.all_cores();
+                self.book.add_thread(ThreadView::started(id, a as u32, g as u16, i, group.kind, all, self.now));
+                self.sched.add_thread(id, app.priority);
+                self.rts.push(ThreadRt {
+                    app: a as u32,
+                    group: g as u32,
+                    pc: 0,
+                    step: Step::Enter,
+                    act: Act::Off,
+                    tpi: [0.0; MAX_CORE_TYPES],
+                    llc_mpki: 0.0,
+                    share: None,
+                    last_ran: None,
+                    unpaid_move: None,
+                    debt_ns: 0,
+                    waiting: false,
+                });
+                self.allowed.push(all);
+                self.apps[a].all_threads.push(id);
+                self.able += 1;
+                // The thread's first step decides whether it starts on a CPU at all.
+                let next = self.advance(id);
+                self.apply_next(id, next, true);
+            }
+        }
+    }
+
+    pub(crate) fn phase_of(&self, t: u32) -> Option<&'a Phase> {
+        let rt = &self.rts[t as usize];
+        let group = &self.w.apps[rt.app as usize].groups[rt.group as usize];
+        let n = group.phases.len() as u32;
+        if rt.pc >= n * group.repeat {
+            None
+        } else {
+            Some(&group.phases[(rt.pc % n) as usize])
+        }
+    }
+
+    /// The profile of the instructions thread `t` retires now, if it computes.
+    pub(crate) fn computing_profile(&self, t: u32) -> Option<&'a Profile> {
+        if !matches!(self.rts[t as usize].act, Act::Compute { .. }) {
+            return None;
+        }
+        match self.phase_of(t)? {
+            Phase::Compute { profile, .. } | Phase::Serial { profile, .. } | Phase::Critical { profile, .. } => Some(profile),
+            _ => None,
+        }
+    }
+
+    fn set_compute(&mut self, t: u32, instructions: f64, profile: &Profile) {
+        let rt = &mut self.rts[t as usize];
+        rt.tpi = self.model.ns_per_instruction_by_type(&self.dvfs.machine, profile);
+        rt.llc_mpki = profile.llc_mpki;
+        rt.act = Act::Compute { remaining: instructions };
+    }
+
+    fn start_wait(&mut self, t: u32, wait: Wait) -> Next {
+        let rt = &mut self.rts[t as usize];
+        if !rt.waiting {
+            rt.waiting = true;
+            self.able -= 1;
+        }
+        match wait {
+            Wait::Block => {
+                rt.act = Act::Off;
+                Next::Block
+            }
+            Wait::Spin => {
+                rt.act = Act::Spin { budget: None };
+                Next::Spin
+            }
+            Wait::SpinThenBlock { limit_ns } => {
+                rt.act = Act::Spin { budget: Some(limit_ns) };
+                Next::Spin
+            }
+        }
+    }
+
+    /// Move thread `t` past its finished work or wait, to its next activity.
+    pub(crate) fn advance(&mut self, t: u32) -> Next {
+        loop {
+            let Some(phase) = self.phase_of(t) else {
+                self.rts[t as usize].act = Act::Off;
+                return Next::Exit;
+            };
+            let step = self.rts[t as usize].step;
+            match (phase, step) {
+                (Phase::Compute { instructions, profile }, Step::Enter) => {
+                    self.set_compute(t, *instructions, profile);
+                    self.rts[t as usize].step = Step::Computing;
+                    return Next::Compute;
+                }
+                (Phase::Sleep { ns }, Step::Enter) => {
+                    self.rts[t as usize].step = Step::Sleeping;
+                    self.rts[t as usize].act = Act::Off;
+                    return Next::Sleep(*ns);
+                }
+                (Phase::Barrier { wait, scope }, Step::Enter) => {
+                    if self.arrive(t, *scope, false) {
+                        self.next_phase(t);
+                        continue;
+                    }
+                    self.rts[t as usize].step = Step::SyncWait;
+                    return self.start_wait(t, *wait);
+                }
+                (Phase::Serial { instructions, profile, wait, scope }, Step::Enter) => {
+                    let leader = self.leader(t, *scope);
+                    let complete = self.arrive(t, *scope, true);
+                    if complete && leader == t {
+                        self.set_compute(t, *instructions, profile);
+                        self.rts[t as usize].step = Step::Leading;
+                        return Next::Compute;
+                    }
+                    self.rts[t as usize].step = if leader == t { Step::LeaderWait } else { Step::SyncWait };
+                    let next = self.start_wait(t, *wait);
+                    if complete {
+                        self.release(leader);
+                    }
+                    return next;
+                }
+                (Phase::Serial { instructions, profile, .. }, Step::LeaderWait) => {
+                    self.set_compute(t, *instructions, profile);
+                    self.rts[t as usize].step = Step::Leading;
+                    return Next::Compute;
+                }
+                (Phase::Serial { scope, .. }, Step::Leading) => {
+                    for w in self.barrier_mut(t, *scope).release_held() {
+                        self.release(w);
+                    }
+                    self.next_phase(t);
+                }
+                (Phase::Critical { between_instructions, profile, .. }, Step::Enter) => {
+                    if *between_instructions > 0.0 {
+                        self.set_compute(t, *between_instructions, profile);
+                        self.rts[t as usize].step = Step::Between(0);
+                        return Next::Compute;
+                    }
+                    self.rts[t as usize].step = Step::Between(0);
+                }
+                (Phase::Critical { lock, cs_instructions, profile, wait, .. }, Step::Between(i)) => {
+                    let app = self.rts[t as usize].app as usize;
+                    match self.apps[app].locks[*lock].acquire(t, self.now) {
+                        Ok(()) => {
+                            self.set_compute(t, *cs_instructions, profile);
+                            self.rts[t as usize].step = Step::Inside(i);
+                            return Next::Compute;
+                        }
+                        Err(holder) => {
+                            self.book.threads[t as usize].waiting_for = Some(holder);
+                            self.rts[t as usize].step = Step::Acquiring(i);
+                            return self.start_wait(t, *wait);
+                        }
+                    }
+                }
+                (Phase::Critical { cs_instructions, profile, .. }, Step::Acquiring(i)) => {
+                    self.set_compute(t, *cs_instructions, profile);
+                    self.rts[t as usize].step = Step::Inside(i);
+                    return Next::Compute;
+                }
+                (Phase::Critical { lock, count, between_instructions, profile, .. }, Step::Inside(i)) => {
+                    self.unlock(t, *lock);
+                    if i + 1 == *count {
+                        self.next_phase(t);
+                        continue;
+                    }
+                    self.rts[t as usize].step = Step::Between(i + 1);
+                    if *between_instructions > 0.0 {
+                        self.set_compute(t, *between_instructions, profile);
+                        return Next::Compute;
+                    }
+                }
+                (_, Step::Computing | Step::Sleeping | Step::SyncWait) => self.next_phase(t),
+                (phase, step) => unreachable!("thread {t} in step {step:?} of phase {phase:?}"),
+            }
+        }
+    }
+
+    fn next_phase(&mut self, t: u32) {
+        let rt = &mut self.rts[t as usize];
+        rt.pc += 1;
+        rt.step = Step::Enter;
+    }
+
+    fn leader(&self, t: u32, scope: Scope) -> u32 {
+        let rt = &self.rts[t as usize];
+        let run = &self.apps[rt.app as usize];
+        match scope {
+            Scope::Group => run.group_first[rt.group as usize],
+            Scope::App => run.group_first[0],
+        }
+    }
+
+    fn barrier_mut(&mut self, t: u32, scope: Scope) -> &mut Barrier {
+        let rt = &self.rts[t as usize];
+        let run = &mut self.apps[rt.app as usize];
+        match scope {
+            Scope::Group => &mut run.group_barriers[rt.group as usize],
+            Scope::App => &mut run.app_barrier,
+        }
+    }
+
+    /// Thread `t` arrives at its barrier; true if it is the last, in which case the waiters are
+    /// released (a plain barrier) or held for the leader (a serial section).
+    fn arrive(&mut self, t: u32, scope: Scope, serial: bool) -> bool {
+        let rt = &self.rts[t as usize];
+        let app = &self.w.apps[rt.app as usize];
+        let needed = match scope {
+            Scope::Group => app.groups[rt.group as usize].count,
+            Scope::App => app.threads(),
+        };
+        let leader = serial.then(|| self.leader(t, scope));
+        let Some(released) = self.barrier_mut(t, scope).arrive(t, needed, leader) else {
+            return false;
+        };
+        for w in released {
+            self.release(w);
+        }
+        true
+    }
+
+    /// Thread `t` releases its lock: the waiting time it caused is booked, and the lock passes
+    /// to the longest waiter.
+    fn unlock(&mut self, t: u32, lock: usize) {
+        let app = self.rts[t as usize].app as usize;
+        let book = &mut self.book;
+        let l = &mut self.apps[app].locks[lock];
+        let mut caused = 0;
+        let handoff = l.release(t, self.now, |w, waited| {
+            caused += waited;
+            book.add_lock_wait(w, t, waited);
+        });
+        book.threads[t as usize].lock_wait_caused_ns += caused;
+        if let Some(h) = handoff {
+            let v = &mut book.threads[h.next as usize];
+            v.lock_wait_ns += h.waited_ns;
+            v.waiting_for = None;
+            for w in l.waiters() {
+                book.threads[w as usize].waiting_for = Some(h.next);
+            }
+            self.release(h.next);
+        }
+    }
+
+    /// End the wait of thread `t` (a barrier, serial section or lock let it go).
+    fn release(&mut self, t: u32) {
+        let rt = &mut self.rts[t as usize];
+        debug_assert!(rt.waiting);
+        rt.waiting = false;
+        self.able += 1;
+        self.finish_step(t);
+    }
+
+    /// Thread `t`'s current work, wait or sleep is over: account it, advance, and apply the next step.
+    pub(crate) fn finish_step(&mut self, t: u32) {
+        let state = self.book.threads[t as usize].state;
+        if state == ThreadState::Running {
+            let c = self.book.threads[t as usize].core.expect("running thread has a core") as usize;
+            self.account(c);
+        }
+        let next = self.advance(t);
+        self.apply_next(t, next, false);
+    }
+
+    /// Put thread `t` where its next activity needs it. `is_new`: the thread was just created.
+    pub(crate) fn apply_next(&mut self, t: u32, next: Next, is_new: bool) {
+        let state = self.book.threads[t as usize].state;
+        let on_cpu = !is_new && state.is_runnable();
+        let was_off = !is_new && !on_cpu;
+        self.book.threads[t as usize].spinning = next == Next::Spin;
+        match next {
+            Next::Compute | Next::Spin if on_cpu => {
+                if state == ThreadState::Running {
+                    self.mark_dirty(self.book.threads[t as usize].core.expect("running thread has a core") as u32);
+                }
+            }
+            Next::Compute | Next::Spin => {
+                self.set_state(t, ThreadState::Ready);
+                let trigger = if is_new { Trigger::Start(t) } else { Trigger::Wake(t) };
+                self.pending.push_back(Pending { thread: t, trigger: Some(trigger), enqueue: true });
+            }
+            Next::Block | Next::Sleep(_) => {
+                if on_cpu {
+                    self.take_off_cpu(t);
+                }
+                if let Next::Sleep(ns) = next {
+                    self.set_state(t, ThreadState::Sleeping);
+                    self.events.push(self.now + ns, Event::Wake { thread: t });
+                } else {
+                    self.set_state(t, ThreadState::Blocked);
+                }
+                // A thread already off the CPU that goes straight into another wait has not blocked anew.
+                if !was_off {
+                    let trigger = if is_new { Trigger::Start(t) } else { Trigger::Block(t) };
+                    self.pending.push_back(Pending { thread: t, trigger: Some(trigger), enqueue: false });
+                }
+            }
+            Next::Exit => {
+                if on_cpu {
+                    self.take_off_cpu(t);
+                }
+                self.exit(t);
+            }
+        }
+    }
+
+    fn exit(&mut self, t: u32) {
+        self.book.set_state(t, ThreadState::Exited);
+        self.able -= 1;
+        let a = self.rts[t as usize].app as usize;
+        self.book.apps[a].live_threads -= 1;
+        self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Exit(t)), enqueue: false });
+        let run = &mut self.apps[a];
+        run.live -= 1;
+        if run.live > 0 {
+            return;
+        }
+        let app = &self.w.apps[a];
+        if !run.done {
+            run.measured.push(self.now - run.run_start);
+            run.runs_done += 1;
+            if run.runs_done >= app.runs {
+                run.done = true;
+                self.apps_left -= 1;
+            }
+        }
+        if self.apps_left > 0 && (!run.done || self.w.constant_load) {
+            // The next run starts now, as an event of its own (not a nested call).
+            self.arrivals_left += 1;
+            self.events.push(self.now, Event::Arrival { app: a as u32 });
+        }
+    }
+}

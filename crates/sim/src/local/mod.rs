@@ -1,0 +1,91 @@
+//! The local scheduler: what the OS does below the policy. It keeps the run queues, chooses the
+//! core a waking thread joins, what an idle core runs next, whether a thread whose slice ended
+//! yields its core, and balances the queues periodically.
+//!
+//! The engine carries out what it decides (dispatch, migration cost, accounting, events); the
+//! scheduler reads the rest of the system through `SchedView`. Today's scheduler is CFS-like
+//! (`cfs`); Linux's GTS/HMP or Kim & Huh's fairness rounds replace exactly this layer. The
+//! engine takes the scheduler as a type parameter, so its calls are static (no per-event
+//! virtual call).
+
+pub mod cfs;
+pub mod runqueue;
+pub mod share;
+
+use ampsched_model::CoreSet;
+
+use crate::engine::{CoreRt, ThreadRt};
+
+pub use cfs::Cfs;
+
+/// What a local scheduler may read of the engine: per thread, the cores it may run on now and
+/// the core it last ran on; per core, whether a thread runs there.
+#[derive(Clone, Copy)]
+pub struct SchedView<'a> {
+    allowed: &'a [CoreSet],
+    threads: &'a [ThreadRt],
+    cores: &'a [CoreRt],
+}
+
+impl<'a> SchedView<'a> {
+    pub(crate) fn new(allowed: &'a [CoreSet], threads: &'a [ThreadRt], cores: &'a [CoreRt]) -> Self {
+        SchedView { allowed, threads, cores }
+    }
+
+    /// The cores thread `t` may run on now: its affinity, narrowed by a fast-core share's round.
+    #[inline]
+    pub fn allowed(&self, t: u32) -> CoreSet {
+        self.allowed[t as usize]
+    }
+
+    #[inline]
+    pub fn last_ran(&self, t: u32) -> Option<usize> {
+        self.threads[t as usize].last_ran
+    }
+
+    #[inline]
+    pub fn is_running(&self, c: usize) -> bool {
+        self.cores[c].running.is_some()
+    }
+
+    pub fn num_cores(&self) -> usize {
+        self.cores.len()
+    }
+}
+
+/// A local scheduler. Threads are numbered by the engine from 0 (`add_thread` in order); a
+/// runnable thread that is not running is queued on exactly one core.
+pub trait LocalScheduler {
+    /// A new thread, with the nice value of its app.
+    fn add_thread(&mut self, t: u32, nice: i32);
+    /// The core whose queue a thread that becomes runnable joins.
+    fn select_core(&mut self, sys: &SchedView, t: u32) -> usize;
+    /// Queue runnable thread `t` on core `c`.
+    fn enqueue(&mut self, t: u32, c: usize);
+    /// Take queued thread `t` out of its queue (it stopped being runnable, or may not stay).
+    fn dequeue(&mut self, t: u32);
+    /// The core whose queue holds `t`, if it is queued.
+    fn queued_on(&self, t: u32) -> Option<usize>;
+    /// Threads queued on core `c` (not counting the running one).
+    fn queue_len(&self, c: usize) -> usize;
+    /// What idle core `c` runs next: from its own queue, else pulled from another's; the
+    /// thread returned is no longer queued.
+    fn pick_next(&mut self, sys: &SchedView, c: usize) -> Option<u32>;
+    /// The running thread `t` of core `c` ran `ns` more.
+    fn charge(&mut self, t: u32, c: usize, ns: u64);
+    /// The running thread `t` leaves core `c` (it blocked, exited, yielded or was moved).
+    fn put_prev(&mut self, t: u32, c: usize);
+    /// At the end of its slice, does the running thread of `c` yield the core?
+    fn yields_at_slice_end(&self, c: usize) -> bool;
+    /// Thread `t`'s time slice, ns.
+    fn slice_ns(&self, t: u32) -> u64;
+    /// A policy's slice for `t` (None: the default).
+    fn set_slice(&mut self, t: u32, slice_ns: Option<u64>);
+    /// Thread `t`'s weight (1024 = nice 0).
+    fn weight(&self, t: u32) -> u32;
+    /// A policy's weight for `t` (None: the weight of its app's nice value).
+    fn set_weight(&mut self, t: u32, weight: Option<u32>);
+    /// Periodic load balancing: move queued threads between queues, and tell each move
+    /// (thread, new core) in order.
+    fn balance(&mut self, sys: &SchedView, moved: &mut Vec<(u32, usize)>);
+}
