@@ -13,20 +13,7 @@ use ampsched_agent::perf::PerfCounters;
 use ampsched_model::{Machine, Signals};
 use common::ProcTree;
 
-const MACHINE: &str = r#"
-name = "two types"
-memory_latency_ns = 100.0
-[[core_type]]
-name = "fast"
-count = 1
-cpus = [0]
-freq_ghz = 2.0
-[[core_type]]
-name = "slow"
-count = 1
-cpus = [1]
-freq_ghz = 1.0
-"#;
+const MACHINE: &str = common::ONE_FAST_ONE_SLOW;
 
 fn reading(enabled: u64, running: u64, counts: [u64; 3]) -> GroupReading {
     GroupReading { time_enabled_ns: enabled, time_running_ns: running, counts }

@@ -12,21 +12,9 @@ use ampsched_agent::monitor::Monitor;
 use ampsched_agent::procfs::{get_affinity, monotonic_ns};
 use ampsched_model::{CoreSet, Machine, Placement};
 
-const MACHINE: &str = r#"
-name = "one fast, one slow"
-memory_latency_ns = 100.0
-[[core_type]]
-name = "fast"
-count = 1
-cpus = [0]
-freq_ghz = 2.0
-freq_levels_ghz = [1.2, 2.0]
-[[core_type]]
-name = "slow"
-count = 1
-cpus = [1]
-freq_ghz = 1.0
-"#;
+mod common;
+
+const MACHINE: &str = common::ONE_FAST_ONE_SLOW;
 
 fn machine() -> Machine {
     Machine::from_toml("machine", MACHINE).unwrap()

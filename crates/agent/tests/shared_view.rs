@@ -22,20 +22,7 @@ use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
 use common::ProcTree;
 
-const MACHINE: &str = r#"
-name = "fixture"
-memory_latency_ns = 100.0
-[[core_type]]
-name = "fast"
-count = 1
-cpus = [0]
-freq_ghz = 2.0
-[[core_type]]
-name = "slow"
-count = 1
-cpus = [1]
-freq_ghz = 1.0
-"#;
+const MACHINE: &str = common::ONE_FAST_ONE_SLOW;
 
 const WORKLOAD: &str = r#"
 name = "fixture"

@@ -4,6 +4,24 @@
 use std::fs;
 use std::path::PathBuf;
 
+/// One fast core on CPU 0 and one slow core of half its speed on CPU 1 (the fast type has two
+/// DVFS levels, for frequency decisions).
+pub const ONE_FAST_ONE_SLOW: &str = r#"
+name = "one fast, one slow"
+memory_latency_ns = 100.0
+[[core_type]]
+name = "fast"
+count = 1
+cpus = [0]
+freq_ghz = 2.0
+freq_levels_ghz = [1.2, 2.0]
+[[core_type]]
+name = "slow"
+count = 1
+cpus = [1]
+freq_ghz = 1.0
+"#;
+
 /// A /proc tree of one process's threads, as the monitor reads it.
 pub struct ProcTree(pub PathBuf);
 
