@@ -224,7 +224,9 @@ def list_workloads():
 
 
 def list_policies():
-    """Policies: name, description, source, options (name -> default), needs."""
+    """Policies: name, description, source, options (name -> default), option_kinds,
+    option_docs, needs (the signals it reads beyond thread states and CPU time: counters, locks,
+    spin, hints, simulator), needs_text, live (where the live agent can run it)."""
     return _catalog("policies")
 
 

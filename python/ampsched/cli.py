@@ -290,7 +290,8 @@ def format_catalog(kind: str, entries: list) -> str:
     extra = {
         "machines": (["cores", "core types"], lambda e: [e.get("cores"), _core_types_text(e.get("core_types") or [])]),
         "workloads": (["apps", "threads"], lambda e: [e.get("apps"), e.get("threads")]),
-        "policies": (["live", "options"], lambda e: [e.get("live"), _options_text(e.get("options") or {})]),
+        "policies": (["live", "needs", "options"],
+                     lambda e: [e.get("live"), ",".join(e.get("needs") or []) or "-", _options_text(e.get("options") or {})]),
         "programs": ([], lambda e: []),
     }[kind]
     headers = ["name"] + extra[0] + ["description"]

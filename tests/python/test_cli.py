@@ -54,7 +54,7 @@ def test_format_run(sample_results):
                                  {"name": "little", "count": 2, "freq_ghz": 1.2, "capacity": 0.4}]},
      "2x big 3.0 GHz cap 1.0 + 2x little 1.2 GHz cap 0.4"),
     ("workloads", {"name": "w", "description": "d", "source": "builtin", "apps": 3, "threads": 9}, "9"),
-    ("policies", {"name": "rr", "description": "d", "source": "builtin", "needs": "nothing",
+    ("policies", {"name": "rr", "description": "d", "source": "builtin", "needs": ["counters", "locks"],
                   "options": {"threshold_ms": 50, "strict": True, "mode": "fast"}},
      "threshold_ms=50 strict=true mode=fast"),
     ("programs", {"name": "gzip", "description": "compressor", "source": "catalog/programs/gzip.toml"},
