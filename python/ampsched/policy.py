@@ -51,21 +51,10 @@ error is raised when the command ends.
 Cost per call
 -------------
 Python policies are for prototyping: a call costs tens of microseconds where a Rust policy's
-costs a few. Measured with `python bench/python_policy.py` (examples/busyfcs.py against the
-Rust busyfcs: the same decisions, byte-identical results), on the project's 2-CPU VM shared
-with other work: the CPU time of a run (simulation and policy, solo references excluded)
-divided by its policy_calls, best of 10; "extra" is what calling Python adds per call:
-
-    4fc-12sc x            calls   Rust us/call   Python us/call   extra
-    w1 (16 threads)          51          143.5            157.4    14.0
-    fork-join, 256 thr.    2817            2.8             22.2    19.5
-    fork-join, 1024 thr.  11265            4.0             67.3    63.3
-
-By wall time (what the bench also prints) the fork-join rows read 3.8 vs 32.8 and 5.8 vs
-98.6 us; on w1, whose 51 calls are spread over 15 ms of simulation, the wall-time noise of a
-shared machine exceeds the difference. The extra cost follows what the policy reads: on a
-move, busyfcs reads every runnable thread of the partition it takes from (view.thread),
-which is why it grows with the thread count.
+costs a few (the measured table is in the README, "Policies written in Python"; regenerate it
+with `python bench/python_policy.py`). The extra cost follows what the policy reads: on a move,
+busyfcs reads every runnable thread of the partition it takes from (view.thread), which is why
+it grows with the thread count.
 
 """
 

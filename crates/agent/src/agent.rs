@@ -13,7 +13,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use ampsched_model::{InputError, Machine, Placement, Policy, Signals, Trigger};
+use ampsched_model::{InputError, Machine, Placement, Policy, Signals, Trigger, ViewBook};
 use ampsched_policy::PolicySpec;
 use serde_json::Value;
 
@@ -335,7 +335,7 @@ pub fn run_with(
             }
             m.clone()
         }
-        None => topo.to_machine("live"),
+        None => topo.to_machine("live")?,
     };
     let mut policy: Box<dyn Policy> = build(&machine)?;
 
@@ -357,7 +357,8 @@ pub fn run_with(
 
     let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
     let mut monitor = Monitor::new(machine);
-    monitor.book.available = available;
+    // As the simulator does: the available signals, and intervals only for a policy with a quantum.
+    monitor.book = ViewBook::new(monitor.machine.num_cores(), available, policy.quantum_ns().is_some());
     let counters_unavailable = counters.as_ref().err().cloned();
     let fd_soft_limit = counters.ok().map(|source| {
         monitor.counting = Some(Counting::new(Box::new(source)));

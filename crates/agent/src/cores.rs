@@ -218,9 +218,13 @@ impl Topology {
         s
     }
 
-    /// The topology as a `Machine`.
-    pub fn to_machine(&self, name: &str) -> Machine {
-        Machine::from_toml("<detected topology>", &self.to_machine_toml(name)).expect("the generated machine file is valid")
+    /// The topology as a `Machine`. It may not be one the simulator takes: more core types than
+    /// it supports (CPPC gives favoured cores of one type distinct performance levels), say;
+    /// then the error says to name the types with `--cores`.
+    pub fn to_machine(&self, name: &str) -> Result<Machine, InputError> {
+        Machine::from_toml("<detected topology>", &self.to_machine_toml(name)).map_err(|e| {
+            InputError::new("topology", "", format!("{e}; name the core types yourself with --cores big=...,small=..."))
+        })
     }
 }
 

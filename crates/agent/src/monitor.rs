@@ -325,9 +325,6 @@ impl Monitor {
             }
             self.charge(id, ss, ran, counted);
         }
-        let live = self.procs[p].threads.len() as u32;
-        let app = self.procs[p].app as usize;
-        self.book.apps[app].live_threads = live;
     }
 
     fn new_thread(&mut self, p: usize, tid: u32, now_ns: u64) -> Option<u32> {
@@ -366,11 +363,13 @@ impl Monitor {
             c.open(id, tid, &st.comm);
             if !c.is_counting() {
                 // No policy may read counters that some threads lack: stop offering them.
-                // (`missing` is set difference: what `available` has that COUNTERS lacks.)
-                self.book.available = self.book.available.missing(Signals::COUNTERS);
+                self.book.available = self.book.available.without(Signals::COUNTERS);
             }
         }
-        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, nice_seen: st.nice, ..Default::default() });
+        // An inherited imposed affinity is one the agent set, in effect: it must be restored at
+        // the end, and a decision for the original set is a real change.
+        let applied = imposed.then_some(current);
+        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, applied, nice_seen: st.nice, ..Default::default() });
         self.procs[p].threads.insert(tid, id);
         self.by_tid.insert(tid, id);
         Some(id)
@@ -508,12 +507,6 @@ impl Monitor {
     pub fn note_allowed(&mut self, id: u32, allowed: CoreSet, run_on: CoreSet) {
         self.extra[id as usize].enforced = (run_on != allowed).then_some(run_on);
         self.book.threads[id as usize].allowed = allowed;
-    }
-
-    /// The cores of the machine's fast core types (`Machine::is_fast_type`).
-    pub fn fast_cores(&self) -> CoreSet {
-        let m = &self.machine;
-        CoreSet::from_cores(m.cores.iter().filter(|c| m.is_fast_type(c.core_type)).map(|c| c.id))
     }
 
     /// Leave thread `id` alone from now on, for `why`.

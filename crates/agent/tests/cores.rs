@@ -51,7 +51,7 @@ fn emulation_makes_named_cpus_slow_and_the_rest_big() {
 fn machine_file_maps_cores_to_cpus_and_keeps_capacities() {
     // Little cores first in Linux's numbering, as on an Exynos 5422.
     let t = symmetric(4).with_cores("big=2-3,little=0-1:0.25").unwrap();
-    let m: Machine = t.to_machine("x");
+    let m: Machine = t.to_machine("x").unwrap();
     assert_eq!(m.core_types.iter().map(|c| (c.name.as_str(), c.capacity)).collect::<Vec<_>>(), vec![("big", 1024), ("little", 256)]);
     assert_eq!(m.cores.iter().map(|c| c.cpu).collect::<Vec<_>>(), vec![2, 3, 0, 1]);
     assert_eq!(m.core_of_cpu(0), Some(2));

@@ -320,3 +320,32 @@ fn a_fast_share_alternates_a_real_threads_affinity_to_give_it_that_share_of_fast
     }
     panic!("fast fraction (measured, agent's view, round switches) far from 0.25 in every try: {tries:?}");
 }
+
+#[test]
+fn cpus_sharing_a_cpufreq_policy_are_written_once_and_restored_to_the_original() {
+    use ampsched_agent::enforce::cpufreq::Frequencies;
+    // A cluster: cpu0/cpufreq and cpu1/cpufreq are links to one policy0, as Linux makes them.
+    let root = std::env::temp_dir().join(format!("ampsched-cpufreq-shared-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    let cpus = root.join("sys/devices/system/cpu");
+    let policy = cpus.join("cpufreq/policy0");
+    fs::create_dir_all(&policy).unwrap();
+    fs::write(policy.join("scaling_governor"), "schedutil\n").unwrap();
+    fs::write(policy.join("scaling_max_freq"), "2000000\n").unwrap();
+    for c in 0..2 {
+        fs::create_dir_all(cpus.join(format!("cpu{c}"))).unwrap();
+        std::os::unix::fs::symlink("../cpufreq/policy0", cpus.join(format!("cpu{c}/cpufreq"))).unwrap();
+    }
+    let m = Machine::from_toml(
+        "cluster",
+        "memory_latency_ns = 100\n[[core_type]]\nname = \"big\"\ncount = 2\ncpus = [0, 1]\nfreq_ghz = 2.0\nfreq_levels_ghz = [1.2, 2.0]\n",
+    )
+    .unwrap();
+    let mut f = Frequencies::new(&root);
+    assert_eq!(f.set(&m, 0, 1.2), Ok(1), "one policy, one write");
+    assert_eq!(fs::read_to_string(policy.join("scaling_max_freq")).unwrap(), "1200000\n");
+    assert_eq!(f.set(&m, 0, 1.2), Ok(0), "the same level again writes nothing");
+    assert_eq!(f.restore(), 1);
+    assert_eq!(fs::read_to_string(policy.join("scaling_max_freq")).unwrap(), "2000000\n", "the original, not the agent's own value");
+    let _ = fs::remove_dir_all(&root);
+}

@@ -47,8 +47,10 @@ impl ViewBook {
     pub fn add_thread(&mut self, v: ThreadView) {
         debug_assert_eq!(v.id as usize, self.threads.len());
         let id = v.id;
+        let app = &mut self.apps[v.app as usize];
+        app.live_threads += 1;
         if v.state.is_runnable() {
-            self.apps[v.app as usize].runnable_threads += 1;
+            app.runnable_threads += 1;
         }
         self.threads.push(v);
         self.is_changed.push(false);
@@ -59,11 +61,6 @@ impl ViewBook {
             self.interval_base.push(PerType::default());
             self.has_run.push(false);
         }
-    }
-
-    /// True when per-quantum intervals are kept (the source then reports who ran: `mark_ran`).
-    pub fn tracks_intervals(&self) -> bool {
-        self.track_intervals
     }
 
     /// Thread `t`'s counters moved (it ran): its interval is computed at the next quantum.
@@ -101,6 +98,7 @@ impl ViewBook {
             self.mark_changed(t);
         }
         if state == ThreadState::Exited {
+            self.apps[self.threads[t as usize].app as usize].live_threads -= 1;
             self.mark_changed(t);
             self.live_has_exited = true;
         }

@@ -17,6 +17,16 @@ pub const AGENT_INTERVAL_MS: f64 = 40.0;
 /// switches cost little.
 pub const EMULATE_PERIOD_MS: f64 = 2.0;
 
+/// A fast-core share's round (Kim & Huh, "Fair scheduling for AMPs", §6.2: each thread's time is
+/// split "fast_or_slow_core_share × 30 ms" per round), in the simulator and the agent alike.
+pub const SHARE_ROUND_NS: u64 = 30_000_000;
+
+/// The range of a time slice a policy may ask for: Linux's clamp on a slice request
+/// (kernel/sched/syscalls.c, `__setscheduler_params`, 0.1 to 100 ms). The simulator takes the
+/// same range, so a placement means the same in both.
+pub const MIN_SLICE_NS: u64 = 100_000;
+pub const MAX_SLICE_NS: u64 = 100_000_000;
+
 /// Milliseconds as nanoseconds, rounded, at least 1 ns.
 pub fn ms_to_ns(ms: f64) -> u64 {
     (ms * 1e6).round().max(1.0) as u64

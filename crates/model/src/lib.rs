@@ -6,6 +6,7 @@ pub mod coreset;
 pub mod defaults;
 pub mod error;
 pub mod machine;
+pub mod nice;
 pub mod perf;
 pub mod rng;
 pub mod toml_read;

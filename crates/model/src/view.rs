@@ -96,6 +96,11 @@ impl Signals {
         Signals(self.0 & !available.0)
     }
 
+    /// `self` less `other`.
+    pub fn without(self, other: Signals) -> Signals {
+        Signals(self.0 & !other.0)
+    }
+
     /// Short names ("counters", "locks", ...), for tables and JSON.
     pub fn names(self) -> Vec<&'static str> {
         Signals::NAMES.iter().filter(|(s, _, _)| self.contains(*s)).map(|(_, n, _)| *n).collect()
@@ -441,9 +446,10 @@ impl Placement {
                 }
             }
         }
+        use crate::defaults::{MAX_SLICE_NS, MIN_SLICE_NS};
         for &(t, slice) in &self.slice_ns {
-            if slice == Some(0) {
-                return Err(format!("gave thread {t} a time slice of 0 ns"));
+            if let Some(ns) = slice.filter(|ns| !(MIN_SLICE_NS..=MAX_SLICE_NS).contains(ns)) {
+                return Err(format!("gave thread {t} a time slice of {ns} ns; a slice is from {MIN_SLICE_NS} to {MAX_SLICE_NS} ns (Linux's range)"));
             }
         }
         for &(t, w) in &self.weight {

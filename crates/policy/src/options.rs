@@ -12,6 +12,8 @@ use ampsched_model::InputError;
 pub enum OptionKind {
     /// A number > 0 (durations, thresholds).
     Positive(f64),
+    /// A number in `min..=max` (a period that must not be too short to simulate).
+    Range { default: f64, min: f64, max: f64 },
     /// Any finite number.
     Number(f64),
     /// A whole number in `min..=max`.
@@ -36,6 +38,7 @@ impl OptionInfo {
     pub fn kind_text(&self) -> String {
         match self.kind {
             OptionKind::Positive(_) => "number > 0".into(),
+            OptionKind::Range { min, max, .. } => format!("number {min}..{max}"),
             OptionKind::Number(_) => "number".into(),
             OptionKind::Integer { min, max, .. } => format!("integer {min}..{max}"),
             OptionKind::Flag(_) => "true|false".into(),
@@ -118,6 +121,7 @@ impl<'a> Options<'a> {
         let number = v.parse::<f64>().ok().filter(|x| x.is_finite());
         let ok = match info.kind {
             OptionKind::Positive(_) => number.is_some_and(|x| x > 0.0),
+            OptionKind::Range { min, max, .. } => number.is_some_and(|x| (min..=max).contains(&x)),
             OptionKind::Number(_) => number.is_some(),
             OptionKind::Integer { min, max, .. } => v.parse::<i64>().is_ok_and(|i| (min..=max).contains(&i)),
             OptionKind::Flag(_) => v == "true" || v == "false",
@@ -125,6 +129,7 @@ impl<'a> Options<'a> {
         };
         let expected = match info.kind {
             OptionKind::Positive(_) => "a number > 0".to_string(),
+            OptionKind::Range { min, max, .. } => format!("a number from {min} to {max}"),
             OptionKind::Number(_) => "a number".to_string(),
             OptionKind::Integer { min, max, .. } => format!("a whole number from {min} to {max}"),
             OptionKind::Flag(_) => "true or false".to_string(),
@@ -141,15 +146,17 @@ impl<'a> Options<'a> {
         self.spec.options.get(name).map(String::as_str)
     }
 
-    /// A `Positive` or `Number` option's value.
+    /// A `Positive`, `Number` or `Range` option's value.
     pub fn number(&self, name: &str) -> f64 {
         match self.info(name).kind {
-            OptionKind::Positive(d) | OptionKind::Number(d) => self.given(name).map_or(d, |v| v.parse().expect("checked in new")),
+            OptionKind::Positive(d) | OptionKind::Number(d) | OptionKind::Range { default: d, .. } => {
+                self.given(name).map_or(d, |v| v.parse().expect("checked in new"))
+            }
             other => panic!("option '{name}' is {other:?}, not a number"),
         }
     }
 
-    /// A `Positive` option given in milliseconds, as nanoseconds (at least 1).
+    /// A duration option given in milliseconds, as nanoseconds (at least 1).
     pub fn ms(&self, name: &str) -> u64 {
         ampsched_model::defaults::ms_to_ns(self.number(name))
     }

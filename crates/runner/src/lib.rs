@@ -485,7 +485,7 @@ pub fn live_text(needs: Signals) -> &'static str {
 
 fn option_default(o: &OptionInfo) -> Value {
     match o.kind {
-        OptionKind::Positive(x) | OptionKind::Number(x) => number(x),
+        OptionKind::Positive(x) | OptionKind::Number(x) | OptionKind::Range { default: x, .. } => number(x),
         OptionKind::Integer { default, .. } => json!(default),
         OptionKind::Flag(b) => json!(b),
         OptionKind::Choice { default, .. } => json!(default),

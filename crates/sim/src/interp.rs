@@ -64,7 +64,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         run.group_barriers = vec![Barrier::default(); app.groups.len()];
         run.app_barrier = Barrier::default();
         run.locks = vec![Default::default(); app.locks.len()];
-        self.book.apps[a].live_threads = app.threads();
         for (g, group) in app.groups.iter().enumerate() {
             self.apps[a].group_first.push(self.book.threads.len() as u32);
             for i in 0..group.count {
@@ -378,7 +377,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.set_state(t, ThreadState::Exited);
         self.able -= 1;
         let a = self.rts[t as usize].app as usize;
-        self.book.apps[a].live_threads -= 1;
         self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Exit(t)), enqueue: false });
         let run = &mut self.apps[a];
         run.live -= 1;

@@ -23,43 +23,44 @@ impl Frequencies {
         Frequencies { cpu_dir: sysfs_root.join("sys/devices/system/cpu"), originals: BTreeMap::new() }
     }
 
-    /// The file that sets CPU `cpu`'s frequency, or why there is none.
+    /// The file that sets CPU `cpu`'s frequency, or why there is none. `cpuN/cpufreq` is
+    /// usually a link to a policy directory several CPUs share (a cluster): the path is the
+    /// policy's own, so that CPUs sharing it name one file.
     fn knob(&self, cpu: usize) -> Result<PathBuf, String> {
-        let dir = self.cpu_dir.join(format!("cpu{cpu}/cpufreq"));
-        if !dir.is_dir() {
-            return Err(format!("CPU {cpu} has no cpufreq ({} is missing)", dir.display()));
-        }
+        let link = self.cpu_dir.join(format!("cpu{cpu}/cpufreq"));
+        let dir = fs::canonicalize(&link).map_err(|_| format!("CPU {cpu} has no cpufreq ({} is missing)", link.display()))?;
         let governor = fs::read_to_string(dir.join("scaling_governor")).unwrap_or_default();
         Ok(dir.join(if governor.trim() == "userspace" { "scaling_setspeed" } else { "scaling_max_freq" }))
     }
 
-    /// Run core type `ty`'s CPUs at `ghz`. Ok(1) when it wrote something, Err(why) when it
-    /// could not (then nothing is left half-done: CPUs already written are put back).
+    /// Run core type `ty`'s CPUs at `ghz`. Ok(n): the files it wrote (0 when they already hold
+    /// that frequency); Err(why) when it could not (then nothing is left half-done). Every
+    /// file's original text is read before any is written.
     pub fn set(&mut self, m: &Machine, ty: usize, ghz: f64) -> Result<u64, String> {
-        let khz = (ghz * 1e6).round() as u64;
-        let cpus: Vec<usize> = m.cores.iter().filter(|c| c.core_type == ty).map(|c| c.cpu).collect();
-        let knobs = cpus.iter().map(|&c| self.knob(c)).collect::<Result<Vec<_>, _>>()?;
-        let mut written = Vec::new();
-        for (cpu, file) in cpus.iter().zip(&knobs) {
-            let before = fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()));
-            let result = before.and_then(|b| {
-                fs::write(file, format!("{khz}\n")).map_err(|e| format!("cannot write CPU {cpu}'s {}: {e}", file.display()))?;
-                Ok(b)
-            });
-            match result {
-                Ok(b) => written.push((file.clone(), b)),
-                Err(why) => {
-                    for (f, b) in written {
-                        let _ = fs::write(f, b);
-                    }
-                    return Err(why);
-                }
+        let khz = format!("{}\n", (ghz * 1e6).round() as u64);
+        let mut knobs = m.cores.iter().filter(|c| c.core_type == ty).map(|c| self.knob(c.cpu)).collect::<Result<Vec<_>, _>>()?;
+        knobs.sort();
+        knobs.dedup();
+        let mut before = Vec::new();
+        for file in knobs {
+            let text = fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            if text.trim() != khz.trim() {
+                before.push((file, text));
             }
         }
-        for (f, b) in written {
+        for (i, (file, _)) in before.iter().enumerate() {
+            if let Err(e) = fs::write(file, &khz) {
+                for (f, b) in &before[..i] {
+                    let _ = fs::write(f, b);
+                }
+                return Err(format!("cannot write {}: {e}", file.display()));
+            }
+        }
+        let n = before.len() as u64;
+        for (f, b) in before {
             self.originals.entry(f).or_insert(b);
         }
-        Ok(1)
+        Ok(n)
     }
 
     /// Write every original back: how many files.

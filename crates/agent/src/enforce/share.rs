@@ -22,8 +22,8 @@ use super::affinity::{put_on, Moved};
 use super::NotApplied;
 use crate::monitor::Monitor;
 
-/// Kim & Huh's round (§6.2), of CPU time split between fast and slow cores by the share.
-pub const ROUND_NS: u64 = 30_000_000;
+/// Kim & Huh's round (`defaults::SHARE_ROUND_NS`), of CPU time split between fast and slow cores by the share.
+pub const ROUND_NS: u64 = ampsched_model::defaults::SHARE_ROUND_NS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -71,7 +71,7 @@ fn times(m: &Monitor, id: u32) -> (u64, u64) {
 
 /// The cores of `allowed` on `side`.
 fn side_of(m: &Monitor, allowed: CoreSet, side: Side) -> CoreSet {
-    let fast = m.fast_cores();
+    let fast = m.machine.fast_cores();
     match side {
         Side::Fast => allowed.intersection(fast),
         Side::Other => allowed.difference(fast),

@@ -10,9 +10,7 @@ use ampsched_model::ThreadState;
 
 use crate::monitor::Monitor;
 
-/// The kernel's clamp on a slice request (kernel/sched/syscalls.c, `__setscheduler_params`).
-const MIN_SLICE_NS: u64 = 100_000;
-const MAX_SLICE_NS: u64 = 100_000_000;
+use ampsched_model::defaults::{MAX_SLICE_NS, MIN_SLICE_NS};
 /// SCHED_ATTR_SIZE_VER0: the fields up to `sched_period`, enough for a fair-class thread.
 const ATTR_SIZE: u32 = 48;
 

@@ -1,6 +1,6 @@
 //! CFS weights. Linux takes a weight only as a nice value (setpriority(PRIO_PROCESS, tid, nice)
 //! sets one thread's), so a weight decision becomes the nice value whose weight in Linux's
-//! sched_prio_to_weight table is nearest; the simulator's copy of that table is the one used.
+//! sched_prio_to_weight table is nearest (`ampsched_model::nice`, the table the simulator weighs with).
 //!
 //! Every thread whose nice value the agent changed gets its original back at the end. A thread
 //! created by such a thread inherits the changed value: a thread found after the agent changed
@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use ampsched_model::ThreadState;
-use ampsched_sim::runqueue::weight_of_nice;
+use ampsched_model::nice::weight_of_nice;
 
 use crate::monitor::Monitor;
 

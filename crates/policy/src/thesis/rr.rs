@@ -11,7 +11,6 @@
 //! partition while a slow core idles. On a machine of more than two capacities, the fast side is
 //! the fastest partition and the slow side all the others.
 
-use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadView, Trigger, Triggers};
@@ -27,7 +26,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[
         OptionInfo {
             name: "quantum_ms",
-            kind: OptionKind::Positive(10.0),
+            // At least Linux's shortest slice: a shorter period is no scheduling quantum, and
+            // would only make the simulation crawl.
+            kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
             doc: "how often balance counters are brought up to date and expired threads swapped",
         },
         OptionInfo {
@@ -42,8 +43,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: Build::Policy(|o, m| Box::new(RoundRobin::new(o, m))),
 };
 
-/// A thread that got fast time nobody else wanted is not made to pay it back beyond this many
-/// thresholds, or it would be kept off fast cores long after others arrive.
+/// Not in Algorithm 4.4 (a departure of ours, the thesis leaving BC's range open): a thread that
+/// got fast time nobody else wanted is not made to pay it back beyond this many thresholds, or
+/// it would be kept off fast cores long after others arrive.
 const BC_CLAMP_THRESHOLDS: f64 = 2.0;
 
 pub struct RoundRobin {
@@ -156,10 +158,11 @@ impl RoundRobin {
     fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement) {
         let bc = &self.bc;
         let pick = |ts: &[&ThreadView], dir: Move| -> ThreadId {
-            let key = |t: &&&ThreadView| (bc.value(t.id), Reverse(t.id));
+            let by_bc = |a: &&&ThreadView, b: &&&ThreadView| bc.value(a.id).total_cmp(&bc.value(b.id));
+            // Ties go to the lowest id either way.
             match dir {
-                Move::Up => ts.iter().max_by(|a, b| key(a).0.total_cmp(&key(b).0).then(key(a).1.cmp(&key(b).1))),
-                Move::Down => ts.iter().min_by(|a, b| key(a).0.total_cmp(&key(b).0).then(key(b).1.cmp(&key(a).1))),
+                Move::Up => ts.iter().max_by(|a, b| by_bc(a, b).then(b.id.cmp(&a.id))),
+                Move::Down => ts.iter().min_by(|a, b| by_bc(a, b).then(a.id.cmp(&b.id))),
             }
             .expect("keep_fast_busy offers at least one thread")
             .id

@@ -11,8 +11,8 @@
 
 use ampsched_model::CoreSet;
 
-/// Kim & Huh's round (§6.2: "fast_or_slow_core_share × 30 ms").
-pub const DEFAULT_ROUND_NS: u64 = 30_000_000;
+/// Kim & Huh's round (`defaults::SHARE_ROUND_NS`).
+pub const DEFAULT_ROUND_NS: u64 = ampsched_model::defaults::SHARE_ROUND_NS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
