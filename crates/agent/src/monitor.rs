@@ -23,7 +23,9 @@
 //! seen runnable there at the last sample and `busy_ns` the target threads' CPU time charged
 //! there: other processes are not counted. Lock edges (who waited on whom) are approximate: a
 //! thread's lock wait that grew between two samples is credited to the holder it was seen
-//! waiting for at the first of them (or, if none, at the second).
+//! waiting for at the first of them (or, if none, at the second). A thread's affinity is read
+//! when the thread is first seen and then kept as the agent sets it: an affinity the target
+//! program sets itself later is not seen (nor marked as a change).
 
 use std::collections::{HashMap, HashSet};
 

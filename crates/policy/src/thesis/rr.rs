@@ -64,6 +64,9 @@ pub struct RoundRobin {
     /// lists Algorithm 4.4 pairs, and where each thread is filed in them.
     candidates: [BTreeSet<(u64, ThreadId)>; 2],
     filed: PerThread<Option<(usize, u64)>>,
+    /// The view call last seen: after a gap (a call this policy did not see), every live
+    /// thread counts as changed.
+    last_call: u64,
 }
 
 impl RoundRobin {
@@ -81,6 +84,7 @@ impl RoundRobin {
             is_touched: PerThread::new(),
             candidates: [BTreeSet::new(), BTreeSet::new()],
             filed: PerThread::new(),
+            last_call: 0,
         }
     }
 
@@ -186,7 +190,9 @@ impl Policy for RoundRobin {
         if !self.parts.asymmetric() {
             return;
         }
-        for &t in view.changed {
+        let changed = if view.call == self.last_call + 1 { view.changed } else { view.live };
+        self.last_call = view.call;
+        for &t in changed {
             self.touch(t);
             self.refile(view, t);
         }
