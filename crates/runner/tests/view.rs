@@ -118,3 +118,50 @@ fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
     }
     assert!(edges > 0, "the lock workloads exercised the lock edges");
 }
+
+#[test]
+fn program_signatures_reach_the_view_and_hints_are_offered_only_when_every_group_has_one() {
+    use ampsched_model::workload::Programs;
+    use ampsched_model::{Signals, Signature, Workload};
+    use ampsched_sim::simulator_signals;
+    let with = |sig: &str| {
+        let text = format!(
+            "[[app]]\nname = \"a\"\n[app.signature]\n{sig}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n\
+             [[app]]\nname = \"b\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n"
+        );
+        Workload::from_toml("w.toml", &text, &Programs::new())
+    };
+    let w = with("cpi = 1.5\nllc_mpki = 4.0").unwrap();
+    assert_eq!(w.apps[0].groups[0].signature, Some(Signature { cpi: 1.5, llc_mpki: 4.0 }));
+    assert!(!simulator_signals(&w).contains(Signals::HINTS), "app b gives none");
+    let mut both = w.clone();
+    both.apps[1].groups[0].signature = Some(Signature { cpi: 1.0, llc_mpki: 0.0 });
+    assert!(simulator_signals(&both).contains(Signals::HINTS));
+    assert_eq!(
+        Signals::HINTS.check(simulator_signals(&w), "the simulator"),
+        Err("it needs static program hints (signatures) for every app, which the simulator does not give".to_string())
+    );
+    // A policy sees them per app and group.
+    struct Reads(Vec<Option<Signature>>);
+    impl Policy for Reads {
+        fn name(&self) -> &str {
+            "reads"
+        }
+        fn quantum_ns(&self) -> Option<u64> {
+            None
+        }
+        fn triggers(&self) -> Triggers {
+            Triggers { start: true, ..Triggers::NONE }
+        }
+        fn decide(&mut self, v: &SystemView, _: &mut Placement) {
+            self.0 = v.apps.iter().map(|a| a.signatures[0]).collect();
+        }
+    }
+    let m = catalog::machine("dvfs-2x").unwrap();
+    let mut p = Reads(Vec::new());
+    Engine::new(&m, &both, &ampsched_model::SimpleModel, &mut p, SimConfig::default()).run().unwrap();
+    assert_eq!(p.0, vec![Some(Signature { cpi: 1.5, llc_mpki: 4.0 }), Some(Signature { cpi: 1.0, llc_mpki: 0.0 })]);
+    // Bad signatures are input errors naming the key.
+    assert_eq!(with("cpi = 1.5").unwrap_err().to_string(), "w.toml: app[0].signature.llc_mpki: missing required key");
+    assert!(with("cpi = 1.5\nllc_mpki = 1\nsf = 2").unwrap_err().to_string().starts_with("w.toml: app[0].signature.sf: unknown key"));
+}
