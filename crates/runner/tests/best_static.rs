@@ -3,7 +3,7 @@
 //! (`BestStatic`), and what `Experiment::run("best-static")` reports is compared with the minimum
 //! ANTT found that way.
 //!
-//! The oracle prunes in three ways (crates/policy/src/best_static.rs): interchangeable threads
+//! The oracle prunes in three ways (crates/policy/src/baseline/best_static.rs): interchangeable threads
 //! (identical apps) form classes, so only fast counts per class are tried; an assignment must
 //! keep every fast core busy and the two partitions' per-core loads within one thread (the
 //! thesis's §2.3 balance rule); and beyond `max_runs` candidates, only the model's best are
