@@ -58,6 +58,7 @@ it grows with the thread count.
 
 """
 
+import abc
 import copy
 import importlib.util
 import operator
@@ -69,8 +70,9 @@ __all__ = ["Policy", "Placement", "resolve", "label_of", "is_file_spec", "load"]
 TRIGGERS = ("start", "exit", "block", "wake")
 
 
-class Policy:
-    """A scheduler written in Python. Subclass it and define `decide`.
+class Policy(abc.ABC):
+    """A scheduler written in Python. Subclass it and define `decide` (a subclass without it
+    cannot be made: Python says so when it is instantiated).
 
     Class attributes (read once, when a run starts):
 
@@ -93,10 +95,10 @@ class Policy:
     triggers = TRIGGERS
     needs = ()
 
+    @abc.abstractmethod
     def decide(self, view):
         """Return an ampsched.Placement, or None for no change. `view` is valid only
         during this call."""
-        raise NotImplementedError(f"{type(self).__name__} does not define decide(self, view)")
 
 
 class Placement:

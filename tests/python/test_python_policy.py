@@ -229,11 +229,11 @@ class NotAPlacement(ampsched.Policy):
     (type("Hints", (ampsched.Policy,), {"needs": ("hints",), "decide": lambda self, v: None})(),
      "Hints cannot run: it needs static program hints (signatures) for every app, which the simulator with "
      "workload 'hh1' does not give"),
-    (type("T", (ampsched.Policy,), {"triggers": ("start", "bogus")})(), "unknown trigger 'bogus'"),
-    (type("T", (ampsched.Policy,), {"triggers": "start"})(), "triggers must be a tuple of names"),
-    (type("N", (ampsched.Policy,), {"needs": ("bogus",)})(), "needs: unknown signal 'bogus' (known: counters, locks"),
-    (type("Q", (ampsched.Policy,), {"quantum_ms": -1})(), "quantum_ms must be a number of milliseconds > 0"),
-    (type("Never", (ampsched.Policy,), {"triggers": ()})(), "neither a quantum_ms nor triggers"),
+    (type("T", (ampsched.Policy,), {"triggers": ("start", "bogus"), "decide": lambda self, v: None})(), "unknown trigger 'bogus'"),
+    (type("T", (ampsched.Policy,), {"triggers": "start", "decide": lambda self, v: None})(), "triggers must be a tuple of names"),
+    (type("N", (ampsched.Policy,), {"needs": ("bogus",), "decide": lambda self, v: None})(), "needs: unknown signal 'bogus' (known: counters, locks"),
+    (type("Q", (ampsched.Policy,), {"quantum_ms": -1, "decide": lambda self, v: None})(), "quantum_ms must be a number of milliseconds > 0"),
+    (type("Never", (ampsched.Policy,), {"triggers": (), "decide": lambda self, v: None})(), "neither a quantum_ms nor triggers"),
     (object(), "a policy is a spec string or an ampsched.Policy object, got an instance of object"),
 ])
 def test_policy_errors_are_input_errors(policy, words):
@@ -255,8 +255,10 @@ def test_decide_exception_is_chained():
     ("class P(ampsched.Policy):\n    pass\n", "{path}", "name the policy class: "),
     ("class P:\n    def decide(self, view):\n        return None\n", "{path}:P", "P is not a subclass of ampsched.Policy"),
     ("import nosuchmodule\n", "{path}:P", "cannot load {path}: ModuleNotFoundError: No module named 'nosuchmodule'"),
-    ("class P(ampsched.Policy):\n    def __init__(self):\n        raise ValueError('no')\n", "{path}:P",
+    ("class P(ampsched.Policy):\n    def __init__(self):\n        raise ValueError('no')\n    def decide(self, view):\n        pass\n", "{path}:P",
      "P() raised ValueError: no"),
+    ("class P(ampsched.Policy):\n    quantum_ms = 10\n", "{path}:P",
+     "P() raised TypeError: Can't instantiate abstract class P"),
     ("class P(ampsched.Policy):\n    def decide(self, view):\n        raise KeyError('boom')\n", "{path}:P",
      "decide (call 1) raised KeyError: 'boom'"),
     ("class P(ampsched.Policy):\n    def decide(self, view):\n        out = ampsched.Placement()\n"
