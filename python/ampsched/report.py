@@ -9,7 +9,7 @@ import math
 from html import escape
 
 from ._console import format_value
-from ._metrics import APP_TERMS, METRICS
+from ._metrics import APP_TERMS, CONSTANT_LOAD_NOTE, METRICS
 
 # Tableau 10 then a second set of clearly different hues; past those, hues spaced by the
 # golden angle stay distinct enough for a legend with tooltips.
@@ -289,4 +289,4 @@ def _glossary() -> str:
     items = [f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in APP_TERMS.items()]
     items += [f"<dt>{escape(k)} ({better} is better)</dt><dd>{escape(text)}</dd>"
               for k, (better, text) in METRICS.items()]
-    return f"<dl>{''.join(items)}</dl>"
+    return f"<dl>{''.join(items)}</dl><p>{escape(CONSTANT_LOAD_NOTE)}</p>"

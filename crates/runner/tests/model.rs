@@ -164,3 +164,18 @@ fn same_seed_gives_byte_identical_results() {
     assert_eq!(run(7), run(7));
 }
 
+
+#[test]
+fn energy_per_instruction_and_throughput_do_not_depend_on_the_program_length() {
+    // One compute-bound thread on a 2 GHz core drawing 10 W busy: 0.5 ns per instruction, so
+    // 10 W × 0.5 ns = 5 nJ per instruction and 2e9 instructions per second, however long it runs;
+    // the second, idle core (1 W idle) adds 1 W × 0.5 ns = 0.5 nJ per instruction.
+    let m = machine(&[(2, 2.0, 10.0, 1.0)], 100.0);
+    for instructions in [1e9, 4e9] {
+        let w = compute_apps(1, 1, instructions, 1.0, 0.0);
+        let met = ampsched_sim::metrics(&m, &simulate(&m, &w, "oblivious"), &[instructions * 0.5e-9]);
+        assert!((met.nj_per_instruction - 5.5).abs() < 1e-9, "{}", met.nj_per_instruction);
+        assert!((met.instructions_per_s - 2e9).abs() < 1.0, "{}", met.instructions_per_s);
+        assert!((met.energy_j - 11.0 * instructions * 0.5e-9).abs() < 1e-9, "energy scales with the length: {}", met.energy_j);
+    }
+}

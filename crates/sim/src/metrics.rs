@@ -31,6 +31,12 @@ pub struct Metrics {
     pub unfairness: f64,
     pub energy_j: f64,
     pub edp: f64,
+    /// Energy per instruction retired, nJ, and instructions retired per second: unlike
+    /// makespan, energy and EDP, these do not depend on how long the catalog made each program
+    /// under constant load (an app that finishes restarts, so the makespan is the longest
+    /// app's length, an invented number).
+    pub nj_per_instruction: f64,
+    pub instructions_per_s: f64,
     pub apps: Vec<AppMetrics>,
     /// Per core: energy, J.
     pub core_energy_j: Vec<f64>,
@@ -81,6 +87,7 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
         })
         .collect();
     let energy_j: f64 = core_energy_j.iter().sum();
+    let instructions = r.instructions();
     Metrics {
         makespan_s,
         antt: apps.iter().map(|a| a.slowdown).sum::<f64>() / n,
@@ -90,6 +97,8 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
         unfairness: max_sd / min_sd,
         energy_j,
         edp: energy_j * makespan_s,
+        nj_per_instruction: if instructions > 0.0 { energy_j / instructions * 1e9 } else { 0.0 },
+        instructions_per_s: if makespan_s > 0.0 { instructions / makespan_s } else { 0.0 },
         apps,
         core_energy_j,
     }

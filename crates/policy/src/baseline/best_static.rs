@@ -1,4 +1,4 @@
-//! `best-static`: the oracle of the Sáez thesis (§4.5, "best static assignment"): of all
+//! `best-static`: the oracle of the Sáez thesis (§4.3.3, "best static assignment"): of all
 //! fixed assignments of threads to core types, the one that minimises the mean slowdown
 //! (ANTT), found by trying them. The policy itself only applies a given assignment at thread
 //! start; `search` finds it, with an evaluator (the simulator) supplied by the caller.
@@ -24,7 +24,7 @@ use crate::{Build, PolicyInfo};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "best-static",
     description: "oracle: the fixed thread-to-core-type assignment with the lowest ANTT, found by simulation (<= 16 threads)",
-    source: "Sáez thesis, §4.5 (best static assignment)",
+    source: "Sáez thesis, §4.3.3 (best static assignment)",
     options: &[OptionInfo {
         name: "max_runs",
         kind: OptionKind::Integer { default: 64, min: 1, max: 1 << 20 },

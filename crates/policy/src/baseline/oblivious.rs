@@ -1,5 +1,5 @@
 //! `oblivious`: asymmetry-unaware scheduling, like Linux CFS without capacity awareness or the
-//! Sáez thesis's "Default" (§4.5): every thread may run on every core, and the local
+//! Sáez thesis's "Default" (§4.3.3): every thread may run on every core, and the local
 //! scheduler's load balancing (equal queue lengths, idle pull) decides where. It never
 //! makes a decision of its own.
 
@@ -10,7 +10,7 @@ use crate::{Build, PolicyInfo};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "oblivious",
     description: "asymmetry-unaware load balancing over all cores (Linux CFS, the thesis's Default)",
-    source: "Sáez thesis, §4.5 (Default)",
+    source: "Sáez thesis, §4.3.3 (Default)",
     options: &[],
     needs: Signals::NONE,
     build: Build::Policy(|_, _| Box::new(Oblivious)),

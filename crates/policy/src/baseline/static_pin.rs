@@ -1,6 +1,6 @@
 //! `static`: each thread is pinned, when it starts, to one core and never moved: the core with
 //! the fewest live pinned threads, lowest number first, so threads fill cores 0, 1, 2, ... in
-//! arrival order. This is the binding behind the Sáez thesis's "default metric" (§4.5: a
+//! arrival order. This is the binding behind the Sáez thesis's "default metric" (§4.3.3: a
 //! benchmark bound to one core for its whole run, with no migration).
 
 use ampsched_model::{CoreSet, Placement, Policy, Signals, SystemView, ThreadState, Trigger, Triggers};
@@ -11,7 +11,7 @@ use crate::{Build, PolicyInfo};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "static",
     description: "each thread pinned to one core in arrival order, never moved",
-    source: "Sáez thesis, §4.5 (the binding behind the default metric)",
+    source: "Sáez thesis, §4.3.3 (the binding behind the default metric)",
     options: &[],
     needs: Signals::NONE,
     build: Build::Policy(|_, m| Box::new(StaticPin::new(m.num_cores()))),
