@@ -2,6 +2,7 @@
 //! interface (`view`) that the simulator and the live agent both speak.
 
 pub mod book;
+pub mod cache;
 pub mod coreset;
 pub mod defaults;
 pub mod error;

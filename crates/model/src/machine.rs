@@ -1,4 +1,5 @@
-//! The machine: core types, cores, last-level-cache domains, migration cost, power.
+//! The machine: core types, cores, last-level-cache domains, memory (NUMA) nodes, migration
+//! cost, power.
 //!
 //! Cores are numbered in the order their types are listed. Capacity follows the Linux
 //! convention (Documentation/scheduler/sched-capacity.rst): 1024 is the fastest core, and
@@ -44,6 +45,8 @@ pub struct Core {
     pub cpu: usize,
     /// Index of the last-level-cache domain the core belongs to.
     pub llc: usize,
+    /// Index of the memory (NUMA) node the core belongs to (0 on a machine without `[[numa]]`).
+    pub node: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,13 +55,13 @@ pub struct Llc {
     pub cores: CoreSet,
 }
 
-/// What a migration costs the migrated thread, in time it occupies its new core without progress.
+/// What a migration costs the migrated thread, in time it occupies its new core without
+/// progress, besides refilling the LLC when it leaves its domain (which depends on the thread:
+/// see `cache`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MigrationCost {
     /// Paid on every migration (context transfer, cold private caches).
     pub fixed_ns: u64,
-    /// Paid in addition when the thread leaves its last-level-cache domain (refilling the LLC).
-    pub llc_refill_ns: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -66,19 +69,22 @@ pub struct Machine {
     pub name: String,
     pub description: String,
     pub source: String,
+    /// Latency of an LLC miss served by the thread's own memory node.
     pub memory_latency_ns: f64,
+    /// Latency of a miss served by another node (= `memory_latency_ns` without `[[numa]]`).
+    pub remote_memory_latency_ns: f64,
+    pub numa_nodes: usize,
     pub core_types: Vec<CoreType>,
     pub cores: Vec<Core>,
     pub llcs: Vec<Llc>,
     pub migration: MigrationCost,
 }
 
-/// Defaults for the migration cost when a machine file gives none. A migration in the thesis
-/// (Sáez, ch. 5, migration-overhead experiments) costs tens of microseconds of direct work plus
-/// the refill of the caches left behind; we charge 20 µs, and 200 µs more across LLC domains
-/// (refilling a few MB at memory bandwidth). Both are parameters of the machine file.
+/// The fixed migration cost when a machine file gives none. A migration in the thesis (Sáez,
+/// ch. 5, migration-overhead experiments) costs tens of microseconds of direct work plus the
+/// refill of the caches left behind; we charge 20 µs, a parameter of the machine file. The LLC
+/// refill comes on top, from the thread's own footprint.
 pub const DEFAULT_MIGRATION_FIXED_US: f64 = 20.0;
-pub const DEFAULT_MIGRATION_LLC_REFILL_US: f64 = 200.0;
 
 impl Machine {
     /// Read a machine from TOML text. `source` names the file in error messages.
@@ -89,6 +95,7 @@ impl Machine {
         let description = root.opt_str("description")?.unwrap_or_default();
         let src = root.opt_str("source")?.unwrap_or_default();
         let memory_latency_ns = root.positive("memory_latency_ns")?;
+        let remote_latency = root.opt_positive("remote_memory_latency_ns")?;
 
         let mut core_types = Vec::new();
         let type_nodes = root.tables("core_type")?;
@@ -127,7 +134,7 @@ impl Machine {
             for i in 0..ct.count {
                 let id = cores.len();
                 let cpu = type_cpus[t].as_ref().map_or(id, |l| l[i]);
-                cores.push(Core { id, core_type: t, cpu, llc: usize::MAX });
+                cores.push(Core { id, core_type: t, cpu, llc: usize::MAX, node: 0 });
             }
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -139,47 +146,75 @@ impl Machine {
         }
 
         let mut llcs = Vec::new();
+        let mut llc_of = vec![usize::MAX; cores.len()];
         for mut n in root.tables("llc")? {
             let size_kb = n.opt_positive("size_kb")?;
-            let members = n.opt_index_list("cores")?.ok_or_else(|| n.err("cores", "missing required key"))?;
-            let mut set = CoreSet::EMPTY;
-            for c in members {
-                if c >= cores.len() {
-                    return Err(n.err("cores", format!("core {c} does not exist (the machine has {} cores)", cores.len())));
-                }
-                if cores[c].llc != usize::MAX {
-                    return Err(n.err("cores", format!("core {c} is already in another [[llc]] domain")));
-                }
-                cores[c].llc = llcs.len();
-                set.insert(c);
-            }
+            let set = read_domain(&mut n, &mut llc_of, llcs.len(), "[[llc]] domain")?;
             n.finish()?;
             llcs.push(Llc { size_kb, cores: set });
         }
         // A core listed in no domain has a private last-level cache.
-        for c in 0..cores.len() {
-            if cores[c].llc == usize::MAX {
-                cores[c].llc = llcs.len();
+        for (c, core) in cores.iter_mut().enumerate() {
+            if llc_of[c] == usize::MAX {
+                llc_of[c] = llcs.len();
                 llcs.push(Llc { size_kb: None, cores: CoreSet::single(c) });
             }
+            core.llc = llc_of[c];
         }
 
-        let mut migration = MigrationCost {
-            fixed_ns: us_to_ns(DEFAULT_MIGRATION_FIXED_US),
-            llc_refill_ns: us_to_ns(DEFAULT_MIGRATION_LLC_REFILL_US),
+        // Memory nodes: every core in exactly one, or none given (uniform memory).
+        let numa = root.tables("numa")?;
+        let numa_nodes = numa.len().max(1);
+        if !numa.is_empty() {
+            let mut node_of = vec![usize::MAX; cores.len()];
+            for (i, mut n) in numa.into_iter().enumerate() {
+                read_domain(&mut n, &mut node_of, i, "[[numa]] node")?;
+                n.finish()?;
+            }
+            if let Some(c) = node_of.iter().position(|&x| x == usize::MAX) {
+                return Err(root.err("numa", format!("core {c} is in no [[numa]] node (list every core in one)")));
+            }
+            for (core, node) in cores.iter_mut().zip(node_of) {
+                core.node = node;
+            }
+        }
+        let remote_memory_latency_ns = match (numa_nodes > 1, remote_latency) {
+            (true, None) => return Err(root.err("remote_memory_latency_ns", "missing required key (the machine has [[numa]] nodes)")),
+            (true, Some(r)) if r < memory_latency_ns => {
+                return Err(root.err("remote_memory_latency_ns", format!("{r} is below memory_latency_ns ({memory_latency_ns}): remote memory is not faster")))
+            }
+            (true, Some(r)) => r,
+            (false, Some(_)) => return Err(root.err("remote_memory_latency_ns", "only meaningful with [[numa]] nodes")),
+            (false, None) => memory_latency_ns,
         };
+
+        let mut migration = MigrationCost { fixed_ns: us_to_ns(DEFAULT_MIGRATION_FIXED_US) };
         if let Some(mut n) = root.opt_table("migration")? {
             if let Some(us) = n.opt_non_negative("cost_us")? {
                 migration.fixed_ns = us_to_ns(us);
             }
-            if let Some(us) = n.opt_non_negative("llc_refill_us")? {
-                migration.llc_refill_ns = us_to_ns(us);
+            if n.has("llc_refill_us") {
+                return Err(n.err(
+                    "llc_refill_us",
+                    "no longer a machine key: an LLC refill now costs each thread its own footprint (a phase's footprint_kb or miss_curve)",
+                ));
             }
             n.finish()?;
         }
         root.finish()?;
 
-        let mut m = Machine { name, description, source: src, memory_latency_ns, core_types, cores, llcs, migration };
+        let mut m = Machine {
+            name,
+            description,
+            source: src,
+            memory_latency_ns,
+            remote_memory_latency_ns,
+            numa_nodes,
+            core_types,
+            cores,
+            llcs,
+            migration,
+        };
         m.derive_capacities();
         Ok(m)
     }
@@ -268,6 +303,37 @@ impl Machine {
         self.all_cores().difference(self.fast_cores())
     }
 
+    /// The LLC capacity a thread alone on a core of type `ty` gets: the size of the first such
+    /// core's LLC domain. A domain without `size_kb` counts as unbounded (a miss curve is then
+    /// read at its largest size); `check_llc_sizes` refuses that for workloads with curves.
+    pub fn llc_size_kb_of_type(&self, ty: usize) -> f64 {
+        let c = self.cores.iter().find(|c| c.core_type == ty).map_or(0, |c| c.id);
+        self.llc_size_kb(c)
+    }
+
+    /// The size of core `c`'s LLC domain, unbounded if the machine does not say.
+    pub fn llc_size_kb(&self, c: usize) -> f64 {
+        self.llcs[self.cores[c].llc].size_kb.unwrap_or(f64::INFINITY)
+    }
+
+    /// A workload whose miss rates depend on the cache needs every LLC's size.
+    pub fn check_llc_sizes(&self, file: &str, workload_has_curves: bool) -> Result<()> {
+        if !workload_has_curves {
+            return Ok(());
+        }
+        match self.llcs.iter().position(|l| l.size_kb.is_none()) {
+            None => Ok(()),
+            Some(i) => {
+                let c = self.llcs[i].cores.first().unwrap_or(0);
+                Err(crate::InputError::new(
+                    file,
+                    "llc",
+                    format!("the LLC of core {c} has no size_kb, and the workload's miss curves need it (add an [[llc]] with size_kb)"),
+                ))
+            }
+        }
+    }
+
     pub fn is_fast(&self, core: usize) -> bool {
         self.is_fast_type(self.cores[core].core_type)
     }
@@ -322,6 +388,24 @@ fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Resul
         }
     };
     Ok((levels, powers))
+}
+
+/// Read a domain's `cores` into `owner` (core -> domain index), refusing a core that does not
+/// exist or already has a domain of this kind.
+fn read_domain(n: &mut Node, owner: &mut [usize], index: usize, kind: &str) -> Result<CoreSet> {
+    let members = n.opt_index_list("cores")?.ok_or_else(|| n.err("cores", "missing required key"))?;
+    let mut set = CoreSet::EMPTY;
+    for c in members {
+        if c >= owner.len() {
+            return Err(n.err("cores", format!("core {c} does not exist (the machine has {} cores)", owner.len())));
+        }
+        if owner[c] != usize::MAX {
+            return Err(n.err("cores", format!("core {c} is already in another {kind}")));
+        }
+        owner[c] = index;
+        set.insert(c);
+    }
+    Ok(set)
 }
 
 fn us_to_ns(us: f64) -> u64 {

@@ -1,29 +1,32 @@
-//! The performance model: how long a chunk of instructions takes on a core type.
+//! The performance model: how long a chunk of instructions takes on a core.
 //!
 //! The simple model is the one the Sáez thesis uses to estimate speedup factors (§4.1.3,
 //! "Performance model"): execution time at the core's clock plus a stall of one memory latency
 //! per last-level-cache miss, which does not scale with the clock:
 //!
-//!   time(instructions, core) = instructions × (cpi × cpi_scale / freq + llc_mpki / 1000 × memory_latency)
+//!   time(instructions, core) = instructions × (cpi × cpi_scale / freq + mpki / 1000 × memory_latency)
 //!
-//! So a compute-bound thread (llc_mpki ≈ 0) has a speedup factor (SF = time on slow / time on
+//! So a compute-bound thread (mpki ≈ 0) has a speedup factor (SF = time on slow / time on
 //! fast) equal to the ratio of the cores' peak rates, and a memory-bound one an SF near 1.
-//! The engine asks the model only for nanoseconds per instruction, so a richer model can replace it.
+//! The miss rate and the latency are the engine's to give: the miss rate depends on the LLC
+//! capacity the thread gets (`cache`), the latency on whether its memory is on the core's
+//! node. The engine asks the model only for nanoseconds per instruction, so a richer model can
+//! replace it.
 
-use crate::machine::{CoreType, Machine, MAX_CORE_TYPES};
+use crate::machine::{CoreType, Machine};
 use crate::workload::Profile;
 
 pub trait PerfModel: Send + Sync {
-    /// Nanoseconds per instruction of a chunk with `profile` on a core of type `core_type`.
-    fn ns_per_instruction(&self, machine: &Machine, core_type: &CoreType, profile: &Profile) -> f64;
+    /// Nanoseconds per instruction on a core of type `core_type`, for a chunk with CPI `cpi`
+    /// (on the reference big core) that misses `mpki` times per thousand instructions, each
+    /// miss taking `memory_latency_ns`.
+    fn ns_per_instruction_at(&self, core_type: &CoreType, cpi: f64, mpki: f64, memory_latency_ns: f64) -> f64;
 
-    /// The same for every core type of the machine, in type order.
-    fn ns_per_instruction_by_type(&self, machine: &Machine, profile: &Profile) -> [f64; MAX_CORE_TYPES] {
-        let mut out = [0.0; MAX_CORE_TYPES];
-        for (i, t) in machine.core_types.iter().enumerate() {
-            out[i] = self.ns_per_instruction(machine, t, profile);
-        }
-        out
+    /// The same for a chunk with `profile` running alone on a core of type `ty`: the whole of
+    /// that core's LLC, its memory local.
+    fn ns_per_instruction(&self, machine: &Machine, ty: usize, profile: &Profile) -> f64 {
+        let mpki = profile.misses.mpki_at(machine.llc_size_kb_of_type(ty));
+        self.ns_per_instruction_at(&machine.core_types[ty], profile.cpi, mpki, machine.memory_latency_ns)
     }
 }
 
@@ -32,12 +35,12 @@ pub trait PerfModel: Send + Sync {
 pub struct SimpleModel;
 
 impl PerfModel for SimpleModel {
-    fn ns_per_instruction(&self, machine: &Machine, t: &CoreType, p: &Profile) -> f64 {
-        p.cpi * t.cpi_scale / t.freq_ghz + p.llc_mpki / 1000.0 * machine.memory_latency_ns
+    fn ns_per_instruction_at(&self, t: &CoreType, cpi: f64, mpki: f64, memory_latency_ns: f64) -> f64 {
+        cpi * t.cpi_scale / t.freq_ghz + mpki / 1000.0 * memory_latency_ns
     }
 }
 
-/// The speedup factor of `profile` between core types `fast` and `slow` under `model`.
+/// The solo speedup factor of `profile` between core types `fast` and `slow` under `model`.
 pub fn speedup_factor(model: &dyn PerfModel, m: &Machine, profile: &Profile, fast: usize, slow: usize) -> f64 {
-    model.ns_per_instruction(m, &m.core_types[slow], profile) / model.ns_per_instruction(m, &m.core_types[fast], profile)
+    model.ns_per_instruction(m, slow, profile) / model.ns_per_instruction(m, fast, profile)
 }

@@ -157,15 +157,24 @@ impl<'a> Node<'a> {
 
     /// A non-empty list of numbers > 0.
     pub fn opt_positive_list(&mut self, key: &'static str) -> Result<Option<Vec<f64>>> {
+        self.opt_number_list(key, "a number > 0", |x| x > 0.0)
+    }
+
+    /// A non-empty list of numbers ≥ 0.
+    pub fn opt_non_negative_list(&mut self, key: &'static str) -> Result<Option<Vec<f64>>> {
+        self.opt_number_list(key, "a number ≥ 0", |x| x >= 0.0)
+    }
+
+    fn opt_number_list(&mut self, key: &'static str, what: &str, ok: fn(f64) -> bool) -> Result<Option<Vec<f64>>> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Array(items)) if !items.is_empty() => {
                 let mut out = Vec::new();
                 for (i, v) in items.iter().enumerate() {
                     match v {
-                        Value::Float(x) if x.is_finite() && *x > 0.0 => out.push(*x),
-                        Value::Integer(n) if *n > 0 => out.push(*n as f64),
-                        other => return Err(self.err(&format!("{key}[{i}]"), format!("expected a number > 0, got {other}"))),
+                        Value::Float(x) if x.is_finite() && ok(*x) => out.push(*x),
+                        Value::Integer(n) if ok(*n as f64) => out.push(*n as f64),
+                        other => return Err(self.err(&format!("{key}[{i}]"), format!("expected {what}, got {other}"))),
                     }
                 }
                 Ok(Some(out))

@@ -7,15 +7,25 @@
 
 use std::collections::BTreeMap;
 
+use crate::cache::MissCurve;
 use crate::error::Result;
 use crate::toml_read::{parse, Node};
 
-/// How a thread behaves at a compute chunk: its CPI on the reference big core and its
-/// last-level-cache misses per thousand instructions.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How a thread behaves at a compute chunk: its CPI on the reference big core, its
+/// last-level-cache misses per thousand instructions as a function of the capacity it gets,
+/// and the cached data a migration to another LLC leaves behind (see `cache`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub cpi: f64,
-    pub llc_mpki: f64,
+    pub misses: MissCurve,
+    pub footprint_kb: f64,
+}
+
+impl Profile {
+    /// A profile whose miss rate does not depend on the cache (a flat curve, no footprint).
+    pub fn flat(cpi: f64, llc_mpki: f64) -> Profile {
+        Profile { cpi, misses: MissCurve::flat(llc_mpki), footprint_kb: 0.0 }
+    }
 }
 
 /// A program's architectural signature, as an offline profiling run of the whole program would
@@ -26,6 +36,16 @@ pub struct Profile {
 pub struct Signature {
     pub cpi: f64,
     pub llc_mpki: f64,
+}
+
+impl Phase {
+    /// The profile of the instructions the phase retires, if it retires any.
+    pub fn profile(&self) -> Option<&Profile> {
+        match self {
+            Phase::Compute { profile, .. } | Phase::Serial { profile, .. } | Phase::Critical { profile, .. } => Some(profile),
+            Phase::Barrier { .. } | Phase::Sleep { .. } => None,
+        }
+    }
 }
 
 /// How a thread waits for a barrier, a serial section or a lock.
@@ -188,6 +208,11 @@ impl Workload {
     }
 
     /// True when every group of every app gives a signature (`Signals::HINTS` can be met).
+    /// Whether some phase's miss rate depends on the LLC capacity it gets.
+    pub fn has_miss_curves(&self) -> bool {
+        self.apps.iter().flat_map(|a| &a.groups).flat_map(|g| &g.phases).any(|p| p.profile().is_some_and(|pr| !pr.misses.is_flat()))
+    }
+
     pub fn has_signatures(&self) -> bool {
         self.apps.iter().all(|a| a.groups.iter().all(|g| g.signature.is_some()))
     }
@@ -313,11 +338,17 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
 }
 
 /// CPI defaults to 1.0 and LLC misses to none: a compute-bound chunk on the reference core.
+/// Misses are a flat `llc_mpki` or a `miss_curve`; the footprint defaults to the curve's knee.
 fn read_profile(p: &mut Node) -> Result<Profile> {
-    Ok(Profile {
-        cpi: p.opt_positive("cpi")?.unwrap_or(1.0),
-        llc_mpki: p.opt_non_negative("llc_mpki")?.unwrap_or(0.0),
-    })
+    let cpi = p.opt_positive("cpi")?.unwrap_or(1.0);
+    let flat = p.opt_non_negative("llc_mpki")?;
+    let misses = match (flat, MissCurve::read(p)?) {
+        (Some(_), Some(_)) => return Err(p.err("miss_curve", "give either llc_mpki or miss_curve, not both")),
+        (_, Some(curve)) => curve,
+        (mpki, None) => MissCurve::flat(mpki.unwrap_or(0.0)),
+    };
+    let footprint_kb = p.opt_non_negative("footprint_kb")?.unwrap_or_else(|| misses.knee_kb());
+    Ok(Profile { cpi, misses, footprint_kb })
 }
 
 /// `[app.signature]` (or `[app.group.signature]`): `cpi` and `llc_mpki`, both required.

@@ -66,10 +66,10 @@ fn slots(m: &Machine, w: &Workload) -> usize {
                     .iter()
                     .map(|p| match p {
                         Phase::Compute { instructions, profile } | Phase::Serial { instructions, profile, .. } => {
-                            instructions * SimpleModel.ns_per_instruction(m, &m.core_types[ty], profile)
+                            instructions * SimpleModel.ns_per_instruction(m, ty, profile)
                         }
                         Phase::Critical { cs_instructions, between_instructions, count, profile, .. } => {
-                            (cs_instructions + between_instructions) * *count as f64 * SimpleModel.ns_per_instruction(m, &m.core_types[ty], profile)
+                            (cs_instructions + between_instructions) * *count as f64 * SimpleModel.ns_per_instruction(m, ty, profile)
                         }
                         _ => 0.0,
                     })

@@ -93,7 +93,7 @@ fn speedup_factor_of_compute_and_memory_bound_threads() {
         assert!((ts / tf - sf).abs() < 1e-6, "mpki {mpki}: SF {} != {sf}", ts / tf);
         // The model's own SF helper (what SF estimators will use) agrees with the simulation.
         let both = machine(&[(1, 2.0, 1.0, 0.0), (1, 1.0, 1.0, 0.0)], 100.0);
-        let profile = ampsched_model::Profile { cpi: 1.0, llc_mpki: mpki };
+        let profile = ampsched_model::Profile::flat(1.0, mpki);
         assert!((ampsched_model::perf::speedup_factor(&SimpleModel, &both, &profile, 0, 1) - sf).abs() < 1e-12);
     }
 }

@@ -5,7 +5,8 @@
 
 use ampsched_model::{ThreadState, Trigger};
 
-use crate::engine::{Engine, Pending};
+use crate::engine::{Engine, Move, Pending};
+use crate::memory::NO_HOME;
 use crate::events::Event;
 use crate::interp::Act;
 use crate::local::share::cores_on_side;
@@ -45,9 +46,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let ctr = &mut v.per_type[ty];
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
+        if rt.refill_ns > 0 {
+            // The refill is paid first: its misses are the cold start a counter sees.
+            let refilled = paid.min(rt.refill_ns);
+            let misses = rt.refill_misses * refilled as f64 / rt.refill_ns as f64;
+            ctr.llc_misses += misses;
+            rt.refill_misses -= misses;
+            rt.refill_ns -= refilled;
+        }
         match &mut rt.act {
             Act::Compute { remaining } => {
-                let retired = if done { *remaining } else { (useful as f64 / rt.tpi[ty]).min(*remaining) };
+                let retired = if done { *remaining } else { (useful as f64 / rt.tpi).min(*remaining) };
                 *remaining -= retired;
                 ctr.instructions += retired;
                 ctr.llc_misses += retired * rt.llc_mpki / 1000.0;
@@ -68,13 +77,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Schedule core `c`'s next event for its running thread.
     pub(crate) fn plan(&mut self, c: usize) {
+        self.update_rate(c);
         let core = &mut self.cores[c];
         let t = core.running.expect("plan needs a running thread");
         let rt = &self.rts[t as usize];
-        let ty = self.dvfs.machine.cores[c].core_type;
         let work = match rt.act {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
-            Act::Compute { remaining } if remaining > 0.0 => ((remaining * rt.tpi[ty]).round() as u64).max(1),
+            Act::Compute { remaining } if remaining > 0.0 => ((remaining * rt.tpi).round() as u64).max(1),
             Act::Compute { .. } => 0,
             Act::Spin { budget: Some(b) } => b,
             Act::Spin { budget: None } => u64::MAX / 4,
@@ -117,12 +126,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             o.run_ended(Segment { core: c as u32, thread: t, start_ns: core.run_start, end_ns: self.now });
         }
         self.sched.put_prev(t, c);
+        self.llc_changed(c);
         let rt = &mut self.rts[t as usize];
-        if let Some((prev, cost)) = rt.unpaid_move.take() {
+        if let Some(mv) = rt.unpaid_move.take() {
             // Taken off in the instant it was dispatched: it never ran here, so it did not move.
-            rt.debt_ns -= cost;
-            rt.last_ran = prev;
-            if prev.is_some() {
+            rt.debt_ns -= mv.cost_ns;
+            rt.refill_ns -= mv.refill_ns;
+            rt.refill_misses -= mv.refill_misses;
+            rt.last_ran = mv.from;
+            if mv.from.is_some() {
                 self.book.threads[t as usize].migrations -= 1;
                 self.stats.migrations -= 1;
             }
@@ -160,27 +172,32 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     fn dispatch(&mut self, c: usize, t: u32) {
-        let rt = &mut self.rts[t as usize];
-        let v = &mut self.book.threads[t as usize];
         let m = &self.dvfs.machine;
-        if let Some(prev) = rt.last_ran {
-            if prev != c {
-                // A migration: the thread pays a fixed cost, and refills the LLC if it left its domain.
-                let mut cost = m.migration.fixed_ns;
-                if m.cores[prev].llc != m.cores[c].llc {
-                    cost += m.migration.llc_refill_ns;
-                }
-                rt.debt_ns += cost;
-                rt.unpaid_move = Some((Some(prev), cost));
-                v.migrations += 1;
+        if self.rts[t as usize].home_node == NO_HOME {
+            // First touch: its memory is allocated on the node it first runs on.
+            self.rts[t as usize].home_node = m.cores[c].node as u16;
+        }
+        let charged = match self.rts[t as usize].last_ran {
+            None => Some(Move { from: None, cost_ns: 0, refill_ns: 0, refill_misses: 0.0 }),
+            Some(prev) if prev != c => {
+                // A migration: a fixed cost, and the refill of its cached data if it left its LLC.
+                let (refill_ns, refill_misses) = if m.cores[prev].llc != m.cores[c].llc { self.refill_cost(t, c) } else { (0, 0.0) };
+                self.book.threads[t as usize].migrations += 1;
                 self.stats.migrations += 1;
                 if let Some(o) = &mut self.trace {
                     o.migrated(self.now, t, prev as u32, c as u32);
                 }
+                Some(Move { from: Some(prev), cost_ns: m.migration.fixed_ns + refill_ns, refill_ns, refill_misses })
             }
-        }
-        if rt.last_ran.is_none() {
-            rt.unpaid_move = Some((None, 0));
+            Some(_) => None,
+        };
+        let rt = &mut self.rts[t as usize];
+        let v = &mut self.book.threads[t as usize];
+        if let Some(mv) = charged {
+            rt.debt_ns += mv.cost_ns;
+            rt.refill_ns += mv.refill_ns;
+            rt.refill_misses += mv.refill_misses;
+            rt.unpaid_move = Some(mv);
         }
         rt.last_ran = Some(c);
         v.core = Some(c);
@@ -190,6 +207,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         core.seg_start = self.now;
         core.run_start = self.now;
         core.slice_end = self.now + self.sched.slice_ns(t);
+        self.llc_changed(c);
     }
 
     /// Queue runnable thread `t` where the local scheduler chooses (on the side of the machine

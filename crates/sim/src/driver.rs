@@ -129,8 +129,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// Every core of type `ty` runs at `ghz` from now: what its threads did so far is accounted
-    /// at the old frequency, every computing thread's time per instruction is asked of the
-    /// model again, and the busy cores are re-planned.
+    /// at the old frequency, and the busy cores are re-planned, which asks the model for their
+    /// threads' time per instruction again.
     fn set_frequency(&mut self, ty: usize, ghz: f64) -> bool {
         if self.dvfs.machine.core_types[ty].freq_ghz == ghz {
             return false;
@@ -141,13 +141,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             self.dvfs.split_busy(c, self.cores[c].busy_ns);
         }
         self.dvfs.set(ty, ghz);
-        for t in 0..self.rts.len() as u32 {
-            if let Some(profile) = self.computing_profile(t) {
-                self.rts[t as usize].tpi = self.model.ns_per_instruction_by_type(&self.dvfs.machine, profile);
-            }
-        }
         for c in of_type {
             if self.cores[c].running.is_some() {
+                // Re-planned at the new clock; its co-runners' cache shares change with its speed.
+                self.llc_changed(c);
                 self.mark_dirty(c as u32);
             }
         }

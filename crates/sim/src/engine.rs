@@ -82,20 +82,36 @@ pub(crate) struct ThreadRt {
     pub pc: u32,
     pub step: Step,
     pub act: Act,
-    /// ns per instruction of the current chunk on each core type.
-    pub tpi: [f64; MAX_CORE_TYPES],
+    /// ns per instruction of the current chunk on its core, since it was last accounted.
+    pub tpi: f64,
+    /// LLC misses per thousand instructions, the same way.
     pub llc_mpki: f64,
+    /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
+    pub home_node: u16,
     /// Boxed: rare, and kept out of the way of the hot fields.
     pub share: Option<Box<ShareRounds>>,
     /// The core it last ran on: a run elsewhere is a migration.
     pub last_ran: Option<usize>,
-    /// The migration charged at its latest dispatch (previous core, cost), until it has run: a
-    /// dispatch undone in the same instant (the policy moved it at once) is no migration.
-    pub unpaid_move: Option<(Option<usize>, u64)>,
-    /// Time the thread still owes to its last migration before it makes progress.
+    /// The migration charged at its latest dispatch, until it has run: a dispatch undone in
+    /// the same instant (the policy moved it at once) is no migration.
+    pub unpaid_move: Option<Move>,
+    /// Time the thread still owes to its migrations before it makes progress.
     pub debt_ns: u64,
+    /// The part of `debt_ns` that refills the LLC, and the misses it makes (counted as paid).
+    pub refill_ns: u64,
+    pub refill_misses: f64,
     /// In a wait (barrier, serial, lock): counted out of `able`.
     pub waiting: bool,
+}
+
+/// A dispatch's migration, as charged.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Move {
+    /// The core it came from (None: its first dispatch, no migration).
+    pub from: Option<usize>,
+    pub cost_ns: u64,
+    pub refill_ns: u64,
+    pub refill_misses: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -179,6 +195,11 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) fast_cores: CoreSet,
     /// Reused buffer for the local scheduler's balancing moves.
     moved: Vec<(u32, usize)>,
+    /// Some phase's miss rate depends on its LLC capacity, and some LLC is shared: co-runners
+    /// change each other's speed (`memory`).
+    pub(crate) shared_curves: bool,
+    /// LLC domains whose running threads changed in this handler.
+    pub(crate) llc_dirty: Vec<u32>,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -235,6 +256,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             fast_type_mask: m.fast_type_mask(),
             fast_cores: m.fast_cores(),
             moved: Vec::new(),
+            shared_curves: w.has_miss_curves() && m.llcs.iter().any(|l| l.cores.len() > 1),
+            llc_dirty: Vec::new(),
         }
     }
 
@@ -300,11 +323,20 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 self.place(p.thread);
             }
         }
+        self.reschedule_dirty();
+        // A re-planned core may switch threads at its slice end, which changes its domain again.
+        while !self.llc_dirty.is_empty() {
+            self.refresh_llcs();
+            self.reschedule_dirty();
+        }
+        Ok(())
+    }
+
+    fn reschedule_dirty(&mut self) {
         while let Some(c) = self.dirty.pop() {
             self.cores[c as usize].dirty = false;
             self.reschedule(c as usize);
         }
-        Ok(())
     }
 
     /// The local scheduler's periodic balancing, carried out.

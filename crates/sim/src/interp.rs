@@ -2,13 +2,13 @@
 //! barrier, serial section, critical sections), starts app runs, and decides what a thread
 //! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
 
-use ampsched_model::machine::MAX_CORE_TYPES;
 use ampsched_model::workload::{Phase, Profile, Scope, Wait};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
 
 use crate::engine::{Engine, Pending, ThreadRt};
 use crate::events::Event;
 use crate::local::LocalScheduler;
+use crate::memory::NO_HOME;
 use crate::sync::Barrier;
 
 /// Where a thread is in its phase list.
@@ -77,12 +77,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     pc: 0,
                     step: Step::Enter,
                     act: Act::Off,
-                    tpi: [0.0; MAX_CORE_TYPES],
+                    tpi: 0.0,
                     llc_mpki: 0.0,
+                    home_node: NO_HOME,
                     share: None,
                     last_ran: None,
                     unpaid_move: None,
                     debt_ns: 0,
+                    refill_ns: 0,
+                    refill_misses: 0.0,
                     waiting: false,
                 });
                 self.allowed.push(all);
@@ -117,11 +120,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
     }
 
-    fn set_compute(&mut self, t: u32, instructions: f64, profile: &Profile) {
-        let rt = &mut self.rts[t as usize];
-        rt.tpi = self.model.ns_per_instruction_by_type(&self.dvfs.machine, profile);
-        rt.llc_mpki = profile.llc_mpki;
-        rt.act = Act::Compute { remaining: instructions };
+    /// Its rate on a core is set when the core is planned (`memory`).
+    fn set_compute(&mut self, t: u32, instructions: f64) {
+        self.rts[t as usize].act = Act::Compute { remaining: instructions };
     }
 
     fn start_wait(&mut self, t: u32, wait: Wait) -> Next {
@@ -155,8 +156,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             };
             let step = self.rts[t as usize].step;
             match (phase, step) {
-                (Phase::Compute { instructions, profile }, Step::Enter) => {
-                    self.set_compute(t, *instructions, profile);
+                (Phase::Compute { instructions, .. }, Step::Enter) => {
+                    self.set_compute(t, *instructions);
                     self.rts[t as usize].step = Step::Computing;
                     return Next::Compute;
                 }
@@ -173,11 +174,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     self.rts[t as usize].step = Step::SyncWait;
                     return self.start_wait(t, *wait);
                 }
-                (Phase::Serial { instructions, profile, wait, scope }, Step::Enter) => {
+                (Phase::Serial { instructions, wait, scope, .. }, Step::Enter) => {
                     let leader = self.leader(t, *scope);
                     let complete = self.arrive(t, *scope, true);
                     if complete && leader == t {
-                        self.set_compute(t, *instructions, profile);
+                        self.set_compute(t, *instructions);
                         self.rts[t as usize].step = Step::Leading;
                         return Next::Compute;
                     }
@@ -188,8 +189,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     }
                     return next;
                 }
-                (Phase::Serial { instructions, profile, .. }, Step::LeaderWait) => {
-                    self.set_compute(t, *instructions, profile);
+                (Phase::Serial { instructions, .. }, Step::LeaderWait) => {
+                    self.set_compute(t, *instructions);
                     self.rts[t as usize].step = Step::Leading;
                     return Next::Compute;
                 }
@@ -199,19 +200,19 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     }
                     self.next_phase(t);
                 }
-                (Phase::Critical { between_instructions, profile, .. }, Step::Enter) => {
+                (Phase::Critical { between_instructions, .. }, Step::Enter) => {
                     if *between_instructions > 0.0 {
-                        self.set_compute(t, *between_instructions, profile);
+                        self.set_compute(t, *between_instructions);
                         self.rts[t as usize].step = Step::Between(0);
                         return Next::Compute;
                     }
                     self.rts[t as usize].step = Step::Between(0);
                 }
-                (Phase::Critical { lock, cs_instructions, profile, wait, .. }, Step::Between(i)) => {
+                (Phase::Critical { lock, cs_instructions, wait, .. }, Step::Between(i)) => {
                     let app = self.rts[t as usize].app as usize;
                     match self.apps[app].locks[*lock].acquire(t, self.now) {
                         Ok(()) => {
-                            self.set_compute(t, *cs_instructions, profile);
+                            self.set_compute(t, *cs_instructions);
                             self.rts[t as usize].step = Step::Inside(i);
                             return Next::Compute;
                         }
@@ -222,12 +223,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                         }
                     }
                 }
-                (Phase::Critical { cs_instructions, profile, .. }, Step::Acquiring(i)) => {
-                    self.set_compute(t, *cs_instructions, profile);
+                (Phase::Critical { cs_instructions, .. }, Step::Acquiring(i)) => {
+                    self.set_compute(t, *cs_instructions);
                     self.rts[t as usize].step = Step::Inside(i);
                     return Next::Compute;
                 }
-                (Phase::Critical { lock, count, between_instructions, profile, .. }, Step::Inside(i)) => {
+                (Phase::Critical { lock, count, between_instructions, .. }, Step::Inside(i)) => {
                     self.unlock(t, *lock);
                     if i + 1 == *count {
                         self.next_phase(t);
@@ -235,7 +236,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     }
                     self.rts[t as usize].step = Step::Between(i + 1);
                     if *between_instructions > 0.0 {
-                        self.set_compute(t, *between_instructions, profile);
+                        self.set_compute(t, *between_instructions);
                         return Next::Compute;
                     }
                 }
@@ -340,7 +341,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         match next {
             Next::Compute | Next::Spin if on_cpu => {
                 if state == ThreadState::Running {
-                    self.mark_dirty(self.book.threads[t as usize].core.expect("running thread has a core") as u32);
+                    let c = self.book.threads[t as usize].core.expect("running thread has a core");
+                    // What it does (a new phase, or spinning) changes what its LLC co-runners get.
+                    self.llc_changed(c);
+                    self.mark_dirty(c as u32);
                 }
             }
             Next::Compute | Next::Spin => {

@@ -8,6 +8,7 @@ pub mod engine;
 pub mod events;
 mod finish;
 mod interp;
+mod memory;
 pub mod local;
 pub mod metrics;
 pub mod observe;

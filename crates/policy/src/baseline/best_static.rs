@@ -94,10 +94,10 @@ fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
                     .iter()
                     .map(|p| match p {
                         Phase::Compute { instructions, profile } | Phase::Serial { instructions, profile, .. } => {
-                            instructions * model.ns_per_instruction(m, &m.core_types[ty], profile)
+                            instructions * model.ns_per_instruction(m, ty, profile)
                         }
                         Phase::Critical { cs_instructions, between_instructions, count, profile, .. } => {
-                            (cs_instructions + between_instructions) * *count as f64 * model.ns_per_instruction(m, &m.core_types[ty], profile)
+                            (cs_instructions + between_instructions) * *count as f64 * model.ns_per_instruction(m, ty, profile)
                         }
                         Phase::Barrier { .. } | Phase::Sleep { .. } => 0.0,
                     })
