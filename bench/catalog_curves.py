@@ -139,6 +139,14 @@ def corun(machine, placement):
 
 def load_programs(name):
     data = tomllib.loads((CATALOG / "programs" / f"{name}.toml").read_text())
+    for p in data["program"]:
+        for i, ph in enumerate(p["phase"]):
+            if "miss_curve" in ph:
+                sizes, vals = curve(ph)
+                where = f"{name}.toml, {p['name']} phase {i + 1}"
+                assert len(sizes) == len(vals) > 0, f"{where}: size_kb and mpki differ in length"
+                assert all(a < b for a, b in zip(sizes, sizes[1:])), f"{where}: sizes not increasing"
+                assert all(v >= 0 for v in vals) and all(a >= b for a, b in zip(vals, vals[1:])), f"{where}: mpki negative or increasing"
     return {p["name"]: p for p in data["program"]}
 
 
