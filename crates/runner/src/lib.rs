@@ -72,7 +72,9 @@ impl Experiment {
         if !(settings.slice_ms > 0.0 && settings.slice_ms.is_finite()) {
             return Err(InputError::new("--slice-ms", "", format!("must be a number > 0, got {}", settings.slice_ms)).into());
         }
-        Ok(Experiment { machine: catalog::machine(machine)?, workload: catalog::workload(workload)?, settings, solo_s: None })
+        let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
+        m.check_llc_sizes(machine, w.has_miss_curves())?;
+        Ok(Experiment { machine: m, workload: w, settings, solo_s: None })
     }
 
     fn config(&self, segments: usize) -> SimConfig {

@@ -77,6 +77,13 @@ fn policy_and_name_errors() {
     let dir = ScratchDir::new("errors");
     let big = dir.write("17-threads.toml", "[[app]]\nname = \"a\"\nthreads = 17\nprogram = \"gzip\"\n");
     assert!(run("dvfs-2x", &big, "best-static").contains("the oracle searches at most 16 threads; workload"));
+    // Miss curves need the size of every LLC: the listed one has none.
+    let sizeless = dir.write("sizeless.toml", &format!("{GOOD_MACHINE}[[llc]]\ncores = [0, 1]\n"));
+    assert_eq!(
+        run(&sizeless, "hh1", "rr"),
+        format!("{sizeless}: llc: the LLC of core 0 has no size_kb, and the workload's miss curves need it (add an [[llc]] with size_kb)")
+    );
+    assert_eq!(run(&sizeless, "demo", "rr"), "ok");
 }
 
 fn deadlock(text: &str) -> SimError {

@@ -1,56 +1,18 @@
 //! The simulator applies every decision of a `Placement`: numbers derived by hand from the
 //! performance model and the local scheduler. A tiny policy in this file makes the decisions.
 
-use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, Trigger, Triggers, Workload};
-use ampsched_sim::{metrics, Engine, RunResult, SimConfig};
+mod common;
 
-/// Calls `decide` on every thread start and every `quantum_ns`.
-struct TestPolicy<F> {
-    quantum_ns: Option<u64>,
-    decide: F,
-}
+use ampsched_model::{Machine, Placement, Trigger, Workload};
+use ampsched_sim::{metrics, RunResult};
 
-impl<F: FnMut(&SystemView, &mut Placement) + Send> Policy for TestPolicy<F> {
-    fn name(&self) -> &str {
-        "test"
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.quantum_ns
-    }
-    fn triggers(&self) -> Triggers {
-        Triggers { start: true, ..Triggers::NONE }
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        (self.decide)(view, out)
-    }
-}
-
-fn machine(text: &str) -> Machine {
-    Machine::from_toml("test-machine", &format!("name = \"t\"\nmemory_latency_ns = 100.0\n{text}")).unwrap()
-}
-
-/// One single-threaded app per entry: (instructions, cpi, llc_mpki).
-fn apps(threads: &[(f64, f64, f64)]) -> Workload {
-    let mut s = String::new();
-    for (i, (instructions, cpi, mpki)) in threads.iter().enumerate() {
-        s.push_str(&format!(
-            "[[app]]\nname = \"a{i}\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instructions:e}\ncpi = {cpi}\nllc_mpki = {mpki}\n"
-        ));
-    }
-    Workload::from_toml("test-workload", &s, &Programs::new()).unwrap()
-}
-
-fn simulate(m: &Machine, w: &Workload, quantum_ns: Option<u64>, decide: impl FnMut(&SystemView, &mut Placement) + Send) -> RunResult {
-    let mut p = TestPolicy { quantum_ns, decide };
-    Engine::new(m, w, &SimpleModel, &mut p, SimConfig { max_segments: 1_000_000, ..SimConfig::default() }).run().unwrap()
-}
+use common::{apps, machine, simulate};
 
 const SLICE_NS: u64 = ampsched_sim::DEFAULT_SLICE_NS;
 const ROUND_NS: u64 = 30_000_000;
 
 /// 1 fast core (2 GHz) + 1 slow core (1 GHz), migrations free so only the shares shape time.
-const FAST_SLOW: &str = "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\nllc_refill_us = 0.0\n";
+const FAST_SLOW: &str = "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n";
 
 fn fast_fraction(r: &RunResult, t: usize) -> f64 {
     let v = &r.threads[t];

@@ -1,0 +1,48 @@
+//! What the simulator's tests share: a policy made of a closure, and tiny machines and workloads.
+#![allow(dead_code)]
+
+use ampsched_model::workload::Programs;
+use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, Triggers, Workload};
+use ampsched_sim::{Engine, RunResult, SimConfig};
+
+/// Calls `decide` on every thread start and every `quantum_ns`.
+pub struct TestPolicy<F> {
+    quantum_ns: Option<u64>,
+    decide: F,
+}
+
+impl<F: FnMut(&SystemView, &mut Placement) + Send> Policy for TestPolicy<F> {
+    fn name(&self) -> &str {
+        "test"
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        self.quantum_ns
+    }
+    fn triggers(&self) -> Triggers {
+        Triggers { start: true, ..Triggers::NONE }
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+        (self.decide)(view, out)
+    }
+}
+
+pub fn machine(text: &str) -> Machine {
+    Machine::from_toml("test-machine", &format!("name = \"t\"\nmemory_latency_ns = 100.0\n{text}")).unwrap()
+}
+
+/// One single-threaded app per entry: (instructions, cpi, llc_mpki).
+pub fn apps(threads: &[(f64, f64, f64)]) -> Workload {
+    let mut s = String::new();
+    for (i, (instructions, cpi, mpki)) in threads.iter().enumerate() {
+        s.push_str(&format!(
+            "[[app]]\nname = \"a{i}\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instructions:e}\ncpi = {cpi}\nllc_mpki = {mpki}\n"
+        ));
+    }
+    Workload::from_toml("test-workload", &s, &Programs::new()).unwrap()
+}
+
+pub fn simulate(m: &Machine, w: &Workload, quantum_ns: Option<u64>, decide: impl FnMut(&SystemView, &mut Placement) + Send) -> RunResult {
+    let mut p = TestPolicy { quantum_ns, decide };
+    Engine::new(m, w, &SimpleModel, &mut p, SimConfig { max_segments: 1_000_000, ..SimConfig::default() }).run().unwrap()
+}
+
