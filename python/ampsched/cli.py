@@ -121,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",
                    help="attach to a running process instead of launching one (repeatable)")
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
+    p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"],
+                   help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})")
     p.add_argument("--json", action="store_true",
                    help="print the JSON report on stdout at the end (after the command's own output)")
     p.add_argument("--output", metavar="FILE", help="write the JSON report to FILE")
@@ -240,7 +242,8 @@ def _cmd_agent(args) -> int:
     try:
         text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
-                          locks=not args.no_locks, status=True, policy_object=policy_object)
+                          locks=not args.no_locks, status=True, policy_object=policy_object,
+                          seed=args.seed)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
