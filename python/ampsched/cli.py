@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workload", metavar="W", help="catalog name or TOML file")
     p.add_argument("--policies", metavar="P1,P2,...",
                    help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
-    p.add_argument("--baseline", metavar="P", help="policy the speedups are relative to (default: the first)")
+    p.add_argument("--baseline", metavar="P",
+                   help="policy the speedups are relative to, or 'default' (the Saez thesis's default metric, "
+                        "from bound runs); default: the workload's `baseline` key, else the first policy")
     common(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.set_defaults(handler=_cmd_compare)
