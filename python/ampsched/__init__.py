@@ -153,8 +153,10 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     df.attrs["raw"] the engine's list of results (what write_report takes).
 
     policies: a list of specs and ampsched.Policy objects, or one "p1,p2,..." string.
-    baseline: the spec (or Policy object, or label) the speedups are relative to (default:
-    the first policy). progress: True for a progress bar on
+    baseline: the spec (or Policy object, or label) the speedups are relative to, or
+    "default": the Saez thesis's default metric (§4.3.3), the mean of the bound runs
+    bound:offset=0..cores-1, added as a row "default" (see the README). None: the workload
+    file's `baseline` key (the thesis workloads name "default"), else the first policy. progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
 

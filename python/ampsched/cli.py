@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workload", metavar="W", help="catalog name or TOML file")
     p.add_argument("--policies", metavar="P1,P2,...",
                    help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
-    p.add_argument("--baseline", metavar="P", help="policy the speedups are relative to (default: the first)")
+    p.add_argument("--baseline", metavar="P",
+                   help="policy the speedups are relative to, or 'default' (the Saez thesis's default metric, "
+                        "from bound runs); default: the workload's `baseline` key, else the first policy")
     common(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.set_defaults(handler=_cmd_compare)
@@ -121,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",
                    help="attach to a running process instead of launching one (repeatable)")
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
+    p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"],
+                   help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})")
     p.add_argument("--json", action="store_true",
                    help="print the JSON report on stdout at the end (after the command's own output)")
     p.add_argument("--output", metavar="FILE", help="write the JSON report to FILE")
@@ -240,7 +244,8 @@ def _cmd_agent(args) -> int:
     try:
         text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
-                          locks=not args.no_locks, status=True, policy_object=policy_object)
+                          locks=not args.no_locks, status=True, policy_object=policy_object,
+                          seed=args.seed)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1

@@ -300,13 +300,13 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
     # Predicted wall time per phase, from the 2x speed ratio:
     #   busyfcs: serial on CPU 0 (S), parallel W on CPU 0 and 2W of time on CPU 1 until the fast
     #            thread blocks, then the rest moves to CPU 0: W + W/2          -> 2.5 W per phase
-    #   static, serial thread pinned to CPU 1: 2S + 2W                           -> 4 W per phase
-    # so busyfcs/static = 0.625; we require < 0.8, which leaves room for 10 ms sampling delays.
-    # The serial (main) thread alone: S + W on CPU 0 under busyfcs, 2S + 2W under static, 0.5.
+    #   bound, serial thread pinned to CPU 1: 2S + 2W                            -> 4 W per phase
+    # so busyfcs/bound = 0.625; we require < 0.8, which leaves room for 10 ms sampling delays.
+    # The serial (main) thread alone: S + W on CPU 0 under busyfcs, 2S + 2W under bound, 0.5.
     work = str(int(250 * iters_per_ms))
     args = [programs["forkjoin"], "2", "4", work, work]
     emulate = ["--emulate", "small=1:0.5"]
-    # The machine file numbers the slow core first, so `static` pins the first (serial) thread there.
+    # The machine file numbers the slow core first, so `bound` (thread j on core j) pins the first (serial) thread there.
     slow_first = tmp_path / "slow-first.toml"
     slow_first.write_text('name = "slow-first"\nmemory_latency_ns = 100.0\n'
                           '[[core_type]]\nname = "small"\ncount = 1\ncpus = [1]\nfreq_ghz = 1.0\n'
@@ -314,24 +314,24 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
 
     def measure():
         r_b, _, rep_b = agent_run(args, "busyfcs", tmp_path / "b.json", *emulate)
-        r_s, _, rep_s = agent_run(args, "static", tmp_path / "s.json", *emulate, "--machine", str(slow_first))
+        r_s, _, rep_s = agent_run(args, "bound", tmp_path / "s.json", *emulate, "--machine", str(slow_first))
         r_o, _, rep_o = agent_run(args, "oblivious", tmp_path / "o.json", *emulate)
-        reports = {"busyfcs": rep_b, "static": rep_s, "oblivious": rep_o}
+        reports = {"busyfcs": rep_b, "bound": rep_s, "oblivious": rep_o}
         out = {name: dict(line.split() for line in r.stdout.strip().splitlines())
-               for name, r in (("busyfcs", r_b), ("static", r_s), ("oblivious", r_o))}
+               for name, r in (("busyfcs", r_b), ("bound", r_s), ("oblivious", r_o))}
         assert len({o["checksum"] for o in out.values()}) == 1, out
         assert rep_b["agent"]["emulation_threads_stopped"] == 1
 
         # Where the serial thread ran, by the program's own samples and by the agent's CPU time.
         main = {name: main_thread(rep) for name, rep in reports.items()}
-        assert float(out["static"]["serial_on_cpu0"]) < 0.1, out  # the pinned serial thread really was on CPU 1
+        assert float(out["bound"]["serial_on_cpu0"]) < 0.1, out  # the pinned serial thread really was on CPU 1
         assert float(out["busyfcs"]["serial_on_cpu0"]) >= 0.8, out
-        assert main["static"]["time_s"]["big"] < 0.1 * main["static"]["time_s"]["small"], main["static"]
+        assert main["bound"]["time_s"]["big"] < 0.1 * main["bound"]["time_s"]["small"], main["bound"]
         assert main["busyfcs"]["time_s"]["big"] > 2 * main["busyfcs"]["time_s"]["small"], main["busyfcs"]
 
         # What that costs at the emulated speeds, from CPU time: 0.5 predicted (see above).
         cost = {name: emulated_seconds(t) for name, t in main.items()}
-        assert cost["busyfcs"] < 0.7 * cost["static"], cost
+        assert cost["busyfcs"] < 0.7 * cost["bound"], cost
         # Linux alone (oblivious) also tends to run the serial thread on the CPU nobody steals
         # from; busyfcs must not be much worse. The margin covers its 10 ms sampling delays on a
         # machine whose other work shifts when the serial phase starts (seen: up to 1.13x).
@@ -340,7 +340,7 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
         # And the wall time the whole program took (its threads at nice -20, so other load
         # barely counts).
         wall = {name: rep["target"]["wall_s"] for name, rep in reports.items()}
-        assert wall["busyfcs"] < 0.8 * wall["static"], wall
+        assert wall["busyfcs"] < 0.8 * wall["bound"], wall
         assert wall["busyfcs"] <= 1.15 * wall["oblivious"], wall
     in_attempts(measure)
 

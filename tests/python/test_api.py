@@ -69,10 +69,23 @@ def test_compare(default):
     calls = []
     df = ampsched.compare(default["machine"], default["workload"], default["policies"],
                           progress=lambda done, total, label: calls.append((done, total)))
-    assert len(df) == len(default["policies"])
-    assert df["speedup_vs_baseline"].iloc[0] == pytest.approx(1.0)
-    assert calls[-1][0] == calls[-1][1] == len(default["policies"])
+    # hh1 names the thesis's default metric as its baseline: run last, as an extra row.
+    n = len(default["policies"]) + 1
+    assert len(df) == n and df.index[-1] == "default"
+    assert (df["baseline"] == "default").all()
+    assert df.loc["default", "speedup_vs_baseline"] == pytest.approx(1.0)
+    assert calls[-1][0] == calls[-1][1] == n
     assert set(df.attrs["apps"]["policy"]) == set(df.index)
+    # Named explicitly, the first policy is the baseline and no row is added.
+    first = default["policies"][0]
+    df = ampsched.compare(default["machine"], default["workload"], default["policies"][:2], baseline=first)
+    assert list(df.index) == default["policies"][:2] and df["speedup_vs_baseline"].iloc[0] == pytest.approx(1.0)
+
+
+def test_compare_default_baseline_on_a_workload_without_the_key():
+    df = ampsched.compare("dvfs-2x", "demo", ["static"], baseline="default")
+    assert list(df.index) == ["static", "default"]
+    assert len(df.attrs["raw"][1]["rotations"]) == 4  # dvfs-2x has 4 cores: one bound run each
 
 
 @pytest.mark.parametrize("name", ["list_machines", "list_workloads", "list_policies", "list_programs"])

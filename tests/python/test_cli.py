@@ -165,7 +165,9 @@ def test_run_and_compare_json_with_engine(tmp_path, capsys):
     assert cli.main(["compare", "--json", "--report", str(report)]) == 0
     captured = capsys.readouterr()
     results = json.loads(captured.out)  # stdout is the JSON and nothing else
-    assert [r["policy"] for r in results] == default["policies"]
+    # hh1 names the default metric as its baseline: it comes last, as a row of its own.
+    assert [r["policy"] for r in results] == default["policies"] + ["default"]
+    assert all(r["baseline"] == "default" for r in results)
     assert all("timeline" in r for r in results)  # --report asks for timelines
     assert "<svg" in report.read_text(encoding="utf-8")
     # stderr is not a terminal here: no progress bar, only the note about the report
@@ -215,3 +217,30 @@ def test_unfinishable_workload_is_reported_not_hung(tmp_path):
     assert done.returncode == 2
     assert_one_line_error(done.stderr)
     assert "can never finish" in done.stderr and "waits for a barrier" in done.stderr
+
+
+def test_compare_default_baseline_is_seed_independent():
+    pytest.importorskip("ampsched._core")
+    rows = []
+    for seed in ("1", "5"):
+        done = run_module("compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies", "static",
+                          "--seed", seed, "--json")
+        assert done.returncode == 0, done.stderr
+        rows.append({r["policy"]: r for r in json.loads(done.stdout)})
+    a, b = rows
+    assert a["default"]["apps"] == b["default"]["apps"] and a["default"]["makespan_s"] == b["default"]["makespan_s"]
+    assert a["default"]["speedup_vs_baseline"] == 1.0 and a["static"]["baseline"] == "default"
+    # An explicit baseline overrides the workload's.
+    done = run_module("compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies", "static",
+                      "--baseline", "static", "--json")
+    assert [r["policy"] for r in json.loads(done.stdout)] == ["static"]
+
+
+def test_bad_workload_baseline_names_file_and_key(tmp_path):
+    pytest.importorskip("ampsched._core")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('baseline = "best"\n[[app]]\nname = "a"\nprogram = "gzip"\n')
+    done = run_module("compare", "--machine", "dvfs-2x", "--workload", str(bad), "--policies", "rr")
+    assert done.returncode == 2
+    assert_one_line_error(done.stderr)
+    assert f"{bad}: baseline: unknown baseline 'best' (known: default)" in done.stderr

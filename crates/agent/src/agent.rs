@@ -55,6 +55,8 @@ pub struct AgentConfig {
     pub status: bool,
     /// The sysfs root (tests point it at a tree of their own).
     pub sysfs_root: String,
+    /// The seed handed to the policy in its view (`SystemView::seed`), as the simulator's is.
+    pub seed: u64,
 }
 
 impl Default for AgentConfig {
@@ -71,6 +73,7 @@ impl Default for AgentConfig {
             locks: true,
             status: true,
             sysfs_root: "/".into(),
+            seed: ampsched_model::defaults::SEED,
         }
     }
 }
@@ -359,6 +362,7 @@ pub fn run_with(
     let mut monitor = Monitor::new(machine);
     // As the simulator does: the available signals, and intervals only for a policy with a quantum.
     monitor.book = ViewBook::new(monitor.machine.num_cores(), available, policy.quantum_ns().is_some());
+    monitor.book.seed = cfg.seed;
     let counters_unavailable = counters.as_ref().err().cloned();
     let fd_soft_limit = counters.ok().map(|source| {
         monitor.counting = Some(Counting::new(Box::new(source)));

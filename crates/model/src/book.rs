@@ -16,6 +16,8 @@ pub struct ViewBook {
     /// Per core; the source fills them before each call.
     pub cores: Vec<CoreView>,
     pub available: Signals,
+    /// The run's seed, handed to the policy in the view (`SystemView::seed`); the source sets it.
+    pub seed: u64,
     lock_edges: Vec<LockEdge>,
     lock_edge_index: HashMap<(ThreadId, ThreadId), usize>,
     live: Vec<ThreadId>,
@@ -157,6 +159,7 @@ impl ViewBook {
             call: self.calls,
             machine,
             available: self.available,
+            seed: self.seed,
             threads: &self.threads,
             live: &self.live,
             changed: &self.changed,

@@ -316,6 +316,10 @@ pub struct SystemView<'a> {
     pub machine: &'a Machine,
     /// What this source measures; a policy reads only what it declared it needs.
     pub available: Signals,
+    /// The run's seed: the simulator's `--seed` (its config seed), the agent's `--seed`. A
+    /// policy that must choose arbitrarily (`static`'s core order) draws from it, so that one
+    /// seed gives one result and the choice is not the workload's listing order.
+    pub seed: u64,
     /// Every thread started so far, indexed by `ThreadId`, exited ones included: look threads up
     /// here, but iterate `live` or `changed`, never this.
     pub threads: &'a [ThreadView],

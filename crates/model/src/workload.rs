@@ -138,7 +138,25 @@ pub struct Workload {
     /// The thesis's constant-load methodology (Sáez, §4.3.1): an app that has completed its runs
     /// keeps restarting, unmeasured, until every app has completed its runs.
     pub constant_load: bool,
+    /// The baseline `compare` measures speedups against when none is named (`baseline = "..."`
+    /// at the top level); None: the first policy compared.
+    pub baseline: Option<Baseline>,
     pub apps: Vec<App>,
+}
+
+/// A baseline a workload file may name for `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    /// The Sáez thesis's default metric (§4.3.3), from bound runs (the runner's `default`).
+    Default,
+}
+
+impl Baseline {
+    pub const NAMES: [(&'static str, Baseline); 1] = [("default", Baseline::Default)];
+
+    pub fn name(self) -> &'static str {
+        Baseline::NAMES.iter().find(|(_, b)| *b == self).map(|(n, _)| *n).unwrap_or("default")
+    }
 }
 
 /// A named program profile (e.g. a SPEC benchmark): the phases one of its threads runs.
@@ -186,6 +204,16 @@ impl Workload {
         let description = root.opt_str("description")?.unwrap_or_default();
         let src = root.opt_str("source")?.unwrap_or_default();
         let constant_load = root.opt_bool("constant_load")?.unwrap_or(false);
+        let baseline = match root.opt_str("baseline")? {
+            None => None,
+            Some(b) => match Baseline::NAMES.iter().find(|(n, _)| *n == b) {
+                Some((_, v)) => Some(*v),
+                None => {
+                    let known: Vec<&str> = Baseline::NAMES.iter().map(|(n, _)| *n).collect();
+                    return Err(root.err("baseline", format!("unknown baseline '{b}' (known: {})", known.join(", "))));
+                }
+            },
+        };
         let mut apps = Vec::new();
         let app_nodes = root.tables("app")?;
         if app_nodes.is_empty() {
@@ -204,7 +232,7 @@ impl Workload {
             }
         }
         root.finish()?;
-        Ok(Workload { name, description, source: src, constant_load, apps })
+        Ok(Workload { name, description, source: src, constant_load, baseline, apps })
     }
 
     /// True when every group of every app gives a signature (`Signals::HINTS` can be met).
@@ -229,6 +257,7 @@ impl Workload {
             description: String::new(),
             source: String::new(),
             constant_load: false,
+            baseline: None,
             apps: vec![app],
         }
     }

@@ -42,6 +42,7 @@ pub struct PolicyInfo {
 pub const POLICIES: &[&PolicyInfo] = &[
     &baseline::oblivious::INFO,
     &baseline::static_pin::INFO,
+    &baseline::bound::INFO,
     &thesis::rr::INFO,
     &thesis::busyfcs::INFO,
     &baseline::best_static::INFO,

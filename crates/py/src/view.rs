@@ -145,6 +145,12 @@ impl View {
         Ok(self.get()?.call)
     }
 
+    /// The run's seed (the simulator's or the agent's `--seed`), for a policy's arbitrary choices.
+    #[getter]
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.get()?.seed)
+    }
+
     /// Why the policy is called: "quantum", "start", "exit", "block" or "wake".
     #[getter]
     fn trigger(&self) -> PyResult<&'static str> {

@@ -127,10 +127,10 @@ fn rr_three_threads_on_two_fast_cores_get_two_thirds_each() {
 
 #[test]
 fn energy_is_power_times_time() {
-    // One thread of 1 s on core 0 (10 W busy); core 1 idles at 2 W: 10 J + 2 J; core 0 never idles.
+    // One thread of 1 s bound to core 0 (10 W busy); core 1 idles at 2 W: 10 J + 2 J; core 0 never idles.
     let m = machine(&[(1, 1.0, 10.0, 3.0), (1, 1.0, 5.0, 2.0)], 100.0);
     let w = compute_apps(1, 1, 1e9, 1.0, 0.0);
-    let mut p = build(&PolicySpec::parse("static").unwrap(), &m).unwrap();
+    let mut p = build(&PolicySpec::parse("bound").unwrap(), &m).unwrap();
     let r = Engine::new(&m, &w, &SimpleModel, p.as_mut(), SimConfig::default()).run().unwrap();
     let met = ampsched_sim::metrics(&m, &r, &[1.0]);
     assert!((met.energy_j - 12.0).abs() < 1e-9, "energy {}", met.energy_j);

@@ -121,7 +121,7 @@ proptest! {
 
 #[test]
 fn the_idle_fast_core_check_sees_an_idle_fast_core() {
-    // The check must be able to fail: under `static`, with 2 compute-bound threads on 1 fast and
+    // The check must be able to fail: under `bound` (thread j on core j), with 2 compute-bound threads on 1 fast and
     // 2 slow cores, one thread is pinned to fast core 0 and one to slow core 1; give the fast one
     // less work, and core 1 runs on while core 0 idles.
     let m = Machine::from_toml("m", &machine_toml(&[(1, 2.0, 1.0), (2, 1.0, 1.0)])).unwrap();
@@ -132,7 +132,7 @@ fn the_idle_fast_core_check_sees_an_idle_fast_core() {
         &Programs::new(),
     )
     .unwrap();
-    let r = simulate(&m, &w, "static", 4, 1);
+    let r = simulate(&m, &w, "bound", 4, 1);
     // a: 1e7 instructions at 2 GHz = 5 ms, then core 0 idles while b goes on on core 1.
     assert_eq!(fast_idle_while_slow_runs(&m, &r), Some((5_000_000, 0, 1)));
     assert_eq!(fast_idle_while_slow_runs(&m, &simulate(&m, &w, "busyfcs", 4, 1)), None);

@@ -224,6 +224,7 @@ impl<'a> Engine<'a, Cfs> {
 impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub fn with_scheduler(m: &'a Machine, w: &'a Workload, model: &'a dyn PerfModel, policy: &'a mut dyn Policy, cfg: SimConfig, sched: S) -> Self {
         let mut book = ViewBook::new(m.num_cores(), simulator_signals(w), policy.quantum_ns().is_some());
+        book.seed = cfg.seed;
         book.apps = w
             .apps
             .iter()

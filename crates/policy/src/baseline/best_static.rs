@@ -1,16 +1,25 @@
 //! `best-static`: the oracle of the Sáez thesis (§4.3.3, "best static assignment"): of all
-//! fixed assignments of threads to core types, the one that minimises the mean slowdown
-//! (ANTT), found by trying them. The policy itself only applies a given assignment at thread
+//! fixed assignments of threads to core types, "decided at the beginning of execution and never
+//! changed thereafter", the one with the best performance, found by trying them. Performance is
+//! scored as the thesis reports it: the geometric mean over apps of their completion times,
+//! normalised (here to each app's solo time, which ranks candidates exactly as normalising to the
+//! default metric does, both being a fixed number per app), i.e. the geometric mean of slowdowns
+//! (not ANTT, their arithmetic mean). The policy itself only applies a given assignment at thread
 //! start; `search` finds it, with an evaluator (the simulator) supplied by the caller.
 //!
-//! The search space is cut in two honest ways. Threads of identical apps and groups are
+//! The search space is cut in honest ways. Threads of identical apps and groups are
 //! interchangeable, so a candidate is a count of fast threads per class of identical threads.
-//! And a candidate must keep every fast core busy (at least min(threads, fast cores) threads on
-//! fast) and the scaled loads of the two partitions within one of each other, as the thesis's
-//! balance rule (§2.3) requires, a fast core counting for ⌊P⌋ threads (`fast_core_slots`). If more than `max_runs` candidates remain, they are
+//! When there are as many threads as cores (the thesis's workloads: one benchmark per core), a
+//! candidate gives every thread a core of its own, as the thesis's static assignments do: as
+//! many threads on fast cores as there are fast cores, never two sharing a fast core while a
+//! slow core idles. Otherwise a candidate must keep every fast core busy (at least
+//! min(threads, fast cores) threads on fast) and the scaled loads of the two partitions within
+//! one of each other, as the thesis's balance rule (§2.3) requires, a fast core counting
+//! for ⌊P⌋ threads (`fast_core_slots`). If more than `max_runs` candidates remain, they are
 //! ranked by the performance model (each thread's work at its type's speed, divided by its
-//! share of that type's cores) and only the best `max_runs` are simulated. The search is over
-//! two partitions (fast and slow): a machine of more than two capacities is refused.
+//! share of that type's cores; the same geometric-mean score) and only the best `max_runs` are
+//! simulated. The search is over two partitions (fast and slow): a machine of more than two
+//! capacities is refused.
 
 use std::collections::BTreeMap;
 
@@ -23,7 +32,7 @@ use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "best-static",
-    description: "oracle: the fixed thread-to-core-type assignment with the lowest ANTT, found by simulation (<= 16 threads)",
+    description: "oracle: the fixed thread-to-core-type assignment with the lowest geometric-mean slowdown, found by simulation (<= 16 threads; one thread per core when they fit)",
     source: "Sáez thesis, §4.3.3 (best static assignment)",
     options: &[OptionInfo {
         name: "max_runs",
@@ -148,6 +157,10 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
             return f == total as usize;
         }
         let s = total as usize - f;
+        if total as usize == nfc + nsc {
+            // As many threads as cores: one per core (the thesis's static assignments).
+            return f == nfc;
+        }
         let (lf, ls) = (f.div_ceil(slots * nfc), s.div_ceil(nsc));
         f >= (total as usize).min(nfc) && lf <= ls + 1 && ls <= lf + 1
     };
@@ -208,8 +221,8 @@ fn fast_core_slots(cls: &[Class]) -> usize {
     ((log_sum / n as f64).exp().floor() as usize).max(1)
 }
 
-/// The model's mean slowdown for a candidate: each thread's work at its side's speed, stretched
-/// by the side's over-subscription; an app is as slow as its slowest thread.
+/// The model's geometric-mean slowdown for a candidate: each thread's work at its side's speed,
+/// stretched by the side's over-subscription; an app is as slow as its slowest thread.
 fn estimate(cls: &[Class], counts: &[usize], nfc: usize, nsc: usize, napps: usize) -> f64 {
     let f: usize = counts.iter().sum();
     let s: usize = cls.iter().map(|c| c.members.len()).sum::<usize>() - f;
@@ -225,7 +238,8 @@ fn estimate(cls: &[Class], counts: &[usize], nfc: usize, nsc: usize, napps: usiz
             app_solo[a as usize] = app_solo[a as usize].max(c.fast_ns);
         }
     }
-    app_time.iter().zip(&app_solo).map(|(t, s)| if *s > 0.0 { t / s } else { 1.0 }).sum::<f64>() / napps.max(1) as f64
+    let log_sum: f64 = app_time.iter().zip(&app_solo).map(|(t, s)| if *s > 0.0 && *t > 0.0 { (t / s).ln() } else { 0.0 }).sum();
+    (log_sum / napps.max(1) as f64).exp()
 }
 
 pub fn max_runs(options: &Options) -> usize {
