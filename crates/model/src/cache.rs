@@ -22,10 +22,11 @@
 //! capacity, so private LLCs behave as before.
 //!
 //! **Migration.** A thread that moves to another LLC domain leaves its cached working set
-//! behind and refills it there: one miss per cache line of min(footprint, capacity it gets),
-//! each paid at its memory latency. The footprint is the phase's `footprint_kb`, by default the
-//! smallest size at which its curve reaches its floor (the data that still earns hits). A flat
-//! curve earns no hits from any cache, so by default it refills nothing.
+//! behind and refills it there: the lines of min(footprint, capacity it gets) that it would
+//! have hit (the hit fraction its curve gives at that capacity), each a miss paid at its memory
+//! latency. The footprint is the phase's `footprint_kb`, by default the smallest size at which
+//! its curve reaches its floor. A flat curve earns no hits from any cache, so it refills
+//! nothing: a streaming thread loses nothing it would have reused.
 
 use crate::error::Result;
 use crate::toml_read::Node;
@@ -117,9 +118,17 @@ pub fn foa_capacity_kb(size_kb: f64, own: f64, all: f64) -> f64 {
     }
 }
 
-/// Cache lines a thread with `footprint_kb` of cached data refills in `capacity_kb` of cache.
-pub fn refill_lines(footprint_kb: f64, capacity_kb: f64) -> f64 {
-    (footprint_kb.min(capacity_kb) * 1024.0 / CACHE_LINE_BYTES).floor()
+/// The refill after a migration to a cold LLC, in cache lines missed: the data it had cached
+/// there (min(footprint, capacity)) that it would have hit, the hit fraction at that capacity
+/// being 1 - mpki / accesses per thousand instructions. A flat curve hits nothing, so refills
+/// nothing; a cache-heavy thread (a steep curve, a large footprint) refills most.
+pub fn refill_lines(curve: &MissCurve, footprint_kb: f64, capacity_kb: f64) -> f64 {
+    let accesses = curve.accesses_pki();
+    if accesses <= 0.0 || footprint_kb <= 0.0 {
+        return 0.0;
+    }
+    let hit_fraction = 1.0 - curve.mpki_at(capacity_kb) / accesses;
+    (footprint_kb.min(capacity_kb) * 1024.0 / CACHE_LINE_BYTES * hit_fraction).floor()
 }
 
 #[cfg(test)]
@@ -161,7 +170,10 @@ mod tests {
         // Alone, or beside threads that do not touch the cache: all of it.
         assert_eq!(foa_capacity_kb(2048.0, 1.0, 1.0), 2048.0);
         assert_eq!(foa_capacity_kb(2048.0, 0.0, 0.0), 2048.0);
-        // 2 MB of footprint in 512 KB of cache: 512 KB of 64-byte lines.
-        assert_eq!(refill_lines(2048.0, 512.0), 8192.0);
+        // art with 8 MB cached, arriving at 2 MB: it would hit 1 - 86/427 of its accesses there,
+        // so it refills that fraction of 2 MB of 64-byte lines.
+        assert_eq!(refill_lines(&art(), art().knee_kb(), 2048.0), (32768.0f64 * (1.0 - 86.0 / 427.0)).floor());
+        // Streaming (flat): nothing it had cached would have hit.
+        assert_eq!(refill_lines(&MissCurve::flat(30.0), 65536.0, 2048.0), 0.0);
     }
 }

@@ -127,14 +127,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// The LLC refill thread `t` pays on arriving at core `c` from another domain: (time,
-    /// misses). Its footprint, up to the capacity it gets there, at its latency there.
+    /// misses). The lines it would have hit, at its latency there (`cache::refill_lines`).
     pub(crate) fn refill_cost(&self, t: u32, c: usize) -> (u64, f64) {
         let Some(profile) = self.refill_profile(t) else { return (0, 0.0) };
-        if profile.footprint_kb <= 0.0 {
+        if profile.misses.is_flat() {
             return (0, 0.0);
         }
         let r = self.rate(t, c, profile);
-        let lines = refill_lines(profile.footprint_kb, r.capacity_kb);
+        let lines = refill_lines(&profile.misses, profile.footprint_kb, r.capacity_kb);
         ((lines * r.latency_ns).round() as u64, lines)
     }
 

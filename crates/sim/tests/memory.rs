@@ -70,11 +70,11 @@ fn a_cache_hungry_co_runner_raises_a_sensitive_threads_misses() {
 
 /// One thread alternating between two cores with private 2 MB LLCs every 100 ms. A 1 GHz
 /// core: 1 ns per instruction plus 0.1 per miss per thousand; migrations cost 10 µs fixed.
-fn ping_pong(footprint: &str) -> RunResult {
+fn ping_pong(misses: &str) -> RunResult {
     let m = machine(
         "[[core_type]]\nname = \"c\"\ncount = 2\nfreq_ghz = 1.0\n[[llc]]\nsize_kb = 2048\ncores = [0]\n[[llc]]\nsize_kb = 2048\ncores = [1]\n[migration]\ncost_us = 10.0\n",
     );
-    let w = workload(&app("t", 1e9, &format!("llc_mpki = 1\n{footprint}")));
+    let w = workload(&app("t", 1e9, misses));
     simulate(&m, &w, Some(100_000_000), |v, out| {
         let core = if v.trigger == Trigger::Quantum && v.threads[0].core == Some(0) { 1 } else { 0 };
         if !v.live.is_empty() {
@@ -85,21 +85,27 @@ fn ping_pong(footprint: &str) -> RunResult {
 
 #[test]
 fn a_migration_costs_a_cache_heavy_thread_more_than_a_light_one() {
-    // 1e9 instructions at 1.1 ns: 1.1 s of work, whatever the migrations.
-    let work_ns = 1_100_000_000u64;
-    let light = ping_pong("");
+    // Both miss 2 per thousand with the whole 2 MB: 1e9 instructions at 1.2 ns, 1.2 s of work
+    // whatever the migrations.
+    let work_ns = 1_200_000_000u64;
+    // Streaming (flat): nothing it had cached would have hit, so it refills nothing: 10 µs.
+    let light = ping_pong("llc_mpki = 2");
     assert!(light.migrations >= 10, "{}", light.migrations);
-    // A flat miss rate earns no hits from any cache: it refills nothing, and pays 10 µs.
     assert_eq!(turnaround_ns(&light, 0), work_ns + light.migrations * 10_000);
-    assert!((mpki(&light, 0) - 1.0).abs() < 1e-9);
+    assert!((mpki(&light, 0) - 2.0).abs() < 1e-9);
 
-    // 1 MB of cached data: each move refills 1024 KB / 64 B = 16,384 lines at 100 ns, 1,638.4 µs.
-    let heavy = ping_pong("footprint_kb = 1024");
+    // Cache-heavy: 20 accesses per thousand, 2 of them missing at 2 MB (a 90% hit rate), its
+    // footprint the curve's knee, 2 MB. Each move refills 90% of 2 MB / 64 B = 29,491.2 lines,
+    // 29,491 whole lines, at 100 ns: 2,949.1 µs.
+    let heavy = ping_pong(SENSITIVE);
     assert!(heavy.migrations >= 10, "{}", heavy.migrations);
-    assert_eq!(turnaround_ns(&heavy, 0), work_ns + heavy.migrations * (10_000 + 1_638_400));
+    assert_eq!(turnaround_ns(&heavy, 0), work_ns + heavy.migrations * (10_000 + 2_949_100));
     // The refill's misses are counted, as a counter would see them after a migration.
     let misses: f64 = heavy.threads[0].per_type.iter().map(|c| c.llc_misses).sum();
-    assert!((misses - (1e6 + heavy.migrations as f64 * 16_384.0)).abs() < 1e-3, "{misses}");
+    assert!((misses - (2e6 + heavy.migrations as f64 * 29_491.0)).abs() < 1e-3, "{misses}");
+    // An explicit footprint bounds the refill: 512 KB is a quarter of that.
+    let small = ping_pong(&format!("{SENSITIVE}\nfootprint_kb = 512"));
+    assert_eq!(turnaround_ns(&small, 0), work_ns + small.migrations * (10_000 + 737_200));
 }
 
 #[test]
