@@ -335,8 +335,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     fn reschedule_dirty(&mut self) {
         while let Some(c) = self.dirty.pop() {
-            self.cores[c as usize].dirty = false;
-            self.reschedule(c as usize);
+            let c = c as usize;
+            if !self.cores[c].dirty {
+                // Marked again while it was being rescheduled (a thread leaving it at its slice
+                // end is queued back on it, idle for that moment), and already settled then.
+                continue;
+            }
+            self.cores[c].dirty = false;
+            self.reschedule(c);
+            self.cores[c].dirty = false;
         }
     }
 
