@@ -6,7 +6,7 @@
 use ampsched_model::{ThreadState, Trigger};
 
 use crate::engine::{Engine, Move, Pending};
-use crate::memory::NO_HOME;
+use crate::memory::{NO_HOME, NO_RATE};
 use crate::events::Event;
 use crate::interp::Act;
 use crate::local::share::cores_on_side;
@@ -77,7 +77,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Schedule core `c`'s next event for its running thread.
     pub(crate) fn plan(&mut self, c: usize) {
-        self.update_rate(c);
+        self.ensure_rate(c);
         let core = &mut self.cores[c];
         let t = core.running.expect("plan needs a running thread");
         let rt = &self.rts[t as usize];
@@ -193,6 +193,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         };
         let rt = &mut self.rts[t as usize];
         let v = &mut self.book.threads[t as usize];
+        if self.shared_curves {
+            // Who runs beside it in its LLC may have changed while it waited.
+            rt.rate_key = NO_RATE;
+        }
         if let Some(mv) = charged {
             rt.debt_ns += mv.cost_ns;
             rt.refill_ns += mv.refill_ns;

@@ -143,7 +143,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.dvfs.set(ty, ghz);
         for c in of_type {
             if self.cores[c].running.is_some() {
-                // Re-planned at the new clock; its co-runners' cache shares change with its speed.
+                // Re-planned at the new clock (a new clock epoch: `memory::RateKey`); its co-runners' cache shares change with its speed.
                 self.llc_changed(c);
                 self.mark_dirty(c as u32);
             }

@@ -18,6 +18,9 @@ pub struct Dvfs {
     level_busy: Vec<Vec<u64>>,
     /// Per core: the busy ns already split into `level_busy`.
     counted: Vec<u64>,
+    /// Counts frequency changes (wrapping): a time per instruction computed in another epoch
+    /// may be stale.
+    pub epoch: u32,
 }
 
 impl Dvfs {
@@ -28,6 +31,7 @@ impl Dvfs {
             level: m.core_types.iter().map(|t| t.freq_levels_ghz.len() - 1).collect(),
             level_busy: m.cores.iter().map(|c| vec![0; m.core_types[c.core_type].freq_levels_ghz.len()]).collect(),
             counted: vec![0; m.cores.len()],
+            epoch: 0,
         }
     }
 
@@ -48,6 +52,7 @@ impl Dvfs {
         }
         t.freq_ghz = ghz;
         self.level[ty] = level;
+        self.epoch = self.epoch.wrapping_add(1);
         true
     }
 

@@ -23,6 +23,7 @@ use crate::events::{Event, EventQueue};
 use crate::interp::{Act, Step};
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
+use crate::memory::RateKey;
 use crate::observe::TraceRecorder;
 use crate::sync::{Barrier, Lock};
 
@@ -86,6 +87,8 @@ pub(crate) struct ThreadRt {
     pub tpi: f64,
     /// LLC misses per thousand instructions, the same way.
     pub llc_mpki: f64,
+    /// The core and phase `tpi` was computed for (`memory::NO_RATE`: none).
+    pub rate_key: RateKey,
     /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
     pub home_node: u16,
     /// Boxed: rare, and kept out of the way of the hot fields.

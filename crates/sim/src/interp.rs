@@ -8,7 +8,7 @@ use ampsched_model::{ThreadState, ThreadView, Trigger};
 use crate::engine::{Engine, Pending, ThreadRt};
 use crate::events::Event;
 use crate::local::LocalScheduler;
-use crate::memory::NO_HOME;
+use crate::memory::{NO_HOME, NO_RATE};
 use crate::sync::Barrier;
 
 /// Where a thread is in its phase list.
@@ -79,6 +79,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     act: Act::Off,
                     tpi: 0.0,
                     llc_mpki: 0.0,
+                    rate_key: NO_RATE,
                     home_node: NO_HOME,
                     share: None,
                     last_ran: None,

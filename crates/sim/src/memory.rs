@@ -23,6 +23,17 @@ use crate::local::LocalScheduler;
 /// No home node yet: the thread has not run.
 pub(crate) const NO_HOME: u16 = u16::MAX;
 
+/// What a thread's rate was computed for: its core, its phase, and the machine's clocks (an
+/// epoch counted up at every frequency change). `NO_RATE`: none, ask the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RateKey {
+    core: u32,
+    pc: u32,
+    clock_epoch: u32,
+}
+
+pub(crate) const NO_RATE: RateKey = RateKey { core: u32::MAX, pc: u32::MAX, clock_epoch: u32::MAX };
+
 /// What a thread's instructions cost on a core, now.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Rate {
@@ -82,6 +93,20 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         foa_capacity_kb(size, own, all)
+    }
+
+    /// Set the rate of core `c`'s running thread from now, unless it is known for this core,
+    /// phase and clocks (`ThreadRt::rate_key`). Its LLC co-runners may change it too: where they
+    /// can (`shared_curves`), a dispatch forgets the key and a change in the domain forces
+    /// `update_rate`.
+    pub(crate) fn ensure_rate(&mut self, c: usize) {
+        let t = self.cores[c].running.expect("a rate is for a running thread");
+        let key = RateKey { core: c as u32, pc: self.rts[t as usize].pc, clock_epoch: self.dvfs.epoch };
+        // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
+        if self.rts[t as usize].rate_key != key && self.computing_profile(t).is_some() {
+            self.update_rate(c);
+            self.rts[t as usize].rate_key = key;
+        }
     }
 
     /// Set the rate of core `c`'s running thread from now; what it did before is accounted at
