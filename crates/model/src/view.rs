@@ -292,6 +292,8 @@ pub struct Triggers {
 impl Triggers {
     pub const NONE: Triggers = Triggers { start: false, exit: false, block: false, wake: false };
     pub const ALL: Triggers = Triggers { start: true, exit: true, block: true, wake: true };
+    /// Called as each thread starts, and for nothing else: a placement fixed at start.
+    pub const START: Triggers = Triggers { start: true, ..Triggers::NONE };
 
     pub fn wants(&self, t: Trigger) -> bool {
         match t {
@@ -479,8 +481,10 @@ impl Placement {
 /// A scheduler. Called every `quantum_ns` and on the per-thread events it asks for.
 pub trait Policy: Send {
     fn name(&self) -> &str;
-    /// Period of the periodic call; None for a policy that only reacts to events.
-    fn quantum_ns(&self) -> Option<u64>;
+    /// Period of the periodic call; None (the default) for a policy that only reacts to events.
+    fn quantum_ns(&self) -> Option<u64> {
+        None
+    }
     fn triggers(&self) -> Triggers;
     fn decide(&mut self, view: &SystemView, out: &mut Placement);
     /// Why the policy cannot go on, once it cannot: a policy written in Python whose `decide`

@@ -50,11 +50,8 @@ impl Policy for Bound {
     fn name(&self) -> &str {
         INFO.name
     }
-    fn quantum_ns(&self) -> Option<u64> {
-        None
-    }
     fn triggers(&self) -> Triggers {
-        Triggers { start: true, ..Triggers::NONE }
+        Triggers::START
     }
     fn decide(&mut self, view: &SystemView, out: &mut Placement) {
         let Trigger::Start(t) = view.trigger else { return };

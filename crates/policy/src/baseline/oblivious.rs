@@ -23,9 +23,6 @@ impl Policy for Oblivious {
     fn name(&self) -> &str {
         INFO.name
     }
-    fn quantum_ns(&self) -> Option<u64> {
-        None
-    }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }

@@ -56,11 +56,8 @@ impl Policy for StaticPin {
     fn name(&self) -> &str {
         INFO.name
     }
-    fn quantum_ns(&self) -> Option<u64> {
-        None
-    }
     fn triggers(&self) -> Triggers {
-        Triggers { start: true, ..Triggers::NONE }
+        Triggers::START
     }
     fn decide(&mut self, view: &SystemView, out: &mut Placement) {
         if self.rank.is_empty() {

@@ -38,9 +38,6 @@ impl Policy for BusyFcs {
     fn name(&self) -> &str {
         INFO.name
     }
-    fn quantum_ns(&self) -> Option<u64> {
-        None
-    }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
