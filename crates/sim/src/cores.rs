@@ -14,6 +14,19 @@ use crate::local::{LocalScheduler, SchedView};
 use crate::observe::Observer;
 use crate::result::Segment;
 
+/// `x.round() as u64` for the non-negative durations of the per-event path, without the libm
+/// call `f64::round` compiles to. Exact: below 2^52 ns, `x - trunc(x)` is exact, and from there
+/// on every f64 is an integer; NaN and negatives give 0 and huge values saturate, as `as` does.
+#[inline]
+pub(crate) fn round_ns(x: f64) -> u64 {
+    let whole = x as u64;
+    if x - whole as f64 >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
+    }
+}
+
 impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn mark_dirty(&mut self, c: u32) {
         let core = &mut self.cores[c as usize];
@@ -83,15 +96,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let rt = &self.rts[t as usize];
         let work = match rt.act {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
-            Act::Compute { remaining } if remaining > 0.0 => ((remaining * rt.tpi).round() as u64).max(1),
+            Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * rt.tpi).max(1),
             Act::Compute { .. } => 0,
             Act::Spin { budget: Some(b) } => b,
             Act::Spin { budget: None } => u64::MAX / 4,
             Act::Off => unreachable!("a running thread has something to do"),
         };
         core.work_end = self.now + rt.debt_ns + work;
-        core.gen = core.gen.wrapping_add(1);
-        self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32, gen: core.gen });
+        self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32 });
     }
 
     pub(crate) fn on_core_event(&mut self, c: usize) {
@@ -121,7 +133,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn stop_running(&mut self, c: usize) {
         let core = &mut self.cores[c];
         let Some(t) = core.running.take() else { return };
-        core.gen = core.gen.wrapping_add(1);
+        self.events.cancel_core(c);
         if let Some(o) = &mut self.trace {
             o.run_ended(Segment { core: c as u32, thread: t, start_ns: core.run_start, end_ns: self.now });
         }
@@ -293,5 +305,21 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             share.next_side();
         }
         self.narrow_allowed(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_ns;
+    use ampsched_model::rng::Rng;
+
+    #[test]
+    fn round_ns_is_round_as_u64() {
+        let edges = [0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 1.8446744073709552e19, 1e300, f64::INFINITY, f64::NAN, -0.4, -0.6, -3.0];
+        let mut rng = Rng::new(11);
+        let random = (0..200_000).map(|_| f64::from_bits(rng.next_u64() >> 2) % 1e13 + (rng.below(4) as f64) * 0.25);
+        for x in edges.into_iter().chain(random) {
+            assert_eq!(round_ns(x), x.round() as u64, "{x:e}");
+        }
     }
 }

@@ -7,9 +7,9 @@
 //! placement; `finish` makes the result or explains a deadlock. Observers (`observe`) are told
 //! what happened; the engine records nothing itself.
 //!
-//! A core has at most one live event: the moment its running thread finishes its current work
-//! or its time slice, whichever is first. Everything else (arrivals, I/O completions, the
-//! policy's quantum, balancing) is an event of its own. A handler records the triggers it
+//! A core has at most one pending event: the moment its running thread finishes its current
+//! work or its time slice, whichever is first (re-planning the core replaces it). Everything
+//! else (arrivals, I/O completions, the policy's quantum, balancing) is an event of its own. A handler records the triggers it
 //! causes; `settle` then calls the policy for them and starts the threads they woke, so the
 //! policy always sees a consistent system.
 
@@ -120,7 +120,6 @@ pub(crate) struct Move {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CoreRt {
     pub running: Option<u32>,
-    pub gen: u32,
     /// When the running thread was last accounted.
     pub seg_start: u64,
     /// When the running thread was dispatched (start of its segment).
@@ -243,7 +242,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             trace: (cfg.max_segments > 0).then(|| TraceRecorder::new(cfg.max_segments)),
             cfg,
             now: 0,
-            events: EventQueue::default(),
+            events: EventQueue::new(m.num_cores()),
             cores: vec![CoreRt::default(); m.num_cores()],
             sched,
             book,
@@ -283,12 +282,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             debug_assert!(t >= self.now, "time went backwards");
             self.now = t;
             match ev {
-                Event::Core { core, gen } => {
-                    if self.cores[core as usize].gen != gen {
-                        continue;
-                    }
-                    self.on_core_event(core as usize);
-                }
+                Event::Core { core } => self.on_core_event(core as usize),
                 Event::Arrival { app } => {
                     self.arrivals_left -= 1;
                     self.spawn_run(app as usize);

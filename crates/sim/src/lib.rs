@@ -7,6 +7,7 @@ pub mod dvfs;
 pub mod engine;
 pub mod events;
 mod finish;
+mod heap;
 mod interp;
 mod memory;
 pub mod local;

@@ -11,6 +11,9 @@ use super::{LocalScheduler, SchedView};
 /// cost of a pull when affinities exclude most queued threads.
 const PULL_SCAN_LIMIT: usize = 64;
 
+/// The weight vruntime is scaled to: a nice-0 thread's vruntime is its run time.
+const NICE_0_WEIGHT: u32 = 1024;
+
 /// CFS's per-thread state (Linux's sched_entity).
 #[derive(Debug, Clone)]
 struct Entity {
@@ -163,7 +166,8 @@ impl LocalScheduler for Cfs {
     #[inline]
     fn charge(&mut self, t: u32, c: usize, ns: u64) {
         let e = &mut self.threads[t as usize];
-        e.vruntime += ns * 1024 / e.weight as u64;
+        // Nice 0 is nearly every thread: skip the division (exact either way).
+        e.vruntime += if e.weight == NICE_0_WEIGHT { ns } else { ns * NICE_0_WEIGHT as u64 / e.weight as u64 };
         // As CFS's min_vruntime: the floor follows the smallest of the running and queued vruntimes.
         let queue = &mut self.queues[c];
         let floor = queue.first_vruntime().map_or(e.vruntime, |q| q.min(e.vruntime));
