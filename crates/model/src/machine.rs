@@ -9,7 +9,7 @@ use crate::coreset::CoreSet;
 use crate::error::Result;
 use crate::toml_read::{parse, Node};
 
-/// The most cores a machine may have (the width of `CoreSet`).
+/// The most cores a machine may have: what a `CoreSet` can hold (why so many, see there).
 pub const MAX_CORES: usize = CoreSet::CAPACITY;
 /// The most core types a machine may have; per-thread counters are kept per type in a fixed array.
 pub const MAX_CORE_TYPES: usize = 4;
@@ -300,7 +300,7 @@ impl Machine {
 
     /// All other cores ("slow cores", SC).
     pub fn slow_cores(&self) -> CoreSet {
-        self.all_cores().difference(self.fast_cores())
+        self.all_cores().difference(&self.fast_cores())
     }
 
     /// The LLC capacity a thread alone on a core of type `ty` gets: the size of the first such
