@@ -446,8 +446,10 @@ fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u6
 
 /// Check that the agent may move the threads of `pid`: set its main thread's affinity to itself.
 fn check_permission(pid: u32) -> Result<(), AgentError> {
-    let Ok(mask) = procfs::get_affinity(pid) else {
-        return Err(input("--pid", pid.to_string(), "no such process"));
+    let mask = match procfs::get_affinity(pid) {
+        Ok(mask) => mask,
+        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => return Err(input("--pid", pid.to_string(), "no such process")),
+        Err(e) => return Err(input("--pid", pid.to_string(), format!("cannot read its affinity: {e}"))),
     };
     match set_affinity(pid, &mask) {
         Ok(()) => Ok(()),

@@ -198,7 +198,7 @@ impl Monitor {
                     // A forked child inherits its parent's affinity, perhaps one the agent set:
                     // what it must get back is its parent's original.
                     if let Some(i) = parent {
-                        let (original, imposed) = (self.procs[i].original, self.procs[i].imposed.clone());
+                        let (original, imposed) = (self.procs[i].original.clone(), self.procs[i].imposed.clone());
                         let child = self.by_pid[&pid];
                         self.procs[child].original = original;
                         self.procs[child].imposed = imposed;
@@ -341,9 +341,12 @@ impl Monitor {
         // A thread inherits its creator's affinity. If that is one the agent imposed, the thread's
         // own "original" is its process's original; if the program chose it, it is the thread's.
         let imposed = self.procs[p].imposed.contains(&current);
-        let original = if imposed { self.procs[p].original.or(Some(current)) } else { Some(current) };
+        let original = Some(match &self.procs[p].original {
+            Some(o) if imposed => o.clone(),
+            _ => current.clone(),
+        });
         if self.procs[p].original.is_none() {
-            self.procs[p].original = Some(current);
+            self.procs[p].original = Some(current.clone());
         }
         let group = match self.procs[p].groups.iter().position(|g| *g == st.comm) {
             Some(g) => g,
@@ -427,10 +430,10 @@ impl Monitor {
         if delta == 0 && counted.is_none() {
             return;
         }
-        let running_on = self.extra[id as usize].enforced;
+        let running_on = &self.extra[id as usize].enforced;
         let t = &mut self.book.threads[id as usize];
         let m = &self.machine;
-        let types: Vec<usize> = running_on.unwrap_or(t.allowed).iter().map(|c| m.cores[c].core_type).collect();
+        let types: Vec<usize> = running_on.as_ref().unwrap_or(&t.allowed).iter().map(|c| m.cores[c].core_type).collect();
         let ty = match types.first() {
             Some(&first) if types.iter().all(|&x| x == first) => Some(first),
             _ => t.core.map(|c| m.cores[c].core_type),
@@ -470,7 +473,7 @@ impl Monitor {
     }
 
     /// The Linux CPUs of a set of machine cores.
-    pub fn mask_of(&self, cores: CoreSet) -> CpuMask {
+    pub fn mask_of(&self, cores: &CoreSet) -> CpuMask {
         CpuMask::from_cpus(cores.iter().map(|c| self.machine.cores[c].cpu))
     }
 
@@ -494,21 +497,19 @@ impl Monitor {
 
     /// Record that the agent set thread `id`'s affinity to `mask`: `allowed` in the view, or
     /// `run_on`, a part of it, where a fast-core share narrows it.
-    pub fn record_applied(&mut self, id: u32, mask: CpuMask, allowed: CoreSet, run_on: CoreSet) {
+    pub fn record_applied(&mut self, id: u32, mask: CpuMask, allowed: &CoreSet, run_on: &CoreSet) {
         let p = self.by_pid[&self.extra[id as usize].pid];
         if !self.procs[p].imposed.contains(&mask) {
-            self.procs[p].imposed.push(mask);
+            self.procs[p].imposed.push(mask.clone());
         }
-        let e = &mut self.extra[id as usize];
-        e.applied = Some(mask);
-        e.enforced = (run_on != allowed).then_some(run_on);
-        self.book.threads[id as usize].allowed = allowed;
+        self.extra[id as usize].applied = Some(mask);
+        self.note_allowed(id, allowed, run_on);
     }
 
     /// The affinity in force is already `run_on`: record that the view's is `allowed`.
-    pub fn note_allowed(&mut self, id: u32, allowed: CoreSet, run_on: CoreSet) {
-        self.extra[id as usize].enforced = (run_on != allowed).then_some(run_on);
-        self.book.threads[id as usize].allowed = allowed;
+    pub fn note_allowed(&mut self, id: u32, allowed: &CoreSet, run_on: &CoreSet) {
+        self.extra[id as usize].enforced = (run_on != allowed).then(|| run_on.clone());
+        self.book.threads[id as usize].allowed = allowed.clone();
     }
 
     /// Leave thread `id` alone from now on, for `why`.

@@ -118,21 +118,21 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// A set of Linux CPUs, as sched_setaffinity takes it.
-#[derive(Clone, Copy)]
-pub struct CpuMask(libc::cpu_set_t);
+/// Bits in one word of a kernel CPU mask (an `unsigned long`).
+const MASK_WORD_BITS: usize = libc::c_ulong::BITS as usize;
+/// The first size `get_affinity` tries: glibc's `cpu_set_t` (CPU_SETSIZE, 1,024 CPUs), which
+/// fits every machine but the largest servers in one call.
+const FIRST_MASK_CPUS: usize = libc::CPU_SETSIZE as usize;
+/// The widest mask `get_affinity` asks for: the most cores a machine may have, which is Linux's
+/// own ceiling on CPUs (see `CoreSet::CAPACITY`); a kernel built for more is refused by name.
+const MAX_MASK_CPUS: usize = ampsched_model::MAX_CORES;
 
-impl PartialEq for CpuMask {
-    fn eq(&self, other: &Self) -> bool {
-        // SAFETY: cpu_set_t is a plain array of words; comparing its bytes compares the sets.
-        let bytes = |m: &CpuMask| unsafe {
-            std::slice::from_raw_parts(&m.0 as *const libc::cpu_set_t as *const u8, std::mem::size_of::<libc::cpu_set_t>())
-        };
-        bytes(self) == bytes(other)
-    }
-}
-
-impl Eq for CpuMask {}
+/// A set of Linux CPUs in the kernel's layout (CPU `c` is bit `c % 64` of word `c / 64`), as
+/// sched_setaffinity takes it. Sized to its highest CPU, as glibc's CPU_ALLOC sizes one, rather
+/// than glibc's fixed 1,024-CPU `cpu_set_t`, so that machines with more CPUs can be enforced.
+/// It never ends in a zero word, so the derived equality compares the sets.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct CpuMask(Vec<libc::c_ulong>);
 
 impl std::fmt::Debug for CpuMask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -142,41 +142,68 @@ impl std::fmt::Debug for CpuMask {
 
 impl CpuMask {
     pub fn from_cpus(cpus: impl IntoIterator<Item = usize>) -> CpuMask {
-        // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let mut words = Vec::new();
         for c in cpus {
-            // SAFETY: CPU_SET bounds-checks against the set's size.
-            unsafe { libc::CPU_SET(c, &mut set) };
+            let w = c / MASK_WORD_BITS;
+            if words.len() <= w {
+                words.resize(w + 1, 0);
+            }
+            words[w] |= 1 << (c % MASK_WORD_BITS);
         }
-        CpuMask(set)
+        CpuMask(words)
     }
 
+    /// A mask the kernel filled: its trailing zero words dropped.
+    fn from_words(mut words: Vec<libc::c_ulong>) -> CpuMask {
+        let used = words.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
+        words.truncate(used);
+        CpuMask(words)
+    }
+
+    /// The CPUs, ascending.
     pub fn cpus(&self) -> Vec<usize> {
-        // SAFETY: CPU_ISSET reads the bit array.
-        (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &self.0) }).collect()
+        (0..self.0.len() * MASK_WORD_BITS).filter(|&c| self.contains(c)).collect()
     }
 
     pub fn contains(&self, cpu: usize) -> bool {
-        // SAFETY: as above.
-        cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &self.0) }
+        self.0.get(cpu / MASK_WORD_BITS).is_some_and(|w| w & (1 << (cpu % MASK_WORD_BITS)) != 0)
     }
 }
 
 /// A thread's affinity; `Err(ESRCH)` when it has exited.
 pub fn get_affinity(tid: u32) -> io::Result<CpuMask> {
-    // SAFETY: as above, then the kernel fills the set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::sched_getaffinity(tid as libc::pid_t, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if r == 0 {
-        Ok(CpuMask(set))
-    } else {
-        Err(io::Error::last_os_error())
+    // The kernel refuses (EINVAL) a buffer narrower than its own CPU count, which user space
+    // cannot know beforehand: ask again with twice the width, as sched_setaffinity(2) advises.
+    let mut cpus = FIRST_MASK_CPUS;
+    loop {
+        let mut words: Vec<libc::c_ulong> = vec![0; cpus / MASK_WORD_BITS];
+        // SAFETY: the kernel writes at most the size we pass into the buffer we own; a
+        // cpu_set_t is that same array of words, so the pointer cast is what CPU_ALLOC does.
+        let r = unsafe {
+            libc::sched_getaffinity(tid as libc::pid_t, std::mem::size_of_val(words.as_slice()), words.as_mut_ptr().cast())
+        };
+        if r == 0 {
+            return Ok(CpuMask::from_words(words));
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINVAL) {
+            return Err(err);
+        }
+        if cpus >= MAX_MASK_CPUS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the kernel has more than {MAX_MASK_CPUS} CPUs, the most the agent supports"),
+            ));
+        }
+        cpus *= 2;
     }
 }
 
 pub fn set_affinity(tid: u32, mask: &CpuMask) -> io::Result<()> {
-    // SAFETY: the kernel reads the set we pass.
-    let r = unsafe { libc::sched_setaffinity(tid as libc::pid_t, std::mem::size_of::<libc::cpu_set_t>(), &mask.0) };
+    // An empty mask still passes one word, which the kernel refuses (EINVAL) like any empty set.
+    let words: &[libc::c_ulong] = if mask.0.is_empty() { &[0] } else { &mask.0 };
+    // SAFETY: the kernel reads the size we pass from the words we own (zero past them).
+    let r = unsafe { libc::sched_setaffinity(tid as libc::pid_t, std::mem::size_of_val(words), words.as_ptr().cast()) };
     if r == 0 {
         Ok(())
     } else {

@@ -9,7 +9,7 @@ use ampsched_agent::enforce::share::{next_side, round_samples, Side};
 use ampsched_agent::enforce::weight::nice_of_weight;
 use ampsched_agent::enforce::Enforcer;
 use ampsched_agent::monitor::Monitor;
-use ampsched_agent::procfs::{get_affinity, monotonic_ns};
+use ampsched_agent::procfs::{get_affinity, monotonic_ns, set_affinity, CpuMask};
 use ampsched_model::{CoreSet, Machine, Placement};
 
 mod common;
@@ -27,6 +27,21 @@ fn is_root() -> bool {
 
 fn two_cpus() -> bool {
     get_affinity(0).map(|m| m.contains(0) && m.contains(1)).unwrap_or(false)
+}
+
+#[test]
+fn cpu_masks_reach_past_glibcs_1024_cpus() {
+    let wide = CpuMask::from_cpus([4000, 0, 1500]);
+    assert_eq!(wide.cpus(), [0, 1500, 4000]);
+    assert!(wide.contains(1500) && !wide.contains(1501) && !wide.contains(100_000));
+    assert_eq!(wide, CpuMask::from_cpus([0, 1500, 4000]));
+    assert_ne!(wide, CpuMask::from_cpus([0, 1500]));
+    // The kernel takes a mask wider than its CPU count and ignores CPUs it lacks: this thread's
+    // own affinity plus CPU 4000 leaves it where it was.
+    let own = get_affinity(0).unwrap();
+    assert!(!own.cpus().is_empty());
+    set_affinity(0, &CpuMask::from_cpus(own.cpus().into_iter().chain([4000]))).unwrap();
+    assert_eq!(get_affinity(0).unwrap(), own);
 }
 
 #[test]

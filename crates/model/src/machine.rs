@@ -9,7 +9,7 @@ use crate::coreset::CoreSet;
 use crate::error::Result;
 use crate::toml_read::{parse, Node};
 
-/// The most cores a machine may have (the width of `CoreSet`).
+/// The most cores a machine may have: what a `CoreSet` can hold (why so many, see there).
 pub const MAX_CORES: usize = CoreSet::CAPACITY;
 /// The most core types a machine may have; per-thread counters are kept per type in a fixed array.
 pub const MAX_CORE_TYPES: usize = 4;
@@ -106,10 +106,16 @@ impl Machine {
             return Err(root.err("core_type", format!("at most {MAX_CORE_TYPES} core types are supported")));
         }
         let mut type_cpus: Vec<Option<Vec<usize>>> = Vec::new();
+        let mut total = 0usize;
         for mut n in type_nodes {
             let cpus = n.opt_index_list("cpus")?;
             let name = n.str("name")?;
             let count = n.count("count")? as usize;
+            // Checked before any per-core table is built, so a huge count is an error, not an allocation.
+            total += count;
+            if total > MAX_CORES {
+                return Err(n.err("count", format!("brings the machine to {total} cores; at most {MAX_CORES} are supported")));
+            }
             let freq_ghz = n.positive("freq_ghz")?;
             let cpi_scale = n.opt_positive("cpi_scale")?.unwrap_or(1.0);
             let power_active_w = n.opt_non_negative("power_active_w")?.unwrap_or(0.0);
@@ -140,9 +146,6 @@ impl Machine {
         let mut seen = std::collections::BTreeSet::new();
         if let Some(dup) = cores.iter().find(|c| !seen.insert(c.cpu)) {
             return Err(root.err("core_type", format!("CPU {} is given to two cores (check the `cpus` lists)", dup.cpu)));
-        }
-        if cores.len() > MAX_CORES {
-            return Err(root.err("core_type", format!("{} cores; at most {MAX_CORES} are supported", cores.len())));
         }
 
         let mut llcs = Vec::new();
@@ -300,7 +303,7 @@ impl Machine {
 
     /// All other cores ("slow cores", SC).
     pub fn slow_cores(&self) -> CoreSet {
-        self.all_cores().difference(self.fast_cores())
+        self.all_cores().difference(&self.fast_cores())
     }
 
     /// The LLC capacity a thread alone on a core of type `ty` gets: the size of the first such

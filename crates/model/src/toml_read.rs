@@ -2,8 +2,19 @@
 //! of which file is wrong, and that rejects keys it does not know (a typo is an error, not a
 //! silently ignored setting).
 
+use crate::coreset::CoreSet;
 use crate::error::{InputError, Result};
 use toml::{Table, Value};
+
+/// Core and CPU numbers a list may hold: below `CoreSet::CAPACITY`, so that no list can name a
+/// core a machine cannot have or make a reader allocate without bound ("0-99999999999").
+fn check_core_number(n: usize) -> std::result::Result<usize, String> {
+    if n < CoreSet::CAPACITY {
+        Ok(n)
+    } else {
+        Err(format!("core or CPU number {n} is too large (the largest supported is {})", CoreSet::CAPACITY - 1))
+    }
+}
 
 /// Parse TOML text; a syntax error reports its line and column.
 pub fn parse(source: &str, text: &str) -> Result<Table> {
@@ -191,7 +202,9 @@ impl<'a> Node<'a> {
                 let mut out = Vec::new();
                 for (i, v) in items.iter().enumerate() {
                     match v {
-                        Value::Integer(n) if *n >= 0 => out.push(*n as usize),
+                        Value::Integer(n) if *n >= 0 => {
+                            out.push(check_core_number(*n as usize).map_err(|m| self.err(&format!("{key}[{i}]"), m))?)
+                        }
                         other => {
                             return Err(self.err(&format!("{key}[{i}]"), format!("expected a core number ≥ 0, got {other}")))
                         }
@@ -227,14 +240,14 @@ pub fn parse_ranges(s: &str) -> std::result::Result<Vec<usize>, String> {
         let bad = || format!("invalid core range '{part}' (expected e.g. \"0-3,8\")");
         match part.split_once('-') {
             Some((a, b)) => {
-                let a: usize = a.trim().parse().map_err(|_| bad())?;
-                let b: usize = b.trim().parse().map_err(|_| bad())?;
+                let a: usize = check_core_number(a.trim().parse().map_err(|_| bad())?)?;
+                let b: usize = check_core_number(b.trim().parse().map_err(|_| bad())?)?;
                 if b < a {
                     return Err(bad());
                 }
                 out.extend(a..=b);
             }
-            None => out.push(part.parse().map_err(|_| bad())?),
+            None => out.push(check_core_number(part.parse().map_err(|_| bad())?)?),
         }
     }
     if out.is_empty() {

@@ -440,8 +440,8 @@ impl Placement {
                 return Err(format!("placed thread {t}, which does not exist"));
             }
         }
-        for &(t, cores) in &self.affinity {
-            if cores.is_empty() || !cores.difference(m.all_cores()).is_empty() {
+        for (t, cores) in &self.affinity {
+            if cores.is_empty() || !cores.difference(&m.all_cores()).is_empty() {
                 return Err(format!("gave thread {t} the core set '{cores}', which is empty or names cores the machine lacks"));
             }
         }

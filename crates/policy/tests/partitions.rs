@@ -21,11 +21,11 @@ count = 2
 freq_ghz = 1.0
 "#;
 
-fn book(m: &Machine, allowed: &[CoreSet]) -> ViewBook {
+fn book(m: &Machine, allowed: &[&CoreSet]) -> ViewBook {
     let mut b = ViewBook::new(m.num_cores(), Signals::NONE, false);
     b.apps.push(AppView::new(0, "a".into(), 0));
     for (i, &cores) in allowed.iter().enumerate() {
-        b.add_thread(ThreadView::started(i as u32, 0, 0, i as u32, ThreadKind::App, cores, 0));
+        b.add_thread(ThreadView::started(i as u32, 0, 0, i as u32, ThreadKind::App, cores.clone(), 0));
     }
     b
 }
@@ -39,16 +39,16 @@ fn levels_are_capacities_fastest_first() {
     let m = Machine::from_toml("m", MACHINE).unwrap();
     let p = Partitions::new(&m);
     assert_eq!(p.levels(), 3);
-    assert_eq!((p.cores(0), p.cores(1), p.cores(2)), (CoreSet::single(0), CoreSet::single(1), CoreSet::from_cores([2, 3])));
-    assert_eq!(p.level_of_cores(CoreSet::single(3)), Some(2));
-    assert_eq!(p.level_of_cores(m.all_cores()), None, "an affinity over several partitions is in none");
+    assert_eq!((p.cores(0), p.cores(1), p.cores(2)), (&CoreSet::single(0), &CoreSet::single(1), &CoreSet::from_cores([2, 3])));
+    assert_eq!(p.level_of_cores(&CoreSet::single(3)), Some(2));
+    assert_eq!(p.level_of_cores(&m.all_cores()), None, "an affinity over several partitions is in none");
 }
 
 #[test]
 fn idle_faster_cores_pull_up_in_a_cascade() {
     let m = Machine::from_toml("m", MACHINE).unwrap();
     let little = CoreSet::from_cores([2, 3]);
-    let mut b = book(&m, &[little, little, little]);
+    let mut b = book(&m, &[&little, &little, &little]);
     let mut p = Partitions::new(&m);
     let mut out = Placement::default();
     b.begin_call(Trigger::Quantum, 0);
@@ -64,13 +64,13 @@ fn overflow_goes_down_to_the_nearest_partition_with_room() {
     let big = CoreSet::single(0);
     let mid = CoreSet::single(1);
     // Three on big, one on mid: big overflows by two; mid is full, so both go to little.
-    let mut b = book(&m, &[big, big, big, mid]);
+    let mut b = book(&m, &[&big, &big, &big, &mid]);
     let mut p = Partitions::new(&m);
     let mut out = Placement::default();
     b.begin_call(Trigger::Quantum, 0);
     p.keep_fast_busy(&b.view(&m, Trigger::Quantum, 0), &mut out, lowest_id);
     let little = CoreSet::from_cores([2, 3]);
-    assert_eq!(out.affinity, vec![(0, little), (1, little)]);
+    assert_eq!(out.affinity, vec![(0, little.clone()), (1, little)]);
     assert_eq!((p.load(0), p.load(1), p.load(2)), (1, 1, 2));
 }
 
@@ -78,7 +78,7 @@ fn overflow_goes_down_to_the_nearest_partition_with_room() {
 fn a_refused_affinity_is_seen_at_the_next_call() {
     let m = Machine::from_toml("m", MACHINE).unwrap();
     let little = CoreSet::from_cores([2, 3]);
-    let mut b = book(&m, &[little]);
+    let mut b = book(&m, &[&little]);
     let mut p = Partitions::new(&m);
     let mut out = Placement::default();
     b.begin_call(Trigger::Quantum, 0);

@@ -41,6 +41,27 @@ fn machine_errors_name_file_key_and_problem() {
 }
 
 #[test]
+fn a_machine_past_the_core_limit_is_refused_by_file_and_key() {
+    let limit = ampsched_model::MAX_CORES;
+    let types = |a: usize, b: usize| {
+        format!("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = {a}\nfreq_ghz = 2\n[[core_type]]\nname = \"b\"\ncount = {b}\nfreq_ghz = 1\n")
+    };
+    assert_eq!(Machine::from_toml("m.toml", &types(limit - 1, 1)).unwrap().num_cores(), limit);
+    assert_eq!(
+        machine_err(&types(limit, 1)),
+        format!("m.toml: core_type[1].count: brings the machine to {} cores; at most {limit} are supported", limit + 1)
+    );
+    assert_eq!(
+        machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\ncpus = [9000]\n"),
+        format!("m.toml: core_type[0].cpus[0]: core or CPU number 9000 is too large (the largest supported is {})", limit - 1)
+    );
+    assert_eq!(
+        machine_err(&format!("{GOOD_MACHINE}[[llc]]\ncores = \"0-99999999999\"\n")),
+        format!("m.toml: llc[0].cores: core or CPU number 99999999999 is too large (the largest supported is {})", limit - 1)
+    );
+}
+
+#[test]
 fn workload_errors_name_file_key_and_problem() {
     assert_eq!(
         workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"dance\"\n"),

@@ -36,9 +36,9 @@ impl Checked {
         // Every thread that started, exited, became runnable or not, or whose affinity changed
         // since the last call is listed.
         for t in all {
-            let now = (t.state.is_runnable(), t.state == ThreadState::Exited, t.allowed);
-            let before = self.seen.get(t.id as usize).copied();
-            if before != Some(now) {
+            let now = (t.state.is_runnable(), t.state == ThreadState::Exited, t.allowed.clone());
+            let before = self.seen.get(t.id as usize);
+            if before != Some(&now) {
                 assert!(v.changed.contains(&t.id), "thread {} changed ({before:?} -> {now:?}) but is not listed", t.id);
             }
         }
@@ -46,7 +46,7 @@ impl Checked {
         changed.sort_unstable();
         changed.dedup();
         assert_eq!(changed.len(), v.changed.len(), "no thread is listed twice");
-        self.seen = all.iter().map(|t| (t.state.is_runnable(), t.state == ThreadState::Exited, t.allowed)).collect();
+        self.seen = all.iter().map(|t| (t.state.is_runnable(), t.state == ThreadState::Exited, t.allowed.clone())).collect();
         if v.trigger == Trigger::Quantum {
             self.at_quantum.resize(all.len(), PerType::default());
             for t in v.live_threads() {

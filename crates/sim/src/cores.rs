@@ -289,10 +289,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Recompute the cores `t` may run on now from its affinity and its share's side; true if
     /// they changed.
     pub(crate) fn narrow_allowed(&mut self, t: u32) -> bool {
-        let affinity = self.book.threads[t as usize].allowed;
+        let affinity = &self.book.threads[t as usize].allowed;
         let allowed = match &self.rts[t as usize].share {
-            Some(share) => cores_on_side(affinity, self.fast_cores, share.side()),
-            None => affinity,
+            Some(share) => cores_on_side(affinity, &self.fast_cores, share.side()),
+            None => affinity.clone(),
         };
         let changed = allowed != self.allowed[t as usize];
         self.allowed[t as usize] = allowed;

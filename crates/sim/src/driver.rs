@@ -31,8 +31,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             return Err(SimError::Policy(format!("{} {e}", self.policy.name())));
         }
         let mut changed = 0;
-        for &(t, cores) in &placement.affinity {
-            changed += self.set_affinity(t, cores) as u64;
+        for (t, cores) in &placement.affinity {
+            changed += self.set_affinity(*t, cores) as u64;
         }
         for &(t, share) in &placement.fast_share {
             changed += self.set_fast_share(t, share) as u64;
@@ -66,12 +66,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// Apply one thread's new allowed set; a thread on a core it may no longer use is moved.
-    fn set_affinity(&mut self, t: u32, cores: CoreSet) -> bool {
+    fn set_affinity(&mut self, t: u32, cores: &CoreSet) -> bool {
         let v = &mut self.book.threads[t as usize];
-        if v.state == ThreadState::Exited || v.allowed == cores {
+        if v.state == ThreadState::Exited || v.allowed == *cores {
             return false;
         }
-        v.allowed = cores;
+        v.allowed = cores.clone();
         // Rounds counted on the old affinity mean nothing on the new one.
         if let Some(share) = self.rts[t as usize].share.as_ref().map(|s| s.share()) {
             self.start_share(t, share);

@@ -69,7 +69,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             for i in 0..group.count {
                 let id = self.book.threads.len() as u32;
                 let all = self.m.all_cores();
-                self.book.add_thread(ThreadView::started(id, a as u32, g as u16, i, group.kind, all, self.now));
+                self.book.add_thread(ThreadView::started(id, a as u32, g as u16, i, group.kind, all.clone(), self.now));
                 self.sched.add_thread(id, app.priority);
                 self.rts.push(ThreadRt {
                     app: a as u32,

@@ -141,7 +141,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// rate depends on it.
     pub(crate) fn refresh_llcs(&mut self) {
         while let Some(d) = self.llc_dirty.pop() {
-            let domain = self.dvfs.machine.llcs[d as usize].cores;
+            let domain = self.dvfs.machine.llcs[d as usize].cores.clone();
             for c in domain.iter() {
                 let Some(t) = self.cores[c].running else { continue };
                 if self.computing_profile(t).is_some_and(|p| !p.misses.is_flat()) && self.update_rate(c) {

@@ -53,7 +53,7 @@ fn fast_share_without_both_core_types_keeps_the_affinity_and_none_ends_it() {
     let fast = m.fast_cores();
     let r = simulate(&m, &w, Some(1_000_000_000), |v, out| match v.trigger {
         Trigger::Start(0) => {
-            out.set(0, fast);
+            out.set(0, fast.clone());
             out.set_fast_share(0, Some(0.5));
         }
         Trigger::Start(t) => out.set_fast_share(t, Some(0.0)),

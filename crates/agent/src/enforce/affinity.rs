@@ -18,10 +18,10 @@ pub enum Moved {
 
 /// Let thread `id` run on `run_on`: its view's `allowed`, or the part of it a fast-core share
 /// picks for this round.
-pub fn put_on(m: &mut Monitor, id: u32, allowed: CoreSet, run_on: CoreSet) -> Moved {
+pub fn put_on(m: &mut Monitor, id: u32, allowed: &CoreSet, run_on: &CoreSet) -> Moved {
     let mask = m.mask_of(run_on);
     let e = &m.extra[id as usize];
-    if e.applied.or(e.original) == Some(mask) {
+    if e.applied.as_ref().or(e.original.as_ref()) == Some(&mask) {
         m.note_allowed(id, allowed, run_on);
         return Moved::Unchanged;
     }
@@ -50,11 +50,11 @@ pub fn put_on(m: &mut Monitor, id: u32, allowed: CoreSet, run_on: CoreSet) -> Mo
 pub fn restore(m: &Monitor) -> (usize, usize) {
     let (mut ok, mut gone) = (0, 0);
     for (t, e) in m.book.threads.iter().zip(&m.extra) {
-        let (Some(orig), Some(_)) = (e.original, e.applied) else { continue };
+        let (Some(orig), Some(_)) = (&e.original, &e.applied) else { continue };
         if t.state == ThreadState::Exited || !m.real_proc() {
             continue;
         }
-        match set_affinity(e.tid, &orig) {
+        match set_affinity(e.tid, orig) {
             Ok(()) => ok += 1,
             Err(_) => gone += 1, // exited since the last sample (ESRCH)
         }

@@ -97,13 +97,14 @@ impl Enforcer {
             m.book.mark_changed(id);
         }
         let mut changed = 0;
-        for &(id, cores) in last_per_key(&out.affinity) {
+        for (id, cores) in last_per_key(&out.affinity) {
+            let id = *id;
             if let Some(why) = unmanageable(m, id) {
                 self.not_applied.add("affinity", why, || format!("thread {} to cores {cores}", m.extra[id as usize].tid));
                 continue;
             }
             let run_on = self.shares.run_on(m, id, cores, &mut self.not_applied);
-            match affinity::put_on(m, id, cores, run_on) {
+            match affinity::put_on(m, id, cores, &run_on) {
                 affinity::Moved::Changed => {
                     changed += 1;
                     m.extra[id as usize].decisions += 1;

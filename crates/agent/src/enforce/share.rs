@@ -70,11 +70,11 @@ fn times(m: &Monitor, id: u32) -> (u64, u64) {
 }
 
 /// The cores of `allowed` on `side`.
-fn side_of(m: &Monitor, allowed: CoreSet, side: Side) -> CoreSet {
+fn side_of(m: &Monitor, allowed: &CoreSet, side: Side) -> CoreSet {
     let fast = m.machine.fast_cores();
     match side {
-        Side::Fast => allowed.intersection(fast),
-        Side::Other => allowed.difference(fast),
+        Side::Fast => allowed.intersection(&fast),
+        Side::Other => allowed.difference(&fast),
     }
 }
 
@@ -90,8 +90,8 @@ impl Shares {
 
     /// Where thread `id` runs when its view's affinity is `allowed`: the side of it its share
     /// picks for this round, or all of it. A share whose side is missing from `allowed` ends.
-    pub fn run_on(&mut self, m: &Monitor, id: u32, allowed: CoreSet, not_applied: &mut NotApplied) -> CoreSet {
-        let Some(s) = self.threads.get(&id) else { return allowed };
+    pub fn run_on(&mut self, m: &Monitor, id: u32, allowed: &CoreSet, not_applied: &mut NotApplied) -> CoreSet {
+        let Some(s) = self.threads.get(&id) else { return allowed.clone() };
         let cores = side_of(m, allowed, s.side);
         if cores.is_empty() || side_of(m, allowed, opposite(s.side)).is_empty() {
             let share = s.share;
@@ -100,7 +100,7 @@ impl Shares {
             not_applied.add("fast_share", "ended: the thread's new affinity is all fast or all slow cores".into(), || {
                 format!("thread {tid}: share {share} under affinity {allowed}")
             });
-            return allowed;
+            return allowed.clone();
         }
         cores
     }
@@ -108,18 +108,18 @@ impl Shares {
     /// The policy's decision for thread `id`: a share, or `None` to end it. Ok(true) when it
     /// changed something; Err(why) when it cannot be applied.
     pub fn set(&mut self, m: &mut Monitor, id: u32, share: Option<f64>) -> Result<bool, String> {
-        let allowed = m.book.threads[id as usize].allowed;
+        let allowed = m.book.threads[id as usize].allowed.clone();
         let Some(share) = share else {
             if self.threads.remove(&id).is_none() {
                 return Ok(false);
             }
-            return moved(put_on(m, id, allowed, allowed));
+            return moved(put_on(m, id, &allowed, &allowed));
         };
         if self.threads.get(&id).is_some_and(|s| s.share == share) {
             return Ok(false);
         }
         for side in [Side::Fast, Side::Other] {
-            if side_of(m, allowed, side).is_empty() {
+            if side_of(m, &allowed, side).is_empty() {
                 self.threads.remove(&id);
                 let kind = if side == Side::Fast { "slow" } else { "fast" };
                 return Err(format!("the thread's allowed cores are all {kind}: there is nothing to alternate"));
@@ -128,7 +128,7 @@ impl Shares {
         let (fast, total) = times(m, id);
         let side = next_side(share, 0, 0);
         self.threads.insert(id, Sharing { share, fast_base_ns: fast, total_base_ns: total, side });
-        moved(put_on(m, id, allowed, side_of(m, allowed, side)))
+        moved(put_on(m, id, &allowed, &side_of(m, &allowed, side)))
     }
 
     /// After each sample: at a round's end, move each sharing thread to the side it is behind on.
@@ -149,9 +149,9 @@ impl Shares {
             if side == s.side {
                 continue;
             }
-            let allowed = m.book.threads[id as usize].allowed;
+            let allowed = m.book.threads[id as usize].allowed.clone();
             self.threads.get_mut(&id).expect("listed").side = side;
-            match put_on(m, id, allowed, side_of(m, allowed, side)) {
+            match put_on(m, id, &allowed, &side_of(m, &allowed, side)) {
                 Moved::Changed => self.switches += 1,
                 Moved::Unchanged | Moved::Gone => {}
                 Moved::Refused(why) => {

@@ -58,8 +58,8 @@ impl Partitions {
         self.levels.len()
     }
 
-    pub fn cores(&self, level: Level) -> CoreSet {
-        self.levels[level]
+    pub fn cores(&self, level: Level) -> &CoreSet {
+        &self.levels[level]
     }
 
     pub fn ncores(&self, level: Level) -> usize {
@@ -67,11 +67,11 @@ impl Partitions {
     }
 
     /// The partition that holds every core of `cores`, if one does.
-    pub fn level_of_cores(&self, cores: CoreSet) -> Option<Level> {
+    pub fn level_of_cores(&self, cores: &CoreSet) -> Option<Level> {
         if cores.is_empty() {
             return None;
         }
-        self.levels.iter().position(|l| cores.difference(*l).is_empty())
+        self.levels.iter().position(|l| cores.is_subset(l))
     }
 
     /// Thread `t`'s partition (as of the last sync and this call's decisions).
@@ -111,7 +111,7 @@ impl Partitions {
     }
 
     fn refresh(&mut self, v: &ThreadView) {
-        let level = if v.state == ThreadState::Exited { None } else { self.level_of_cores(v.allowed) };
+        let level = if v.state == ThreadState::Exited { None } else { self.level_of_cores(&v.allowed) };
         self.level_of.set(v.id, level);
         self.recount(v.id, if v.state.is_runnable() { level } else { None });
     }
@@ -136,7 +136,7 @@ impl Partitions {
             return;
         }
         self.level_of.set(t, Some(level));
-        out.set(t, self.cores(level));
+        out.set(t, self.cores(level).clone());
         if view.thread(t).state.is_runnable() {
             self.recount(t, Some(level));
         }

@@ -34,8 +34,8 @@ impl<'a> SchedView<'a> {
 
     /// The cores thread `t` may run on now: its affinity, narrowed by a fast-core share's round.
     #[inline]
-    pub fn allowed(&self, t: u32) -> CoreSet {
-        self.allowed[t as usize]
+    pub fn allowed(&self, t: u32) -> &'a CoreSet {
+        &self.allowed[t as usize]
     }
 
     #[inline]

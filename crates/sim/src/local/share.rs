@@ -84,11 +84,11 @@ impl ShareRounds {
 
 /// The cores a thread with `affinity` may use on `side`. When either side of its affinity is
 /// empty the share cannot be honoured, and the thread keeps its whole affinity.
-pub fn cores_on_side(affinity: CoreSet, fast: CoreSet, side: Side) -> CoreSet {
+pub fn cores_on_side(affinity: &CoreSet, fast: &CoreSet, side: Side) -> CoreSet {
     let on_fast = affinity.intersection(fast);
     let on_slow = affinity.difference(fast);
     if on_fast.is_empty() || on_slow.is_empty() {
-        return affinity;
+        return affinity.clone();
     }
     match side {
         Side::Fast => on_fast,
