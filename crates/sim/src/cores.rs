@@ -12,6 +12,7 @@ use crate::interp::Act;
 use crate::local::share::cores_on_side;
 use crate::local::{LocalScheduler, SchedView};
 use crate::observe::Observer;
+use crate::prefetch::prefetch;
 use crate::result::Segment;
 
 /// `x.round() as u64` for the non-negative durations of the per-event path, without the libm
@@ -176,11 +177,26 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         if self.cores[c].running.is_none() {
             match self.sched.pick_next(&SchedView::new(&self.allowed, &self.rts, &self.cores), c) {
-                Some(t) => self.dispatch(c, t),
+                Some(t) => {
+                    self.dispatch(c, t);
+                    if let Some(next) = self.sched.peek_next(c) {
+                        self.prefetch_thread(next);
+                    }
+                }
                 None => return,
             }
         }
         self.plan(c);
+    }
+
+    /// Fetch what a dispatch of `t` touches (`prefetch`).
+    fn prefetch_thread(&self, t: u32) {
+        let t = t as usize;
+        prefetch(&self.rts[t]);
+        prefetch(&self.rts[t].unpaid_move);
+        prefetch(&self.book.threads[t]);
+        prefetch(&self.book.threads[t].per_type);
+        self.sched.prefetch(t as u32);
     }
 
     fn dispatch(&mut self, c: usize, t: u32) {

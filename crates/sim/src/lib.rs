@@ -10,6 +10,7 @@ mod finish;
 mod heap;
 mod interp;
 mod memory;
+mod prefetch;
 pub mod local;
 pub mod metrics;
 pub mod observe;

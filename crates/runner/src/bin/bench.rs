@@ -1,15 +1,21 @@
 //! The simulator's reference benchmark (see bench/README.md): 16 cores (4 fast + 12 slow),
 //! 16 apps × 4 CPU-bound threads, about 600 simulated seconds, 4 ms slice, `oblivious`, no
 //! trace; then the same machine with 64, 1 024 and 16 384 threads, same total work, to show
-//! how the cost per event grows with the number of threads.
+//! how the cost per event grows with the number of threads; then a 1,024-core machine with
+//! 4,096 threads. Each is set against the floor: a bare DES loop doing only what any simulator
+//! of the scenario must do per event (`floor`).
+//!
+//! Times are the calling thread's CPU time (best of N), which a loaded machine disturbs far
+//! less than wall time.
 //!
 //! Then the policy-heavy case: 4,096 threads under `oblivious`, `busyfcs` and `rr`, which ask
 //! for every thread event (rr also for a 10 ms quantum): a policy's cost must follow what
 //! changed, not the number of threads (target: rr at most 2× oblivious).
 //!
-//! Usage: ampsched-bench [--quick] [--repeat N]
+//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N]   (--threads: only the cases of N threads)
 
-use std::time::Instant;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, SimpleModel, Workload};
@@ -33,14 +39,44 @@ power_active_w = 2.0
 power_idle_w = 0.5
 "#;
 
+/// 1,024 cores: 256 fast + 768 slow, the same two kinds.
+const BIG_MACHINE: &str = r#"
+name = "bench-256f768s"
+memory_latency_ns = 100.0
+[[core_type]]
+name = "fast"
+count = 256
+freq_ghz = 2.0
+power_active_w = 10.0
+power_idle_w = 2.0
+[[core_type]]
+name = "slow"
+count = 768
+freq_ghz = 1.0
+power_active_w = 2.0
+power_idle_w = 0.5
+"#;
+
+/// The time slice of the scenario (the engine's default), for the floor loop.
+const SLICE_NS: u64 = 4_000_000;
+
 /// Instructions per thread for 64 threads: total work 64 × 1.8e11 on a machine retiring 2e10
 /// instructions/s is 576 s if perfectly balanced; oblivious balancing lands near 600 s.
 const WORK_64: f64 = 1.8e11;
 
+/// 16 apps sharing the reference scenario's total work.
 fn workload(threads: u32) -> Workload {
-    let apps = 16;
+    workload_of(16, threads, WORK_64 * 64.0 / threads as f64)
+}
+
+/// 4,096 threads on the 1,024-core machine, about 9 simulated seconds: as many events as the
+/// reference (1.28e12 instructions/s × 9 s / 4,096 threads).
+fn big_workload() -> Workload {
+    workload_of(64, 4096, 2.8e9)
+}
+
+fn workload_of(apps: u32, threads: u32, instr: f64) -> Workload {
     let per_app = threads / apps;
-    let instr = WORK_64 * 64.0 / threads as f64;
     let mut text = String::from("name = \"bench\"\n");
     for a in 0..apps {
         text.push_str(&format!(
@@ -50,55 +86,129 @@ fn workload(threads: u32) -> Workload {
     Workload::from_toml("bench", &text, &Programs::new()).expect("bench workload is valid")
 }
 
-/// Best-of-`repeat` wall time of one run, with its events and simulated seconds.
-fn time_run(m: &Machine, w: &Workload, policy: &str, repeat: usize) -> (f64, u64, f64, u64, u64) {
-    let spec = PolicySpec::parse(policy).expect("bench policy spec");
+/// CPU time of the calling thread, s.
+fn cpu_s() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given, nothing else.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Best-of-`repeat` CPU time of `f`, and its last result.
+fn best_of<T>(repeat: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::MAX;
-    let (mut events, mut sim_s, mut calls, mut decisions) = (0, 0.0, 0, 0);
-    for _ in 0..repeat {
-        let mut p = build(&spec, m).expect("bench policy builds");
-        let t0 = Instant::now();
-        let r = Engine::new(m, w, &SimpleModel, p.as_mut(), SimConfig::default()).run().expect("bench runs");
-        best = best.min(t0.elapsed().as_secs_f64());
-        events = r.events;
-        sim_s = r.makespan_ns as f64 / 1e9;
-        calls = r.policy_calls;
-        decisions = r.decisions;
+    let mut last = None;
+    for _ in 0..repeat.max(1) {
+        let t0 = cpu_s();
+        let r = f();
+        best = best.min(cpu_s() - t0);
+        last = Some(r);
     }
-    (best, events, sim_s, calls, decisions)
+    (best, last.expect("at least one run"))
+}
+
+/// What one run did.
+struct Run {
+    events: u64,
+    sim_s: f64,
+    calls: u64,
+    decisions: u64,
+}
+
+/// Best-of-`repeat` CPU time of one engine run.
+fn time_run(m: &Machine, w: &Workload, policy: &str, repeat: usize) -> (f64, Run) {
+    let spec = PolicySpec::parse(policy).expect("bench policy spec");
+    best_of(repeat, || {
+        let mut p = build(&spec, m).expect("bench policy builds");
+        let r = Engine::new(m, w, &SimpleModel, p.as_mut(), SimConfig::default()).run().expect("bench runs");
+        Run { events: r.events, sim_s: r.makespan_ns as f64 / 1e9, calls: r.policy_calls, decisions: r.decisions }
+    })
+}
+
+/// The floor: the work any discrete-event simulator of this scenario does per event, and
+/// nothing else. Pop the next core event (a binary heap of (time, core)); requeue that core's
+/// thread in the core's run queue (a binary heap ordered by (vruntime, arrival)) one slice
+/// further on; take the queue's first thread; push the core's next event one slice later.
+/// No accounting, no policy, no workload. Returns a checksum so the work cannot be optimised out.
+fn floor(cores: usize, threads: usize, events: u64) -> u64 {
+    let mut future: BinaryHeap<Reverse<(u64, u32)>> = (0..cores).map(|c| Reverse((SLICE_NS, c as u32))).collect();
+    let mut queues: Vec<BinaryHeap<Reverse<(u64, u64, u32)>>> = vec![BinaryHeap::new(); cores];
+    let mut running: Vec<(u64, u32)> = (0..cores).map(|c| (0, c as u32)).collect();
+    let mut seq = 0;
+    for t in cores..threads {
+        seq += 1;
+        queues[t % cores].push(Reverse((0, seq, t as u32)));
+    }
+    let mut checksum = 0u64;
+    for _ in 0..events {
+        let Reverse((now, c)) = future.pop().expect("every core has an event");
+        let c = c as usize;
+        let (vruntime, t) = running[c];
+        seq += 1;
+        queues[c].push(Reverse((vruntime + SLICE_NS, seq, t)));
+        let Reverse((v, _, next)) = queues[c].pop().expect("the thread just queued");
+        running[c] = (v, next);
+        checksum = checksum.wrapping_add(next as u64);
+        future.push(Reverse((now + SLICE_NS, c as u32)));
+    }
+    checksum
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let repeat: usize = args.iter().position(|a| a == "--repeat").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(3);
     let quick = args.iter().any(|a| a == "--quick");
+    let only: Option<u32> = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok());
     let m = Machine::from_toml("bench", MACHINE).expect("bench machine is valid");
-    let sizes: &[u32] = if quick { &[64] } else { &[64, 1024, 16384] };
-    println!("| threads | simulated s | events | wall s (best of {repeat}) | events/s | simulated s per wall s | ns per event |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|");
-    for &n in sizes {
-        let w = workload(n);
-        let (best, events, sim_s, _, _) = time_run(&m, &w, "oblivious", repeat);
+    let big = Machine::from_toml("bench-big", BIG_MACHINE).expect("bench machine is valid");
+
+    println!("| case | cores | threads | simulated s | events | CPU s (best of {repeat}) | events/s | ns per event | × floor |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut cases: Vec<(&str, &Machine, u32, fn() -> Workload)> = vec![("reference", &m, 64, || workload(64))];
+    if !quick {
+        cases.push(("more threads", &m, 1024, || workload(1024)));
+        cases.push(("more threads", &m, 16384, || workload(16384)));
+        cases.push(("1,024 cores", &big, 4096, big_workload));
+    }
+    for (name, machine, n, make) in cases {
+        if only.is_some_and(|o| o != n) {
+            continue;
+        }
+        let w = make();
+        let n = &n;
+        let (cpu, run) = time_run(machine, &w, "oblivious", repeat);
+        let cores = machine.num_cores();
+        let (floor_cpu, _) = best_of(repeat, || std::hint::black_box(floor(cores, *n as usize, run.events)));
+        let ns = cpu * 1e9 / run.events as f64;
         println!(
-            "| {n} | {sim_s:.1} | {events} | {best:.3} | {:.2e} | {:.0} | {:.1} |",
-            events as f64 / best,
-            sim_s / best,
-            best * 1e9 / events as f64
+            "| {name} | {cores} | {n} | {:.1} | {} | {cpu:.3} | {:.2e} | {ns:.1} | {:.1} |",
+            run.sim_s,
+            run.events,
+            run.events as f64 / cpu,
+            cpu / floor_cpu
         );
+        if *n == 64 {
+            println!("| floor (bare DES loop) | {cores} | {n} | | {} | {floor_cpu:.3} | {:.2e} | {:.1} | 1.0 |", run.events, run.events as f64 / floor_cpu, floor_cpu * 1e9 / run.events as f64);
+        }
+    }
+
+    if only.is_some() {
+        return;
     }
     let n = if quick { 256 } else { 4096 };
     println!();
     println!("Policy-heavy case: {n} threads");
     println!();
-    println!("| policy | events | policy calls | decisions | wall s (best of {repeat}) | × oblivious |");
+    println!("| policy | events | policy calls | decisions | CPU s (best of {repeat}) | × oblivious |");
     println!("|---|---:|---:|---:|---:|---:|");
     let w = workload(n);
     let mut base = 0.0;
     for policy in ["oblivious", "busyfcs", "rr"] {
-        let (best, events, _, calls, decisions) = time_run(&m, &w, policy, repeat);
+        let (cpu, run) = time_run(&m, &w, policy, repeat);
         if policy == "oblivious" {
-            base = best;
+            base = cpu;
         }
-        println!("| {policy} | {events} | {calls} | {decisions} | {best:.3} | {:.2} |", best / base);
+        println!("| {policy} | {} | {} | {} | {cpu:.3} | {:.2} |", run.events, run.calls, run.decisions, cpu / base);
     }
 }

@@ -152,6 +152,16 @@ impl LocalScheduler for Cfs {
         self.queues[c].len()
     }
 
+    #[inline]
+    fn peek_next(&self, c: usize) -> Option<u32> {
+        self.queues[c].first_thread()
+    }
+
+    #[inline]
+    fn prefetch(&self, t: u32) {
+        crate::prefetch::prefetch(&self.threads[t as usize]);
+    }
+
     /// The smallest vruntime of its queue (CFS's pick), else a pull.
     fn pick_next(&mut self, sys: &SchedView, c: usize) -> Option<u32> {
         match self.queues[c].pop_first() {

@@ -68,6 +68,13 @@ pub trait LocalScheduler {
     fn queued_on(&self, t: u32) -> Option<usize>;
     /// Threads queued on core `c` (not counting the running one).
     fn queue_len(&self, c: usize) -> usize;
+    /// The thread core `c` would run next from its own queue, if it had to choose now: the
+    /// engine fetches its state into the cache ahead of its dispatch. A hint; None is always right.
+    fn peek_next(&self, _c: usize) -> Option<u32> {
+        None
+    }
+    /// Bring what this scheduler keeps of thread `t` into the cache (see `peek_next`).
+    fn prefetch(&self, _t: u32) {}
     /// What idle core `c` runs next: from its own queue, else pulled from another's; the
     /// thread returned is no longer queued.
     fn pick_next(&mut self, sys: &SchedView, c: usize) -> Option<u32>;

@@ -104,6 +104,11 @@ impl RunQueue {
         }
     }
 
+    /// The thread with the smallest vruntime.
+    pub fn first_thread(&self) -> Option<u32> {
+        self.heap.first().map(|e| e.thread)
+    }
+
     /// The smallest queued vruntime.
     pub fn first_vruntime(&self) -> Option<u64> {
         self.heap.first().map(|e| e.key.0)
