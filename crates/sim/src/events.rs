@@ -86,11 +86,10 @@ impl EventQueue {
 /// re-plans that core, which then costs one replay, not two.
 #[derive(Default)]
 struct CoreTimers {
-    /// Each core's timer (`NOT_SET`: none).
-    key: Vec<Key>,
-    /// `winner[i]` is the core of the earliest timer under node i: the leaves are at
-    /// `cores..2·cores` (leaf `cores + c` is core c), the root at 1 (a bottom-up segment tree).
-    winner: Vec<u32>,
+    /// `tree[i]` is the earliest (timer, core) under node i: the leaves are at `cores..2·cores`
+    /// (leaf `cores + c` is core c's timer, `NOT_SET` if none), the root at 1 (a bottom-up
+    /// segment tree). Keys are in the tree, so a match reads two adjacent entries.
+    tree: Vec<(Key, u32)>,
     /// The core whose timer fired and has not been set again.
     fired: Option<u32>,
 }
@@ -99,22 +98,20 @@ const NOT_SET: Key = Key::MAX;
 
 impl CoreTimers {
     fn new(cores: usize) -> Self {
-        let mut winner = vec![0; 2 * cores];
+        let mut tree = vec![(NOT_SET, 0); 2 * cores];
         for c in 0..cores {
-            winner[cores + c] = c as u32;
+            tree[cores + c].1 = c as u32;
         }
         // Every inner node must name a core under it, or a replay that does not pass it would
         // leave it naming another core's timer.
         for node in (1..cores).rev() {
-            winner[node] = winner[2 * node];
+            tree[node] = tree[2 * node];
         }
-        CoreTimers { key: vec![NOT_SET; cores], winner, fired: None }
+        CoreTimers { tree, fired: None }
     }
 
     fn first(&self) -> Option<(Key, u32)> {
-        let c = *self.winner.get(1)?;
-        let key = self.key[c as usize];
-        (key != NOT_SET).then_some((key, c))
+        self.tree.get(1).copied().filter(|&(key, _)| key != NOT_SET)
     }
 
     fn fire(&mut self) {
@@ -146,12 +143,13 @@ impl CoreTimers {
 
     /// Give core `c` timer `key`, and replay the matches from its leaf to the root.
     fn replay(&mut self, c: usize, key: Key) {
-        self.key[c] = key;
-        let mut node = (self.key.len() + c) / 2;
-        while node >= 1 {
-            let (a, b) = (self.winner[2 * node], self.winner[2 * node + 1]);
-            self.winner[node] = if self.key[a as usize] <= self.key[b as usize] { a } else { b };
+        let cores = self.tree.len() / 2;
+        let mut node = cores + c;
+        self.tree[node] = (key, c as u32);
+        while node > 1 {
+            let (left, right) = (self.tree[node & !1], self.tree[node | 1]);
             node /= 2;
+            self.tree[node] = if left.0 <= right.0 { left } else { right };
         }
     }
 }
