@@ -3,11 +3,12 @@
 //! trace; then the same machine with 64, 1 024 and 16 384 threads, same total work, to show
 //! how the cost per event grows with the number of threads.
 //!
-//! Then the policy-heavy case: 4,096 threads under `oblivious`, `busyfcs` and `rr`, which ask
-//! for every thread event (rr also for a 10 ms quantum): a policy's cost must follow what
-//! changed, not the number of threads (target: rr at most 2× oblivious).
+//! Then the policy-heavy case: 4,096 and 16,384 threads under `oblivious`, `busyfcs` and `rr`,
+//! which ask for every thread event (rr also for a 10 ms quantum): a policy's cost must follow
+//! what changed, not the number of threads (target: rr and busyfcs at most 2× oblivious).
 //!
-//! Usage: ampsched-bench [--quick] [--repeat N]
+//! Usage: ampsched-bench [--quick] [--repeat N] [--policy-heavy]
+//! (`--policy-heavy`: only the policy-heavy case.)
 
 use std::time::Instant;
 
@@ -72,13 +73,25 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let repeat: usize = args.iter().position(|a| a == "--repeat").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(3);
     let quick = args.iter().any(|a| a == "--quick");
+    let policy_heavy_only = args.iter().any(|a| a == "--policy-heavy");
     let m = Machine::from_toml("bench", MACHINE).expect("bench machine is valid");
+    if !policy_heavy_only {
+        scaling(&m, quick, repeat);
+    }
+    let sizes: &[u32] = if quick { &[256] } else { &[4096, 16384] };
+    for &n in sizes {
+        policy_heavy(&m, n, repeat);
+    }
+}
+
+/// The reference scenario and its thread-count scaling, under `oblivious`.
+fn scaling(m: &Machine, quick: bool, repeat: usize) {
     let sizes: &[u32] = if quick { &[64] } else { &[64, 1024, 16384] };
     println!("| threads | simulated s | events | wall s (best of {repeat}) | events/s | simulated s per wall s | ns per event |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     for &n in sizes {
         let w = workload(n);
-        let (best, events, sim_s, _, _) = time_run(&m, &w, "oblivious", repeat);
+        let (best, events, sim_s, _, _) = time_run(m, &w, "oblivious", repeat);
         println!(
             "| {n} | {sim_s:.1} | {events} | {best:.3} | {:.2e} | {:.0} | {:.1} |",
             events as f64 / best,
@@ -86,7 +99,10 @@ fn main() {
             best * 1e9 / events as f64
         );
     }
-    let n = if quick { 256 } else { 4096 };
+}
+
+/// The policies that ask for every thread event, against `oblivious` on the same workload.
+fn policy_heavy(m: &Machine, n: u32, repeat: usize) {
     println!();
     println!("Policy-heavy case: {n} threads");
     println!();
@@ -95,7 +111,7 @@ fn main() {
     let w = workload(n);
     let mut base = 0.0;
     for policy in ["oblivious", "busyfcs", "rr"] {
-        let (best, events, _, calls, decisions) = time_run(&m, &w, policy, repeat);
+        let (best, events, _, calls, decisions) = time_run(m, &w, policy, repeat);
         if policy == "oblivious" {
             base = best;
         }
