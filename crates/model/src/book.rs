@@ -154,26 +154,26 @@ impl ViewBook {
         }
     }
 
-    /// Remove `exited` from `live`, both ascending, in one merge from the first of them.
+    /// Remove `exited` from `live`, both ascending: each found by bisection past the last, the
+    /// runs between them moved down as blocks, nothing before the first touched.
     fn drop_exited(&mut self) {
         if self.exited.is_empty() {
             return;
         }
         self.exited.sort_unstable();
-        let first = self.live.partition_point(|&t| t < self.exited[0]);
-        let mut gone = self.exited.iter().peekable();
-        let mut kept = first;
-        for i in first..self.live.len() {
-            let t = self.live[i];
-            if gone.peek() == Some(&&t) {
-                gone.next();
-            } else {
-                self.live[kept] = t;
-                kept += 1;
+        let (mut kept, mut read) = (0, 0);
+        for &t in &self.exited {
+            let at = read + self.live[read..].partition_point(|&x| x < t);
+            debug_assert_eq!(self.live.get(at), Some(&t), "an exited thread was not live");
+            if kept != read {
+                self.live.copy_within(read..at, kept);
             }
+            kept += at - read;
+            read = at + 1;
         }
-        debug_assert!(gone.next().is_none(), "an exited thread was not live");
-        self.live.truncate(kept);
+        let end = self.live.len();
+        self.live.copy_within(read..end, kept);
+        self.live.truncate(kept + end - read);
         self.exited.clear();
     }
 
