@@ -53,7 +53,7 @@ const BC_CLAMP_THRESHOLDS: f64 = 2.0;
 /// behind up and the fast thread most ahead down. Ordered by `total_cmp`, so that the index
 /// `Partitions` keeps and a comparison of the counters themselves never disagree.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Bc(pub f64);
+struct Bc(f64);
 
 impl Ord for Bc {
     fn cmp(&self, other: &Self) -> Ordering {
