@@ -14,7 +14,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
 
 use crate::common::{Claim, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
@@ -76,6 +76,8 @@ impl Claim for Bc {}
 pub struct RoundRobin {
     parts: Partitions<Bc>,
     alpha: f64,
+    /// Which core types count as fast (`Machine::fast_type_mask`), read once: the machine is fixed.
+    fast_types: [bool; MAX_CORE_TYPES],
     threshold_ns: f64,
     quantum_ns: u64,
     bc: PerThread<f64>,
@@ -101,6 +103,7 @@ impl RoundRobin {
         RoundRobin {
             parts,
             alpha,
+            fast_types: m.fast_type_mask(),
             threshold_ns: o.ms("threshold_ms") as f64,
             quantum_ns: o.ms("quantum_ms"),
             bc: PerThread::new(),
@@ -142,7 +145,6 @@ impl RoundRobin {
     /// did not run and did not change keeps its counter and its expiry.
     fn update_counters(&mut self, view: &SystemView) {
         let clamp = BC_CLAMP_THRESHOLDS * self.threshold_ns;
-        let m = view.machine;
         for &t in view.ran {
             self.touch(t);
         }
@@ -153,7 +155,7 @@ impl RoundRobin {
                 continue;
             }
             let interval = view.interval_of(t);
-            let d_fast: u64 = (0..m.core_types.len()).filter(|&ty| m.is_fast_type(ty)).map(|ty| interval[ty].time_ns).sum();
+            let d_fast: u64 = interval.iter().zip(self.fast_types).filter(|&(_, fast)| fast).map(|(c, _)| c.time_ns).sum();
             let d_total: u64 = interval.iter().map(|c| c.time_ns).sum();
             let bc = self.bc.get_mut(t);
             *bc = (*bc + self.alpha * (d_total - d_fast) as f64 - (1.0 - self.alpha) * d_fast as f64).clamp(-clamp, clamp);
