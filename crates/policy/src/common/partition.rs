@@ -10,7 +10,7 @@
 //! are overlaid until the next view shows them. The runnable threads of each partition are
 //! kept up to date from the view's `changed` list, ordered by the policy's `Claim` on a faster
 //! core, so a call costs O(changes) and a move O(log threads) once the claims set since the
-//! last move are filed.
+//! last move are filed (but see `Claim::FALLS_UNSEEN` for a move down).
 
 use std::collections::BTreeSet;
 

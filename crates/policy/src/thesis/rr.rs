@@ -49,8 +49,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// it would be kept off fast cores long after others arrive.
 const BC_CLAMP_THRESHOLDS: f64 = 2.0;
 
-/// A balance counter as a claim on the fast cores: one-way moves take the slow thread most
-/// behind up and the fast thread most ahead down. Ordered by `total_cmp`, so that the index
+/// A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
+/// slow thread most behind up and the fast thread most ahead down. Ordered by `total_cmp`, so that the index
 /// `Partitions` keeps and a comparison of the counters themselves never disagree.
 #[derive(Debug, Clone, Copy, Default)]
 struct Bc(f64);
