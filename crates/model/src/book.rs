@@ -21,7 +21,10 @@ pub struct ViewBook {
     lock_edges: Vec<LockEdge>,
     lock_edge_index: HashMap<(ThreadId, ThreadId), usize>,
     live: Vec<ThreadId>,
-    live_has_exited: bool,
+    /// Threads that exited since the last call, still in `live`: dropping them costs the tail
+    /// of `live` after the first of them, never a look at the thread table (a workload of many
+    /// threads exits one by one, a call each).
+    exited: Vec<ThreadId>,
     changed: Vec<ThreadId>,
     is_changed: Vec<bool>,
     calls: u64,
@@ -102,7 +105,10 @@ impl ViewBook {
         if state == ThreadState::Exited {
             self.apps[self.threads[t as usize].app as usize].live_threads -= 1;
             self.mark_changed(t);
-            self.live_has_exited = true;
+            self.exited.push(t);
+        } else if before == ThreadState::Exited {
+            // A source revised what it read: the thread is live after all.
+            self.exited.retain(|&x| x != t);
         }
     }
 
@@ -118,18 +124,14 @@ impl ViewBook {
 
     /// Threads not exited.
     pub fn live_count(&self) -> usize {
-        self.live.len() - if self.live_has_exited { self.live.iter().filter(|&&t| self.threads[t as usize].state == ThreadState::Exited).count() } else { 0 }
+        self.live.len() - self.exited.len()
     }
 
     /// Get ready for a policy call: number it, close the quantum's interval on a quantum call,
     /// drop exited threads from the live list.
     pub fn begin_call(&mut self, trigger: Trigger, now_ns: u64) {
         self.calls += 1;
-        if self.live_has_exited {
-            let threads = &self.threads;
-            self.live.retain(|&t| threads[t as usize].state != ThreadState::Exited);
-            self.live_has_exited = false;
-        }
+        self.drop_exited();
         if trigger == Trigger::Quantum && self.track_intervals {
             for &t in &self.ran_last_quantum {
                 self.interval[t as usize] = PerType::default();
@@ -150,6 +152,29 @@ impl ViewBook {
             self.interval_start_ns = self.last_quantum_ns;
             self.last_quantum_ns = now_ns;
         }
+    }
+
+    /// Remove `exited` from `live`, both ascending: each found by bisection past the last, the
+    /// runs between them moved down as blocks, nothing before the first touched.
+    fn drop_exited(&mut self) {
+        if self.exited.is_empty() {
+            return;
+        }
+        self.exited.sort_unstable();
+        let (mut kept, mut read) = (0, 0);
+        for &t in &self.exited {
+            let at = read + self.live[read..].partition_point(|&x| x < t);
+            debug_assert_eq!(self.live.get(at), Some(&t), "an exited thread was not live");
+            if kept != read {
+                self.live.copy_within(read..at, kept);
+            }
+            kept += at - read;
+            read = at + 1;
+        }
+        let end = self.live.len();
+        self.live.copy_within(read..end, kept);
+        self.live.truncate(kept + end - read);
+        self.exited.clear();
     }
 
     pub fn view<'a>(&'a self, machine: &'a Machine, trigger: Trigger, now_ns: u64) -> SystemView<'a> {

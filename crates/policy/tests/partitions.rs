@@ -1,9 +1,14 @@
 //! The shared partitions on a machine of three capacities: moves cascade up to the fastest
 //! partition with room and overflow down to the nearest with room; a thread's partition is its
-//! affinity in the view, so a decision the source did not apply is seen as not applied.
+//! affinity in the view, so a decision the source did not apply is seen as not applied. The
+//! partitions' index, kept from the changes and the claims set, makes the moves a scan of the
+//! view would, after random changes, with claims set by the policy or falling unseen.
 
-use ampsched_model::{AppView, CoreSet, Machine, Placement, Signals, ThreadKind, ThreadState, ThreadView, Trigger, ViewBook};
-use ampsched_policy::common::{Move, Partitions};
+use std::cmp::Reverse;
+
+use ampsched_model::rng::Rng;
+use ampsched_model::{AppView, CoreSet, Machine, Placement, Signals, SystemView, ThreadId, ThreadKind, ThreadState, ThreadView, Trigger, ViewBook};
+use ampsched_policy::common::{Claim, Partitions};
 
 const MACHINE: &str = r#"
 memory_latency_ns = 100
@@ -30,14 +35,13 @@ fn book(m: &Machine, allowed: &[&CoreSet]) -> ViewBook {
     b
 }
 
-fn lowest_id(ts: &[&ThreadView], _: Move) -> u32 {
-    ts.iter().map(|t| t.id).min().unwrap()
-}
+/// No claims: moves take the lowest id.
+fn lowest_id(_: &ThreadView) {}
 
 #[test]
 fn levels_are_capacities_fastest_first() {
     let m = Machine::from_toml("m", MACHINE).unwrap();
-    let p = Partitions::new(&m);
+    let p: Partitions = Partitions::new(&m);
     assert_eq!(p.levels(), 3);
     assert_eq!((p.cores(0), p.cores(1), p.cores(2)), (&CoreSet::single(0), &CoreSet::single(1), &CoreSet::from_cores([2, 3])));
     assert_eq!(p.level_of_cores(&CoreSet::single(3)), Some(2));
@@ -49,7 +53,7 @@ fn idle_faster_cores_pull_up_in_a_cascade() {
     let m = Machine::from_toml("m", MACHINE).unwrap();
     let little = CoreSet::from_cores([2, 3]);
     let mut b = book(&m, &[&little, &little, &little]);
-    let mut p = Partitions::new(&m);
+    let mut p: Partitions = Partitions::new(&m);
     let mut out = Placement::default();
     b.begin_call(Trigger::Quantum, 0);
     p.keep_fast_busy(&b.view(&m, Trigger::Quantum, 0), &mut out, lowest_id);
@@ -65,7 +69,7 @@ fn overflow_goes_down_to_the_nearest_partition_with_room() {
     let mid = CoreSet::single(1);
     // Three on big, one on mid: big overflows by two; mid is full, so both go to little.
     let mut b = book(&m, &[&big, &big, &big, &mid]);
-    let mut p = Partitions::new(&m);
+    let mut p: Partitions = Partitions::new(&m);
     let mut out = Placement::default();
     b.begin_call(Trigger::Quantum, 0);
     p.keep_fast_busy(&b.view(&m, Trigger::Quantum, 0), &mut out, lowest_id);
@@ -79,7 +83,7 @@ fn a_refused_affinity_is_seen_at_the_next_call() {
     let m = Machine::from_toml("m", MACHINE).unwrap();
     let little = CoreSet::from_cores([2, 3]);
     let mut b = book(&m, &[&little]);
-    let mut p = Partitions::new(&m);
+    let mut p: Partitions = Partitions::new(&m);
     let mut out = Placement::default();
     b.begin_call(Trigger::Quantum, 0);
     p.keep_fast_busy(&b.view(&m, Trigger::Quantum, 0), &mut out, lowest_id);
@@ -97,4 +101,135 @@ fn a_refused_affinity_is_seen_at_the_next_call() {
     b.begin_call(Trigger::Block(0), 2);
     p.sync(&b.view(&m, Trigger::Block(0), 2));
     assert_eq!(p.load(2), 0);
+}
+
+/// A claim the test sets, from few values so that ties are common.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Set(u8);
+impl Claim for Set {}
+
+/// A claim that falls unseen: little time on core 0's type, as busyfcs ranks fast time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Unseen(Reverse<u64>);
+impl Claim for Unseen {
+    const FALLS_UNSEEN: bool = true;
+}
+
+/// `keep_fast_busy` by a scan of the view: each thread's partition from its affinity, each
+/// move taking the highest claim up or the lowest down, ties to the lowest id.
+fn moves_by_scan<C: Ord + Copy>(view: &SystemView, levels: &[CoreSet], claim: impl Fn(&ThreadView) -> C) -> Vec<(ThreadId, CoreSet)> {
+    let level_of = |cores: &CoreSet| levels.iter().position(|l| !cores.is_empty() && cores.is_subset(l));
+    let mut level: Vec<(ThreadId, usize)> =
+        view.live_threads().filter(|v| v.state.is_runnable()).filter_map(|v| level_of(&v.allowed).map(|l| (v.id, l))).collect();
+    let load = |level: &[(ThreadId, usize)], l: usize| level.iter().filter(|&&(_, x)| x == l).count();
+    let mut out = Vec::new();
+    let n = levels.len();
+    let mut go = |level: &mut Vec<(ThreadId, usize)>, from: usize, to: usize, up: bool| {
+        let ts = level.iter_mut().filter(|(_, l)| *l == from);
+        let claim_of = |x: &&mut (ThreadId, usize)| claim(view.thread(x.0));
+        let pick = if up { ts.max_by_key(|x| (claim_of(x), Reverse(x.0))) } else { ts.min_by_key(|x| (claim_of(x), x.0)) }.unwrap();
+        pick.1 = to;
+        out.push((pick.0, levels[to].clone()));
+    };
+    for to in 0..n - 1 {
+        while load(&level, to) < levels[to].len() {
+            let Some(from) = (to + 1..n).find(|&l| load(&level, l) > 0) else { break };
+            go(&mut level, from, to, true);
+        }
+    }
+    for from in 0..n - 1 {
+        while load(&level, from) > levels[from].len() {
+            let Some(to) = (from + 1..n).find(|&l| load(&level, l) < levels[l].len()) else { break };
+            go(&mut level, from, to, false);
+        }
+    }
+    out
+}
+
+/// Random runs of a source and a policy using the partitions: threads start, block, wake and
+/// exit, get affinities in one partition or across them, and have their claims changed; the
+/// source applies most placements and refuses some, and now and then the policy misses a call.
+/// `change_claim` changes a thread's claim as the policy (or the source, unseen) would.
+fn random_runs<C: Claim>(seed: u64, mut change_claim: impl FnMut(&mut Rng, &mut ViewBook, &mut Partitions<C>, ThreadId), now: impl Fn(&ThreadView) -> C) {
+    let m = Machine::from_toml("m", MACHINE).unwrap();
+    let levels: Vec<CoreSet> = m.capacity_levels().into_iter().map(|(_, c)| c).collect();
+    let affinities = [levels[0].clone(), levels[1].clone(), levels[2].clone(), m.all_cores(), levels[0].union(&levels[2])];
+    let states = [ThreadState::Running, ThreadState::Ready, ThreadState::Ready, ThreadState::Blocked, ThreadState::Sleeping, ThreadState::Exited];
+    let mut rng = Rng::new(seed);
+    let mut b = ViewBook::new(m.num_cores(), Signals::NONE, false);
+    b.apps.push(AppView::new(0, "a".into(), 0));
+    let mut p: Partitions<C> = Partitions::new(&m);
+    let mut live: Vec<ThreadId> = Vec::new();
+    for call in 1..=300u64 {
+        for _ in 0..rng.below(3) {
+            let id = b.threads.len() as u32;
+            let cores = affinities[rng.below(affinities.len())].clone();
+            b.add_thread(ThreadView::started(id, 0, 0, id, ThreadKind::App, cores, 0));
+            live.push(id);
+        }
+        for _ in 0..rng.below(6) {
+            if live.is_empty() {
+                break;
+            }
+            let t = live[rng.below(live.len())];
+            match rng.below(3) {
+                0 => b.set_state(t, states[rng.below(states.len())]),
+                1 => {
+                    b.threads[t as usize].allowed = affinities[rng.below(affinities.len())].clone();
+                    b.mark_changed(t);
+                }
+                _ => change_claim(&mut rng, &mut b, &mut p, t),
+            }
+        }
+        b.begin_call(Trigger::Quantum, call);
+        if rng.below(10) > 0 {
+            let view = b.view(&m, Trigger::Quantum, call);
+            let want = moves_by_scan(&view, &levels, &now);
+            let mut out = Placement::default();
+            p.keep_fast_busy(&view, &mut out, &now);
+            assert_eq!(out.affinity, want, "seed {seed}, call {call}");
+            for l in 0..levels.len() {
+                let mut held: Vec<ThreadId> = p.runnable_in(l).collect();
+                held.sort_unstable();
+                let runnable = |t: &&ThreadId| view.thread(**t).state.is_runnable();
+                let mut counted: Vec<ThreadId> = view.live.iter().filter(runnable).copied().filter(|&t| p.level(t) == Some(l)).collect();
+                counted.sort_unstable();
+                assert_eq!(held, counted, "seed {seed}, call {call}, partition {l}");
+            }
+            b.end_call();
+            for (t, cores) in out.affinity {
+                if rng.below(8) > 0 {
+                    b.threads[t as usize].allowed = cores;
+                }
+                b.mark_changed(t);
+            }
+        } else {
+            b.end_call();
+        }
+        live = b.threads.iter().filter(|v| v.state != ThreadState::Exited).map(|v| v.id).collect();
+    }
+}
+
+#[test]
+fn moves_follow_the_claims_set_as_a_scan_would() {
+    // The claim the policy last set is kept in the view's `spin_ns`, for the scan to read.
+    for seed in 0..40 {
+        random_runs::<Set>(
+            seed,
+            |rng, b, p, t| {
+                let c = rng.below(4) as u8;
+                b.threads[t as usize].spin_ns = c as u64;
+                p.set_claim(t, Set(c));
+            },
+            |v| Set(v.spin_ns as u8),
+        );
+    }
+}
+
+#[test]
+fn moves_follow_claims_that_fall_unseen_as_a_scan_would() {
+    // Time on core 0's type grows, never told to the partitions; often not at all, for ties.
+    for seed in 0..40 {
+        random_runs::<Unseen>(seed, |rng, b, _, t| b.threads[t as usize].per_type[0].time_ns += 10 * rng.below(3) as u64, |v| Unseen(Reverse(v.per_type[0].time_ns)));
+    }
 }

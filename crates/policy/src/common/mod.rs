@@ -4,5 +4,5 @@
 pub mod partition;
 pub mod per_thread;
 
-pub use partition::{Level, Move, Partitions, FAST};
+pub use partition::{Claim, Level, Partitions, FAST};
 pub use per_thread::PerThread;

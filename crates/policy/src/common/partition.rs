@@ -8,8 +8,9 @@
 //! A thread's partition is read from its affinity in the view, which is what the simulator or
 //! the agent really applied: a refused affinity shows as such. Decisions made during a call
 //! are overlaid until the next view shows them. The runnable threads of each partition are
-//! kept up to date from the view's `changed` list, so a call costs O(changes), and a move
-//! O(runnable threads of the partition it takes from).
+//! kept up to date from the view's `changed` list, ordered by the policy's `Claim` on a faster
+//! core, so a call costs O(changes) and a move O(log threads) once the claims set since the
+//! last move are filed (but see `Claim::FALLS_UNSEEN` for a move down).
 
 use std::collections::BTreeSet;
 
@@ -21,32 +22,63 @@ use super::per_thread::PerThread;
 pub type Level = usize;
 pub const FAST: Level = 0;
 
+/// A thread's claim on a faster partition, as a policy ranks threads for one-way moves: `Up`
+/// takes the highest claim of the slower partition, `Down` the lowest of the faster one, ties
+/// to the lowest id either way. The policy sets each thread's claim (`Partitions::set_claim`)
+/// when it changes; a thread never set claims `Default`.
+pub trait Claim: Ord + Copy + Default + std::fmt::Debug {
+    /// The claim can fall between two settings without the policy seeing it (busyfcs's: a
+    /// thread's fast-core time grows while it runs on a fast core): what `Partitions` holds is
+    /// then an upper bound, and a move reads the claims now (`keep_fast_busy`'s `now`), `Up` only
+    /// as far as the bounds leave a doubt, `Down` for the whole partition it leaves.
+    const FALLS_UNSEEN: bool = false;
+}
+
+/// No ranking: moves take the lowest id.
+impl Claim for () {}
+
 /// Which way a one-way move goes: `Up` to a faster partition, `Down` to a slower one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Move {
+enum Move {
     Up,
     Down,
 }
 
 #[derive(Debug, Clone)]
-pub struct Partitions {
+pub struct Partitions<C: Claim = ()> {
     levels: Vec<CoreSet>,
-    /// The runnable threads counted in each partition.
-    runnable: Vec<BTreeSet<ThreadId>>,
+    /// The runnable threads counted in each partition, by claim as filed.
+    runnable: Vec<BTreeSet<(C, ThreadId)>>,
+    /// Each thread's claim, as last set.
+    claim: PerThread<C>,
+    /// Where a runnable thread is filed in `runnable`: its partition and claim.
+    filed: PerThread<Option<(Level, C)>>,
+    /// Filed threads whose claim was set since: refiled at the next move only, so that a policy
+    /// setting claims often (rr, every quantum for what ran) pays once per thread between moves,
+    /// and nothing while no move is needed.
+    unfiled: Vec<ThreadId>,
+    is_unfiled: PerThread<bool>,
     /// Each thread's partition: from its affinity in the view, or this call's decision. None
     /// while its affinity spans partitions (a thread no decision has placed yet).
     level_of: PerThread<Option<Level>>,
-    /// The partition a runnable thread is counted in.
-    counted: PerThread<Option<Level>>,
     /// The view call these were last brought up to date with.
     synced_call: u64,
 }
 
-impl Partitions {
+impl<C: Claim> Partitions<C> {
     pub fn new(m: &Machine) -> Self {
         let levels: Vec<CoreSet> = m.capacity_levels().into_iter().map(|(_, cores)| cores).collect();
         let runnable = vec![BTreeSet::new(); levels.len()];
-        Partitions { levels, runnable, level_of: PerThread::new(), counted: PerThread::new(), synced_call: 0 }
+        Partitions {
+            levels,
+            runnable,
+            claim: PerThread::new(),
+            filed: PerThread::new(),
+            unfiled: Vec::new(),
+            is_unfiled: PerThread::new(),
+            level_of: PerThread::new(),
+            synced_call: 0,
+        }
     }
 
     /// True when the machine has cores of more than one capacity (the thesis's asymmetric mode).
@@ -79,9 +111,29 @@ impl Partitions {
         self.level_of.value(t)
     }
 
-    /// Runnable threads in partition `level`, ascending id.
+    /// Runnable threads in partition `level`, in no particular order.
     pub fn runnable_in(&self, level: Level) -> impl Iterator<Item = ThreadId> + '_ {
-        self.runnable[level].iter().copied()
+        self.runnable[level].iter().map(|&(_, t)| t)
+    }
+
+    /// Thread `t`'s claim as last set.
+    pub fn claim(&self, t: ThreadId) -> C {
+        self.claim.value(t)
+    }
+
+    /// Thread `t`'s claim is now `c`.
+    pub fn set_claim(&mut self, t: ThreadId, c: C) {
+        self.claim.set(t, c);
+        if self.filed.value(t).is_some() && !std::mem::replace(self.is_unfiled.get_mut(t), true) {
+            self.unfiled.push(t);
+        }
+    }
+
+    fn file_claims(&mut self) {
+        for t in std::mem::take(&mut self.unfiled) {
+            *self.is_unfiled.get_mut(t) = false;
+            self.recount(t, self.filed.value(t).map(|(l, _)| l));
+        }
     }
 
     /// Number of runnable threads in partition `level`.
@@ -102,7 +154,7 @@ impl Partitions {
         } else {
             self.runnable.iter_mut().for_each(BTreeSet::clear);
             self.level_of = PerThread::new();
-            self.counted = PerThread::new();
+            self.filed = PerThread::new();
             for t in view.live_threads() {
                 self.refresh(t);
             }
@@ -116,16 +168,18 @@ impl Partitions {
         self.recount(v.id, if v.state.is_runnable() { level } else { None });
     }
 
+    /// Count thread `t` as runnable in `level` (or nowhere), filed under its claim now.
     fn recount(&mut self, t: ThreadId, level: Option<Level>) {
-        let old = self.counted.value(t);
-        if old != level {
-            if let Some(o) = old {
-                self.runnable[o].remove(&t);
+        let old = self.filed.value(t);
+        let new = level.map(|l| (l, self.claim.value(t)));
+        if old != new {
+            if let Some((l, c)) = old {
+                self.runnable[l].remove(&(c, t));
             }
-            if let Some(n) = level {
-                self.runnable[n].insert(t);
+            if let Some((l, c)) = new {
+                self.runnable[l].insert((c, t));
             }
-            self.counted.set(t, level);
+            self.filed.set(t, new);
         }
     }
 
@@ -156,7 +210,7 @@ impl Partitions {
     /// used (fast/slow ratio ≤ 2), and we keep it so: a fast core takes no more threads than a slow one.
     pub fn place_new(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement) {
         self.sync(view);
-        let own = self.counted.value(t);
+        let own = self.filed.value(t).map(|(l, _)| l);
         let scaled = |l: Level| (self.load(l) - (own == Some(l)) as usize) / self.ncores(l);
         let level = (0..self.levels()).min_by_key(|&l| (scaled(l), l)).unwrap_or(FAST);
         self.assign(view, t, level, out);
@@ -164,11 +218,13 @@ impl Partitions {
 
     /// Keep faster cores busy and the machine balanced, with one-way moves. Up: while a
     /// partition has fewer runnable threads than cores and a slower one has runnable threads,
-    /// the thread `pick` prefers moves up from the nearest such slower partition. Down: while a
-    /// partition has more runnable threads than cores and a slower one has fewer, the thread
-    /// `pick` prefers moves down to the nearest such. On two partitions: never a fast core idle
+    /// the thread of highest claim moves up from the nearest such slower partition. Down: while
+    /// a partition has more runnable threads than cores and a slower one has fewer, its thread of
+    /// lowest claim moves down to the nearest such. On two partitions: never a fast core idle
     /// while a slow-partition thread is runnable; the fast overflow goes to idle slow cores.
-    pub fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement, mut pick: impl FnMut(&[&ThreadView], Move) -> ThreadId) {
+    /// `now` is a thread's claim at this moment: read only for a claim that `FALLS_UNSEEN`, and
+    /// otherwise (in debug builds) checked against what was set.
+    pub fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement, now: impl Fn(&ThreadView) -> C) {
         self.sync(view);
         if !self.asymmetric() {
             return;
@@ -177,21 +233,48 @@ impl Partitions {
         for to in 0..n - 1 {
             while self.load(to) < self.ncores(to) {
                 let Some(from) = (to + 1..n).find(|&l| self.load(l) > 0) else { break };
-                let t = self.pick_from(view, from, Move::Up, &mut pick);
+                let t = self.pick_from(view, from, Move::Up, &now);
                 self.assign(view, t, to, out);
             }
         }
         for from in 0..n - 1 {
             while self.load(from) > self.ncores(from) {
                 let Some(to) = (from + 1..n).find(|&l| self.load(l) < self.ncores(l)) else { break };
-                let t = self.pick_from(view, from, Move::Down, &mut pick);
+                let t = self.pick_from(view, from, Move::Down, &now);
                 self.assign(view, t, to, out);
             }
         }
     }
 
-    fn pick_from(&self, view: &SystemView, from: Level, dir: Move, pick: &mut impl FnMut(&[&ThreadView], Move) -> ThreadId) -> ThreadId {
-        let candidates: Vec<&ThreadView> = self.runnable_in(from).map(|t| view.thread(t)).collect();
-        pick(&candidates, dir)
+    /// The thread a move takes from partition `from` (which has one): see `keep_fast_busy`.
+    fn pick_from(&mut self, view: &SystemView, from: Level, dir: Move, now: &impl Fn(&ThreadView) -> C) -> ThreadId {
+        self.file_claims();
+        debug_assert!(C::FALLS_UNSEEN || self.runnable_in(from).all(|t| now(view.thread(t)) == self.claim(t)), "a claim changed unset");
+        match dir {
+            Move::Up if C::FALLS_UNSEEN => loop {
+                // Every claim held is at least the claim now: once the highest held is also the
+                // claim now, no other thread's can be higher (nor equal with a lower id).
+                let t = self.highest(from);
+                let c = now(view.thread(t));
+                if c == self.claim(t) {
+                    return t;
+                }
+                self.set_claim(t, c);
+                self.file_claims();
+            },
+            Move::Up => self.highest(from),
+            Move::Down if C::FALLS_UNSEEN => {
+                let ts = self.runnable[from].iter().map(|&(_, t)| t);
+                ts.min_by_key(|&t| (now(view.thread(t)), t)).expect("a move takes from a partition with runnable threads")
+            }
+            Move::Down => self.runnable[from].first().expect("a move takes from a partition with runnable threads").1,
+        }
+    }
+
+    /// The thread of highest claim in partition `level`, ties to the lowest id.
+    fn highest(&self, level: Level) -> ThreadId {
+        let set = &self.runnable[level];
+        let &(top, _) = set.last().expect("a move takes from a partition with runnable threads");
+        set.range((top, 0)..).next().expect("the highest claim is held").1
     }
 }

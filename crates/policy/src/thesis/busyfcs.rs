@@ -6,13 +6,13 @@
 //! thread moves to the fast partition at once. The thesis does not say which slow thread; we
 //! take the one with the least fast-core time so far (ties: lowest id), which spreads the fast
 //! cores over the threads. When woken threads overload the fast partition while a slow core
-//! idles, the fast thread with the most fast-core time moves back.
+//! idles, the fast thread with the most fast-core time moves back (ties: lowest id).
 
 use std::cmp::Reverse;
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadView, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, Trigger, Triggers};
 
-use crate::common::{Move, Partitions};
+use crate::common::{Claim, Partitions};
 use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -24,8 +24,18 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: Build::Policy(|_, m| Box::new(BusyFcs::new(m))),
 };
 
+/// Fast-core time so far as a claim on the fast cores: the less a thread has had, the higher.
+/// It falls while the thread runs on a fast core, which no call reports, so `Partitions` reads
+/// it when a move needs it (a thread never read claims the most: no fast time).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct FastTime(Reverse<u64>);
+
+impl Claim for FastTime {
+    const FALLS_UNSEEN: bool = true;
+}
+
 pub struct BusyFcs {
-    parts: Partitions,
+    parts: Partitions<FastTime>,
 }
 
 impl BusyFcs {
@@ -46,14 +56,6 @@ impl Policy for BusyFcs {
             self.parts.place_new(view, t, out);
         }
         let m = view.machine;
-        let pick = |ts: &[&ThreadView], dir: Move| -> ThreadId {
-            match dir {
-                Move::Up => ts.iter().min_by_key(|t| (t.fast_time_ns(m), t.id)),
-                Move::Down => ts.iter().max_by_key(|t| (t.fast_time_ns(m), Reverse(t.id))),
-            }
-            .expect("keep_fast_busy offers at least one thread")
-            .id
-        };
-        self.parts.keep_fast_busy(view, out, pick);
+        self.parts.keep_fast_busy(view, out, |v| FastTime(Reverse(v.fast_time_ns(m))));
     }
 }

@@ -11,11 +11,12 @@
 //! partition while a slow core idles. On a machine of more than two capacities, the fast side is
 //! the fastest partition and the slow side all the others.
 
+use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadView, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::{Move, Partitions, PerThread, FAST};
+use crate::common::{Claim, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -48,9 +49,35 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// it would be kept off fast cores long after others arrive.
 const BC_CLAMP_THRESHOLDS: f64 = 2.0;
 
+/// A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
+/// slow thread most behind up and the fast thread most ahead down. Ordered by `total_cmp`, so that the index
+/// `Partitions` keeps and a comparison of the counters themselves never disagree.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bc(f64);
+
+impl Ord for Bc {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+impl PartialOrd for Bc {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for Bc {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Bc {}
+impl Claim for Bc {}
+
 pub struct RoundRobin {
-    parts: Partitions,
+    parts: Partitions<Bc>,
     alpha: f64,
+    /// Which core types count as fast (`Machine::fast_type_mask`), read once: the machine is fixed.
+    fast_types: [bool; MAX_CORE_TYPES],
     threshold_ns: f64,
     quantum_ns: u64,
     bc: PerThread<f64>,
@@ -76,6 +103,7 @@ impl RoundRobin {
         RoundRobin {
             parts,
             alpha,
+            fast_types: m.fast_type_mask(),
             threshold_ns: o.ms("threshold_ms") as f64,
             quantum_ns: o.ms("quantum_ms"),
             bc: PerThread::new(),
@@ -117,7 +145,6 @@ impl RoundRobin {
     /// did not run and did not change keeps its counter and its expiry.
     fn update_counters(&mut self, view: &SystemView) {
         let clamp = BC_CLAMP_THRESHOLDS * self.threshold_ns;
-        let m = view.machine;
         for &t in view.ran {
             self.touch(t);
         }
@@ -128,11 +155,12 @@ impl RoundRobin {
                 continue;
             }
             let interval = view.interval_of(t);
-            let d_fast: u64 = (0..m.core_types.len()).filter(|&ty| m.is_fast_type(ty)).map(|ty| interval[ty].time_ns).sum();
+            let d_fast: u64 = interval.iter().zip(self.fast_types).filter(|&(_, fast)| fast).map(|(c, _)| c.time_ns).sum();
             let d_total: u64 = interval.iter().map(|c| c.time_ns).sum();
             let bc = self.bc.get_mut(t);
             *bc = (*bc + self.alpha * (d_total - d_fast) as f64 - (1.0 - self.alpha) * d_fast as f64).clamp(-clamp, clamp);
             let bc = *bc;
+            self.parts.set_claim(t, Bc(bc));
             let expired = match self.parts.level(t) {
                 Some(FAST) => bc < -self.threshold_ns,
                 Some(_) => bc > self.threshold_ns,
@@ -158,20 +186,11 @@ impl RoundRobin {
         }
     }
 
-    /// For one-way moves: the slow thread most behind goes up; the fast thread most ahead goes down.
+    /// For one-way moves: the slow thread most behind goes up; the fast thread most ahead goes
+    /// down (the claims, set as the counters change).
     fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement) {
         let bc = &self.bc;
-        let pick = |ts: &[&ThreadView], dir: Move| -> ThreadId {
-            let by_bc = |a: &&&ThreadView, b: &&&ThreadView| bc.value(a.id).total_cmp(&bc.value(b.id));
-            // Ties go to the lowest id either way.
-            match dir {
-                Move::Up => ts.iter().max_by(|a, b| by_bc(a, b).then(b.id.cmp(&a.id))),
-                Move::Down => ts.iter().min_by(|a, b| by_bc(a, b).then(a.id.cmp(&b.id))),
-            }
-            .expect("keep_fast_busy offers at least one thread")
-            .id
-        };
-        self.parts.keep_fast_busy(view, out, pick);
+        self.parts.keep_fast_busy(view, out, |v| Bc(bc.value(v.id)));
     }
 }
 

@@ -8,11 +8,12 @@
 //! Times are the calling thread's CPU time (best of N), which a loaded machine disturbs far
 //! less than wall time.
 //!
-//! Then the policy-heavy case: 4,096 threads under `oblivious`, `busyfcs` and `rr`, which ask
-//! for every thread event (rr also for a 10 ms quantum): a policy's cost must follow what
-//! changed, not the number of threads (target: rr at most 2× oblivious).
+//! Then the policy-heavy case: 4,096 and 16,384 threads under `oblivious`, `busyfcs` and `rr`,
+//! which ask for every thread event (rr also for a 10 ms quantum): a policy's cost must follow
+//! what changed, not the number of threads (target: rr and busyfcs at most 2× oblivious).
 //!
-//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N]   (--threads: only the cases of N threads)
+//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N] [--policy-heavy]
+//! (`--threads N`: only the scaling cases of N threads; `--policy-heavy`: only the policy-heavy case.)
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -160,15 +161,30 @@ fn main() {
     let repeat: usize = args.iter().position(|a| a == "--repeat").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(3);
     let quick = args.iter().any(|a| a == "--quick");
     let only: Option<u32> = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok());
+    let policy_heavy_only = args.iter().any(|a| a == "--policy-heavy");
     let m = Machine::from_toml("bench", MACHINE).expect("bench machine is valid");
-    let big = Machine::from_toml("bench-big", BIG_MACHINE).expect("bench machine is valid");
+    if !policy_heavy_only {
+        scaling(&m, quick, repeat, only);
+    }
+    if only.is_some() {
+        return;
+    }
+    let sizes: &[u32] = if quick { &[256] } else { &[4096, 16384] };
+    for &n in sizes {
+        policy_heavy(&m, n, repeat);
+    }
+}
 
+/// The reference scenario, its thread-count scaling and the 1,024-core machine, under
+/// `oblivious`, each against the floor.
+fn scaling(m: &Machine, quick: bool, repeat: usize, only: Option<u32>) {
+    let big = Machine::from_toml("bench-big", BIG_MACHINE).expect("bench machine is valid");
     println!("| case | cores | threads | simulated s | events | CPU s (best of {repeat}) | events/s | ns per event | × floor |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut cases: Vec<(&str, &Machine, u32, fn() -> Workload)> = vec![("reference", &m, 64, || workload(64))];
+    let mut cases: Vec<(&str, &Machine, u32, fn() -> Workload)> = vec![("reference", m, 64, || workload(64))];
     if !quick {
-        cases.push(("more threads", &m, 1024, || workload(1024)));
-        cases.push(("more threads", &m, 16384, || workload(16384)));
+        cases.push(("more threads", m, 1024, || workload(1024)));
+        cases.push(("more threads", m, 16384, || workload(16384)));
         cases.push(("1,024 cores", &big, 4096, big_workload));
     }
     for (name, machine, n, make) in cases {
@@ -176,10 +192,9 @@ fn main() {
             continue;
         }
         let w = make();
-        let n = &n;
         let (cpu, run) = time_run(machine, &w, "oblivious", repeat);
         let cores = machine.num_cores();
-        let (floor_cpu, _) = best_of(repeat, || std::hint::black_box(floor(cores, *n as usize, run.events)));
+        let (floor_cpu, _) = best_of(repeat, || std::hint::black_box(floor(cores, n as usize, run.events)));
         let ns = cpu * 1e9 / run.events as f64;
         println!(
             "| {name} | {cores} | {n} | {:.1} | {} | {cpu:.3} | {:.2e} | {ns:.1} | {:.1} |",
@@ -188,15 +203,14 @@ fn main() {
             run.events as f64 / cpu,
             cpu / floor_cpu
         );
-        if *n == 64 {
+        if n == 64 {
             println!("| floor (bare DES loop) | {cores} | {n} | | {} | {floor_cpu:.3} | {:.2e} | {:.1} | 1.0 |", run.events, run.events as f64 / floor_cpu, floor_cpu * 1e9 / run.events as f64);
         }
     }
+}
 
-    if only.is_some() {
-        return;
-    }
-    let n = if quick { 256 } else { 4096 };
+/// The policies that ask for every thread event, against `oblivious` on the same workload.
+fn policy_heavy(m: &Machine, n: u32, repeat: usize) {
     println!();
     println!("Policy-heavy case: {n} threads");
     println!();
@@ -205,7 +219,7 @@ fn main() {
     let w = workload(n);
     let mut base = 0.0;
     for policy in ["oblivious", "busyfcs", "rr"] {
-        let (cpu, run) = time_run(&m, &w, policy, repeat);
+        let (cpu, run) = time_run(m, &w, policy, repeat);
         if policy == "oblivious" {
             base = cpu;
         }
