@@ -127,10 +127,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// Who runs in core `c`'s LLC domain, or what they do, has changed.
+    #[inline]
     pub(crate) fn llc_changed(&mut self, c: usize) {
-        if !self.shared_curves {
-            return;
+        if self.shared_curves {
+            self.mark_llc_dirty(c);
         }
+    }
+
+    fn mark_llc_dirty(&mut self, c: usize) {
         let d = self.dvfs.machine.cores[c].llc;
         if self.dvfs.machine.llcs[d].cores.len() > 1 && !self.llc_dirty.contains(&(d as u32)) {
             self.llc_dirty.push(d as u32);
