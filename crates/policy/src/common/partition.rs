@@ -12,10 +12,9 @@
 //! core, so a call costs O(changes) and a move O(log threads) once the claims set since the
 //! last move are filed (but see `Claim::FALLS_UNSEEN` for a move down).
 
-use std::collections::BTreeSet;
-
 use ampsched_model::{CoreSet, Machine, Placement, SystemView, ThreadId, ThreadState, ThreadView};
 
+use super::filing::Filing;
 use super::per_thread::PerThread;
 
 /// A partition's index: 0 is the fastest.
@@ -47,12 +46,10 @@ enum Move {
 #[derive(Debug, Clone)]
 pub struct Partitions<C: Claim = ()> {
     levels: Vec<CoreSet>,
-    /// The runnable threads counted in each partition, by claim as filed.
-    runnable: Vec<BTreeSet<(C, ThreadId)>>,
+    /// The runnable threads counted in each partition (a set per partition), by claim as filed.
+    runnable: Filing<C>,
     /// Each thread's claim, as last set.
     claim: PerThread<C>,
-    /// Where a runnable thread is filed in `runnable`: its partition and claim.
-    filed: PerThread<Option<(Level, C)>>,
     /// Filed threads whose claim was set since: refiled at the next move only, so that a policy
     /// setting claims often (rr, every quantum for what ran) pays once per thread between moves,
     /// and nothing while no move is needed.
@@ -68,12 +65,11 @@ pub struct Partitions<C: Claim = ()> {
 impl<C: Claim> Partitions<C> {
     pub fn new(m: &Machine) -> Self {
         let levels: Vec<CoreSet> = m.capacity_levels().into_iter().map(|(_, cores)| cores).collect();
-        let runnable = vec![BTreeSet::new(); levels.len()];
+        let runnable = Filing::new(levels.len());
         Partitions {
             levels,
             runnable,
             claim: PerThread::new(),
-            filed: PerThread::new(),
             unfiled: Vec::new(),
             is_unfiled: PerThread::new(),
             level_of: PerThread::new(),
@@ -113,7 +109,7 @@ impl<C: Claim> Partitions<C> {
 
     /// Runnable threads in partition `level`, in no particular order.
     pub fn runnable_in(&self, level: Level) -> impl Iterator<Item = ThreadId> + '_ {
-        self.runnable[level].iter().map(|&(_, t)| t)
+        self.runnable.set(level).iter().map(|&(_, t)| t)
     }
 
     /// Thread `t`'s claim as last set.
@@ -124,7 +120,7 @@ impl<C: Claim> Partitions<C> {
     /// Thread `t`'s claim is now `c`.
     pub fn set_claim(&mut self, t: ThreadId, c: C) {
         self.claim.set(t, c);
-        if self.filed.value(t).is_some() && !std::mem::replace(self.is_unfiled.get_mut(t), true) {
+        if self.runnable.filed(t).is_some() && !std::mem::replace(self.is_unfiled.get_mut(t), true) {
             self.unfiled.push(t);
         }
     }
@@ -132,13 +128,13 @@ impl<C: Claim> Partitions<C> {
     fn file_claims(&mut self) {
         for t in std::mem::take(&mut self.unfiled) {
             *self.is_unfiled.get_mut(t) = false;
-            self.recount(t, self.filed.value(t).map(|(l, _)| l));
+            self.recount(t, self.runnable.filed(t).map(|(l, _)| l));
         }
     }
 
     /// Number of runnable threads in partition `level`.
     pub fn load(&self, level: Level) -> usize {
-        self.runnable[level].len()
+        self.runnable.set(level).len()
     }
 
     /// Bring the partitions up to date with the view: the threads that changed since the last
@@ -152,9 +148,8 @@ impl<C: Claim> Partitions<C> {
                 self.refresh(view.thread(t));
             }
         } else {
-            self.runnable.iter_mut().for_each(BTreeSet::clear);
+            self.runnable.clear();
             self.level_of = PerThread::new();
-            self.filed = PerThread::new();
             for t in view.live_threads() {
                 self.refresh(t);
             }
@@ -170,17 +165,7 @@ impl<C: Claim> Partitions<C> {
 
     /// Count thread `t` as runnable in `level` (or nowhere), filed under its claim now.
     fn recount(&mut self, t: ThreadId, level: Option<Level>) {
-        let old = self.filed.value(t);
-        let new = level.map(|l| (l, self.claim.value(t)));
-        if old != new {
-            if let Some((l, c)) = old {
-                self.runnable[l].remove(&(c, t));
-            }
-            if let Some((l, c)) = new {
-                self.runnable[l].insert((c, t));
-            }
-            self.filed.set(t, new);
-        }
+        self.runnable.file(t, level.map(|l| (l, self.claim.value(t))));
     }
 
     /// Put thread `t` in partition `level`.
@@ -210,7 +195,7 @@ impl<C: Claim> Partitions<C> {
     /// used (fast/slow ratio ≤ 2), and we keep it so: a fast core takes no more threads than a slow one.
     pub fn place_new(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement) {
         self.sync(view);
-        let own = self.filed.value(t).map(|(l, _)| l);
+        let own = self.runnable.filed(t).map(|(l, _)| l);
         let scaled = |l: Level| (self.load(l) - (own == Some(l)) as usize) / self.ncores(l);
         let level = (0..self.levels()).min_by_key(|&l| (scaled(l), l)).unwrap_or(FAST);
         self.assign(view, t, level, out);
@@ -264,16 +249,16 @@ impl<C: Claim> Partitions<C> {
             },
             Move::Up => self.highest(from),
             Move::Down if C::FALLS_UNSEEN => {
-                let ts = self.runnable[from].iter().map(|&(_, t)| t);
+                let ts = self.runnable.set(from).iter().map(|&(_, t)| t);
                 ts.min_by_key(|&t| (now(view.thread(t)), t)).expect("a move takes from a partition with runnable threads")
             }
-            Move::Down => self.runnable[from].first().expect("a move takes from a partition with runnable threads").1,
+            Move::Down => self.runnable.set(from).first().expect("a move takes from a partition with runnable threads").1,
         }
     }
 
     /// The thread of highest claim in partition `level`, ties to the lowest id.
     fn highest(&self, level: Level) -> ThreadId {
-        let set = &self.runnable[level];
+        let set = self.runnable.set(level);
         let &(top, _) = set.last().expect("a move takes from a partition with runnable threads");
         set.range((top, 0)..).next().expect("the highest claim is held").1
     }

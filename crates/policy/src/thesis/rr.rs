@@ -12,11 +12,10 @@
 //! the fastest partition and the slow side all the others.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
 
 use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::{Claim, Partitions, PerThread, FAST};
+use crate::common::{Claim, Filing, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -89,8 +88,7 @@ pub struct RoundRobin {
     is_touched: PerThread<bool>,
     /// Runnable expired threads of each side (0 fast, 1 slow), oldest expiry first: the FIFO
     /// lists Algorithm 4.4 pairs, and where each thread is filed in them.
-    candidates: [BTreeSet<(u64, ThreadId)>; 2],
-    filed: PerThread<Option<(usize, u64)>>,
+    candidates: Filing<u64>,
     /// The view call last seen: after a gap (a call this policy did not see), every live
     /// thread counts as changed.
     last_call: u64,
@@ -110,8 +108,7 @@ impl RoundRobin {
             expired_at: PerThread::new(),
             touched: Vec::new(),
             is_touched: PerThread::new(),
-            candidates: [BTreeSet::new(), BTreeSet::new()],
-            filed: PerThread::new(),
+            candidates: Filing::new(2),
             last_call: 0,
         }
     }
@@ -129,16 +126,7 @@ impl RoundRobin {
             (true, Some(level), Some(at)) => Some((usize::from(level != FAST), at)),
             _ => None,
         };
-        let old = self.filed.value(t);
-        if old != want {
-            if let Some((side, at)) = old {
-                self.candidates[side].remove(&(at, t));
-            }
-            if let Some((side, at)) = want {
-                self.candidates[side].insert((at, t));
-            }
-            self.filed.set(t, want);
-        }
+        self.candidates.file(t, want);
     }
 
     /// Bring the balance counters up to date with the last quantum's CPU time: a thread that
@@ -176,7 +164,7 @@ impl RoundRobin {
     /// on each side, and swap each pair.
     fn swap_expired(&mut self, view: &SystemView, out: &mut Placement) {
         let pairs: Vec<(ThreadId, ThreadId)> =
-            self.candidates[0].iter().zip(self.candidates[1].iter()).map(|(&(_, f), &(_, s))| (f, s)).collect();
+            self.candidates.set(0).iter().zip(self.candidates.set(1).iter()).map(|(&(_, f), &(_, s))| (f, s)).collect();
         for (f, s) in pairs {
             self.parts.swap(view, f, s, out);
             self.expired_at.set(f, None);

@@ -23,40 +23,15 @@ use ampsched_model::{Machine, SimpleModel, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
 
-const MACHINE: &str = r#"
-name = "bench-4f12s"
-memory_latency_ns = 100.0
-[[core_type]]
-name = "fast"
-count = 4
-freq_ghz = 2.0
-power_active_w = 10.0
-power_idle_w = 2.0
-[[core_type]]
-name = "slow"
-count = 12
-freq_ghz = 1.0
-power_active_w = 2.0
-power_idle_w = 0.5
-"#;
-
-/// 1,024 cores: 256 fast + 768 slow, the same two kinds.
-const BIG_MACHINE: &str = r#"
-name = "bench-256f768s"
-memory_latency_ns = 100.0
-[[core_type]]
-name = "fast"
-count = 256
-freq_ghz = 2.0
-power_active_w = 10.0
-power_idle_w = 2.0
-[[core_type]]
-name = "slow"
-count = 768
-freq_ghz = 1.0
-power_active_w = 2.0
-power_idle_w = 0.5
-"#;
+/// The bench's machines: `fast` cores at 2 GHz and `slow` ones at 1 GHz. The reference has
+/// 4 + 12; the large machine 256 + 768 (1,024 cores).
+fn machine(fast: usize, slow: usize) -> Machine {
+    let kind = |name: &str, count: usize, ghz: f64, active: f64, idle: f64| {
+        format!("[[core_type]]\nname = \"{name}\"\ncount = {count}\nfreq_ghz = {ghz}\npower_active_w = {active}\npower_idle_w = {idle}\n")
+    };
+    let text = format!("name = \"bench-{fast}f{slow}s\"\nmemory_latency_ns = 100.0\n{}{}", kind("fast", fast, 2.0, 10.0, 2.0), kind("slow", slow, 1.0, 2.0, 0.5));
+    Machine::from_toml("bench", &text).expect("bench machine is valid")
+}
 
 /// The time slice of the scenario (the engine's default), for the floor loop.
 const SLICE_NS: u64 = 4_000_000;
@@ -162,7 +137,7 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     let only: Option<u32> = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok());
     let policy_heavy_only = args.iter().any(|a| a == "--policy-heavy");
-    let m = Machine::from_toml("bench", MACHINE).expect("bench machine is valid");
+    let m = machine(4, 12);
     if !policy_heavy_only {
         scaling(&m, quick, repeat, only);
     }
@@ -178,7 +153,7 @@ fn main() {
 /// The reference scenario, its thread-count scaling and the 1,024-core machine, under
 /// `oblivious`, each against the floor.
 fn scaling(m: &Machine, quick: bool, repeat: usize, only: Option<u32>) {
-    let big = Machine::from_toml("bench-big", BIG_MACHINE).expect("bench machine is valid");
+    let big = machine(256, 768);
     println!("| case | cores | threads | simulated s | events | CPU s (best of {repeat}) | events/s | ns per event | × floor |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut cases: Vec<(&str, &Machine, u32, fn() -> Workload)> = vec![("reference", m, 64, || workload(64))];
