@@ -103,7 +103,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let t = self.cores[c].running.expect("a rate is for a running thread");
         let key = RateKey { core: c as u32, pc: self.rts[t as usize].pc, clock_epoch: self.dvfs.epoch };
         // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
-        if self.rts[t as usize].rate_key != key && self.computing_profile(t).is_some() {
+        if (self.rts[t as usize].rate_key != key || !self.cfg.rate_cache) && self.computing_profile(t).is_some() {
             self.update_rate(c);
             self.rts[t as usize].rate_key = key;
         }
