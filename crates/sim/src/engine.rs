@@ -39,6 +39,11 @@ pub struct SimConfig {
     pub seed: u64,
     /// Record every run segment of every core (for traces and timelines), up to this many.
     pub max_segments: usize,
+    /// Keep each thread's time per instruction while its `memory::RateKey` holds (the default);
+    /// false asks the model at every plan, as the engine did before the cache: tests hold the
+    /// cache to leaving every run as it was.
+    #[doc(hidden)]
+    pub rate_cache: bool,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -52,6 +57,7 @@ impl Default for SimConfig {
             share_round_ns: DEFAULT_ROUND_NS,
             seed: ampsched_model::defaults::SEED,
             max_segments: 0,
+            rate_cache: true,
         }
     }
 }

@@ -98,12 +98,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Set the rate of core `c`'s running thread from now, unless it is known for this core,
     /// phase and clocks (`ThreadRt::rate_key`). Its LLC co-runners may change it too: where they
     /// can (`shared_curves`), a dispatch forgets the key and a change in the domain forces
-    /// `update_rate`.
+    /// `update_rate`, here if the domain is still to be refreshed (`llc_dirty`). Planned first
+    /// at the old rate and again by `refresh_llcs`, the core's event would be scheduled later
+    /// than before the cache and so run after, not before, other events at the same ns (slice
+    /// ends often meet): the same physics, a different tie order, different runs.
     pub(crate) fn ensure_rate(&mut self, c: usize) {
         let t = self.cores[c].running.expect("a rate is for a running thread");
         let key = RateKey { core: c as u32, pc: self.rts[t as usize].pc, clock_epoch: self.dvfs.epoch };
+        let stale = self.rts[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c);
         // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
-        if self.rts[t as usize].rate_key != key && self.computing_profile(t).is_some() {
+        if stale && self.computing_profile(t).is_some() {
             self.update_rate(c);
             self.rts[t as usize].rate_key = key;
         }
@@ -139,6 +143,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         if self.dvfs.machine.llcs[d].cores.len() > 1 && !self.llc_dirty.contains(&(d as u32)) {
             self.llc_dirty.push(d as u32);
         }
+    }
+
+    /// Whether core `c`'s LLC domain has changed since its threads' rates were last refreshed.
+    fn llc_pending(&self, c: usize) -> bool {
+        !self.llc_dirty.is_empty() && self.llc_dirty.contains(&(self.dvfs.machine.cores[c].llc as u32))
     }
 
     /// Re-plan, at their new share of the cache, the threads of the changed domains whose miss
