@@ -76,6 +76,7 @@ impl<'a> Node<'a> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Float(x)) if x.is_finite() => Ok(Some(*x)),
+            Some(Value::Float(x)) => Err(self.err(key, format!("must be finite, got {x}"))),
             Some(Value::Integer(i)) => Ok(Some(*i as f64)),
             Some(v) => Err(self.err(key, format!("expected a number, got {}", v.type_str()))),
         }

@@ -25,8 +25,24 @@ fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg.ends_with(".toml") || Path::new(arg).is_file()
 }
 
+/// The largest machine or workload file read: 16 MiB, over a hundred times the largest a study
+/// could write by hand or generate (a workload of thousands of apps is well under 1 MiB), so
+/// that a wrong path (`/dev/zero`, a log) is refused at once instead of filling memory.
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
 fn read(arg: &str, what: &str) -> Result<String, InputError> {
-    std::fs::read_to_string(arg).map_err(|e| InputError::new(arg, "", format!("cannot read {what} file: {e}")))
+    use std::io::Read;
+    let cannot = |e: std::io::Error| InputError::new(arg, "", format!("cannot read {what} file: {e}"));
+    let mut bytes = Vec::new();
+    std::fs::File::open(arg).map_err(cannot)?.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(InputError::new(arg, "", format!("{what} file larger than {} MiB: not a {what} file?", MAX_INPUT_BYTES >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+        InputError::new(arg, format!("line {line}"), format!("not UTF-8 text (byte {at})"))
+    })
 }
 
 fn unknown(kind: &str, arg: &str, names: &[(&str, &str)]) -> InputError {

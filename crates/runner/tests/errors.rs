@@ -125,3 +125,27 @@ fn a_barrier_some_thread_never_reaches_is_a_deadlock_not_a_hang() {
         assert!(msg.contains("app 'x' group 'workers' thread 0 waits for a barrier"), "{msg}");
     }
 }
+
+#[test]
+fn a_number_that_is_not_finite_is_named_as_such() {
+    assert_eq!(
+        machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = inf\n"),
+        "m.toml: core_type[0].freq_ghz: must be finite, got inf"
+    );
+    assert_eq!(machine_err("memory_latency_ns = nan\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\n"), "m.toml: memory_latency_ns: must be finite, got NaN");
+}
+
+#[test]
+fn input_files_are_read_with_a_size_limit_and_as_text() {
+    use ampsched_runner::catalog;
+    // A wrong path that never ends is refused at the limit, not read until memory runs out.
+    let e = catalog::workload("/dev/zero").unwrap_err().to_string();
+    assert_eq!(e, "/dev/zero: workload file larger than 16 MiB: not a workload file?");
+    let dir = ScratchDir::new("input-limits");
+    let big = dir.write("big.toml", &"#".repeat(catalog::MAX_INPUT_BYTES as usize + 1));
+    assert!(catalog::machine(&big).unwrap_err().to_string().ends_with("machine file larger than 16 MiB: not a machine file?"));
+    let path = dir.path().join("latin1.toml");
+    std::fs::write(&path, b"name = \"w\"\n# caf\xe9\n").unwrap();
+    let path = path.to_str().unwrap();
+    assert_eq!(catalog::workload(path).unwrap_err().to_string(), format!("{path}: line 2: not UTF-8 text (byte 16)"));
+}
