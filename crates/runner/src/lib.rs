@@ -70,8 +70,12 @@ pub struct Experiment {
 
 impl Experiment {
     pub fn new(machine: &str, workload: &str, settings: Settings) -> Result<Self, Error> {
-        if !(settings.slice_ms > 0.0 && settings.slice_ms.is_finite()) {
-            return Err(InputError::new("--slice-ms", "", format!("must be a number > 0, got {}", settings.slice_ms)).into());
+        // The range a policy's slice has (Linux's): shorter would make a run crawl through
+        // billions of switches, longer is no time-sharing, and beyond it the slice leaves u64 ns.
+        let (min_ms, max_ms) = (defaults::MIN_SLICE_NS as f64 / 1e6, defaults::MAX_SLICE_NS as f64 / 1e6);
+        if !(min_ms..=max_ms).contains(&settings.slice_ms) {
+            let why = format!("must be from {min_ms} to {max_ms} ms (Linux's range for a slice), got {}", settings.slice_ms);
+            return Err(InputError::new("--slice-ms", "", why).into());
         }
         let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;

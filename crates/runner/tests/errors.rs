@@ -149,3 +149,12 @@ fn input_files_are_read_with_a_size_limit_and_as_text() {
     let path = path.to_str().unwrap();
     assert_eq!(catalog::workload(path).unwrap_err().to_string(), format!("{path}: line 2: not UTF-8 text (byte 16)"));
 }
+
+#[test]
+fn a_slice_outside_linuxs_range_is_refused_not_run_for_ever() {
+    for (ms, shown) in [(1e-4, "0.0001"), (2e13, "20000000000000"), (f64::NAN, "NaN"), (0.0, "0")] {
+        let e = Experiment::new("2fc-2sc-amd", "forkjoin", Settings { slice_ms: ms, ..Settings::default() }).err().expect("refused").to_string();
+        assert_eq!(e, format!("--slice-ms: must be from 0.1 to 100 ms (Linux's range for a slice), got {shown}"));
+    }
+    assert!(Experiment::new("2fc-2sc-amd", "forkjoin", Settings { slice_ms: 100.0, ..Settings::default() }).is_ok());
+}
