@@ -123,6 +123,10 @@ _DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "
 
 def _fill_defaults(seed, slice_ms):
     d = defaults()
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64):
+        # The engine takes a u64: outside it PyO3 would raise OverflowError or TypeError, where
+        # every other bad input raises InputError.
+        raise _require_core().InputError(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
     return (d["seed"] if seed is None else seed), (d["slice_ms"] if slice_ms is None else slice_ms)
 
 

@@ -27,11 +27,12 @@ class UsageError(Exception):
 # ---- argument types: argparse turns their errors into its usual usage message, exit 2
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2 ** 64:  # the engine takes a u64; outside it PyO3 would raise OverflowError
+    # ASCII digits only: int() would also take ' 5', '+5', '1_0' and other scripts' digits ('١'),
+    # so two spellings of a seed would name one run.
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64-1 in digits 0-9, got {text!r}")
+    value = int(text, 10)
+    if value >= 2 ** 64:  # the engine takes a u64; outside it PyO3 would raise OverflowError
         raise argparse.ArgumentTypeError(f"must be between 0 and 2^64-1: {text}")
     return value
 

@@ -59,6 +59,14 @@ def test_input_error(core, default):
         ampsched.run("nonexistent", default["workload"], default["policies"][0])
 
 
+@pytest.mark.parametrize("seed", [-1, 2 ** 64, 1.5, True, "1"])
+def test_a_seed_outside_u64_is_an_input_error(default, seed):
+    with pytest.raises(ampsched.InputError, match=r"^seed: must be a whole number from 0 to 2\^64-1"):
+        ampsched.run(default["machine"], default["workload"], default["policies"][0], seed=seed)
+    with pytest.raises(ampsched.InputError):
+        ampsched.compare(default["machine"], default["workload"], default["policies"], seed=seed)
+
+
 def test_run(default):
     r = ampsched.run(default["machine"], default["workload"], default["policies"][0], timeline=True)
     assert len(r.summary) == 1 and len(r.apps) > 0 and len(r.cores) > 0
