@@ -222,6 +222,10 @@ impl Workload {
         for mut n in app_nodes {
             let copies = n.opt_count("copies")?.unwrap_or(1);
             let app = read_app(&mut n, programs)?;
+            if apps.iter().any(|other: &App| other.name == app.name || other.name.starts_with(&format!("{}#", app.name))) {
+                // Apps are reported, compared and named in policies' options by name.
+                return Err(n.err("name", format!("duplicate app name '{}' (give `copies` for several of one app)", app.name)));
+            }
             n.finish()?;
             if copies == 1 {
                 apps.push(app);
@@ -298,6 +302,10 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
             let repeat = g.opt_count("repeat")?.unwrap_or(1);
             let phases = read_body(&mut g, programs, &mut locks)?;
             let signature = read_signature(&mut g)?;
+            if groups.iter().any(|other: &Group| other.name == gname) {
+                // As core types: a name that picks out two things picks out neither.
+                return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
+            }
             g.finish()?;
             groups.push(Group { name: gname, count, kind, repeat, phases, signature });
         }

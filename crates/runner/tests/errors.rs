@@ -158,3 +158,19 @@ fn a_slice_outside_linuxs_range_is_refused_not_run_for_ever() {
     }
     assert!(Experiment::new("2fc-2sc-amd", "forkjoin", Settings { slice_ms: 100.0, ..Settings::default() }).is_ok());
 }
+
+#[test]
+fn duplicate_app_and_group_names_are_refused_as_core_type_names_are() {
+    let phase = "[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\ncpi = 1.0\n";
+    let app = |name: &str, extra: &str| format!("[[app]]\nname = \"{name}\"\n{extra}{phase}");
+    let dup_a = "duplicate app name 'a' (give `copies` for several of one app)";
+    assert_eq!(workload_err(&format!("{}{}", app("a", ""), app("a", ""))), format!("w.toml: app[1].name: {dup_a}"));
+    // Copies are named a#1, a#2: another app named a would be mistaken for them.
+    assert_eq!(workload_err(&format!("{}{}", app("a", "copies = 2\n"), app("a", ""))), format!("w.toml: app[1].name: {dup_a}"));
+    assert!(Workload::from_toml("w.toml", &format!("{}{}", app("a", "copies = 2\n"), app("b", "")), &Programs::new()).is_ok());
+    let group = |name: &str| format!("[[app.group]]\nname = \"{name}\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\ncpi = 1.0\n");
+    assert_eq!(
+        workload_err(&format!("[[app]]\nname = \"a\"\n{}{}", group("g"), group("g"))),
+        "w.toml: app[0].group[1].name: duplicate group name 'g' in this app"
+    );
+}

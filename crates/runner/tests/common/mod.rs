@@ -54,8 +54,9 @@ pub fn workload_strategy() -> impl Strategy<Value = String> {
         let mut s = String::new();
         for (i, (arrival, runs, nice, groups)) in apps.into_iter().enumerate() {
             s.push_str(&format!("[[app]]\nname = \"app{i}\"\narrival_s = {arrival}\nruns = {runs}\npriority = {nice}\n"));
-            for g in groups {
-                s.push_str(&g);
+            for (j, g) in groups.into_iter().enumerate() {
+                // Group names are unique within an app.
+                s.push_str(&g.replacen("name = \"g\"", &format!("name = \"g{j}\""), 1));
             }
         }
         s
