@@ -4,8 +4,9 @@
 //! Core events are most of a run's events, and a core has at most one live event (the moment
 //! its running thread finishes its work or its slice), which every re-plan replaces. So each
 //! core has one timer (`CoreTimers`): re-planning resets it and cancelling clears it, where a
-//! plain heap would keep every superseded event until it surfaced and was thrown away. The other events (arrivals, wake-ups, the policy's quantum,
-//! balancing) are few and never cancelled: they go in a binary heap.
+//! plain heap would keep every superseded event until it surfaced and was thrown away. The
+//! other events (arrivals, wake-ups, the policy's quantum, balancing) are few and never
+//! cancelled: they go in a binary heap.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
