@@ -164,11 +164,22 @@ def _check_output_path(option: str, path) -> None:
     # Checked before simulating, so a typo does not cost a whole run.
     if path is None:
         return
+    if path == "":
+        raise UsageError(f"{option}: the path is empty")
     if os.path.isdir(path):
         raise UsageError(f"{option}: {path}: is a directory")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise UsageError(f"{option}: {path}: directory {folder} does not exist")
+
+
+def _write_output(option: str, path, write) -> None:
+    """`write(path)`, with a failure named by its option (a path can pass the early check and
+    still refuse writing, as /proc/version does)."""
+    try:
+        write(path)
+    except OSError as error:
+        raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
 
 
 # ---- commands
@@ -212,7 +223,7 @@ def _cmd_compare(args) -> int:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
     results = json.loads(text)
     if args.report is not None:
-        write_report(results, args.report)
+        _write_output("--report", args.report, lambda path: write_report(results, path))
         print(f"ampsched: report written to {args.report}", file=sys.stderr)  # stdout may be --json
     print(text if args.json else format_compare(results))
     return 0
@@ -252,8 +263,10 @@ def _cmd_agent(args) -> int:
         return 1
     report = json.loads(text)
     if args.output is not None:
-        with open(args.output, "w") as f:
-            f.write(json.dumps(report, indent=1) + "\n")
+        def write(path):
+            with open(path, "w") as f:
+                f.write(json.dumps(report, indent=1) + "\n")
+        _write_output("--output", args.output, write)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -248,3 +248,19 @@ def test_bad_workload_baseline_names_file_and_key(tmp_path):
     assert done.returncode == 2
     assert_one_line_error(done.stderr)
     assert f"{bad}: baseline: unknown baseline 'best' (known: default)" in done.stderr
+
+
+def test_an_empty_report_path_is_named(capsys):
+    assert cli.main(["compare", "--report", ""]) == 2
+    err = capsys.readouterr().err
+    assert_one_line_error(err)
+    assert "--report: the path is empty" in err
+
+
+def test_a_report_path_that_refuses_writing_is_named(capsys):
+    # /proc/version passes the early checks (a file in an existing directory) and refuses the write.
+    argv = ["compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "oblivious", "--report", "/proc/version"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert_one_line_error(err)
+    assert err.startswith("ampsched: error: --report: /proc/version: ")
