@@ -1,12 +1,9 @@
-//! The sift operations of a binary min-heap kept in a slice, shared by the event list's core
-//! timers (which track where each entry is) and the run queues (which walk their entries in
-//! order). `std::collections::BinaryHeap` offers neither: its entries cannot be found, moved
-//! or visited in order.
-//!
-//! `moved(entry, index)` is told every entry's new place, for an index that finds entries.
+//! The sift operations of a binary min-heap kept in a slice, for the run queues, which must
+//! visit their entries in order (pulls, balancing) and take tombstones out of the top:
+//! `std::collections::BinaryHeap` offers neither.
 
 /// Move the entry at `i` up to its place; ties stay below (an equal parent is not passed).
-pub(crate) fn sift_up<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl Fn(&T) -> K, mut moved: impl FnMut(&T, usize)) {
+pub(crate) fn sift_up<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl Fn(&T) -> K) {
     let entry = heap[i];
     let k = key(&entry);
     while i > 0 {
@@ -15,15 +12,13 @@ pub(crate) fn sift_up<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl F
             break;
         }
         heap[i] = heap[parent];
-        moved(&heap[i], i);
         i = parent;
     }
     heap[i] = entry;
-    moved(&entry, i);
 }
 
 /// Move the entry at `i` down to its place.
-pub(crate) fn sift_down<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl Fn(&T) -> K, mut moved: impl FnMut(&T, usize)) {
+pub(crate) fn sift_down<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl Fn(&T) -> K) {
     let n = heap.len();
     let entry = heap[i];
     let k = key(&entry);
@@ -37,18 +32,16 @@ pub(crate) fn sift_down<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl
             break;
         }
         heap[i] = heap[child];
-        moved(&heap[i], i);
         i = child;
     }
     heap[i] = entry;
-    moved(&entry, i);
 }
 
 /// Move the entry at `i` down to its place, for an entry that belongs near the bottom (a
 /// later time, the last entry moved to the root): down to a leaf along the smaller children,
 /// then up as far as needed. One comparison a level on the way down, where `sift_down` makes
 /// two (Floyd's trick, as `BinaryHeap::pop` does).
-pub(crate) fn sift_down_to_bottom<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl Fn(&T) -> K, mut moved: impl FnMut(&T, usize)) {
+pub(crate) fn sift_down_to_bottom<T: Copy, K: Ord>(heap: &mut [T], mut i: usize, key: impl Fn(&T) -> K) {
     let n = heap.len();
     let entry = heap[i];
     loop {
@@ -58,11 +51,10 @@ pub(crate) fn sift_down_to_bottom<T: Copy, K: Ord>(heap: &mut [T], mut i: usize,
         }
         let child = if left + 1 < n && key(&heap[left + 1]) < key(&heap[left]) { left + 1 } else { left };
         heap[i] = heap[child];
-        moved(&heap[i], i);
         i = child;
     }
     heap[i] = entry;
-    sift_up(heap, i, key, moved);
+    sift_up(heap, i, key);
 }
 
 /// Indices of `heap`'s entries in key order, lazily: a best-first walk from the root that

@@ -47,7 +47,7 @@ impl RunQueue {
         let key = (vruntime, self.seq);
         self.heap.push(Entry { key, thread });
         let last = self.heap.len() - 1;
-        heap::sift_up(&mut self.heap, last, |e| e.key, |_, _| {});
+        heap::sift_up(&mut self.heap, last, |e| e.key);
         key
     }
 
@@ -92,7 +92,7 @@ impl RunQueue {
             return Some(last);
         }
         let top = std::mem::replace(&mut self.heap[0], last);
-        heap::sift_down_to_bottom(&mut self.heap, 0, |e| e.key, |_, _| {});
+        heap::sift_down_to_bottom(&mut self.heap, 0, |e| e.key);
         Some(top)
     }
 
@@ -100,7 +100,7 @@ impl RunQueue {
         let removed = std::mem::take(&mut self.removed);
         self.heap.retain(|e| !removed.contains(&e.key));
         for i in (0..self.heap.len() / 2).rev() {
-            heap::sift_down(&mut self.heap, i, |e| e.key, |_, _| {});
+            heap::sift_down(&mut self.heap, i, |e| e.key);
         }
     }
 
