@@ -111,45 +111,93 @@ class Result:
 
 def defaults() -> dict:
     """The defaults every front uses, from the engine: seed, slice_ms, agent_interval_ms,
-    emulate_period_ms (the engine's values when it is built, else the documented ones)."""
+    emulate_period_ms, max_sim_s, max_events (the engine's values when it is built, else the documented ones)."""
     if _core is None:
         return dict(_DOCUMENTED_DEFAULTS)
     return json.loads(_core.defaults())
 
 
 # What `defaults()` says when the engine is not built (help texts only; a run needs the engine).
-_DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "emulate_period_ms": 2.0}
+_DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "emulate_period_ms": 2.0,
+                        "max_sim_s": 1e7, "max_events": 10 ** 9}
 
 
-def _fill_defaults(seed, slice_ms):
+def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
+    """The engine's keywords for a run's settings, None meaning the engine's default. Types are
+    checked here, where PyO3 would raise OverflowError or TypeError: every bad value raises
+    InputError naming it (the engine checks the ranges)."""
+    error = _require_core().InputError
     d = defaults()
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64):
-        # The engine takes a u64: outside it PyO3 would raise OverflowError or TypeError, where
-        # every other bad input raises InputError.
-        raise _require_core().InputError(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
-    return (d["seed"] if seed is None else seed), (d["slice_ms"] if slice_ms is None else slice_ms)
+    out = {"seed": d["seed"] if seed is None else seed, "slice_ms": d["slice_ms"] if slice_ms is None else slice_ms}
+    if not _is_int(out["seed"]) or not 0 <= out["seed"] < 2 ** 64:
+        raise error(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
+    for name, value in (("slice_ms", slice_ms), ("max_sim_s", max_sim_s)):
+        if value is None:
+            continue
+        try:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError
+            out[name] = float(value)
+        except (TypeError, OverflowError):
+            raise error(f"{name}: must be a number, got {_shown(value)}") from None
+    if max_events is not None:
+        if isinstance(max_events, float) and max_events.is_integer():
+            max_events = int(max_events)  # 1e9 is a whole number too
+        if not _is_int(max_events) or not 0 <= max_events < 2 ** 64:
+            raise error(f"max_events: must be a whole number, got {_shown(max_events)}")
+        out["max_events"] = max_events
+    return out
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(value) -> str:
+    """A value as an error message shows it: cut short, as the engine cuts long values."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:40]}…({len(text) - 40} more chars)"
+
+
+def _text(name: str, value) -> str:
+    """A path or spec for the engine: str or os.PathLike, and UTF-8 text (a file name may hold
+    bytes that are not; the engine names files in UTF-8 messages)."""
+    error = _require_core().InputError
+    try:
+        value = os.fspath(value)
+    except TypeError:
+        raise error(f"{name}: expected a string or path, got {type(value).__name__}") from None
+    if isinstance(value, bytes):
+        raise error(f"{name}: give the path as a string, got bytes")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error(f"{name}: not UTF-8 text: {_shown(value)}") from None
+    return value
 
 
 def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
-        trace=None, timeline: bool = False) -> Result:
+        trace=None, timeline: bool = False, max_sim_s: float = None, max_events: int = None) -> Result:
     """Simulate `workload` on `machine` under one policy; returns a Result.
 
     policy: a spec, or an ampsched.Policy object (the run uses a copy of it).
     seed, slice_ms: None for the engine's defaults (see defaults()).
     trace: a path; if given, a Chrome/Perfetto trace JSON is written there.
     timeline: also return every (core, thread, app, start, end) segment.
+    max_sim_s, max_events: the run's budget of simulated seconds and of events (None:
+    defaults()); a run still going past either raises InputError.
     """
     core = _require_core()
-    seed, slice_ms = _fill_defaults(seed, slice_ms)
+    settings = _settings(seed, slice_ms, max_sim_s, max_events)
     label, policy_object = _resolve_policy(policy)
-    text = core.run(os.fspath(machine), os.fspath(workload), label, seed=seed, slice_ms=slice_ms,
-                    trace=None if trace is None else os.fspath(trace), timeline=timeline,
-                    policy_object=policy_object)
+    text = core.run(_text("machine", machine), _text("workload", workload), _text("policy", label),
+                    trace=None if trace is None else _text("trace", trace), timeline=timeline,
+                    policy_object=policy_object, **settings)
     return Result(json.loads(text))
 
 
 def compare(machine, workload, policies, baseline=None, seed: int = None, slice_ms: float = None,
-            progress=False, timeline: bool = False):
+            progress=False, timeline: bool = False, max_sim_s: float = None, max_events: int = None):
     """Run several policies on the same machine and workload; returns a DataFrame.
 
     One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline.
@@ -163,6 +211,7 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     file's `baseline` key (the thesis workloads name "default"), else the first policy. progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
+    max_sim_s, max_events: each run's budget, as in run().
 
     Note: pandas (2.x, 3.0) compares attrs when it concatenates or merges frames and fails
     on DataFrame values ("truth value of a DataFrame is ambiguous"); to pd.concat several
@@ -171,16 +220,18 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     from ._console import ProgressBar
 
     core = _require_core()
-    seed, slice_ms = _fill_defaults(seed, slice_ms)
+    settings = _settings(seed, slice_ms, max_sim_s, max_events)
     specs = split_policies(policies) if isinstance(policies, str) else list(policies)
     labels, objects = _resolve_policies(specs)
     if isinstance(baseline, Policy):
         baseline = _resolve_policy(baseline)[0]
+    if baseline is not None:
+        baseline = _text("baseline", baseline)
+    labels = [_text("policies", label) for label in labels]
     callback = progress if callable(progress) else ProgressBar() if progress else None
     try:
-        text = core.compare(os.fspath(machine), os.fspath(workload), labels, baseline=baseline,
-                            seed=seed, slice_ms=slice_ms, timeline=timeline, progress=callback,
-                            policy_objects=objects)
+        text = core.compare(_text("machine", machine), _text("workload", workload), labels, baseline=baseline,
+                            timeline=timeline, progress=callback, policy_objects=objects, **settings)
     finally:
         if isinstance(callback, ProgressBar):
             callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean

@@ -57,6 +57,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _whole_number(text: str) -> int:
+    # 1e9 and 1000000000 alike: budgets are easier to give in exponent form.
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer() and value >= 1):
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1: {text}")
+    return int(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ampsched",  # not "__main__.py" under `python -m ampsched`
@@ -72,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})")
         p.add_argument("--slice-ms", type=_positive_float, default=DEFAULTS["slice_ms"], metavar="MS",
                        help=f"scheduling time slice in milliseconds (default {DEFAULTS['slice_ms']:g})")
+        p.add_argument("--max-sim-s", type=_positive_float, default=DEFAULTS["max_sim_s"], metavar="S",
+                       help=f"simulated-time budget of a run in seconds: a run still going past it is an "
+                            f"error (default {DEFAULTS['max_sim_s']:g})")
+        p.add_argument("--max-events", type=_whole_number, default=DEFAULTS["max_events"], metavar="N",
+                       help=f"event budget of a run, which bounds its wall time (default {DEFAULTS['max_events']:g})")
         p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 
     p = sub.add_parser("run", help="simulate a workload on a machine under one policy")
@@ -139,6 +155,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: argparse prints them and exits 2
     input_errors = (UsageError, OSError) + ((ampsched._core.InputError,) if ampsched._core else ())
     try:
+        _check_text_options(args)
         return args.handler(args)
     except KeyboardInterrupt:
         return 130  # the user asked to stop: no traceback, the usual 128 + SIGINT
@@ -152,6 +169,18 @@ def main(argv=None) -> int:
     except ImportError as error:  # the engine is not built: not the user's input, status 1
         _error(error)
         return 1
+
+
+def _check_text_options(args) -> None:
+    # A Linux file name may hold bytes that are not UTF-8; Python passes them on as lone
+    # surrogates, which the engine (UTF-8 throughout) cannot take: say so, naming the option.
+    for name, value in vars(args).items():
+        if isinstance(value, str) and name != "command":
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = value.encode("utf-8", "surrogateescape")[:80]
+                raise UsageError(f"--{name.replace('_', '-')}: not UTF-8 text: {shown!r}") from None
 
 
 def _error(error: BaseException) -> None:
@@ -195,7 +224,8 @@ def _cmd_run(args) -> int:
     core = ampsched._require_core()
     label, policy_object = ampsched.policy.resolve(args.policy)
     text = core.run(args.machine, args.workload, label, seed=args.seed,
-                    slice_ms=args.slice_ms, trace=args.trace, timeline=False, policy_object=policy_object)
+                    slice_ms=args.slice_ms, trace=args.trace, timeline=False, policy_object=policy_object,
+                    max_sim_s=args.max_sim_s, max_events=args.max_events)
     print(text if args.json else format_run(json.loads(text)))
     return 0
 
@@ -218,7 +248,8 @@ def _cmd_compare(args) -> int:
     try:
         text = core.compare(machine, workload, labels, baseline=args.baseline, seed=args.seed,
                             slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar,
-                            policy_objects=objects)
+                            policy_objects=objects, max_sim_s=args.max_sim_s,
+                            max_events=args.max_events)
     finally:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
     results = json.loads(text)

@@ -29,6 +29,7 @@
 //! nothing: a streaming thread loses nothing it would have reused.
 
 use crate::error::Result;
+use crate::limits;
 use crate::toml_read::Node;
 
 /// Bytes per cache line, the unit of a refill (64 B on every machine in the catalog).
@@ -87,8 +88,8 @@ impl MissCurve {
     /// Read `miss_curve = { size_kb = [...], mpki = [...] }` from `n`.
     pub fn read(n: &mut Node) -> Result<Option<MissCurve>> {
         let Some(mut t) = n.opt_table("miss_curve")? else { return Ok(None) };
-        let sizes = t.opt_positive_list("size_kb")?.ok_or_else(|| t.err("size_kb", "missing required key"))?;
-        let mpki = t.opt_non_negative_list("mpki")?.ok_or_else(|| t.err("mpki", "missing required key"))?;
+        let sizes = t.opt_number_list("size_kb", &limits::SIZE_KB)?.ok_or_else(|| t.err("size_kb", "missing required key"))?;
+        let mpki = t.opt_number_list("mpki", &limits::LLC_MPKI)?.ok_or_else(|| t.err("mpki", "missing required key"))?;
         if sizes.len() != mpki.len() {
             return Err(t.err("mpki", format!("has {} values for {} sizes in size_kb", mpki.len(), sizes.len())));
         }

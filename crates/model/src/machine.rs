@@ -7,6 +7,7 @@
 
 use crate::coreset::CoreSet;
 use crate::error::Result;
+use crate::limits;
 use crate::toml_read::{parse, Node};
 
 /// The most cores a machine may have: what a `CoreSet` can hold (why so many, see there).
@@ -94,8 +95,8 @@ impl Machine {
         let name = root.opt_str("name")?.unwrap_or_else(|| default_name(source));
         let description = root.opt_str("description")?.unwrap_or_default();
         let src = root.opt_str("source")?.unwrap_or_default();
-        let memory_latency_ns = root.positive("memory_latency_ns")?;
-        let remote_latency = root.opt_positive("remote_memory_latency_ns")?;
+        let memory_latency_ns = root.number("memory_latency_ns", &limits::MEMORY_LATENCY_NS)?;
+        let remote_latency = root.opt_number("remote_memory_latency_ns", &limits::MEMORY_LATENCY_NS)?;
 
         let mut core_types = Vec::new();
         let type_nodes = root.tables("core_type")?;
@@ -110,16 +111,16 @@ impl Machine {
         for mut n in type_nodes {
             let cpus = n.opt_index_list("cpus")?;
             let name = n.str("name")?;
-            let count = n.count("count")? as usize;
+            let count = n.count("count", MAX_CORES as u64)? as usize;
             // Checked before any per-core table is built, so a huge count is an error, not an allocation.
             total += count;
             if total > MAX_CORES {
                 return Err(n.err("count", format!("brings the machine to {total} cores; at most {MAX_CORES} are supported")));
             }
-            let freq_ghz = n.positive("freq_ghz")?;
-            let cpi_scale = n.opt_positive("cpi_scale")?.unwrap_or(1.0);
-            let power_active_w = n.opt_non_negative("power_active_w")?.unwrap_or(0.0);
-            let power_idle_w = n.opt_non_negative("power_idle_w")?.unwrap_or(0.0);
+            let freq_ghz = n.number("freq_ghz", &limits::FREQ_GHZ)?;
+            let cpi_scale = n.opt_number("cpi_scale", &limits::CPI_SCALE)?.unwrap_or(1.0);
+            let power_active_w = n.opt_number("power_active_w", &limits::POWER_W)?.unwrap_or(0.0);
+            let power_idle_w = n.opt_number("power_idle_w", &limits::POWER_W)?.unwrap_or(0.0);
             let (freq_levels_ghz, power_levels_w) = read_levels(&mut n, freq_ghz, power_active_w, power_idle_w)?;
             let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, cpi_scale, power_active_w, power_idle_w, capacity: 0 };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
@@ -151,7 +152,7 @@ impl Machine {
         let mut llcs = Vec::new();
         let mut llc_of = vec![usize::MAX; cores.len()];
         for mut n in root.tables("llc")? {
-            let size_kb = n.opt_positive("size_kb")?;
+            let size_kb = n.opt_number("size_kb", &limits::LLC_SIZE_KB)?;
             let set = read_domain(&mut n, &mut llc_of, llcs.len(), "[[llc]] domain")?;
             n.finish()?;
             llcs.push(Llc { size_kb, cores: set });
@@ -193,7 +194,7 @@ impl Machine {
 
         let mut migration = MigrationCost { fixed_ns: us_to_ns(DEFAULT_MIGRATION_FIXED_US) };
         if let Some(mut n) = root.opt_table("migration")? {
-            if let Some(us) = n.opt_non_negative("cost_us")? {
+            if let Some(us) = n.opt_number("cost_us", &limits::MIGRATION_COST_US)? {
                 migration.fixed_ns = us_to_ns(us);
             }
             if n.has("llc_refill_us") {
@@ -364,7 +365,7 @@ pub const DVFS_POWER_EXPONENT: f64 = 3.0;
 /// A core type's DVFS levels (`freq_levels_ghz`, optional `power_levels_w`); its nominal
 /// frequency must be the highest level.
 fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Result<(Vec<f64>, Vec<f64>)> {
-    let Some(levels) = n.opt_positive_list("freq_levels_ghz")? else {
+    let Some(levels) = n.opt_number_list("freq_levels_ghz", &limits::FREQ_GHZ)? else {
         if n.has("power_levels_w") {
             return Err(n.err("power_levels_w", "give freq_levels_ghz with it"));
         }
@@ -376,7 +377,7 @@ fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Resul
     if *levels.last().unwrap() != freq_ghz {
         return Err(n.err("freq_levels_ghz", format!("the highest level must be freq_ghz ({freq_ghz})")));
     }
-    let powers = match n.opt_positive_list("power_levels_w")? {
+    let powers = match n.opt_number_list("power_levels_w", &limits::POWER_W)? {
         Some(p) if p.len() != levels.len() => {
             return Err(n.err("power_levels_w", format!("gives {} powers for {} levels", p.len(), levels.len())))
         }

@@ -4,6 +4,7 @@
 
 use crate::coreset::CoreSet;
 use crate::error::{InputError, Result};
+use crate::limits::{number_text, Bounds};
 use toml::{Table, Value};
 
 /// Core and CPU numbers a list may hold: below `CoreSet::CAPACITY`, so that no list can name a
@@ -82,26 +83,14 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// A number that must be > 0.
-    pub fn positive(&mut self, key: &'static str) -> Result<f64> {
-        let x = self.opt_f64(key)?.ok_or_else(|| self.err(key, "missing required key"))?;
-        self.check_positive(key, x)
+    /// A required number within its documented `bounds` (`limits`).
+    pub fn number(&mut self, key: &'static str, bounds: &Bounds) -> Result<f64> {
+        self.opt_number(key, bounds)?.ok_or_else(|| self.err(key, "missing required key"))
     }
 
-    pub fn opt_positive(&mut self, key: &'static str) -> Result<Option<f64>> {
+    pub fn opt_number(&mut self, key: &'static str, bounds: &Bounds) -> Result<Option<f64>> {
         match self.opt_f64(key)? {
-            None => Ok(None),
-            Some(x) => self.check_positive(key, x).map(Some),
-        }
-    }
-
-    fn check_positive(&self, key: &str, x: f64) -> Result<f64> {
-        if x > 0.0 { Ok(x) } else { Err(self.err(key, format!("must be greater than 0, got {x}"))) }
-    }
-
-    pub fn opt_non_negative(&mut self, key: &'static str) -> Result<Option<f64>> {
-        match self.opt_f64(key)? {
-            Some(x) if x < 0.0 => Err(self.err(key, format!("must not be negative, got {x}"))),
+            Some(x) if !bounds.contains(x) => Err(self.err(key, format!("must be {}, got {}", bounds.describe(), number_text(x)))),
             other => Ok(other),
         }
     }
@@ -114,17 +103,18 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// A whole number ≥ 1.
-    pub fn opt_count(&mut self, key: &'static str) -> Result<Option<u32>> {
+    /// A whole number from 1 to `max`.
+    pub fn opt_count(&mut self, key: &'static str, max: u64) -> Result<Option<u32>> {
+        debug_assert!(max <= u32::MAX as u64);
         match self.opt_int(key)? {
             None => Ok(None),
-            Some(i) if i >= 1 && i <= u32::MAX as i64 => Ok(Some(i as u32)),
-            Some(i) => Err(self.err(key, format!("must be a whole number of at least 1, got {i}"))),
+            Some(i) if i >= 1 && i as u64 <= max => Ok(Some(i as u32)),
+            Some(i) => Err(self.err(key, format!("must be a whole number from 1 to {max}, got {i}"))),
         }
     }
 
-    pub fn count(&mut self, key: &'static str) -> Result<u32> {
-        self.opt_count(key)?.ok_or_else(|| self.err(key, "missing required key"))
+    pub fn count(&mut self, key: &'static str, max: u64) -> Result<u32> {
+        self.opt_count(key, max)?.ok_or_else(|| self.err(key, "missing required key"))
     }
 
     pub fn opt_bool(&mut self, key: &'static str) -> Result<Option<bool>> {
@@ -167,27 +157,22 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// A non-empty list of numbers > 0.
-    pub fn opt_positive_list(&mut self, key: &'static str) -> Result<Option<Vec<f64>>> {
-        self.opt_number_list(key, "a number > 0", |x| x > 0.0)
-    }
-
-    /// A non-empty list of numbers ≥ 0.
-    pub fn opt_non_negative_list(&mut self, key: &'static str) -> Result<Option<Vec<f64>>> {
-        self.opt_number_list(key, "a number ≥ 0", |x| x >= 0.0)
-    }
-
-    fn opt_number_list(&mut self, key: &'static str, what: &str, ok: fn(f64) -> bool) -> Result<Option<Vec<f64>>> {
+    /// A non-empty list of numbers, each within `bounds`.
+    pub fn opt_number_list(&mut self, key: &'static str, bounds: &Bounds) -> Result<Option<Vec<f64>>> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Array(items)) if !items.is_empty() => {
                 let mut out = Vec::new();
                 for (i, v) in items.iter().enumerate() {
-                    match v {
-                        Value::Float(x) if x.is_finite() && ok(*x) => out.push(*x),
-                        Value::Integer(n) if ok(*n as f64) => out.push(*n as f64),
-                        other => return Err(self.err(&format!("{key}[{i}]"), format!("expected {what}, got {other}"))),
+                    let x = match v {
+                        Value::Float(x) => *x,
+                        Value::Integer(n) => *n as f64,
+                        other => return Err(self.err(&format!("{key}[{i}]"), format!("expected a number, got {}", other.type_str()))),
+                    };
+                    if !bounds.contains(x) {
+                        return Err(self.err(&format!("{key}[{i}]"), format!("must be {}, got {}", bounds.describe(), number_text(x))));
                     }
+                    out.push(x);
                 }
                 Ok(Some(out))
             }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::cache::MissCurve;
 use crate::error::Result;
+use crate::limits;
 use crate::toml_read::{parse, Node};
 
 /// How a thread behaves at a compute chunk: its CPI on the reference big core, its
@@ -219,9 +220,16 @@ impl Workload {
         if app_nodes.is_empty() {
             return Err(root.err("app", "a workload needs at least one [[app]]"));
         }
+        // Counted in u64 before any copy is made, so no count can overflow or allocate first.
+        let mut threads: u64 = 0;
         for mut n in app_nodes {
-            let copies = n.opt_count("copies")?.unwrap_or(1);
+            let copies = n.opt_count("copies", limits::MAX_THREADS)?.unwrap_or(1);
             let app = read_app(&mut n, programs)?;
+            threads += copies as u64 * app.groups.iter().map(|g| g.count as u64).sum::<u64>();
+            if threads > limits::MAX_THREADS {
+                let key = if copies > 1 { "copies" } else { "threads" };
+                return Err(n.err(key, format!("brings the workload to {threads} threads; at most {} are supported", limits::MAX_THREADS)));
+            }
             if apps.iter().any(|other: &App| other.name == app.name || other.name.starts_with(&format!("{}#", app.name))) {
                 // Apps are reported, compared and named in policies' options by name.
                 return Err(n.err("name", format!("duplicate app name '{}' (give `copies` for several of one app)", app.name)));
@@ -269,20 +277,21 @@ impl Workload {
 
 fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     let name = n.str("name")?;
-    let arrival_s = n.opt_non_negative("arrival_s")?.unwrap_or(0.0);
+    let arrival_s = n.opt_number("arrival_s", &limits::ARRIVAL_S)?.unwrap_or(0.0);
     let priority = match n.opt_int("priority")? {
         None => 0,
         Some(p) if (-20..=19).contains(&p) => p as i32,
         Some(p) => return Err(n.err("priority", format!("must be a nice value from -20 to 19, got {p}"))),
     };
-    let runs = n.opt_count("runs")?.unwrap_or(1);
+    let runs = n.opt_count("runs", limits::MAX_RUNS)?.unwrap_or(1);
     let mut locks = Vec::new();
     let mut groups = Vec::new();
     let group_nodes = n.tables("group")?;
     if group_nodes.is_empty() {
-        let count = n.opt_count("threads")?.unwrap_or(1);
-        let repeat = n.opt_count("repeat")?.unwrap_or(1);
+        let count = n.opt_count("threads", limits::MAX_THREADS)?.unwrap_or(1);
+        let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
         let phases = read_body(n, programs, &mut locks)?;
+        check_steps(n, &phases, repeat)?;
         let signature = read_signature(n)?;
         groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, signature });
     } else {
@@ -293,14 +302,15 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         }
         for mut g in group_nodes {
             let gname = g.str("name")?;
-            let count = g.opt_count("count")?.unwrap_or(1);
+            let count = g.opt_count("count", limits::MAX_THREADS)?.unwrap_or(1);
             let kind = match g.opt_str("kind")?.as_deref() {
                 None | Some("app") => ThreadKind::App,
                 Some("runtime") => ThreadKind::Runtime,
                 Some(other) => return Err(g.err("kind", format!("unknown thread kind '{other}' (expected app or runtime)"))),
             };
-            let repeat = g.opt_count("repeat")?.unwrap_or(1);
+            let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
             let phases = read_body(&mut g, programs, &mut locks)?;
+            check_steps(&g, &phases, repeat)?;
             let signature = read_signature(&mut g)?;
             if groups.iter().any(|other: &Group| other.name == gname) {
                 // As core types: a name that picks out two things picks out neither.
@@ -316,6 +326,15 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         return Err(n.err("phase", "the app does no work: give it a compute, serial, critical or sleep phase"));
     }
     Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks })
+}
+
+/// A thread's place in its phase list repeated `repeat` times is counted in 32 bits.
+fn check_steps(n: &Node, phases: &[Phase], repeat: u32) -> Result<()> {
+    let steps = phases.len() as u64 * repeat as u64;
+    if steps > limits::MAX_PHASE_STEPS {
+        return Err(n.err("repeat", format!("{} phases repeated {repeat} times make {steps} steps; at most {} are supported", phases.len(), limits::MAX_PHASE_STEPS)));
+    }
+    Ok(())
 }
 
 /// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both.
@@ -341,9 +360,9 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
     for mut p in n.tables("phase")? {
         let kind = p.str("kind")?;
         let phase = match kind.as_str() {
-            "compute" => Phase::Compute { instructions: p.positive("instructions")?, profile: read_profile(&mut p)? },
+            "compute" => Phase::Compute { instructions: p.number("instructions", &limits::INSTRUCTIONS)?, profile: read_profile(&mut p)? },
             "serial" => Phase::Serial {
-                instructions: p.positive("instructions")?,
+                instructions: p.number("instructions", &limits::INSTRUCTIONS)?,
                 profile: read_profile(&mut p)?,
                 wait: read_wait(&mut p)?,
                 scope: read_scope(&mut p)?,
@@ -353,14 +372,14 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
                 let lock = read_lock(&mut p, locks)?;
                 Phase::Critical {
                     lock,
-                    cs_instructions: p.positive("cs_instructions")?,
-                    between_instructions: p.opt_non_negative("between_instructions")?.unwrap_or(0.0),
-                    count: p.count("count")?,
+                    cs_instructions: p.number("cs_instructions", &limits::INSTRUCTIONS)?,
+                    between_instructions: p.opt_number("between_instructions", &limits::INSTRUCTIONS_BETWEEN)?.unwrap_or(0.0),
+                    count: p.count("count", limits::MAX_CRITICAL_COUNT)?,
                     profile: read_profile(&mut p)?,
                     wait: read_wait(&mut p)?,
                 }
             }
-            "sleep" => Phase::Sleep { ns: s_to_ns(p.positive("seconds")?).max(1) },
+            "sleep" => Phase::Sleep { ns: s_to_ns(p.number("seconds", &limits::SLEEP_S)?).max(1) },
             other => {
                 return Err(p.err(
                     "kind",
@@ -377,14 +396,14 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
 /// CPI defaults to 1.0 and LLC misses to none: a compute-bound chunk on the reference core.
 /// Misses are a flat `llc_mpki` or a `miss_curve`; the footprint defaults to the curve's knee.
 fn read_profile(p: &mut Node) -> Result<Profile> {
-    let cpi = p.opt_positive("cpi")?.unwrap_or(1.0);
-    let flat = p.opt_non_negative("llc_mpki")?;
+    let cpi = p.opt_number("cpi", &limits::CPI)?.unwrap_or(1.0);
+    let flat = p.opt_number("llc_mpki", &limits::LLC_MPKI)?;
     let misses = match (flat, MissCurve::read(p)?) {
         (Some(_), Some(_)) => return Err(p.err("miss_curve", "give either llc_mpki or miss_curve, not both")),
         (_, Some(curve)) => curve,
         (mpki, None) => MissCurve::flat(mpki.unwrap_or(0.0)),
     };
-    let footprint_kb = p.opt_non_negative("footprint_kb")?.unwrap_or_else(|| misses.knee_kb());
+    let footprint_kb = p.opt_number("footprint_kb", &limits::FOOTPRINT_KB)?.unwrap_or_else(|| misses.knee_kb());
     Ok(Profile { cpi, misses, footprint_kb })
 }
 
@@ -392,8 +411,8 @@ fn read_profile(p: &mut Node) -> Result<Profile> {
 fn read_signature(n: &mut Node) -> Result<Option<Signature>> {
     let Some(mut t) = n.opt_table("signature")? else { return Ok(None) };
     let sig = Signature {
-        cpi: t.positive("cpi")?,
-        llc_mpki: t.opt_non_negative("llc_mpki")?.ok_or_else(|| t.err("llc_mpki", "missing required key"))?,
+        cpi: t.number("cpi", &limits::CPI)?,
+        llc_mpki: t.opt_number("llc_mpki", &limits::LLC_MPKI)?.ok_or_else(|| t.err("llc_mpki", "missing required key"))?,
     };
     t.finish()?;
     Ok(Some(sig))
@@ -401,7 +420,7 @@ fn read_signature(n: &mut Node) -> Result<Option<Signature>> {
 
 fn read_wait(p: &mut Node) -> Result<Wait> {
     let mode = p.opt_str("wait")?;
-    let limit = p.opt_positive("spin_limit_us")?;
+    let limit = p.opt_number("spin_limit_us", &limits::SPIN_LIMIT_US)?;
     match (mode.as_deref(), limit) {
         (None | Some("block"), None) => Ok(Wait::Block),
         (Some("spin"), None) => Ok(Wait::Spin),

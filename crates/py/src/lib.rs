@@ -21,8 +21,11 @@ fn to_py(e: Error) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
-fn settings(seed: u64, slice_ms: f64, timeline: bool, trace: Option<String>) -> Settings {
-    Settings { seed, slice_ms, timeline, trace }
+/// A run's budget: simulated seconds and events (`limits`).
+type Budget = (f64, u64);
+
+fn settings(seed: u64, slice_ms: f64, (max_sim_s, max_events): Budget, timeline: bool, trace: Option<String>) -> Settings {
+    Settings { seed, slice_ms, timeline, trace, max_sim_s, max_events }
 }
 
 #[pyfunction]
@@ -43,7 +46,7 @@ fn run_error(py: Python<'_>, e: Error, policies: &mut [PyPolicy]) -> PyErr {
 
 /// Run one policy: a registered spec, or the Python policy `policy_object` labelled `policy`.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -55,10 +58,12 @@ fn run(
     trace: Option<String>,
     timeline: bool,
     policy_object: Option<Bound<'_, PyAny>>,
+    max_sim_s: f64,
+    max_events: u64,
 ) -> PyResult<String> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
     let out = py.allow_threads(|| {
-        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, trace))?;
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace))?;
         match python.first_mut() {
             Some(p) => {
                 let needs = p.needs;
@@ -74,7 +79,7 @@ fn run(
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
 /// object (then the policy's text is its label) or None for a registered spec.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None))]
+#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -87,6 +92,8 @@ fn compare(
     timeline: bool,
     progress: Option<PyObject>,
     policy_objects: Option<Vec<Option<Bound<'_, PyAny>>>>,
+    max_sim_s: f64,
+    max_events: u64,
 ) -> PyResult<String> {
     let objects = policy_objects.unwrap_or_else(|| vec![None; policies.len()]);
     if objects.len() != policies.len() {
@@ -98,7 +105,7 @@ fn compare(
             python.push(py_policy(o, label.trim())?);
         }
     }
-    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None)).map_err(to_py)?;
+    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, None)).map_err(to_py)?;
     let mut callback_err: Option<PyErr> = None;
     // A callback that raises (Ctrl-C arrives that way) stops the comparison; without a
     // callback, pending signals are still checked between runs.
@@ -202,6 +209,8 @@ fn defaults() -> String {
         "slice_ms": ampsched_model::defaults::SLICE_MS,
         "agent_interval_ms": ampsched_model::defaults::AGENT_INTERVAL_MS,
         "emulate_period_ms": ampsched_model::defaults::EMULATE_PERIOD_MS,
+        "max_sim_s": ampsched_model::limits::DEFAULT_MAX_SIM_S,
+        "max_events": ampsched_model::limits::DEFAULT_MAX_EVENTS,
     })
     .to_string()
 }

@@ -60,13 +60,18 @@ pub fn machine(arg: &str) -> Result<Machine, InputError> {
     }
 }
 
+/// The file a workload argument names in messages: the path itself, or the catalog's file.
+pub fn workload_file(arg: &str) -> String {
+    if looks_like_path(arg) { arg.to_string() } else { format!("catalog/workloads/{arg}.toml") }
+}
+
 pub fn workload(arg: &str) -> Result<Workload, InputError> {
     let progs = programs()?;
     if looks_like_path(arg) {
         return Workload::from_toml(arg, &read(arg, "workload")?, &progs);
     }
     match WORKLOADS.iter().find(|(n, _)| *n == arg) {
-        Some((n, text)) => Workload::from_toml(&format!("catalog/workloads/{n}.toml"), text, &progs),
+        Some((_, text)) => Workload::from_toml(&workload_file(arg), text, &progs),
         None => Err(unknown("workload", arg, WORKLOADS)),
     }
 }

@@ -6,7 +6,7 @@ pub mod catalog;
 
 use std::collections::BTreeMap;
 
-use ampsched_model::{defaults, Baseline, InputError, Machine, Policy, SimpleModel, Workload};
+use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, Workload};
 use ampsched_model::Signals;
 use ampsched_policy::baseline::best_static::{self, BestStatic};
 use ampsched_policy::baseline::bound::Bound;
@@ -20,7 +20,8 @@ use serde_json::{json, Map, Value};
 #[derive(Debug, Clone)]
 pub enum Error {
     Input(InputError),
-    Sim(SimError),
+    /// A run that cannot complete, and the workload file it came from.
+    Sim { workload: String, error: SimError },
     /// The caller's progress callback asked to stop (e.g. Ctrl-C in Python).
     Cancelled,
 }
@@ -29,7 +30,7 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Input(e) => write!(f, "{e}"),
-            Error::Sim(e) => write!(f, "{e}"),
+            Error::Sim { workload, error } => write!(f, "{workload}: {error}"),
             Error::Cancelled => write!(f, "cancelled"),
         }
     }
@@ -52,11 +53,15 @@ pub struct Settings {
     pub slice_ms: f64,
     pub timeline: bool,
     pub trace: Option<String>,
+    /// The simulated-time budget of each run, s (`limits::DEFAULT_MAX_SIM_S`).
+    pub max_sim_s: f64,
+    /// The event budget of each run (`limits::DEFAULT_MAX_EVENTS`).
+    pub max_events: u64,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { seed: defaults::SEED, slice_ms: defaults::SLICE_MS, timeline: false, trace: None }
+        Settings { seed: defaults::SEED, slice_ms: defaults::SLICE_MS, timeline: false, trace: None, max_sim_s: limits::DEFAULT_MAX_SIM_S, max_events: limits::DEFAULT_MAX_EVENTS }
     }
 }
 
@@ -65,6 +70,8 @@ pub struct Experiment {
     pub machine: Machine,
     pub workload: Workload,
     pub settings: Settings,
+    /// The workload as errors name it: its path, or its catalog file.
+    workload_file: String,
     solo_s: Option<Vec<f64>>,
 }
 
@@ -77,9 +84,18 @@ impl Experiment {
             let why = format!("must be from {min_ms} to {max_ms} ms (Linux's range for a slice), got {}", settings.slice_ms);
             return Err(InputError::new("--slice-ms", "", why).into());
         }
+        if !limits::MAX_SIM_S.contains(settings.max_sim_s) {
+            let why = format!("must be {}, got {}", limits::MAX_SIM_S.describe(), limits::number_text(settings.max_sim_s));
+            return Err(InputError::new("--max-sim-s", "", why).into());
+        }
+        if !limits::MAX_EVENTS.contains(settings.max_events as f64) {
+            let why = format!("must be a whole number {}, got {}", limits::MAX_EVENTS.describe(), settings.max_events);
+            return Err(InputError::new("--max-events", "", why).into());
+        }
         let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;
-        Ok(Experiment { machine: m, workload: w, settings, solo_s: None })
+        let workload_file = catalog::workload_file(workload);
+        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None })
     }
 
     fn config(&self, segments: usize) -> SimConfig {
@@ -87,12 +103,15 @@ impl Experiment {
             slice_ns: (self.settings.slice_ms * 1e6).round().max(1.0) as u64,
             seed: self.settings.seed,
             max_segments: segments,
+            // Within MAX_SIM_S (checked in `new`), so the product is far below u64::MAX.
+            max_sim_ns: (self.settings.max_sim_s * 1e9).round() as u64,
+            max_events: self.settings.max_events,
             ..SimConfig::default()
         }
     }
 
     pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, segments: usize) -> Result<RunResult, Error> {
-        Engine::new(m, w, &SimpleModel, policy, self.config(segments)).run().map_err(Error::Sim)
+        Engine::new(m, w, &SimpleModel, policy, self.config(segments)).run().map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })
     }
 
     /// Each app alone on an all-fast machine with as many cores, under `oblivious`.

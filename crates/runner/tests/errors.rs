@@ -30,11 +30,11 @@ fn machine_errors_name_file_key_and_problem() {
     );
     assert_eq!(
         machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 0\nfreq_ghz = 1\n"),
-        "m.toml: core_type[0].count: must be a whole number of at least 1, got 0"
+        "m.toml: core_type[0].count: must be a whole number from 1 to 8192, got 0"
     );
     assert_eq!(
         machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = -2\n"),
-        "m.toml: core_type[0].freq_ghz: must be greater than 0, got -2"
+        "m.toml: core_type[0].freq_ghz: must be from 0.01 to 100 GHz, got -2"
     );
     assert!(machine_err("memory_latency_ns = = 3\n").starts_with("m.toml: line 1: invalid TOML"));
     assert!(machine_err(&format!("{GOOD_MACHINE}[[llc]]\ncores = [0, 5]\n")).contains("llc[0].cores: core 5 does not exist"));
@@ -69,9 +69,9 @@ fn workload_errors_name_file_key_and_problem() {
     );
     assert_eq!(
         workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = -5\n"),
-        "w.toml: app[0].phase[0].instructions: must be greater than 0, got -5"
+        "w.toml: app[0].phase[0].instructions: must be greater than 0 and at most 1e15, got -5"
     );
-    assert_eq!(workload_err("[[app]]\nname = \"a\"\nthreads = 0\nprogram = \"x\"\n"), "w.toml: app[0].threads: must be a whole number of at least 1, got 0");
+    assert_eq!(workload_err("[[app]]\nname = \"a\"\nthreads = 0\nprogram = \"x\"\n"), "w.toml: app[0].threads: must be a whole number from 1 to 1048576, got 0");
     assert!(workload_err("[[app]]\nname = \"a\"\nprogram = \"nope\"\n").starts_with("w.toml: app[0].program: unknown program 'nope'"));
     assert!(workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"barrier\"\ninstructions = 5\n")
         .starts_with("w.toml: app[0].phase[0].instructions: unknown key"));
@@ -173,4 +173,115 @@ fn duplicate_app_and_group_names_are_refused_as_core_type_names_are() {
         workload_err(&format!("[[app]]\nname = \"a\"\n{}{}", group("g"), group("g"))),
         "w.toml: app[0].group[1].name: duplicate group name 'g' in this app"
     );
+}
+
+/// A machine of two fast and two slow cores, the slow ones' key `slow` given.
+fn machine_with_slow(slow: &str) -> String {
+    format!("memory_latency_ns = 100\n[[core_type]]\nname = \"fast\"\ncount = 2\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 2\n{slow}\n")
+}
+
+#[test]
+fn every_size_and_time_has_a_documented_range() {
+    // The reproducers: each once accepted, then overflowed or saturated into a wrong result.
+    let slow = |kv: &str| machine_err(&machine_with_slow(kv));
+    assert_eq!(slow("freq_ghz = 1e-11"), "m.toml: core_type[1].freq_ghz: must be from 0.01 to 100 GHz, got 1e-11");
+    assert_eq!(
+        machine_err(&format!("{GOOD_MACHINE}[migration]\ncost_us = 1e17\n")),
+        "m.toml: migration.cost_us: must be from 0 to 1000000 µs, got 1e17"
+    );
+    assert_eq!(
+        machine_err("memory_latency_ns = 1e308\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\n"),
+        "m.toml: memory_latency_ns: must be greater than 0 and at most 1000000 ns, got 1e308"
+    );
+    assert_eq!(
+        machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 2147483648\nfreq_ghz = 1\n"),
+        "m.toml: core_type[0].count: must be a whole number from 1 to 8192, got 2147483648"
+    );
+    let phase = |kv: &str| workload_err(&format!("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n{kv}\n"));
+    assert_eq!(phase("cpi = 1e308"), "w.toml: app[0].phase[0].cpi: must be from 0.01 to 1000, got 1e308");
+    assert_eq!(phase("llc_mpki = 1e308"), "w.toml: app[0].phase[0].llc_mpki: must be from 0 to 1000, got 1e308");
+    assert_eq!(
+        workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e308\n"),
+        "w.toml: app[0].phase[0].instructions: must be greater than 0 and at most 1e15, got 1e308"
+    );
+    let app = |kv: &str| workload_err(&format!("[[app]]\nname = \"a\"\n{kv}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n"));
+    assert_eq!(app("arrival_s = 1e308"), "w.toml: app[0].arrival_s: must be from 0 to 1000000 s, got 1e308");
+    assert_eq!(app("threads = 10000000"), "w.toml: app[0].threads: must be a whole number from 1 to 1048576, got 10000000");
+    assert_eq!(app("copies = 4294967295"), "w.toml: app[0].copies: must be a whole number from 1 to 1048576, got 4294967295");
+    assert_eq!(app("runs = 4294967295"), "w.toml: app[0].runs: must be a whole number from 1 to 1000000, got 4294967295");
+}
+
+#[test]
+fn counts_are_checked_as_a_product_before_anything_is_made() {
+    // Each count is within its range; together they pass the thread limit (2^20).
+    let app = |name: &str, kv: &str| format!("[[app]]\nname = \"{name}\"\n{kv}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n");
+    assert_eq!(
+        workload_err(&app("a", "threads = 1024\ncopies = 1025")),
+        "w.toml: app[0].copies: brings the workload to 1049600 threads; at most 1048576 are supported"
+    );
+    assert_eq!(
+        workload_err(&format!("{}{}", app("a", "threads = 1048576"), app("b", ""))),
+        "w.toml: app[1].threads: brings the workload to 1048577 threads; at most 1048576 are supported"
+    );
+    let w = Workload::from_toml("w.toml", &app("a", "threads = 1024\ncopies = 1024"), &Programs::new()).unwrap();
+    assert_eq!(w.total_threads(), 1 << 20);
+    // Two phases repeated 2^31 times pass the 32-bit step count.
+    let two = "[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n";
+    assert_eq!(
+        workload_err(&format!("[[app]]\nname = \"a\"\nrepeat = 2147483648\n{two}{two}")),
+        "w.toml: app[0].repeat: 2 phases repeated 2147483648 times make 4294967296 steps; at most 4294967295 are supported"
+    );
+}
+
+#[test]
+fn a_long_value_is_cut_on_the_error_line() {
+    let long = "z".repeat(10_000);
+    let e = workload_err(&format!("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"{long}\"\n"));
+    assert!(e.len() < 500, "{e}");
+    assert!(e.starts_with("w.toml: app[0].phase[0].kind: unknown phase kind 'zzz") && e.contains("(9874 more chars)"), "{e}");
+}
+
+fn run_with(workload: &str, settings: Settings) -> Result<serde_json::Value, String> {
+    let dir = ScratchDir::new("budget");
+    let w = dir.write("w.toml", workload);
+    let mut e = Experiment::new("2fc-2sc-amd", &w, settings).map_err(|e| e.to_string())?;
+    e.run("oblivious").map_err(|e| e.to_string().replace(&w, "w.toml"))
+}
+
+#[test]
+fn a_run_past_its_simulated_time_budget_is_an_error_naming_the_option() {
+    // 1e12 instructions at CPI 1 on a 2.6 GHz core: about 385 s; a 100 s budget stops it.
+    let w = "[[app]]\nname = \"long\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e12\n";
+    let e = run_with(w, Settings { max_sim_s: 100.0, ..Settings::default() }).unwrap_err();
+    assert!(e.starts_with("w.toml: the run passed its budget: 100 s of simulated time (--max-sim-s) went by at t=100."), "{e}");
+    assert!(e.ends_with("with 1 of 1 apps unfinished ('long'); raise the budget if the run is meant to be this long"), "{e}");
+    assert!(run_with(w, Settings { max_sim_s: 1000.0, ..Settings::default() }).is_ok());
+    for bad in [0.0, -1.0, 2e9, f64::NAN] {
+        let e = run_with(w, Settings { max_sim_s: bad, ..Settings::default() }).unwrap_err();
+        assert!(e.starts_with("--max-sim-s: must be greater than 0 and at most 1e9 s, got"), "{e}");
+    }
+}
+
+#[test]
+fn idle_stretches_cost_no_events() {
+    // An app that arrives after 1e6 s of nothing: before, ~200 events per idle simulated
+    // second (balancing every 10 ms, and the policy's quantum); now a few for the whole wait.
+    let w = "[[app]]\nname = \"late\"\narrival_s = 1e6\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n";
+    let r = run_with(w, Settings::default()).unwrap();
+    assert!(r["events"].as_u64().unwrap() < 50, "{}", r["events"]);
+    let turnaround = r["apps"][0]["turnaround_s"].as_f64().unwrap();
+    assert!(turnaround > 0.0 && turnaround < 0.01, "{turnaround}");
+}
+
+#[test]
+fn a_phase_longer_than_u64_nanoseconds_runs_into_the_budget_not_a_wrapped_clock() {
+    // 1e15 instructions at CPI 1000 on a 10 MHz core: 1e23 ns, past u64. Once this
+    // saturated and wrapped the clock into a makespan of milliseconds.
+    let m = "memory_latency_ns = 100\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 0.01\n";
+    let w = "[[app]]\nname = \"huge\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e15\ncpi = 1000\n";
+    let m = Machine::from_toml("m", m).unwrap();
+    let w = Workload::from_toml("w", w, &Programs::new()).unwrap();
+    let cfg = SimConfig { max_sim_ns: 10_000_000_000, ..SimConfig::default() };
+    let e = Engine::new(&m, &w, &SimpleModel, &mut Oblivious, cfg).run().unwrap_err();
+    assert!(matches!(e, SimError::OverBudget(_)), "{e:?}");
 }

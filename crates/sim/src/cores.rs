@@ -103,7 +103,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             Act::Spin { budget: None } => u64::MAX / 4,
             Act::Off => unreachable!("a running thread has something to do"),
         };
-        core.work_end = self.now + rt.debt_ns + work;
+        // Saturating: a phase can outlast u64 ns (1e15 instructions at 10 MHz and CPI 1000);
+        // its work end then means "not before the slice ends", which bounds the event, and the
+        // run's simulated-time budget ends it long before the clock could get there.
+        core.work_end = self.now.saturating_add(rt.debt_ns).saturating_add(work);
         self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32 });
     }
 

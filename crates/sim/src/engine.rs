@@ -44,6 +44,12 @@ pub struct SimConfig {
     /// cache to leaving every run as it was.
     #[doc(hidden)]
     pub rate_cache: bool,
+    /// The run's simulated-time budget: a run still going past it stops with
+    /// `SimError::OverBudget` (`limits::DEFAULT_MAX_SIM_S`), rather than running (nearly) forever.
+    pub max_sim_ns: u64,
+    /// The run's event budget: the run stops with `SimError::OverBudget` after this many
+    /// events (`limits::DEFAULT_MAX_EVENTS`), which bounds its wall time.
+    pub max_events: u64,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -58,6 +64,8 @@ impl Default for SimConfig {
             seed: ampsched_model::defaults::SEED,
             max_segments: 0,
             rate_cache: true,
+            max_sim_ns: (ampsched_model::limits::DEFAULT_MAX_SIM_S * 1e9) as u64,
+            max_events: ampsched_model::limits::DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -69,6 +77,8 @@ pub enum SimError {
     Deadlock(String),
     /// The policy asked for something impossible.
     Policy(String),
+    /// Simulated time passed `SimConfig::max_sim_ns` before the workload finished.
+    OverBudget(String),
 }
 
 impl std::fmt::Display for SimError {
@@ -76,6 +86,7 @@ impl std::fmt::Display for SimError {
         match self {
             SimError::Deadlock(m) => write!(f, "the workload can never finish: {m}"),
             SimError::Policy(m) => write!(f, "policy error: {m}"),
+            SimError::OverBudget(m) => write!(f, "the run passed its budget: {m}"),
         }
     }
 }
@@ -286,6 +297,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 return Err(self.deadlock());
             };
             debug_assert!(t >= self.now, "time went backwards");
+            if t > self.cfg.max_sim_ns || self.stats.events >= self.cfg.max_events {
+                return Err(self.over_budget(t > self.cfg.max_sim_ns));
+            }
             self.now = t;
             match ev {
                 Event::Core { core } => self.on_core_event(core as usize),
@@ -297,12 +311,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 Event::Quantum => {
                     self.call_policy(Trigger::Quantum)?;
                     if let Some(q) = self.policy.quantum_ns() {
-                        self.events.push(self.now + q.max(1), Event::Quantum);
+                        let next = self.next_tick(q.max(1));
+                        self.events.push(next, Event::Quantum);
                     }
                 }
                 Event::Balance => {
                     self.balance();
-                    self.events.push(self.now + self.cfg.balance_ns, Event::Balance);
+                    let next = self.next_tick(self.cfg.balance_ns);
+                    self.events.push(next, Event::Balance);
                 }
             }
             self.stats.events += 1;
@@ -312,6 +328,26 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         Ok(self.finish())
+    }
+
+    /// The next time of a periodic event (the policy's quantum, balancing) of `period`. While
+    /// no thread runs or waits for a core, its ticks find nothing to do, so they skip to the
+    /// first tick at or after the next event that can change that (an arrival, a wake-up):
+    /// an idle hour costs two events, not 720,000. The skipped ticks keep their phase.
+    fn next_tick(&self, period: u64) -> u64 {
+        let next = self.now.saturating_add(period);
+        if !self.idle() {
+            return next;
+        }
+        match self.events.next_busy_time() {
+            Some(t) if t > next => next + (t - next).div_ceil(period) * period,
+            _ => next,
+        }
+    }
+
+    /// No core runs a thread and none is queued.
+    fn idle(&self) -> bool {
+        self.cores.iter().enumerate().all(|(c, core)| core.running.is_none() && self.sched.queue_len(c) == 0)
     }
 
     /// Process what the last handler caused: policy calls for its triggers, then queueing the

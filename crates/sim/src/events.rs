@@ -65,6 +65,13 @@ impl EventQueue {
         self.cores.cancel(c);
     }
 
+    /// The time of the next event that is not a periodic tick (the quantum, balancing): what
+    /// an idle machine waits for. A scan of the few non-core events, for idle stretches only.
+    pub fn next_busy_time(&self) -> Option<u64> {
+        let others = self.others.iter().filter(|Reverse((_, ev))| !matches!(ev, Event::Quantum | Event::Balance)).map(|Reverse((k, _))| *k);
+        others.chain(self.cores.first().map(|(k, _)| k)).min().map(time_of)
+    }
+
     pub fn pop(&mut self) -> Option<(u64, Event)> {
         self.cores.drop_fired();
         let other = self.others.peek().map(|Reverse((k, _))| *k);

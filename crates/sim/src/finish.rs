@@ -1,6 +1,7 @@
 //! The end of a run: the result, or why it can never finish.
 
 use ampsched_model::workload::Phase;
+use ampsched_model::limits::number_text;
 use ampsched_model::ThreadState;
 
 use crate::engine::{Engine, SimError};
@@ -39,6 +40,26 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             self.now as f64 / 1e9,
             waits[..shown].join("; "),
             more
+        ))
+    }
+
+    /// The next event lies past the simulated-time budget (`time`), or the run has used its
+    /// events: say which, and how far the run got.
+    pub(crate) fn over_budget(&self, time: bool) -> SimError {
+        let unfinished: Vec<&str> = self.w.apps.iter().zip(&self.apps).filter(|(_, rt)| !rt.done).map(|(a, _)| a.name.as_str()).collect();
+        let shown = unfinished.len().min(4);
+        let more = if unfinished.len() > shown { format!(" and {} more", unfinished.len() - shown) } else { String::new() };
+        let budget = if time {
+            format!("{} s of simulated time (--max-sim-s)", number_text(self.cfg.max_sim_ns as f64 / 1e9))
+        } else {
+            format!("{} events (--max-events)", number_text(self.cfg.max_events as f64))
+        };
+        SimError::OverBudget(format!(
+            "{budget} went by at t={:.6} s with {} of {} apps unfinished ('{}'{more}); raise the budget if the run is meant to be this long",
+            self.now as f64 / 1e9,
+            unfinished.len(),
+            self.w.apps.len(),
+            unfinished[..shown].join("', '"),
         ))
     }
 

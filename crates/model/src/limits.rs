@@ -1,0 +1,150 @@
+//! The range of every number a machine or workload file may give, defined once: wide enough for
+//! any study of a real machine, narrow enough that no value can overflow the engine's integer
+//! nanoseconds, allocate without bound, or make a run that cannot end. A value outside its
+//! range is an input error naming the file, the key and the range (`toml_read::Node::number`);
+//! the README's "Input limits" table lists them.
+//!
+//! The time bounds leave room: the longest phase a file can describe (1e15 instructions at the
+//! slowest core, CPI and memory stalls allowed) may pass u64 nanoseconds, but the engine never
+//! adds it to the clock unchecked (the core's event is its slice end, at most 100 ms on), and a
+//! run that outlives its simulated-time budget (`MAX_SIM_S`) stops with an error.
+
+/// A closed range `[min, max]`, or `(min, max]` when `min_open`: the documented bounds of one key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub min: f64,
+    pub min_open: bool,
+    pub max: f64,
+    /// Shown after the numbers in messages ("GHz", "s"); empty for a pure number.
+    pub unit: &'static str,
+}
+
+impl Bounds {
+    const fn closed(min: f64, max: f64, unit: &'static str) -> Bounds {
+        Bounds { min, min_open: false, max, unit }
+    }
+
+    /// Greater than 0, at most `max`: a quantity that must exist (a latency, an instruction count).
+    const fn positive(max: f64, unit: &'static str) -> Bounds {
+        Bounds { min: 0.0, min_open: true, max, unit }
+    }
+
+    pub fn contains(&self, x: f64) -> bool {
+        (if self.min_open { x > self.min } else { x >= self.min }) && x <= self.max
+    }
+
+    /// "from 0.01 to 100 GHz", "greater than 0 and at most 1e6 s".
+    pub fn describe(&self) -> String {
+        let unit = if self.unit.is_empty() { String::new() } else { format!(" {}", self.unit) };
+        let (min, max) = (number_text(self.min), number_text(self.max));
+        if self.min_open {
+            format!("greater than {min} and at most {max}{unit}")
+        } else {
+            format!("from {min} to {max}{unit}")
+        }
+    }
+}
+
+/// A number as a message shows it: plain when short, in exponent form when it would run to
+/// many digits (1e308 is "1e308", not 309 digits; 1e-11 is "1e-11").
+pub fn number_text(x: f64) -> String {
+    let magnitude = x.abs();
+    if magnitude != 0.0 && !(1e-4..1e7).contains(&magnitude) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+// ---- machines
+
+/// A core's clock: 10 MHz (a microcontroller) to 100 GHz (ten times any CPU's). Below, a phase's
+/// time in ns per instruction would no longer fit the engine's arithmetic with room to spare.
+pub const FREQ_GHZ: Bounds = Bounds::closed(0.01, 100.0, "GHz");
+/// A core type's CPI relative to the reference core: a hundredfold either way.
+pub const CPI_SCALE: Bounds = Bounds::closed(0.01, 100.0, "");
+/// A core's power, active or idle: a whole server socket is a few hundred watts.
+pub const POWER_W: Bounds = Bounds::closed(0.0, 10_000.0, "W");
+/// Memory latency, local or remote: DRAM is ~100 ns, CXL or far memory a few µs; 1 ms is room.
+pub const MEMORY_LATENCY_NS: Bounds = Bounds::positive(1e6, "ns");
+/// A last-level cache's size: 10 GB, two orders above the largest L3 (or stacked cache) sold.
+pub const LLC_SIZE_KB: Bounds = Bounds::positive(1e7, "KB");
+/// The fixed cost of a migration: the thesis measures tens of µs; a second is room.
+pub const MIGRATION_COST_US: Bounds = Bounds::closed(0.0, 1e6, "µs");
+
+// ---- workloads
+
+/// Instructions of one phase (or one critical section, or the work between two): 1e15 is ten
+/// days of one core at 1 GHz and IPC 1, a thousand times a SPEC reference run.
+pub const INSTRUCTIONS: Bounds = Bounds::positive(1e15, "");
+/// Work between two critical sections may be none.
+pub const INSTRUCTIONS_BETWEEN: Bounds = Bounds::closed(0.0, 1e15, "");
+/// Cycles per instruction: 0.01 (beyond any issue width) to 1000 (a thread that mostly stalls).
+pub const CPI: Bounds = Bounds::closed(0.01, 1000.0, "");
+/// LLC misses per thousand instructions: at most one miss per instruction.
+pub const LLC_MPKI: Bounds = Bounds::closed(0.0, 1000.0, "");
+/// A miss curve's cache sizes, and a phase's footprint: up to 1 TB of data.
+pub const SIZE_KB: Bounds = Bounds::positive(1e9, "KB");
+pub const FOOTPRINT_KB: Bounds = Bounds::closed(0.0, 1e9, "KB");
+/// An app's arrival and a sleep (an I/O wait): up to 1e6 s, eleven days, well inside the
+/// run's simulated-time budget so that what follows them can still run.
+pub const ARRIVAL_S: Bounds = Bounds::closed(0.0, 1e6, "s");
+pub const SLEEP_S: Bounds = Bounds::positive(1e6, "s");
+/// How long a spin-then-block waiter spins: a second is far past any adaptive lock's limit.
+pub const SPIN_LIMIT_US: Bounds = Bounds::positive(1e6, "µs");
+
+/// Threads in a workload, all apps and copies counted: 2^20. A thread costs the engine a few
+/// hundred bytes, so the largest workload stays well under a GiB; checked as a product of
+/// `count` and `copies` before any copy is made.
+pub const MAX_THREADS: u64 = 1 << 20;
+/// How often an app runs back to back (`runs`): a million repetitions of a measurement.
+pub const MAX_RUNS: u64 = 1_000_000;
+/// A group's phase list times its `repeat`: the engine counts its place in it in 32 bits.
+pub const MAX_PHASE_STEPS: u64 = u32::MAX as u64;
+/// Critical sections of one critical phase.
+pub const MAX_CRITICAL_COUNT: u64 = 1_000_000_000;
+
+// ---- runs
+
+/// The event budget of a run by default: 1e9 events is a minute or two of the engine's time
+/// (~10-15 M events/s), and more than any catalog experiment needs by an order of magnitude. It
+/// is what bounds a run's wall time: a dense workload (a billion tiny critical sections, a
+/// million back-to-back runs) can pass it in little simulated time.
+pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000_000;
+/// The event budget's own range: 1e13 events is a day of the engine's time.
+pub const MAX_EVENTS: Bounds = Bounds::closed(1.0, 1e13, "events");
+
+/// The simulated-time budget of a run by default, s: 1e7 s (116 days) is ten times the longest
+/// arrival or sleep a file can give; a run still going at that point is stopped with an error
+/// rather than left to run (nearly) forever. It bounds the clock; the event budget bounds the
+/// work of getting there.
+pub const DEFAULT_MAX_SIM_S: f64 = 1e7;
+/// The budget's own range: up to 1e9 s (32 years) keeps every time below u64 nanoseconds
+/// (584 years) with room for the longest phase's first slice.
+pub const MAX_SIM_S: Bounds = Bounds::positive(1e9, "s");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_include_their_ends_as_documented() {
+        assert!(FREQ_GHZ.contains(0.01) && FREQ_GHZ.contains(100.0));
+        assert!(!FREQ_GHZ.contains(1e-11) && !FREQ_GHZ.contains(100.000_001));
+        assert!(!SLEEP_S.contains(0.0) && SLEEP_S.contains(1e6) && !SLEEP_S.contains(1e6 + 1.0));
+        assert!(!CPI.contains(f64::NAN) && !CPI.contains(f64::INFINITY));
+        assert_eq!(FREQ_GHZ.describe(), "from 0.01 to 100 GHz");
+        assert_eq!(SLEEP_S.describe(), "greater than 0 and at most 1000000 s");
+        assert_eq!(INSTRUCTIONS.describe(), "greater than 0 and at most 1e15");
+        assert_eq!(number_text(1e308), "1e308");
+        assert_eq!(number_text(-2.5e-11), "-2.5e-11");
+        assert_eq!(number_text(0.0), "0");
+    }
+
+    #[test]
+    fn the_budget_fits_u64_nanoseconds_with_room() {
+        // The largest budget plus the longest sleep and a slice stays below u64::MAX ns.
+        let worst_ns = (MAX_SIM_S.max + SLEEP_S.max) * 1e9 + 1e8;
+        assert!(worst_ns < u64::MAX as f64 / 10.0);
+    }
+}
