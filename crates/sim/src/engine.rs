@@ -21,6 +21,7 @@ use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Si
 use crate::dvfs::Dvfs;
 use crate::events::{Event, EventQueue};
 use crate::interp::{Act, Step};
+use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
 use crate::memory::RateKey;
@@ -44,6 +45,8 @@ pub struct SimConfig {
     /// cache to leaving every run as it was.
     #[doc(hidden)]
     pub rate_cache: bool,
+    /// Asked during the run whether to stop it (Ctrl-C); None: it runs to the end.
+    pub interrupt: Option<Interrupt>,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -58,6 +61,7 @@ impl Default for SimConfig {
             seed: ampsched_model::defaults::SEED,
             max_segments: 0,
             rate_cache: true,
+            interrupt: None,
         }
     }
 }
@@ -69,6 +73,8 @@ pub enum SimError {
     Deadlock(String),
     /// The policy asked for something impossible.
     Policy(String),
+    /// The caller's `Interrupt` hook asked to stop.
+    Interrupted,
 }
 
 impl std::fmt::Display for SimError {
@@ -76,6 +82,7 @@ impl std::fmt::Display for SimError {
         match self {
             SimError::Deadlock(m) => write!(f, "the workload can never finish: {m}"),
             SimError::Policy(m) => write!(f, "policy error: {m}"),
+            SimError::Interrupted => write!(f, "interrupted"),
         }
     }
 }
@@ -282,6 +289,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.events.push(self.cfg.balance_ns, Event::Balance);
 
         while self.apps_left > 0 {
+            self.check_interrupt()?;
             let Some((t, ev)) = self.events.pop() else {
                 return Err(self.deadlock());
             };
