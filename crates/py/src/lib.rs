@@ -5,12 +5,14 @@
 //! A policy is a registered spec, or a Python policy: an `ampsched.Policy` object passed with
 //! the label its results carry (`policy_object`, `policy_objects`), run as a `PyPolicy`.
 
+mod interrupt;
 mod policy;
 mod view;
 
 use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
 use pyo3::create_exception;
 use ampsched_agent::{resolve_topology, run as run_agent, run_with_policy, AgentConfig, AgentError};
+use interrupt::Stop;
 use policy::{chain, PyPolicy};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -21,8 +23,8 @@ fn to_py(e: Error) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
-fn settings(seed: u64, slice_ms: f64, timeline: bool, trace: Option<String>) -> Settings {
-    Settings { seed, slice_ms, timeline, trace }
+fn settings(seed: u64, slice_ms: f64, timeline: bool, trace: Option<String>, stop: &Stop) -> Settings {
+    Settings { seed, slice_ms, timeline, trace, interrupt: stop.interrupt() }
 }
 
 #[pyfunction]
@@ -57,8 +59,9 @@ fn run(
     policy_object: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
+    let stop = Stop::new();
     let out = py.allow_threads(|| {
-        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, trace))?;
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, trace, &stop))?;
         match python.first_mut() {
             Some(p) => {
                 let needs = p.needs;
@@ -68,6 +71,9 @@ fn run(
         }
         .map(|v| v.to_string())
     });
+    if let Some(e) = stop.raised() {
+        return Err(e);
+    }
     out.map_err(|e| run_error(py, e, &mut python))
 }
 
@@ -98,10 +104,11 @@ fn compare(
             python.push(py_policy(o, label.trim())?);
         }
     }
-    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None)).map_err(to_py)?;
+    let stop = Stop::new();
+    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None, &stop)).map_err(to_py)?;
     let mut callback_err: Option<PyErr> = None;
-    // A callback that raises (Ctrl-C arrives that way) stops the comparison; without a
-    // callback, pending signals are still checked between runs.
+    // A callback that raises stops the comparison; without a callback, pending signals are
+    // still checked between runs (`stop` checks them during each run).
     let mut report = |done: usize, total: usize, label: &str| -> bool {
         Python::with_gil(|py| {
             let outcome = match &progress {
@@ -132,7 +139,7 @@ fn compare(
             .collect();
         compare_candidates(&mut exp, &mut candidates, baseline.as_deref(), &mut report)
     };
-    if let Some(e) = callback_err {
+    if let Some(e) = stop.raised().or(callback_err) {
         return Err(e);
     }
     out.map(|v| v.to_string()).map_err(|e| run_error(py, e, &mut python))

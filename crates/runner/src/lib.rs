@@ -4,6 +4,9 @@
 
 pub mod catalog;
 
+/// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
+pub use ampsched_sim::Interrupt;
+
 use std::collections::BTreeMap;
 
 use ampsched_model::{defaults, Baseline, InputError, Machine, Policy, SimpleModel, Workload};
@@ -52,11 +55,13 @@ pub struct Settings {
     pub slice_ms: f64,
     pub timeline: bool,
     pub trace: Option<String>,
+    /// Given to every simulation of the experiment: stops them all (`SimConfig::interrupt`).
+    pub interrupt: Option<Interrupt>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { seed: defaults::SEED, slice_ms: defaults::SLICE_MS, timeline: false, trace: None }
+        Settings { seed: defaults::SEED, slice_ms: defaults::SLICE_MS, timeline: false, trace: None, interrupt: None }
     }
 }
 
@@ -87,6 +92,7 @@ impl Experiment {
             slice_ns: (self.settings.slice_ms * 1e6).round().max(1.0) as u64,
             seed: self.settings.seed,
             max_segments: segments,
+            interrupt: self.settings.interrupt.clone(),
             ..SimConfig::default()
         }
     }
