@@ -117,7 +117,7 @@ def test_keyboard_interrupt_is_quiet(monkeypatch, capsys):
 
     monkeypatch.setattr(cli, "_cmd_list", interrupted)
     assert cli.main(["list", "machines"]) == 130
-    assert capsys.readouterr() == ("", "")
+    assert capsys.readouterr() == ("", "ampsched: interrupted\n")
 
 
 def test_python_dash_m_help():
