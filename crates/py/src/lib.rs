@@ -104,8 +104,8 @@ fn compare(
             python.push(py_policy(o, label.trim())?);
         }
     }
+    let is_object: Vec<bool> = objects.iter().map(Option::is_some).collect();
     let stop = Stop::new();
-    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None, &stop)).map_err(to_py)?;
     let mut callback_err: Option<PyErr> = None;
     // A callback that raises stops the comparison; without a callback, pending signals are
     // still checked between runs (`stop` checks them during each run).
@@ -124,21 +124,25 @@ fn compare(
             }
         })
     };
-    let out = {
+    // Without the GIL, as in `run`: other Python threads go on during the runs (the callback
+    // and Python policies take it when called).
+    let out = py.allow_threads(|| {
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, timeline, None, &stop))?;
         let mut ready = python.iter_mut();
         let mut candidates: Vec<Candidate> = policies
             .iter()
-            .zip(&objects)
-            .map(|(label, object)| match object {
-                None => Candidate::Registered(label.trim().to_string()),
-                Some(_) => {
+            .zip(&is_object)
+            .map(|(label, &object)| {
+                if object {
                     let p = ready.next().expect("one PyPolicy per object");
                     Candidate::Ready { label: label.trim().to_string(), needs: p.needs, policy: p }
+                } else {
+                    Candidate::Registered(label.trim().to_string())
                 }
             })
             .collect();
         compare_candidates(&mut exp, &mut candidates, baseline.as_deref(), &mut report)
-    };
+    });
     if let Some(e) = stop.raised().or(callback_err) {
         return Err(e);
     }
