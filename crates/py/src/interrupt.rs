@@ -33,7 +33,9 @@ impl Stop {
     pub fn new() -> Self {
         let state = Arc::new(Mutex::new(State { raised: None, last_check: Instant::now() }));
         // Python runs handlers only on its main thread, so only the calling thread can see a
-        // signal (and only if it is the main one); runs on other threads stop when it does.
+        // signal (and only if it is the main one); runs on other threads stop when it does. So
+        // the calling thread must itself be in a run: one that only waited for others would
+        // never check.
         let caller: ThreadId = thread::current().id();
         let shared = state.clone();
         let interrupt = Interrupt::new(move || {
