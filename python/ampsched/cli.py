@@ -2,7 +2,8 @@
 
 Errors in what the user gave (the engine's InputError, bad paths, bad values) end in one
 line `ampsched: error: ...` on stderr and exit status 2, never a traceback: the user has
-nothing to debug, only something to fix. A traceback is kept for real bugs.
+nothing to debug, only something to fix. A traceback is kept for real bugs. Ctrl-C (also
+during a simulation) ends in one line `ampsched: interrupted` and exit status 130.
 """
 
 import argparse
@@ -158,7 +159,10 @@ def main(argv=None) -> int:
         _check_text_options(args)
         return args.handler(args)
     except KeyboardInterrupt:
-        return 130  # the user asked to stop: no traceback, the usual 128 + SIGINT
+        # The user asked to stop (Ctrl-C stops a simulation too): one line saying why the
+        # output ends here, no traceback, and the shells' 128 + SIGINT.
+        print("ampsched: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader went away (`ampsched list policies | head`); silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

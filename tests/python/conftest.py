@@ -38,6 +38,17 @@ def _result(policy, makespan, antt, stp, energy, migrations, speedup, slowdowns,
 HOSTILE = "<script>alert(1)</script>&co"  # an app name that must come out escaped
 
 
+def env_with_package():
+    """The environment for a child Python (`python -m ampsched`, a script) that imports the
+    ampsched this test run imports."""
+    import ampsched
+
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return env
+
+
 @pytest.fixture
 def sample_results():
     """Two policies as `_core.compare(..., timeline=True)` would return them. "fair" has

@@ -22,6 +22,7 @@ import time
 import pytest
 
 import ampsched
+from conftest import env_with_package
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")
@@ -32,13 +33,6 @@ needs_core = pytest.mark.skipif(ampsched._core is None, reason="the Rust engine 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (real-time cycle stealing, moving threads)")
 needs_two_cpus = pytest.mark.skipif(not TWO_CPUS, reason="needs at least 2 CPUs")
 pytestmark = [needs_core, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent is Linux-only")]
-
-
-def env_with_package():
-    env = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
-    return env
 
 
 def ampsched_cmd(*args):

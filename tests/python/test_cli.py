@@ -1,7 +1,6 @@
 """The `ampsched` command: text output on sample results, and its error handling."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -9,16 +8,13 @@ import pytest
 
 import ampsched
 from ampsched import cli
-from conftest import HOSTILE
+from conftest import HOSTILE, env_with_package
 
 
 def run_module(*args):
     """`python -m ampsched ARGS` in a child, with this test run's ampsched importable."""
-    env = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True,
-                          text=True, env=env, timeout=600)
+                          text=True, env=env_with_package(), timeout=600)
 
 
 def assert_one_line_error(stderr):
@@ -117,7 +113,7 @@ def test_keyboard_interrupt_is_quiet(monkeypatch, capsys):
 
     monkeypatch.setattr(cli, "_cmd_list", interrupted)
     assert cli.main(["list", "machines"]) == 130
-    assert capsys.readouterr() == ("", "")
+    assert capsys.readouterr() == ("", "ampsched: interrupted\n")
 
 
 def test_python_dash_m_help():

@@ -5,12 +5,14 @@
 //! A policy is a registered spec, or a Python policy: an `ampsched.Policy` object passed with
 //! the label its results carry (`policy_object`, `policy_objects`), run as a `PyPolicy`.
 
+mod interrupt;
 mod policy;
 mod view;
 
 use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
 use pyo3::create_exception;
 use ampsched_agent::{resolve_topology, run as run_agent, run_with_policy, AgentConfig, AgentError};
+use interrupt::Stop;
 use policy::{chain, PyPolicy};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -24,8 +26,8 @@ fn to_py(e: Error) -> PyErr {
 /// A run's budget: simulated seconds and events (`limits`).
 type Budget = (f64, u64);
 
-fn settings(seed: u64, slice_ms: f64, (max_sim_s, max_events): Budget, timeline: bool, trace: Option<String>) -> Settings {
-    Settings { seed, slice_ms, timeline, trace, max_sim_s, max_events }
+fn settings(seed: u64, slice_ms: f64, (max_sim_s, max_events): Budget, timeline: bool, trace: Option<String>, stop: &Stop) -> Settings {
+    Settings { seed, slice_ms, timeline, trace, max_sim_s, max_events, interrupt: stop.interrupt() }
 }
 
 #[pyfunction]
@@ -62,8 +64,9 @@ fn run(
     max_events: u64,
 ) -> PyResult<String> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
+    let stop = Stop::new();
     let out = py.allow_threads(|| {
-        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace))?;
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, &stop))?;
         match python.first_mut() {
             Some(p) => {
                 let needs = p.needs;
@@ -73,6 +76,9 @@ fn run(
         }
         .map(|v| v.to_string())
     });
+    if let Some(e) = stop.raised() {
+        return Err(e);
+    }
     out.map_err(|e| run_error(py, e, &mut python))
 }
 
@@ -105,10 +111,11 @@ fn compare(
             python.push(py_policy(o, label.trim())?);
         }
     }
-    let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, None)).map_err(to_py)?;
+    let is_object: Vec<bool> = objects.iter().map(Option::is_some).collect();
+    let stop = Stop::new();
     let mut callback_err: Option<PyErr> = None;
-    // A callback that raises (Ctrl-C arrives that way) stops the comparison; without a
-    // callback, pending signals are still checked between runs.
+    // A callback that raises stops the comparison; without a callback, pending signals are
+    // still checked between runs (`stop` checks them during each run).
     let mut report = |done: usize, total: usize, label: &str| -> bool {
         Python::with_gil(|py| {
             let outcome = match &progress {
@@ -124,22 +131,26 @@ fn compare(
             }
         })
     };
-    let out = {
+    // Without the GIL, as in `run`: other Python threads go on during the runs (the callback
+    // and Python policies take it when called).
+    let out = py.allow_threads(|| {
+        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, None, &stop))?;
         let mut ready = python.iter_mut();
         let mut candidates: Vec<Candidate> = policies
             .iter()
-            .zip(&objects)
-            .map(|(label, object)| match object {
-                None => Candidate::Registered(label.trim().to_string()),
-                Some(_) => {
+            .zip(&is_object)
+            .map(|(label, &object)| {
+                if object {
                     let p = ready.next().expect("one PyPolicy per object");
                     Candidate::Ready { label: label.trim().to_string(), needs: p.needs, policy: p }
+                } else {
+                    Candidate::Registered(label.trim().to_string())
                 }
             })
             .collect();
         compare_candidates(&mut exp, &mut candidates, baseline.as_deref(), &mut report)
-    };
-    if let Some(e) = callback_err {
+    });
+    if let Some(e) = stop.raised().or(callback_err) {
         return Err(e);
     }
     out.map(|v| v.to_string()).map_err(|e| run_error(py, e, &mut python))

@@ -4,6 +4,9 @@
 
 pub mod catalog;
 
+/// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
+pub use ampsched_sim::Interrupt;
+
 use std::collections::BTreeMap;
 
 use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, Workload};
@@ -57,11 +60,21 @@ pub struct Settings {
     pub max_sim_s: f64,
     /// The event budget of each run (`limits::DEFAULT_MAX_EVENTS`).
     pub max_events: u64,
+    /// Given to every simulation of the experiment: stops them all (`SimConfig::interrupt`).
+    pub interrupt: Option<Interrupt>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { seed: defaults::SEED, slice_ms: defaults::SLICE_MS, timeline: false, trace: None, max_sim_s: limits::DEFAULT_MAX_SIM_S, max_events: limits::DEFAULT_MAX_EVENTS }
+        Settings {
+            seed: defaults::SEED,
+            slice_ms: defaults::SLICE_MS,
+            timeline: false,
+            trace: None,
+            max_sim_s: limits::DEFAULT_MAX_SIM_S,
+            max_events: limits::DEFAULT_MAX_EVENTS,
+            interrupt: None,
+        }
     }
 }
 
@@ -106,6 +119,7 @@ impl Experiment {
             // Within MAX_SIM_S (checked in `new`), so the product is far below u64::MAX.
             max_sim_ns: (self.settings.max_sim_s * 1e9).round() as u64,
             max_events: self.settings.max_events,
+            interrupt: self.settings.interrupt.clone(),
             ..SimConfig::default()
         }
     }

@@ -21,6 +21,7 @@ use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Si
 use crate::dvfs::Dvfs;
 use crate::events::{Event, EventQueue};
 use crate::interp::{Act, Step};
+use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
 use crate::memory::RateKey;
@@ -50,6 +51,8 @@ pub struct SimConfig {
     /// The run's event budget: the run stops with `SimError::OverBudget` after this many
     /// events (`limits::DEFAULT_MAX_EVENTS`), which bounds its wall time.
     pub max_events: u64,
+    /// Asked during the run whether to stop it (Ctrl-C); None: it runs to the end.
+    pub interrupt: Option<Interrupt>,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -66,6 +69,7 @@ impl Default for SimConfig {
             rate_cache: true,
             max_sim_ns: (ampsched_model::limits::DEFAULT_MAX_SIM_S * 1e9) as u64,
             max_events: ampsched_model::limits::DEFAULT_MAX_EVENTS,
+            interrupt: None,
         }
     }
 }
@@ -79,6 +83,8 @@ pub enum SimError {
     Policy(String),
     /// Simulated time passed `SimConfig::max_sim_ns` before the workload finished.
     OverBudget(String),
+    /// The caller's `Interrupt` hook asked to stop.
+    Interrupted,
 }
 
 impl std::fmt::Display for SimError {
@@ -87,6 +93,7 @@ impl std::fmt::Display for SimError {
             SimError::Deadlock(m) => write!(f, "the workload can never finish: {m}"),
             SimError::Policy(m) => write!(f, "policy error: {m}"),
             SimError::OverBudget(m) => write!(f, "the run passed its budget: {m}"),
+            SimError::Interrupted => write!(f, "interrupted"),
         }
     }
 }
@@ -293,6 +300,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.events.push(self.cfg.balance_ns, Event::Balance);
 
         while self.apps_left > 0 {
+            self.check_interrupt()?;
             let Some((t, ev)) = self.events.pop() else {
                 return Err(self.deadlock());
             };

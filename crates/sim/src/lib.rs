@@ -9,6 +9,7 @@ pub mod events;
 mod finish;
 mod heap;
 mod interp;
+pub mod interrupt;
 mod memory;
 mod prefetch;
 pub mod local;
@@ -19,6 +20,7 @@ pub mod sync;
 pub mod trace;
 
 pub use engine::{simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
+pub use interrupt::Interrupt;
 pub use local::{runqueue, Cfs, LocalScheduler};
 pub use metrics::{metrics, AppMetrics, Metrics};
 pub use result::RunResult;

@@ -1,0 +1,48 @@
+//! Stopping a run from outside (Ctrl-C): the caller's `Interrupt` hook, which the event loop asks
+//! now and then. Kept out of `engine` so that the loop carries one line for it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::engine::{Engine, SimError};
+use crate::local::LocalScheduler;
+
+/// The engine asks its hook once every this many events (a power of two, so the test is a mask).
+/// A run handles 5–14M events/s (`make bench`: 16 384 threads, 1 024 cores, the reference), so
+/// that is every 1.2–3.5 ms, far within the fraction of a second a user waits for Ctrl-C; and a
+/// hook that costs a microsecond (taking Python's GIL) costs under 0.1% of that.
+pub const CHECK_EVERY_EVENTS: u64 = 1 << 14;
+
+/// A hook that says whether the caller wants the run stopped; once it says so, the run ends with
+/// `SimError::Interrupted`. It may be shared by runs on several threads, and is called on the
+/// thread that runs the engine.
+#[derive(Clone)]
+pub struct Interrupt(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl Interrupt {
+    pub fn new(asked: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        Interrupt(Arc::new(asked))
+    }
+
+    /// Whether the caller wants the run stopped.
+    pub fn asked(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Interrupt(..)") // a closure has nothing to show
+    }
+}
+
+impl<S: LocalScheduler> Engine<'_, S> {
+    /// `Err(SimError::Interrupted)` if the hook, asked every `CHECK_EVERY_EVENTS` events, says stop.
+    #[inline]
+    pub(crate) fn check_interrupt(&self) -> Result<(), SimError> {
+        if self.stats.events % CHECK_EVERY_EVENTS == 0 && self.cfg.interrupt.as_ref().is_some_and(Interrupt::asked) {
+            return Err(SimError::Interrupted);
+        }
+        Ok(())
+    }
+}
