@@ -1,8 +1,9 @@
 """The `ampsched` command: list the catalog, run one policy, compare several.
 
-Errors in what the user gave (the engine's InputError, bad paths, bad values) end in one
-line `ampsched: error: ...` on stderr and exit status 2, never a traceback: the user has
-nothing to debug, only something to fix. A traceback is kept for real bugs.
+Errors in what the user gave (the engine's InputError, bad paths, bad values, and argparse's
+own: a bad option value, a missing argument) end in one line `ampsched: error: ...` on stderr
+and exit status 2, never a traceback: the user has nothing to debug, only something to fix.
+A traceback is kept for real bugs.
 """
 
 import argparse
@@ -24,7 +25,19 @@ class UsageError(Exception):
     """Bad input found by the CLI itself; reported like the engine's InputError."""
 
 
-# ---- argument types: argparse turns their errors into its usual usage message, exit 2
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one line like every other error of the CLI, naming the
+    option (argparse would print the whole usage first: five lines for `agent`). Exit status 2."""
+
+    def error(self, message):
+        # argparse says "argument --interval: ..." (or "argument --pid/-p: ..."): name the option alone.
+        if message.startswith("argument "):
+            message = message[len("argument "):]
+        _error(message)
+        sys.exit(2)
+
+
+# ---- argument types: the parser turns their errors into one line naming the option, exit 2
 
 def _seed(text: str) -> int:
     # ASCII digits only: int() would also take ' 5', '+5', '1_0' and other scripts' digits ('١'),
@@ -57,8 +70,20 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _interval(text: str) -> float:
+    # The engine checks the range too; here the error comes before anything starts.
+    low, high = DEFAULTS["agent_interval_min_ms"], DEFAULTS["agent_interval_max_ms"]
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not low <= value <= high:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ampsched",  # not "__main__.py" under `python -m ampsched`
         description="Schedule threads on asymmetric multicore processors: simulate and compare policies.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -113,8 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "when the agent ends. The exit status is the command's.")
     p.add_argument("--policy", required=True, metavar="P",
                    help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
-    p.add_argument("--interval", type=_positive_float, default=DEFAULTS["agent_interval_ms"], metavar="MS",
-                   help=f"sampling interval in milliseconds (default {DEFAULTS['agent_interval_ms']:g})")
+    p.add_argument("--interval", type=_interval, default=DEFAULTS["agent_interval_ms"], metavar="MS",
+                   help=f"sampling interval in milliseconds, {DEFAULTS['agent_interval_min_ms']:g} to "
+                        f"{DEFAULTS['agent_interval_max_ms']:g} (default {DEFAULTS['agent_interval_ms']:g})")
     p.add_argument("--emulate", metavar="SPEC",
                    help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (CPU 1 at half speed); needs root")
     p.add_argument("--emulate-period", type=_positive_float, default=DEFAULTS["emulate_period_ms"], metavar="MS",
@@ -136,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)  # usage errors: argparse prints them and exits 2
+    args = build_parser().parse_args(argv)  # usage errors: one line (`_Parser`), exit status 2
     input_errors = (UsageError, OSError) + ((ampsched._core.InputError,) if ampsched._core else ())
     try:
         return args.handler(args)

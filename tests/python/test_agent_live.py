@@ -103,3 +103,13 @@ def test_a_policy_that_needs_counters_is_refused_live_with_one_line_naming_them(
         assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
         assert lines[0].startswith("ampsched: error: --policy: "), lines[0]
         assert "hardware counters" in lines[0] and busy_report["counters"] in lines[0], lines[0]
+
+
+def test_a_huge_interval_is_refused_in_one_line_naming_the_range():
+    for value in ("1e14", "0.5", "-1", "nan"):
+        r = run_ampsched("agent", "--policy", "oblivious", "--interval", value, "--", "true")
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert lines[0].startswith("ampsched: error: --interval: "), lines[0]
+        assert "between 1 and 3600000 ms" in lines[0], lines[0]

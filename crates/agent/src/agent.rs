@@ -13,6 +13,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+use ampsched_model::defaults::ms_to_ns;
 use ampsched_model::{InputError, Machine, Placement, Policy, Signals, Trigger, ViewBook};
 use ampsched_policy::PolicySpec;
 use serde_json::Value;
@@ -30,8 +31,9 @@ use crate::topology::{detect, Topology};
 pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
 /// How long, after being stopped by a signal, the agent waits for the command it launched to exit.
 pub const STOP_GRACE_MS: u64 = 5000;
-/// Shortest interval: below 1 ms the /proc reads alone would take most of it.
-pub const MIN_INTERVAL_MS: f64 = 1.0;
+/// The interval's range (`defaults::AGENT_INTERVAL_MIN_MS`, `AGENT_INTERVAL_MAX_MS`).
+pub const MIN_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MIN_MS;
+pub const MAX_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MAX_MS;
 /// How often the live status line is redrawn.
 const STATUS_PERIOD_NS: u64 = 250_000_000;
 
@@ -281,9 +283,14 @@ pub fn check_policy(name: &str, needs: Signals, available: Signals, no_counters:
     })
 }
 
+/// What `--interval` must be, as its error says it.
+pub fn interval_range() -> String {
+    format!("must be between {MIN_INTERVAL_MS} and {MAX_INTERVAL_MS} ms (1 ms to 1 hour)")
+}
+
 fn check_config(cfg: &AgentConfig) -> Result<(), AgentError> {
-    if !(cfg.interval_ms >= MIN_INTERVAL_MS && cfg.interval_ms.is_finite()) {
-        return Err(input("--interval", cfg.interval_ms.to_string(), format!("must be at least {MIN_INTERVAL_MS} ms")));
+    if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&cfg.interval_ms) {
+        return Err(input("--interval", cfg.interval_ms.to_string(), interval_range()));
     }
     if cfg.command.is_empty() == cfg.pids.is_empty() {
         return Err(input("agent", "", "give either a command to launch (after --) or --pid PID, not both and not neither"));
@@ -358,7 +365,7 @@ pub fn run_with(
         None
     };
 
-    let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
+    let interval_ns = ms_to_ns(cfg.interval_ms);
     let mut monitor = Monitor::new(machine);
     // As the simulator does: the available signals, and intervals only for a policy with a quantum.
     monitor.book = ViewBook::new(monitor.machine.num_cores(), available, policy.quantum_ns().is_some());

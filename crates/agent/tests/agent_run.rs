@@ -101,3 +101,20 @@ fn a_policy_that_needs_counters_is_refused_where_there_are_none() {
     assert!(line.contains("per-thread hardware counters"), "{line}");
     assert!(line.contains(&why), "the reason the machine gives none: {line}");
 }
+
+#[test]
+fn the_interval_is_refused_outside_1_ms_to_1_hour_in_one_line() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    for ms in [1e14, 3_600_001.0, 0.5, -1.0, f64::NAN, f64::INFINITY] {
+        let cfg = AgentConfig { interval_ms: ms, ..config(std::process::id()) };
+        let err = run_with(&cfg, "idle", Signals::NONE, |_| unreachable!("refused before it is built")).unwrap_err();
+        let AgentError::Input(e) = err else { panic!("an input error (exit status 2)") };
+        let line = e.to_string();
+        assert!(line.starts_with("--interval: ") && line.contains("between 1 and 3600000 ms") && !line.contains('\n'), "{line}");
+    }
+    for ms in [1.0, 3_600_000.0] {
+        let cfg = AgentConfig { interval_ms: ms, ..config(std::process::id()) };
+        let refused = run_with(&cfg, "idle", Signals::NONE, |_| Err(AgentError::Internal("built".into()))).unwrap_err();
+        assert!(matches!(refused, AgentError::Internal(_)), "{ms} ms is in range: {refused}");
+    }
+}

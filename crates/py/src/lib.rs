@@ -201,6 +201,8 @@ fn defaults() -> String {
         "seed": ampsched_model::defaults::SEED,
         "slice_ms": ampsched_model::defaults::SLICE_MS,
         "agent_interval_ms": ampsched_model::defaults::AGENT_INTERVAL_MS,
+        "agent_interval_min_ms": ampsched_model::defaults::AGENT_INTERVAL_MIN_MS,
+        "agent_interval_max_ms": ampsched_model::defaults::AGENT_INTERVAL_MAX_MS,
         "emulate_period_ms": ampsched_model::defaults::EMULATE_PERIOD_MS,
     })
     .to_string()
