@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 
 import ampsched
@@ -300,9 +301,6 @@ def _cmd_agent(args) -> int:
     return agent_exit_status(report)
 
 
-_SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGKILL": 9, "SIGSEGV": 11, "SIGTERM": 15, "SIGABRT": 6}
-
-
 def agent_exit_status(report: dict) -> int:
     """The command's exit status, as a shell reports it; 128 + N when a signal stopped it or the agent."""
     status = (report.get("target") or {}).get("status") or {}
@@ -310,8 +308,8 @@ def agent_exit_status(report: dict) -> int:
         return int(status["exit_code"])
     sig = status.get("signal") or report.get("stopped_by")
     if isinstance(sig, str):
-        if sig in _SIGNALS:
-            return 128 + _SIGNALS[sig]
+        if sig in signal.Signals.__members__:
+            return 128 + signal.Signals[sig].value
         if sig.startswith("signal "):
             return 128 + int(sig.split()[1])
     return 0

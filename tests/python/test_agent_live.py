@@ -8,8 +8,10 @@ and agent_run.rs): no registered policy makes them yet.
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -105,6 +107,80 @@ def test_a_policy_that_needs_counters_is_refused_live_with_one_line_naming_them(
         assert "hardware counters" in lines[0] and busy_report["counters"] in lines[0], lines[0]
 
 
+# ---- however the agent ends (issue 10 §4)
+#
+# Every test starts its own target processes and looks only at them. The machine may be loaded:
+# waits poll with generous timeouts instead of sleeping for tuned times.
+
+# A target that starts a thread every 20 ms: threads keep appearing between any two of the
+# agent's samples, and inherit their creator's affinity. They outlive any test's wait, so that a
+# thread left pinned is not hidden by its exit.
+SPAWNER_TARGET = """
+import threading, time
+print("ready", flush=True)
+while True:
+    threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+    time.sleep(0.02)
+"""
+
+
+def thread_affinities(pid):
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            out[int(tid)] = os.sched_getaffinity(int(tid))
+        except OSError:
+            pass  # exited meanwhile
+    return out
+
+
+def wait_for(predicate, timeout=20.0, what="condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def start_agent(*args):
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return subprocess.Popen([sys.executable, "-m", "ampsched", "agent", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def start_target(script, *args):
+    target = subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True)
+    assert target.stdout.readline() == "ready\n"
+    return target
+
+
+def stop(process):
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=30)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM, signal.SIGXCPU])
+def test_every_catchable_terminating_signal_stops_the_agent_like_sigterm(sig):
+    if signal.getsignal(sig) == signal.SIG_IGN:
+        pytest.skip(f"{sig.name} is ignored here (a background job's SIGQUIT), and so by the agent")
+    target = start_target(SPAWNER_TARGET)
+    try:
+        original = os.sched_getaffinity(target.pid)
+        agent = start_agent("--policy", "static", "--interval", "10", "--json", "--pid", str(target.pid))
+        wait_for(lambda: len(os.sched_getaffinity(target.pid)) == 1, what="static to pin the main thread")
+        agent.send_signal(sig)
+        stdout, stderr = agent.communicate(timeout=60)
+        assert agent.returncode == 128 + sig, stderr
+        assert json.loads(stdout)["stopped_by"] == sig.name
+        assert all(a == original for a in thread_affinities(target.pid).values())
+    finally:
+        stop(target)
+
+
 def test_a_huge_interval_is_refused_in_one_line_naming_the_range():
     for value in ("1e14", "0.5", "-1", "nan"):
         r = run_ampsched("agent", "--policy", "oblivious", "--interval", value, "--", "true")
@@ -113,3 +189,12 @@ def test_a_huge_interval_is_refused_in_one_line_naming_the_range():
         assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
         assert lines[0].startswith("ampsched: error: --interval: "), lines[0]
         assert "between 1 and 3600000 ms" in lines[0], lines[0]
+
+
+def test_the_agent_sees_the_command_exit_at_once_whatever_the_interval():
+    # A 1000 s interval: the command's exit wakes the agent, which reports the true wall time.
+    started = time.monotonic()
+    report = agent_report("--policy", "oblivious", "--interval", "1e6", "--", "sleep", "0.5")
+    assert time.monotonic() - started < 30
+    assert 0.5 <= report["target"]["wall_s"] < 5, report["target"]
+    assert report["agent"]["samples"] <= 3

@@ -2,11 +2,19 @@
 //! policy for the interval's events and its quantum, and apply its `Placement` (`enforce`):
 //! affinities, fast-core shares, weights, slices and frequencies, each only where it changes.
 //!
-//! Whatever ends the agent (the target exits, SIGINT, SIGTERM, SIGHUP, an error), every thread
-//! it moved gets its original affinity, nice value and slice back, cpufreq files their original
-//! text, and the emulation threads are stopped and joined (`Session::drop`). A signal the agent receives from another process (`kill`, not the
-//! terminal, whose Ctrl-C already reaches the whole foreground process group) is forwarded to
-//! the command it launched, as `timeout(1)` does.
+//! Whatever ends the agent (the target exits, an error, or any signal whose default action
+//! would end the process and that can be caught: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...,
+//! the real-time signals; `STOP_SIGNALS`), every thread it moved gets its original affinity,
+//! nice value and slice back, cpufreq files their original text, and the emulation threads are
+//! stopped and joined (`Session::drop`). The handlers are installed before the agent changes
+//! anything; a signal that comes before it has launched or attached ends it at once, with a
+//! report. A signal the agent receives from another process (`kill`, not the terminal, whose
+//! Ctrl-C already reaches the whole foreground process group) is forwarded to the command it
+//! launched, as `timeout(1)` does.
+//!
+//! The agent sleeps between samples in ppoll(2) on a pidfd per target process and on a pipe its
+//! signal handlers write to: a target's exit or a signal wakes it at once, whatever the interval
+//! (a signal delivered to another thread of the host process, too).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
@@ -34,6 +42,9 @@ pub const STOP_GRACE_MS: u64 = 5000;
 /// The interval's range (`defaults::AGENT_INTERVAL_MIN_MS`, `AGENT_INTERVAL_MAX_MS`).
 pub const MIN_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MIN_MS;
 pub const MAX_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MAX_MS;
+/// Longest wait between two checks on the launched command after a stop, when the kernel gives
+/// no pidfd (Linux before 5.3) to wake the agent at its exit.
+const NO_PIDFD_POLL_NS: u64 = 10_000_000;
 /// How often the live status line is redrawn.
 const STATUS_PERIOD_NS: u64 = 250_000_000;
 
@@ -122,29 +133,76 @@ pub fn resolve_topology(root: &str, cores: Option<&str>, emulate: Option<&str>) 
 
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static STOP_FROM_PROCESS: AtomicBool = AtomicBool::new(false);
-const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// The write end of the pipe the handler wakes the agent's wait through (-1: none).
+static WAKE_PIPE: AtomicI32 = AtomicI32::new(-1);
+/// The signals whose default action ends the process and that a handler can catch: the agent
+/// stops on each as on SIGTERM. (The faults, SIGSEGV and the like, are left to their default
+/// action: the agent cannot go on after one.) The real-time signals,
+/// which also end a process by default, are added in `stop_signals`.
+const STOP_SIGNALS: &[libc::c_int] = &[
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGPIPE,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGXCPU,
+    libc::SIGXFSZ,
+    libc::SIGPWR,
+    libc::SIGSTKFLT,
+    libc::SIGIO,
+];
 /// si_code of a signal the kernel sent (a terminal's Ctrl-C), as opposed to kill(2) (SI_USER).
 const SI_KERNEL: libc::c_int = 0x80;
+
+/// Every signal the agent stops on.
+fn stop_signals() -> impl Iterator<Item = libc::c_int> {
+    STOP_SIGNALS.iter().copied().chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+}
 
 extern "C" fn on_stop_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
     let code = if info.is_null() { SI_KERNEL } else { unsafe { (*info).si_code } };
     STOP_FROM_PROCESS.store(code != SI_KERNEL, Ordering::SeqCst);
     STOP_SIGNAL.store(sig, Ordering::SeqCst);
+    let fd = WAKE_PIPE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; errno is saved and put back so the interrupted
+        // code does not see ours. A full pipe (EAGAIN) already holds a wake-up.
+        unsafe {
+            let errno = *libc::__errno_location();
+            libc::write(fd, [0u8].as_ptr().cast(), 1);
+            *libc::__errno_location() = errno;
+        }
+    }
 }
 
-/// Our handlers for the stop signals while the agent runs; the caller's (Python's) come back on drop.
+/// Our handlers for the stop signals while the agent runs; the caller's (Python's) come back on
+/// drop. Also the pipe the handlers wake the agent's wait through.
 struct SignalGuard {
     old: Vec<(libc::c_int, libc::sigaction)>,
+    /// The wake-up pipe: (read end, write end).
+    pipe: [libc::c_int; 2],
 }
 
 impl SignalGuard {
     fn install() -> SignalGuard {
         STOP_SIGNAL.store(0, Ordering::SeqCst);
+        let mut pipe = [-1; 2];
+        // SAFETY: pipe2 writes two descriptors into the array. Non-blocking: the handler must
+        // never block, and the agent drains the pipe without waiting.
+        if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+            pipe = [-1; 2]; // no pipe: a signal still interrupts the agent's own wait (EINTR)
+        }
+        WAKE_PIPE.store(pipe[1], Ordering::SeqCst);
         let mut old = Vec::new();
-        for sig in STOP_SIGNALS {
+        for sig in stop_signals() {
             // SAFETY: plain sigaction calls with structures we own; no SA_RESTART, so the
-            // agent's sleep ends at once with EINTR.
+            // agent's wait ends at once with EINTR when the signal reaches its thread.
             unsafe {
                 let mut sa: libc::sigaction = std::mem::zeroed();
                 let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = on_stop_signal;
@@ -152,8 +210,8 @@ impl SignalGuard {
                 sa.sa_flags = libc::SA_SIGINFO;
                 libc::sigemptyset(&mut sa.sa_mask);
                 let mut prev: libc::sigaction = std::mem::zeroed();
-                // A signal the caller ignores (SIGHUP under nohup) stays ignored, for the agent
-                // and for the command it launches.
+                // A signal the caller ignores (SIGHUP under nohup, SIGPIPE under Python) stays
+                // ignored, for the agent and for the command it launches.
                 if libc::sigaction(sig, std::ptr::null(), &mut prev) != 0 || prev.sa_sigaction == libc::SIG_IGN {
                     continue;
                 }
@@ -162,7 +220,12 @@ impl SignalGuard {
                 }
             }
         }
-        SignalGuard { old }
+        SignalGuard { old, pipe }
+    }
+
+    /// The read end of the wake-up pipe, if there is one.
+    fn wake_fd(&self) -> Option<libc::c_int> {
+        (self.pipe[0] >= 0).then_some(self.pipe[0])
     }
 }
 
@@ -172,18 +235,153 @@ impl Drop for SignalGuard {
             // SAFETY: restores the action saved in `install`.
             unsafe { libc::sigaction(*sig, prev, std::ptr::null_mut()) };
         }
+        WAKE_PIPE.store(-1, Ordering::SeqCst);
+        for fd in self.pipe.into_iter().filter(|&fd| fd >= 0) {
+            // SAFETY: the pipe made in `install`, closed once.
+            unsafe { libc::close(fd) };
+        }
     }
 }
 
 fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        libc::SIGHUP => "SIGHUP".into(),
-        libc::SIGKILL => "SIGKILL".into(),
-        libc::SIGSEGV => "SIGSEGV".into(),
-        libc::SIGABRT => "SIGABRT".into(),
-        n => format!("signal {n}"),
+    const NAMES: &[(libc::c_int, &str)] = &[
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGSTKFLT, "SIGSTKFLT"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+        (libc::SIGVTALRM, "SIGVTALRM"),
+        (libc::SIGPROF, "SIGPROF"),
+        (libc::SIGIO, "SIGIO"),
+        (libc::SIGPWR, "SIGPWR"),
+        (libc::SIGSYS, "SIGSYS"),
+    ];
+    match NAMES.iter().find(|(n, _)| *n == sig) {
+        Some((_, name)) => name.to_string(),
+        None => format!("signal {sig}"),
+    }
+}
+
+// ---- waiting: for the next sample, a target's exit or a signal
+
+/// What ended a wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    /// The time waited for came.
+    Time,
+    /// A target process exited, or a signal came: before the time.
+    Early,
+}
+
+/// Waits in ppoll(2) on a pidfd per watched process and on the signal handlers' pipe.
+struct Waiter {
+    wake_fd: Option<libc::c_int>,
+    pidfds: HashMap<u32, libc::c_int>,
+    /// Processes whose pidfd said they exited (or that have none): never watched again, so an
+    /// exited process not yet reaped does not wake every wait.
+    done: HashSet<u32>,
+    /// Some watched process has no pidfd (Linux before 5.3, or out of descriptors).
+    missing: bool,
+}
+
+/// pidfd_open(2) (Linux 5.3), which libc does not wrap everywhere.
+fn pidfd_open(pid: u32) -> Option<libc::c_int> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    (fd >= 0).then_some(fd as libc::c_int)
+}
+
+impl Waiter {
+    fn new(wake_fd: Option<libc::c_int>) -> Waiter {
+        Waiter { wake_fd, pidfds: HashMap::new(), done: HashSet::new(), missing: false }
+    }
+
+    /// Watch exactly `pids` (those not yet seen exiting).
+    fn watch(&mut self, pids: impl Iterator<Item = u32>) {
+        let want: HashSet<u32> = pids.filter(|p| !self.done.contains(p)).collect();
+        self.pidfds.retain(|pid, fd| {
+            let keep = want.contains(pid);
+            if !keep {
+                // SAFETY: our pidfd, closed once.
+                unsafe { libc::close(*fd) };
+            }
+            keep
+        });
+        self.missing = false;
+        for pid in want {
+            if self.pidfds.contains_key(&pid) {
+                continue;
+            }
+            match pidfd_open(pid) {
+                Some(fd) => {
+                    self.pidfds.insert(pid, fd);
+                }
+                None => self.missing = true,
+            }
+        }
+    }
+
+    /// Wait until `deadline` (CLOCK_MONOTONIC, ns), a watched process's exit, or a stop signal.
+    fn wait_until(&mut self, deadline: u64) -> Wake {
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(self.pidfds.len() + 1);
+        let mut pids: Vec<u32> = Vec::with_capacity(self.pidfds.len());
+        if let Some(fd) = self.wake_fd {
+            fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+        }
+        for (&pid, &fd) in &self.pidfds {
+            fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+            pids.push(pid);
+        }
+        let first_pid = fds.len() - pids.len();
+        loop {
+            let now = monotonic_ns();
+            if now >= deadline {
+                return Wake::Time;
+            }
+            let left = deadline - now;
+            let ts = libc::timespec { tv_sec: (left / 1_000_000_000) as libc::time_t, tv_nsec: (left % 1_000_000_000) as libc::c_long };
+            // SAFETY: ppoll on descriptors we own, with a timeout we own and no signal mask change.
+            let r = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+            if r > 0 {
+                if let Some(fd) = self.wake_fd {
+                    let mut buf = [0u8; 64];
+                    // SAFETY: drain the non-blocking pipe into our buffer.
+                    while unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+                }
+                for (i, pfd) in fds[first_pid..].iter().enumerate() {
+                    if pfd.revents != 0 {
+                        self.done.insert(pids[i]);
+                        if let Some(fd) = self.pidfds.remove(&pids[i]) {
+                            // SAFETY: our pidfd, closed once.
+                            unsafe { libc::close(fd) };
+                        }
+                    }
+                }
+                return Wake::Early;
+            }
+            if r < 0 && STOP_SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Wake::Early; // EINTR by a stop signal that reached this thread
+            }
+        }
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.watch(std::iter::empty());
     }
 }
 
@@ -325,6 +523,9 @@ pub fn run_with(
     build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
 ) -> Result<Value, AgentError> {
     check_config(cfg)?;
+    // First of all: a stop signal from here on ends the agent with its report and everything
+    // put back, never by the default action halfway through (dropped last: after the restore).
+    let signals = SignalGuard::install();
     let lock_insight = cfg.locks && !cfg.command.is_empty();
     let counters = PerfCounters::new();
     let available = agent_signals(counters.is_ok(), lock_insight);
@@ -377,10 +578,9 @@ pub fn run_with(
     });
     let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
     let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks };
-    let _signals = SignalGuard::install();
     let mut launched: Option<u32> = None;
     let run = Run { cfg, name, needs, interval_ns, counters_unavailable };
-    let result = drive(&run, &mut session, policy.as_mut(), &mut launched);
+    let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
     if let (Err(_), Some(pid)) = (&result, launched) {
         // The agent failed under a command it launched: do not leave the command running
         // unattended. It gets SIGTERM and the usual grace period.
@@ -469,8 +669,13 @@ fn check_permission(pid: u32) -> Result<(), AgentError> {
     }
 }
 
-fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>) -> Result<Report, AgentError> {
+fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>, mut waiter: Waiter) -> Result<Report, AgentError> {
     let cfg = run.cfg;
+    let early = STOP_SIGNAL.load(Ordering::SeqCst);
+    if early != 0 {
+        // Stopped while starting, before it launched or attached to anything: nothing to undo.
+        return Ok(report(run, s, policy, None, Some(early), 0, 0, [0; 6]));
+    }
     let mut child = None;
     if cfg.command.is_empty() {
         for &pid in &cfg.pids {
@@ -493,6 +698,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let start = monotonic_ns();
     let cpu_start = own_thread_cpu_ns();
     let mut next = start;
+    let mut woken_early = false;
     let mut last_quantum: Option<u64> = None;
     let mut events: Vec<Trigger> = Vec::new();
     let mut out = Placement::default();
@@ -501,7 +707,6 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let mut decisions = 0u64;
     let mut last_status = 0u64;
     let mut stopped_by: Option<i32> = None;
-    let mut stop_at: Option<u64> = None;
 
     loop {
         let t0 = monotonic_ns();
@@ -565,45 +770,41 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             break;
         }
         let sig = STOP_SIGNAL.load(Ordering::SeqCst);
-        if sig != 0 && stopped_by.is_none() {
+        if sig != 0 {
             stopped_by = Some(sig);
             // Stop moving threads: give them back their affinities now, then wait for the
-            // launched command (which gets the signal too) to end.
+            // launched command (which gets the signal too) to end. The policy runs no more.
             s.restore();
-            match &child {
-                Some(c) => {
-                    if STOP_FROM_PROCESS.load(Ordering::SeqCst) {
-                        // SAFETY: kill on the pid of our own unreaped child.
-                        unsafe { libc::kill(c.pid as libc::pid_t, sig) };
-                    }
-                    stop_at = Some(monotonic_ns() + STOP_GRACE_MS * 1_000_000);
+            if let Some(c) = child.as_mut() {
+                if STOP_FROM_PROCESS.load(Ordering::SeqCst) {
+                    // SAFETY: kill on the pid of our own unreaped child.
+                    unsafe { libc::kill(c.pid as libc::pid_t, sig) };
                 }
-                None => break,
-            }
-        }
-        if stopped_by.is_some() {
-            if stop_at.is_some_and(|t| monotonic_ns() >= t) {
-                break;
-            }
-            // After the stop the policy no longer runs: only wait for the child.
-            loop {
-                if let Some(c) = child.as_mut() {
+                let stop_at = monotonic_ns() + STOP_GRACE_MS * 1_000_000;
+                waiter.watch(std::iter::once(c.pid));
+                c.poll();
+                while c.status.is_none() && monotonic_ns() < stop_at {
+                    let until = if waiter.missing { stop_at.min(monotonic_ns() + NO_PIDFD_POLL_NS) } else { stop_at };
+                    waiter.wait_until(until);
                     c.poll();
-                    if c.status.is_some() || stop_at.is_some_and(|t| monotonic_ns() >= t) {
-                        break;
-                    }
                 }
-                std::thread::sleep(std::time::Duration::from_millis(10));
             }
             break;
         }
 
-        next += interval_ns;
+        // Wait for the next sample, or less: a target's exit or a signal is seen at once. After
+        // such an early wake the schedule is kept: the next sample is still due at `next`.
+        if !woken_early {
+            next += interval_ns;
+        }
         let now_abs = monotonic_ns();
-        if next < now_abs {
+        if next <= now_abs {
             next = now_abs; // overran: sample again at once rather than fall further behind
+            woken_early = false;
         } else {
-            sleep_until(next);
+            let running = child.as_ref().filter(|c| c.status.is_none()).map(|c| c.pid);
+            waiter.watch(s.monitor.live_processes().chain(running));
+            woken_early = waiter.wait_until(next) == Wake::Early;
         }
     }
 
@@ -652,12 +853,6 @@ pub fn call_policy(
         }
     }
     Ok((calls, decisions))
-}
-
-fn sleep_until(t: u64) {
-    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as libc::time_t, tv_nsec: (t % 1_000_000_000) as libc::c_long };
-    // SAFETY: sleeps until an absolute CLOCK_MONOTONIC time; a stop signal interrupts it (EINTR).
-    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
 /// What hardware counters the run read, or why none.

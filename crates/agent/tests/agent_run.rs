@@ -118,3 +118,46 @@ fn the_interval_is_refused_outside_1_ms_to_1_hour_in_one_line() {
         assert!(matches!(refused, AgentError::Internal(_)), "{ms} ms is in range: {refused}");
     }
 }
+
+/// Does nothing: for runs that must end before any decision matters.
+struct Idle;
+
+impl Policy for Idle {
+    fn name(&self) -> &str {
+        "idle"
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        None
+    }
+    fn triggers(&self) -> Triggers {
+        Triggers::NONE
+    }
+    fn decide(&mut self, _view: &SystemView, _out: &mut Placement) {}
+}
+
+#[test]
+fn a_stop_signal_while_the_agent_starts_ends_it_with_a_report_and_nothing_launched() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let marker = std::env::temp_dir().join(format!("ampsched-early-stop-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let cfg = AgentConfig {
+        policy: "idle".into(),
+        command: vec!["touch".into(), marker.display().to_string()],
+        status: false,
+        ..AgentConfig::default()
+    };
+    // The policy is built after the handlers are installed and before anything is launched: a
+    // SIGTERM from there is the earliest the agent can see one. Without handlers it would end
+    // this test process.
+    let report = run_with(&cfg, "idle", Signals::NONE, |_| {
+        // To this thread, the agent's: its handler has run when raise returns.
+        // SAFETY: a signal the agent handles while it runs.
+        unsafe { libc::raise(libc::SIGTERM) };
+        Ok(Box::new(Idle) as Box<dyn Policy>)
+    })
+    .unwrap();
+    assert_eq!(report["stopped_by"], "SIGTERM");
+    assert_eq!(report["target"]["status"], serde_json::Value::Null, "never launched");
+    assert_eq!(report["target"]["left_running"], false);
+    assert!(!marker.exists(), "the command was not run");
+}
