@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",
                    help="attach to a running process instead of launching one (repeatable)")
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
+    p.add_argument("--until-tree-exits", action="store_true",
+                   help="when the command exits, go on scheduling the processes it started until they have all "
+                        "exited (default: end with the command, restoring those left running)")
     p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"],
                    help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})")
     p.add_argument("--json", action="store_true",
@@ -284,7 +287,7 @@ def _cmd_agent(args) -> int:
         text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
                           locks=not args.no_locks, status=True, policy_object=policy_object,
-                          seed=args.seed)
+                          seed=args.seed, until_tree_exits=args.until_tree_exits)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
@@ -371,6 +374,10 @@ def format_agent(r: dict) -> str:
     shown = rows[:20]
     table = format_table(["tid", "thread"] + [f"{n}_s" for n in types] + ["migrations", "decisions", "lock_wait_s"], shown)
     more = [f"... and {len(rows) - len(shown)} more threads (--json has them all)"] if len(rows) > len(shown) else []
+    left = (r.get("target") or {}).get("processes_left_running") or []
+    if left:
+        names = ", ".join(f"{p.get('pid')} ({p.get('command')})" for p in left)
+        more.append(f"left running, with their affinities restored: {names}")
     return "\n".join([head, table] + more)
 
 

@@ -28,6 +28,7 @@ pytestmark = [
 REPORT_KEYS = ["policy", "policy_spec", "interval_ms", "machine", "emulate", "command", "pids", "stopped_by",
                "target", "counters", "locks", "decisions", "migrations", "unmanaged_threads",
                "decisions_not_applied", "not_applied", "fast_share_rounds", "agent", "threads"]
+TARGET_KEYS = ["wall_s", "status", "left_running", "processes_left_running"]
 AGENT_KEYS = ["cpu_s", "cpu_share", "samples", "late_samples", "mean_sample_ms", "max_sample_ms", "policy_calls",
               "affinities_restored", "threads_vanished_before_restore", "emulation_threads_stopped",
               "nice_values_restored", "slices_restored", "cpufreq_files_restored"]
@@ -61,6 +62,7 @@ def busy_report():
 def test_the_report_keeps_its_keys_in_order(busy_report):
     assert list(busy_report) == REPORT_KEYS
     assert list(busy_report["agent"]) == AGENT_KEYS
+    assert list(busy_report["target"]) == TARGET_KEYS
     counted = busy_report["counters"].startswith("read:")
     for t in busy_report["threads"]:
         assert list(t) == THREAD_KEYS + (["counters"] if counted else [])
@@ -163,6 +165,27 @@ def stop(process):
     process.wait(timeout=30)
 
 
+def test_threads_started_after_the_last_sample_get_their_affinity_back_on_sigterm():
+    # End to end, where the window between the agent's last sample and its restore is short and
+    # rarely hit; crates/agent/tests/agent_run.rs starts a thread in it every time.
+    target = start_target(SPAWNER_TARGET)
+    try:
+        original = os.sched_getaffinity(target.pid)
+        agent = start_agent("--policy", "static", "--interval", "10", "--json", "--pid", str(target.pid))
+        wait_for(lambda: len(os.sched_getaffinity(target.pid)) == 1, what="static to pin the main thread")
+        agent.send_signal(signal.SIGTERM)
+        stdout, stderr = agent.communicate(timeout=60)
+        assert agent.returncode == 128 + signal.SIGTERM, stderr
+        # Checked once, at once: a thread that exists now started before the restore (so the agent
+        # must have found it) or after (from a restored creator).
+        pinned = {t: a for t, a in thread_affinities(target.pid).items() if a != original}
+        assert not pinned, pinned
+        report = json.loads(stdout)
+        assert report["stopped_by"] == "SIGTERM" and report["target"]["left_running"]
+    finally:
+        stop(target)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM, signal.SIGXCPU])
 def test_every_catchable_terminating_signal_stops_the_agent_like_sigterm(sig):
     if signal.getsignal(sig) == signal.SIG_IGN:
@@ -198,3 +221,30 @@ def test_the_agent_sees_the_command_exit_at_once_whatever_the_interval():
     assert time.monotonic() - started < 30
     assert 0.5 <= report["target"]["wall_s"] < 5, report["target"]
     assert report["agent"]["samples"] <= 3
+
+
+def test_a_background_child_left_running_is_named_and_restored(tmp_path):
+    pidfile = tmp_path / "pid"
+    # The shell waits until the agent has pinned its child (`static` pins every thread), then exits.
+    # (The child's output goes elsewhere: the test reads the agent's to its end.)
+    script = (f"sleep 60 >/dev/null 2>&1 & echo $! > {pidfile}; "
+              f"while [ \"$(taskset -pc $! | sed 's/.*: //')\" = \"$(taskset -pc $$ | sed 's/.*: //')\" ]; "
+              f"do sleep 0.01; done; exit 5")
+    original = os.sched_getaffinity(0)
+    report = agent_report("--policy", "static", "--interval", "10", "--", "sh", "-c", script, status=5)
+    child = int(pidfile.read_text())
+    try:
+        assert report["target"]["left_running"] is True, report["target"]
+        assert {"pid": child, "command": "sleep"} in report["target"]["processes_left_running"]
+        assert os.sched_getaffinity(child) == original
+    finally:
+        os.kill(child, signal.SIGKILL)
+
+
+def test_until_tree_exits_follows_the_background_child_to_its_end():
+    report = agent_report("--policy", "static", "--interval", "10", "--until-tree-exits", "--",
+                          "sh", "-c", "sleep 0.5 & exit 5", status=5)
+    target = report["target"]
+    assert target["left_running"] is False and target["processes_left_running"] == [], target
+    assert target["wall_s"] >= 0.5, target
+    assert any(t["comm"] == "sleep" for t in report["threads"])

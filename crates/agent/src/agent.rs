@@ -6,15 +6,21 @@
 //! would end the process and that can be caught: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...,
 //! the real-time signals; `STOP_SIGNALS`), every thread it moved gets its original affinity,
 //! nice value and slice back, cpufreq files their original text, and the emulation threads are
-//! stopped and joined (`Session::drop`). The handlers are installed before the agent changes
-//! anything; a signal that comes before it has launched or attached ends it at once, with a
-//! report. A signal the agent receives from another process (`kill`, not the terminal, whose
-//! Ctrl-C already reaches the whole foreground process group) is forwarded to the command it
-//! launched, as `timeout(1)` does.
+//! stopped and joined (`Session::drop`). Before that, the targets are scanned once more: a thread
+//! created since the last sample by a thread the agent had pinned inherited the pin, and gets its
+//! original back too. The handlers are installed before the agent changes anything; a signal
+//! that comes before it has launched or attached ends it at once, with a report. A signal the
+//! agent receives from another process (`kill`, not the terminal, whose Ctrl-C already reaches
+//! the whole foreground process group) is forwarded to the command it launched, as `timeout(1)`
+//! does.
 //!
 //! The agent sleeps between samples in ppoll(2) on a pidfd per target process and on a pipe its
 //! signal handlers write to: a target's exit or a signal wakes it at once, whatever the interval
 //! (a signal delivered to another thread of the host process, too).
+//!
+//! When the launched command exits, the agent ends with it, restoring the processes it leaves
+//! behind (a shell's background jobs) and naming them in the report; with `until_tree_exits`
+//! it goes on scheduling them until every one has exited.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
@@ -33,7 +39,7 @@ use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
 use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
-use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, Report, Target};
+use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, ProcessLeft, Report, Target};
 use crate::topology::{detect, Topology};
 
 pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
@@ -42,6 +48,10 @@ pub const STOP_GRACE_MS: u64 = 5000;
 /// The interval's range (`defaults::AGENT_INTERVAL_MIN_MS`, `AGENT_INTERVAL_MAX_MS`).
 pub const MIN_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MIN_MS;
 pub const MAX_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MAX_MS;
+/// How many times, at the end, the agent looks again for threads created while it restored
+/// (by a thread that still had an imposed affinity): each look finds the few created during the
+/// previous one's restore, so a handful covers even a program that starts threads nonstop.
+const RESTORE_RESCANS: usize = 4;
 /// Longest wait between two checks on the launched command after a stop, when the kernel gives
 /// no pidfd (Linux before 5.3) to wake the agent at its exit.
 const NO_PIDFD_POLL_NS: u64 = 10_000_000;
@@ -70,6 +80,9 @@ pub struct AgentConfig {
     pub sysfs_root: String,
     /// The seed handed to the policy in its view (`SystemView::seed`), as the simulator's is.
     pub seed: u64,
+    /// After the launched command exits, go on until every process it started has exited too
+    /// (otherwise the agent ends with the command, restoring those left running).
+    pub until_tree_exits: bool,
 }
 
 impl Default for AgentConfig {
@@ -87,6 +100,7 @@ impl Default for AgentConfig {
             status: true,
             sysfs_root: "/".into(),
             seed: ampsched_model::defaults::SEED,
+            until_tree_exits: false,
         }
     }
 }
@@ -395,18 +409,44 @@ struct Session {
     // Dropped after `monitor`'s threads are restored (field order): stops the stealers, removes the table.
     emulation: Option<Emulation>,
     locks: Option<LockTable>,
+    /// When the agent started following the targets (CLOCK_MONOTONIC, ns): the view's time 0.
+    start_ns: u64,
+    restored: Option<Restored>,
 }
 
 impl Session {
     /// Put back everything the agent changed on the target (once; later calls repeat the result).
+    /// The targets are scanned first, and again after, for threads (and child processes) created
+    /// since the last look by a thread that had an affinity the agent imposed: they inherited it.
     fn restore(&mut self) -> Restored {
-        let r = self.enforcer.restore(&self.monitor);
+        if let Some(r) = self.restored {
+            return r;
+        }
+        let mut r = Restored::default();
+        for round in 0..=RESTORE_RESCANS {
+            let seen = self.monitor.book.threads.len();
+            self.rescan();
+            if round > 0 && self.monitor.book.threads.len() == seen {
+                break;
+            }
+            r = self.enforcer.restore_found_since(&self.monitor);
+        }
         if let Some(soft) = self.fd_soft_limit.take() {
             // Open counter groups stay valid under the lower limit; only new ones could not open,
             // and after a restore the agent samples no more.
             restore_fd_limit(soft);
         }
+        self.restored = Some(r);
         r
+    }
+
+    /// Sample the targets once more, outside the schedule: only to find new threads and processes.
+    fn rescan(&mut self) {
+        if self.start_ns == 0 {
+            return; // never started following anything
+        }
+        let mut events = Vec::new();
+        self.monitor.sample(monotonic_ns().saturating_sub(self.start_ns), &mut events);
     }
 }
 
@@ -577,7 +617,7 @@ pub fn run_with(
         raise_fd_limit()
     });
     let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
-    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks };
+    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
     let run = Run { cfg, name, needs, interval_ns, counters_unavailable };
     let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
@@ -696,6 +736,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let interval_ns = run.interval_ns;
     let status_line = cfg.status && std::io::stderr().is_terminal();
     let start = monotonic_ns();
+    s.start_ns = start;
     let cpu_start = own_thread_cpu_ns();
     let mut next = start;
     let mut woken_early = false;
@@ -761,10 +802,12 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             let _ = err.flush();
         }
 
-        // Done?
+        // Done? The launched command has exited (and, with `until_tree_exits`, every process it
+        // started has too), or every attached process has.
+        let none_left = s.monitor.live_processes().count() == 0;
         let target_gone = match &child {
-            Some(c) => c.status.is_some(),
-            None => s.monitor.live_processes().count() == 0,
+            Some(c) => c.status.is_some() && (none_left || !cfg.until_tree_exits),
+            None => none_left,
         };
         if target_gone {
             break;
@@ -813,6 +856,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     }
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = own_thread_cpu_ns() - cpu_start;
+    // Put everything back now (the last look at the targets finds the processes left running,
+    // which the report names); the caller's restore repeats this result.
+    s.restore();
     Ok(report(run, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
 }
 
@@ -885,13 +931,12 @@ fn report(
     [samples, late, max_sample_ns, total_sample_ns, calls, decisions]: [u64; 6],
 ) -> Report {
     let (cfg, m, e) = (run.cfg, &s.monitor, &s.enforcer);
-    let (status, left_running) = match &child {
-        Some(c) => (
-            Some(c.status.clone().unwrap_or(ExitStatus { exit_code: None, signal: None, still_running: Some(true) })),
-            c.status.is_none(),
-        ),
-        None => (None, m.live_processes().count() > 0),
-    };
+    let status = child.as_ref().map(|c| c.status.clone().unwrap_or(ExitStatus { exit_code: None, signal: None, still_running: Some(true) }));
+    // Every target process still running: the launched command if it outlived the grace period,
+    // its children (a shell's background jobs), or the attached processes.
+    let processes_left_running: Vec<ProcessLeft> =
+        m.running_processes().into_iter().map(|(pid, command)| ProcessLeft { pid, command }).collect();
+    let left_running = !processes_left_running.is_empty() || child.as_ref().is_some_and(|c| c.status.is_none());
     Report {
         policy: policy.name().to_string(),
         policy_spec: cfg.policy.clone(),
@@ -901,7 +946,7 @@ fn report(
         command: cfg.command.clone(),
         pids: cfg.pids.clone(),
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
-        target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running },
+        target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
         locks: match &s.locks {
             Some(t) if t.dropped() > 0 => format!("preload library ({} threads past the table's capacity unrecorded)", t.dropped()),

@@ -173,6 +173,20 @@ impl Monitor {
         true
     }
 
+    /// The target processes running (not zombies) now, with their names: (pid, comm).
+    pub fn running_processes(&self) -> Vec<(u32, String)> {
+        let mut buf = Vec::new();
+        self.procs
+            .iter()
+            .filter(|p| p.alive)
+            .filter_map(|p| {
+                procfs::read_into(&format!("{}/{}/stat", self.proc, p.pid), &mut buf)?;
+                let st = procfs::parse_stat(&buf)?;
+                (st.state != 'Z' && st.state != 'X').then_some((p.pid, st.comm))
+            })
+            .collect()
+    }
+
     pub fn live_processes(&self) -> impl Iterator<Item = u32> + '_ {
         self.procs.iter().filter(|p| p.alive).map(|p| p.pid)
     }

@@ -61,7 +61,17 @@ pub struct CoreTypeReport {
 pub struct Target {
     pub wall_s: f64,
     pub status: Option<ExitStatus>,
+    /// Some target process still runs as the agent ends.
     pub left_running: bool,
+    /// Which, with their affinities (and nice values, slices) restored.
+    pub processes_left_running: Vec<ProcessLeft>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProcessLeft {
+    pub pid: u32,
+    /// Its name (comm) as the agent ends.
+    pub command: String,
 }
 
 #[derive(Debug, Serialize)]

@@ -162,7 +162,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -178,10 +178,11 @@ fn agent(
     status: bool,
     policy_object: Option<Bound<'_, PyAny>>,
     seed: u64,
+    until_tree_exits: bool,
 ) -> PyResult<String> {
     let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
     let python = policy_object.map(|o| py_policy(&o, &policy)).transpose()?;
-    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed };
+    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed, until_tree_exits };
     py.allow_threads(|| match python {
         Some(p) => {
             let needs = p.needs;

@@ -46,10 +46,11 @@ pub fn put_on(m: &mut Monitor, id: u32, allowed: &CoreSet, run_on: &CoreSet) -> 
     }
 }
 
-/// Give every live thread the agent moved its original affinity back: (restored, vanished).
-pub fn restore(m: &Monitor) -> (usize, usize) {
+/// Give every live thread the agent moved its original affinity back, from thread id `from` on
+/// (threads found after an earlier restore): (restored, vanished).
+pub fn restore(m: &Monitor, from: usize) -> (usize, usize) {
     let (mut ok, mut gone) = (0, 0);
-    for (t, e) in m.book.threads.iter().zip(&m.extra) {
+    for (t, e) in m.book.threads.iter().zip(&m.extra).skip(from) {
         let (Some(orig), Some(_)) = (&e.original, &e.applied) else { continue };
         if t.state == ThreadState::Exited || !m.real_proc() {
             continue;
