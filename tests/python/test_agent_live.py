@@ -6,6 +6,7 @@ fast-share and frequency decisions are tested in Rust on real threads (crates/ag
 and agent_run.rs): no registered policy makes them yet.
 """
 
+import glob
 import json
 import os
 import signal
@@ -26,7 +27,7 @@ pytestmark = [
 
 # The report's keys, in order (crates/agent/src/report.rs).
 REPORT_KEYS = ["policy", "policy_spec", "interval_ms", "machine", "emulate", "command", "pids", "stopped_by",
-               "target", "counters", "locks", "decisions", "migrations", "unmanaged_threads",
+               "target", "counters", "locks", "guardian", "decisions", "migrations", "unmanaged_threads",
                "decisions_not_applied", "not_applied", "fast_share_rounds", "agent", "threads"]
 TARGET_KEYS = ["wall_s", "status", "left_running", "processes_left_running"]
 AGENT_KEYS = ["cpu_s", "cpu_share", "samples", "late_samples", "mean_sample_ms", "max_sample_ms", "policy_calls",
@@ -114,6 +115,24 @@ def test_a_policy_that_needs_counters_is_refused_live_with_one_line_naming_them(
 # Every test starts its own target processes and looks only at them. The machine may be loaded:
 # waits poll with generous timeouts instead of sleeping for tuned times.
 
+# A target of N threads that sleep; on SIGTERM it writes each thread's affinity to OUT, as the
+# signal found it, and exits. `static` pins each thread to one CPU.
+THREADS_TARGET = """
+import json, os, signal, sys, threading, time
+out = sys.argv[1]
+def on_term(*_):
+    tids = [int(t) for t in os.listdir("/proc/self/task")]
+    with open(out + ".tmp", "w") as f:
+        json.dump({t: sorted(os.sched_getaffinity(t)) for t in tids}, f)
+    os.rename(out + ".tmp", out)
+    os._exit(0)
+signal.signal(signal.SIGTERM, on_term)
+for _ in range(3):
+    threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+print("ready", flush=True)
+time.sleep(120)
+"""
+
 # A target that starts a thread every 20 ms: threads keep appearing between any two of the
 # agent's samples, and inherit their creator's affinity. They outlive any test's wait, so that a
 # thread left pinned is not hidden by its exit.
@@ -145,6 +164,28 @@ def wait_for(predicate, timeout=20.0, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def running(pid):
+    """Not exited: /proc/PID is there and not a zombie (an orphan's zombie waits for init)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def children_of(pid):
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
 def start_agent(*args):
     env = dict(os.environ)
     package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
@@ -163,6 +204,64 @@ def stop(process):
     if process.poll() is None:
         process.kill()
     process.wait(timeout=30)
+
+
+def test_sigkill_of_the_agent_leaves_its_guardian_to_restore_and_stop_the_launched_command(tmp_path):
+    out = tmp_path / "affinities.json"
+    script = tmp_path / "target.py"
+    script.write_text(THREADS_TARGET)
+    original = sorted(os.sched_getaffinity(0))
+    agent = start_agent("--policy", "static", "--interval", "10", "--", sys.executable, str(script), str(out))
+    try:
+        target = []
+
+        def pinned():
+            # The launched command (not the guardian, the agent's other child) with all 4 threads pinned.
+            pids = [p for p in children_of(agent.pid) if len(thread_affinities(p)) == 4]
+            target[:] = pids
+            return len(pids) == 1 and all(len(a) == 1 for a in thread_affinities(pids[0]).values())
+
+        wait_for(pinned, what="static to pin the command's threads")
+        guardians = [p for p in children_of(agent.pid) if p != target[0]]
+        assert len(guardians) == 1, guardians
+        assert glob.glob(f"/dev/shm/ampsched-agent-{agent.pid}-*"), "the lock table is where the test looks"
+        agent.kill()
+        agent.wait(timeout=30)
+        # The guardian restores, then sends the command SIGTERM: it wrote what it had then.
+        wait_for(out.exists, what="the command to get SIGTERM")
+        assert all(a == original for a in json.loads(out.read_text()).values()), out.read_text()
+        wait_for(lambda: not running(target[0]), what="the command to exit")
+        wait_for(lambda: not glob.glob(f"/dev/shm/ampsched-agent-{agent.pid}-*"), what="the lock table's removal")
+        wait_for(lambda: not running(guardians[0]), what="the guardian to exit")
+    finally:
+        stop(agent)
+        for pid in children_of(agent.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_sigkill_of_the_agent_restores_an_attached_process_with_the_threads_it_started_since():
+    # Threads keep starting from the pinned main thread between samples, which are 1 s apart: the
+    # guardian must find those the agent never saw and give them their process's original affinity.
+    target = start_target(SPAWNER_TARGET)
+    try:
+        original = os.sched_getaffinity(target.pid)
+        agent = start_agent("--policy", "static", "--interval", "1000", "--pid", str(target.pid))
+        try:
+            def pinned():
+                return sum(len(a) == 1 for a in thread_affinities(target.pid).values())
+
+            wait_for(lambda: len(os.sched_getaffinity(target.pid)) == 1, what="static to pin the main thread")
+            at_first = pinned()
+            wait_for(lambda: pinned() >= at_first + 3, what="threads started pinned since")
+            agent.kill()
+            agent.wait(timeout=30)
+            wait_for(lambda: all(a == original for a in thread_affinities(target.pid).values()),
+                     what="every thread's original affinity")
+            assert target.poll() is None, "an attached process is left running"
+        finally:
+            stop(agent)
+    finally:
+        stop(target)
 
 
 def test_threads_started_after_the_last_sample_get_their_affinity_back_on_sigterm():

@@ -14,6 +14,10 @@
 //! the whole foreground process group) is forwarded to the command it launched, as `timeout(1)`
 //! does.
 //!
+//! What the agent cannot catch (SIGKILL, a crash, the OOM killer) its guardian handles: a process
+//! forked before anything changes, which restores from a shared ledger when the agent dies
+//! (`guardian.rs`).
+//!
 //! The agent sleeps between samples in ppoll(2) on a pidfd per target process and on a pipe its
 //! signal handlers write to: a target's exit or a signal wakes it at once, whatever the interval
 //! (a signal delivered to another thread of the host process, too).
@@ -35,6 +39,7 @@ use serde_json::Value;
 use crate::counters::Counting;
 use crate::emulate::{Emulation, DEFAULT_PERIOD_MS, MIN_SPEED};
 use crate::enforce::{Enforcer, Restored};
+use crate::guardian;
 use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
 use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
@@ -151,7 +156,7 @@ static STOP_FROM_PROCESS: AtomicBool = AtomicBool::new(false);
 static WAKE_PIPE: AtomicI32 = AtomicI32::new(-1);
 /// The signals whose default action ends the process and that a handler can catch: the agent
 /// stops on each as on SIGTERM. (The faults, SIGSEGV and the like, are left to their default
-/// action: the agent cannot go on after one.) The real-time signals,
+/// action: the agent cannot go on after one, and its guardian restores.) The real-time signals,
 /// which also end a process by default, are added in `stop_signals`.
 const STOP_SIGNALS: &[libc::c_int] = &[
     libc::SIGINT,
@@ -173,8 +178,8 @@ const STOP_SIGNALS: &[libc::c_int] = &[
 /// si_code of a signal the kernel sent (a terminal's Ctrl-C), as opposed to kill(2) (SI_USER).
 const SI_KERNEL: libc::c_int = 0x80;
 
-/// Every signal the agent stops on.
-fn stop_signals() -> impl Iterator<Item = libc::c_int> {
+/// Every signal the agent stops on. Allocates nothing (the guardian calls it after fork).
+pub(crate) fn stop_signals() -> impl Iterator<Item = libc::c_int> {
     STOP_SIGNALS.iter().copied().chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
 }
 
@@ -590,6 +595,15 @@ pub fn run_with(
     };
     let mut policy: Box<dyn Policy> = build(&machine)?;
 
+    // Before the first change (the emulation's threads hold CPUs; the lock table is a directory
+    // in /dev/shm): whatever kills the agent from here on, the guardian undoes it.
+    let (mut guardian, mut ledger, guardian_pid) = match guardian::start() {
+        Ok((g, l)) => {
+            let pid = g.pid();
+            (Some(g), Some(l), Ok(pid))
+        }
+        Err(why) => (None, None, Err(why)),
+    };
     let emulation = match &cfg.emulate {
         None => None,
         Some(_) => {
@@ -601,13 +615,21 @@ pub fn run_with(
 
     let locks = if lock_insight {
         let base = ["/dev/shm", "/tmp"].iter().map(Path::new).find(|p| p.is_dir()).unwrap_or(Path::new("/tmp"));
-        Some(LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?)
+        let table = LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?;
+        if let Some(l) = ledger.as_mut() {
+            l.lock_dir(table.dir());
+        }
+        Some(table)
     } else {
         None
     };
 
     let interval_ns = ms_to_ns(cfg.interval_ms);
     let mut monitor = Monitor::new(machine);
+    monitor.ledger = ledger;
+    if let Some(g) = &guardian {
+        monitor.ignore_process(g.pid());
+    }
     // As the simulator does: the available signals, and intervals only for a policy with a quantum.
     monitor.book = ViewBook::new(monitor.machine.num_cores(), available, policy.quantum_ns().is_some());
     monitor.book.seed = cfg.seed;
@@ -619,7 +641,7 @@ pub fn run_with(
     let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
     let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
-    let run = Run { cfg, name, needs, interval_ns, counters_unavailable };
+    let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid };
     let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
     if let (Err(_), Some(pid)) = (&result, launched) {
         // The agent failed under a command it launched: do not leave the command running
@@ -638,6 +660,10 @@ pub fn run_with(
     let restored = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
+    drop(session.locks.take());
+    if let Some(g) = guardian.as_mut() {
+        g.dismiss(); // everything is back: it exits without acting
+    }
     if let Some(why) = policy.failure() {
         return Err(input("--policy", name, why));
     }
@@ -659,6 +685,8 @@ struct Run<'a> {
     interval_ns: u64,
     /// Why there are no hardware counters, if there are none.
     counters_unavailable: Option<String>,
+    /// The guardian's process id, or why there is none.
+    guardian_pid: Result<u32, String>,
 }
 
 fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u64>) -> Result<Child, AgentError> {
@@ -729,6 +757,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     } else {
         let c = launch(cfg, s.locks.as_ref(), s.fd_soft_limit)?;
         *launched = Some(c.pid);
+        if let Some(l) = s.monitor.ledger.as_mut() {
+            l.launched(c.pid);
+        }
         s.monitor.add_process(c.pid);
         child = Some(c);
     }
@@ -953,6 +984,11 @@ fn report(
             Some(_) => "preload library".to_string(),
             None if cfg.command.is_empty() => "none (lock insight needs the agent to launch the command)".to_string(),
             None => "none (disabled)".to_string(),
+        },
+        guardian: match (&run.guardian_pid, m.ledger.as_ref().map_or(0, |l| l.unrecorded)) {
+            (Ok(pid), 0) => format!("ready (pid {pid}): would have restored everything had the agent been killed"),
+            (Ok(pid), n) => format!("ready (pid {pid}), but {n} records past its ledger's capacity would have been left as they were"),
+            (Err(why), _) => format!("unavailable ({why}): had the agent been killed, nothing would have been restored"),
         },
         decisions,
         migrations: m.migrations,

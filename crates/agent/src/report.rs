@@ -32,6 +32,8 @@ pub struct Report {
     /// What hardware counters were read, or why none.
     pub counters: String,
     pub locks: String,
+    /// The guardian process, which restores what the agent changed if the agent is killed.
+    pub guardian: String,
     /// Decisions that changed something.
     pub decisions: u64,
     pub migrations: u64,

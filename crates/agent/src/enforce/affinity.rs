@@ -29,6 +29,8 @@ pub fn put_on(m: &mut Monitor, id: u32, allowed: &CoreSet, run_on: &CoreSet) -> 
         m.record_applied(id, mask, allowed, run_on);
         return Moved::Changed;
     }
+    m.guard_affinity(id, &mask);
+    let e = &m.extra[id as usize];
     match set_affinity(e.tid, &mask) {
         Ok(()) => {
             m.record_applied(id, mask, allowed, run_on);

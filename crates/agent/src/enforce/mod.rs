@@ -128,7 +128,7 @@ impl Enforcer {
             changed += self.decide(m, id, "slice", |e, m| e.slices.set(m, id, ns), || format!("{ns:?} ns"));
         }
         for &(ty, ghz) in last_per_key(&out.frequency) {
-            match self.frequencies.set(&m.machine, ty, ghz) {
+            match self.frequencies.set(&m.machine, ty, ghz, m.ledger.as_mut()) {
                 Ok(n) => changed += n,
                 Err(why) => self.not_applied.add("frequency", why, || format!("core type '{}' to {ghz} GHz", m.machine.core_types[ty].name)),
             }
