@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         "agent", help="run a policy live on real threads: ampsched agent --policy P -- CMD ARGS...",
         description="Launch CMD (or attach to --pid), follow its threads and child processes, and "
                     "apply the policy's placements with sched_setaffinity. Every affinity is restored "
-                    "when the agent ends. The exit status is the command's.")
+                    "when the agent ends, by a guardian process if the agent is killed. The exit status "
+                    "is the command's.")
     p.add_argument("--policy", required=True, metavar="P",
                    help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
     p.add_argument("--interval", type=_interval, default=DEFAULTS["agent_interval_ms"], metavar="MS",

@@ -488,6 +488,16 @@ impl Child {
     }
 }
 
+/// Once the launched command is reaped its pid may be reused: nobody may signal it any more,
+/// neither the agent's error path nor the guardian.
+fn forget_if_reaped(c: &Child, s: &mut Session, launched: &mut Option<u32>) {
+    if c.status.is_some() && launched.take().is_some() {
+        if let Some(l) = s.monitor.ledger.as_mut() {
+            l.launched(0);
+        }
+    }
+}
+
 /// Reap any target process that is our child (orphans reparented to the agent as subreaper).
 fn reap_children(pids: &[u32], child: Option<u32>) {
     for &pid in pids {
@@ -785,6 +795,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         let now = t0 - start;
         if let Some(c) = child.as_mut() {
             c.poll();
+            forget_if_reaped(c, s, launched);
         }
         let pids: Vec<u32> = s.monitor.live_processes().collect();
         reap_children(&pids, child.as_ref().map(|c| c.pid));
@@ -850,7 +861,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             // launched command (which gets the signal too) to end. The policy runs no more.
             s.restore();
             if let Some(c) = child.as_mut() {
-                if STOP_FROM_PROCESS.load(Ordering::SeqCst) {
+                if STOP_FROM_PROCESS.load(Ordering::SeqCst) && c.status.is_none() {
                     // SAFETY: kill on the pid of our own unreaped child.
                     unsafe { libc::kill(c.pid as libc::pid_t, sig) };
                 }
@@ -862,6 +873,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
                     waiter.wait_until(until);
                     c.poll();
                 }
+                forget_if_reaped(c, s, launched);
             }
             break;
         }

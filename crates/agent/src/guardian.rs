@@ -400,7 +400,7 @@ impl Ledger {
         self.shared().lock_dir_len.store(bytes.len() as u32, Ordering::Release);
     }
 
-    /// The command the agent launched, which the guardian stops.
+    /// The command the agent launched, which the guardian stops (0: none, or no more: reaped).
     pub fn launched(&mut self, pid: u32) {
         self.shared().launched.store(pid, Ordering::Release);
     }
