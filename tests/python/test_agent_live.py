@@ -285,7 +285,7 @@ def test_threads_started_after_the_last_sample_get_their_affinity_back_on_sigter
         stop(target)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM, signal.SIGXCPU])
+@pytest.mark.parametrize("sig", [signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM, signal.SIGXCPU], ids=lambda s: s.name)
 def test_every_catchable_terminating_signal_stops_the_agent_like_sigterm(sig):
     if signal.getsignal(sig) == signal.SIG_IGN:
         pytest.skip(f"{sig.name} is ignored here (a background job's SIGQUIT), and so by the agent")
