@@ -1,15 +1,17 @@
 """The `ampsched` command: list the catalog, run one policy, compare several.
 
-Errors in what the user gave (the engine's InputError, bad paths, bad values) end in one
-line `ampsched: error: ...` on stderr and exit status 2, never a traceback: the user has
-nothing to debug, only something to fix. A traceback is kept for real bugs. Ctrl-C (also
-during a simulation) ends in one line `ampsched: interrupted` and exit status 130.
+Errors in what the user gave (the engine's InputError, bad paths, bad values, and argparse's
+own: a bad option value, a missing argument) end in one line `ampsched: error: ...` on stderr
+and exit status 2, never a traceback: the user has nothing to debug, only something to fix.
+A traceback is kept for real bugs. Ctrl-C (also during a simulation) ends in one line
+`ampsched: interrupted` and exit status 130.
 """
 
 import argparse
 import json
 import math
 import os
+import signal
 import sys
 
 import ampsched
@@ -25,7 +27,19 @@ class UsageError(Exception):
     """Bad input found by the CLI itself; reported like the engine's InputError."""
 
 
-# ---- argument types: argparse turns their errors into its usual usage message, exit 2
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one line like every other error of the CLI, naming the
+    option (argparse would print the whole usage first: five lines for `agent`). Exit status 2."""
+
+    def error(self, message):
+        # argparse says "argument --interval: ..." (or "argument --pid/-p: ..."): name the option alone.
+        if message.startswith("argument "):
+            message = message[len("argument "):]
+        _error(message)
+        sys.exit(2)
+
+
+# ---- argument types: the parser turns their errors into one line naming the option, exit 2
 
 def _seed(text: str) -> int:
     # ASCII digits only: int() would also take ' 5', '+5', '1_0' and other scripts' digits ('١'),
@@ -48,11 +62,15 @@ def _pid(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _positive_float(text: str) -> float:
+    value = _number(text)
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a positive number: {text}")
     return value
@@ -60,17 +78,23 @@ def _positive_float(text: str) -> float:
 
 def _whole_number(text: str) -> int:
     # 1e9 and 1000000000 alike: budgets are easier to give in exponent form.
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _number(text)
     if not (math.isfinite(value) and value.is_integer() and value >= 1):
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1: {text}")
     return int(value)
 
 
+def _interval(text: str) -> float:
+    # The engine checks the range too; here the error comes before anything starts.
+    low, high = DEFAULTS["agent_interval_min_ms"], DEFAULTS["agent_interval_max_ms"]
+    value = _number(text)
+    if not low <= value <= high:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ampsched",  # not "__main__.py" under `python -m ampsched`
         description="Schedule threads on asymmetric multicore processors: simulate and compare policies.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -127,11 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
         "agent", help="run a policy live on real threads: ampsched agent --policy P -- CMD ARGS...",
         description="Launch CMD (or attach to --pid), follow its threads and child processes, and "
                     "apply the policy's placements with sched_setaffinity. Every affinity is restored "
-                    "when the agent ends. The exit status is the command's.")
+                    "when the agent ends, by a guardian process if the agent is killed. The exit status "
+                    "is the command's.")
     p.add_argument("--policy", required=True, metavar="P",
                    help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
-    p.add_argument("--interval", type=_positive_float, default=DEFAULTS["agent_interval_ms"], metavar="MS",
-                   help=f"sampling interval in milliseconds (default {DEFAULTS['agent_interval_ms']:g})")
+    p.add_argument("--interval", type=_interval, default=DEFAULTS["agent_interval_ms"], metavar="MS",
+                   help=f"sampling interval in milliseconds, {DEFAULTS['agent_interval_min_ms']:g} to "
+                        f"{DEFAULTS['agent_interval_max_ms']:g} (default {DEFAULTS['agent_interval_ms']:g})")
     p.add_argument("--emulate", metavar="SPEC",
                    help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (CPU 1 at half speed); needs root")
     p.add_argument("--emulate-period", type=_positive_float, default=DEFAULTS["emulate_period_ms"], metavar="MS",
@@ -141,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",
                    help="attach to a running process instead of launching one (repeatable)")
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
+    p.add_argument("--until-tree-exits", action="store_true",
+                   help="when the command exits, go on scheduling the processes it started until they have all "
+                        "exited (default: end with the command, restoring those left running)")
     p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"],
                    help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})")
     p.add_argument("--json", action="store_true",
@@ -153,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)  # usage errors: argparse prints them and exits 2
+    args = build_parser().parse_args(argv)  # usage errors: one line (`_Parser`), exit status 2
     input_errors = (UsageError, OSError) + ((ampsched._core.InputError,) if ampsched._core else ())
     try:
         _check_text_options(args)
@@ -292,7 +321,7 @@ def _cmd_agent(args) -> int:
         text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
                           locks=not args.no_locks, status=True, policy_object=policy_object,
-                          seed=args.seed)
+                          seed=args.seed, until_tree_exits=args.until_tree_exits)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
@@ -309,9 +338,6 @@ def _cmd_agent(args) -> int:
     return agent_exit_status(report)
 
 
-_SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGKILL": 9, "SIGSEGV": 11, "SIGTERM": 15, "SIGABRT": 6}
-
-
 def agent_exit_status(report: dict) -> int:
     """The command's exit status, as a shell reports it; 128 + N when a signal stopped it or the agent."""
     status = (report.get("target") or {}).get("status") or {}
@@ -319,8 +345,8 @@ def agent_exit_status(report: dict) -> int:
         return int(status["exit_code"])
     sig = status.get("signal") or report.get("stopped_by")
     if isinstance(sig, str):
-        if sig in _SIGNALS:
-            return 128 + _SIGNALS[sig]
+        if sig in signal.Signals.__members__:
+            return 128 + signal.Signals[sig].value
         if sig.startswith("signal "):
             return 128 + int(sig.split()[1])
     return 0
@@ -382,6 +408,10 @@ def format_agent(r: dict) -> str:
     shown = rows[:20]
     table = format_table(["tid", "thread"] + [f"{n}_s" for n in types] + ["migrations", "decisions", "lock_wait_s"], shown)
     more = [f"... and {len(rows) - len(shown)} more threads (--json has them all)"] if len(rows) > len(shown) else []
+    left = (r.get("target") or {}).get("processes_left_running") or []
+    if left:
+        names = ", ".join(f"{p.get('pid')} ({p.get('command')})" for p in left)
+        more.append(f"left running, with their affinities restored: {names}")
     return "\n".join([head, table] + more)
 
 

@@ -213,7 +213,8 @@ def test_topology_emulate_and_cores_overrides():
     (["agent", "--policy", "oblivious"], "give either a command"),
     (["agent", "--policy", "oblivious", "--", "/no/such/program"], "cannot run the command"),
     (["agent", "--policy", "oblivious", "--pid", "999999999"], "no such process"),
-    (["agent", "--policy", "oblivious", "--interval", "0.1", "--", "true"], "at least 1 ms"),
+    (["agent", "--policy", "oblivious", "--interval", "0.1", "--", "true"], "--interval: must be between 1 and 3600000 ms"),
+    (["agent", "--policy", "oblivious", "--interval", "1e14", "--", "true"], "--interval: must be between 1 and 3600000 ms"),
     (["agent", "--policy", "oblivious", "--machine", "nosuch", "--", "true"], "no such machine"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, words):

@@ -21,6 +21,7 @@ def assert_one_line_error(stderr):
     assert "Traceback" not in stderr
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ampsched: error: "), stderr
+    return lines[0]
 
 
 # ---- text output
@@ -80,12 +81,22 @@ def test_format_catalog(kind, entry, expected):
     ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "0"],
     ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "nan"],
     ["run", "--machine", "m"],
+    ["agent", "--policy", "p", "--interval", "-1", "--", "true"],
+    ["agent", "--policy", "p", "--interval", "1e14", "--", "true"],
+    ["agent", "--policy", "p", "--interval", "x", "--", "true"],
+    ["agent", "--policy", "p", "--pid", "0"],
+    ["agent", "--policy", "p", "--seed", "x", "--", "true"],
+    ["agent", "--", "true"],
 ])
 def test_usage_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(argv)
     assert stop.value.code == 2
-    assert "Traceback" not in capsys.readouterr().err
+    # One line, like every other error of the CLI, naming the option when there is one.
+    line = assert_one_line_error(capsys.readouterr().err)
+    options = [a for a in argv if a.startswith("--") and a != "--"]
+    if options and "required" not in line:
+        assert line.startswith(f"ampsched: error: {options[-1]}: "), line
 
 
 def test_report_in_missing_directory(tmp_path, capsys):

@@ -2,17 +2,36 @@
 //! policy for the interval's events and its quantum, and apply its `Placement` (`enforce`):
 //! affinities, fast-core shares, weights, slices and frequencies, each only where it changes.
 //!
-//! Whatever ends the agent (the target exits, SIGINT, SIGTERM, SIGHUP, an error), every thread
-//! it moved gets its original affinity, nice value and slice back, cpufreq files their original
-//! text, and the emulation threads are stopped and joined (`Session::drop`). A signal the agent receives from another process (`kill`, not the
-//! terminal, whose Ctrl-C already reaches the whole foreground process group) is forwarded to
-//! the command it launched, as `timeout(1)` does.
+//! Whatever ends the agent (the target exits, an error, or any signal whose default action
+//! would end the process and that can be caught: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...,
+//! the real-time signals; `STOP_SIGNALS`), every thread it moved gets its original affinity,
+//! nice value and slice back, cpufreq files their original text, and the emulation threads are
+//! stopped and joined (`Session::drop`). Before that, the targets are scanned once more: a thread
+//! created since the last sample by a thread the agent had pinned inherited the pin, and gets its
+//! original back too. The handlers are installed before the agent changes anything; a signal
+//! that comes before it has launched or attached ends it at once, with a report. A signal the
+//! agent receives from another process (`kill`, not the terminal, whose Ctrl-C already reaches
+//! the whole foreground process group) is forwarded to the command it launched, as `timeout(1)`
+//! does.
+//!
+//! What the agent cannot catch (SIGKILL, a crash, the OOM killer) its guardian handles: a process
+//! forked before anything changes, which restores from a shared ledger when the agent dies
+//! (`guardian.rs`).
+//!
+//! The agent sleeps between samples in ppoll(2) on a pidfd per target process and on a pipe its
+//! signal handlers write to: a target's exit or a signal wakes it at once, whatever the interval
+//! (a signal delivered to another thread of the host process, too).
+//!
+//! When the launched command exits, the agent ends with it, restoring the processes it leaves
+//! behind (a shell's background jobs) and naming them in the report; with `until_tree_exits`
+//! it goes on scheduling them until every one has exited.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+use ampsched_model::defaults::ms_to_ns;
 use ampsched_model::{InputError, Machine, Placement, Policy, Signals, Trigger, ViewBook};
 use ampsched_policy::PolicySpec;
 use serde_json::Value;
@@ -20,18 +39,27 @@ use serde_json::Value;
 use crate::counters::Counting;
 use crate::emulate::{Emulation, DEFAULT_PERIOD_MS, MIN_SPEED};
 use crate::enforce::{Enforcer, Restored};
+use crate::guardian;
 use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
 use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
-use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, Report, Target};
+use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, ProcessLeft, Report, Target};
 use crate::topology::{detect, Topology};
 
 pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
 /// How long, after being stopped by a signal, the agent waits for the command it launched to exit.
 pub const STOP_GRACE_MS: u64 = 5000;
-/// Shortest interval: below 1 ms the /proc reads alone would take most of it.
-pub const MIN_INTERVAL_MS: f64 = 1.0;
+/// The interval's range (`defaults::AGENT_INTERVAL_MIN_MS`, `AGENT_INTERVAL_MAX_MS`).
+pub const MIN_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MIN_MS;
+pub const MAX_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MAX_MS;
+/// How many times, at the end, the agent looks again for threads created while it restored
+/// (by a thread that still had an imposed affinity): each look finds the few created during the
+/// previous one's restore, so a handful covers even a program that starts threads nonstop.
+const RESTORE_RESCANS: usize = 4;
+/// Longest wait between two checks on the launched command after a stop, when the kernel gives
+/// no pidfd (Linux before 5.3) to wake the agent at its exit.
+const NO_PIDFD_POLL_NS: u64 = 10_000_000;
 /// How often the live status line is redrawn.
 const STATUS_PERIOD_NS: u64 = 250_000_000;
 
@@ -57,6 +85,9 @@ pub struct AgentConfig {
     pub sysfs_root: String,
     /// The seed handed to the policy in its view (`SystemView::seed`), as the simulator's is.
     pub seed: u64,
+    /// After the launched command exits, go on until every process it started has exited too
+    /// (otherwise the agent ends with the command, restoring those left running).
+    pub until_tree_exits: bool,
 }
 
 impl Default for AgentConfig {
@@ -74,6 +105,7 @@ impl Default for AgentConfig {
             status: true,
             sysfs_root: "/".into(),
             seed: ampsched_model::defaults::SEED,
+            until_tree_exits: false,
         }
     }
 }
@@ -120,29 +152,76 @@ pub fn resolve_topology(root: &str, cores: Option<&str>, emulate: Option<&str>) 
 
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static STOP_FROM_PROCESS: AtomicBool = AtomicBool::new(false);
-const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// The write end of the pipe the handler wakes the agent's wait through (-1: none).
+static WAKE_PIPE: AtomicI32 = AtomicI32::new(-1);
+/// The signals whose default action ends the process and that a handler can catch: the agent
+/// stops on each as on SIGTERM. (The faults, SIGSEGV and the like, are left to their default
+/// action: the agent cannot go on after one, and its guardian restores.) The real-time signals,
+/// which also end a process by default, are added in `stop_signals`.
+const STOP_SIGNALS: &[libc::c_int] = &[
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGPIPE,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGXCPU,
+    libc::SIGXFSZ,
+    libc::SIGPWR,
+    libc::SIGSTKFLT,
+    libc::SIGIO,
+];
 /// si_code of a signal the kernel sent (a terminal's Ctrl-C), as opposed to kill(2) (SI_USER).
 const SI_KERNEL: libc::c_int = 0x80;
+
+/// Every signal the agent stops on. Allocates nothing (the guardian calls it after fork).
+pub(crate) fn stop_signals() -> impl Iterator<Item = libc::c_int> {
+    STOP_SIGNALS.iter().copied().chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+}
 
 extern "C" fn on_stop_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
     let code = if info.is_null() { SI_KERNEL } else { unsafe { (*info).si_code } };
     STOP_FROM_PROCESS.store(code != SI_KERNEL, Ordering::SeqCst);
     STOP_SIGNAL.store(sig, Ordering::SeqCst);
+    let fd = WAKE_PIPE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; errno is saved and put back so the interrupted
+        // code does not see ours. A full pipe (EAGAIN) already holds a wake-up.
+        unsafe {
+            let errno = *libc::__errno_location();
+            libc::write(fd, [0u8].as_ptr().cast(), 1);
+            *libc::__errno_location() = errno;
+        }
+    }
 }
 
-/// Our handlers for the stop signals while the agent runs; the caller's (Python's) come back on drop.
+/// Our handlers for the stop signals while the agent runs; the caller's (Python's) come back on
+/// drop. Also the pipe the handlers wake the agent's wait through.
 struct SignalGuard {
     old: Vec<(libc::c_int, libc::sigaction)>,
+    /// The wake-up pipe: (read end, write end).
+    pipe: [libc::c_int; 2],
 }
 
 impl SignalGuard {
     fn install() -> SignalGuard {
         STOP_SIGNAL.store(0, Ordering::SeqCst);
+        let mut pipe = [-1; 2];
+        // SAFETY: pipe2 writes two descriptors into the array. Non-blocking: the handler must
+        // never block, and the agent drains the pipe without waiting.
+        if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+            pipe = [-1; 2]; // no pipe: a signal still interrupts the agent's own wait (EINTR)
+        }
+        WAKE_PIPE.store(pipe[1], Ordering::SeqCst);
         let mut old = Vec::new();
-        for sig in STOP_SIGNALS {
+        for sig in stop_signals() {
             // SAFETY: plain sigaction calls with structures we own; no SA_RESTART, so the
-            // agent's sleep ends at once with EINTR.
+            // agent's wait ends at once with EINTR when the signal reaches its thread.
             unsafe {
                 let mut sa: libc::sigaction = std::mem::zeroed();
                 let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = on_stop_signal;
@@ -150,8 +229,8 @@ impl SignalGuard {
                 sa.sa_flags = libc::SA_SIGINFO;
                 libc::sigemptyset(&mut sa.sa_mask);
                 let mut prev: libc::sigaction = std::mem::zeroed();
-                // A signal the caller ignores (SIGHUP under nohup) stays ignored, for the agent
-                // and for the command it launches.
+                // A signal the caller ignores (SIGHUP under nohup, SIGPIPE under Python) stays
+                // ignored, for the agent and for the command it launches.
                 if libc::sigaction(sig, std::ptr::null(), &mut prev) != 0 || prev.sa_sigaction == libc::SIG_IGN {
                     continue;
                 }
@@ -160,7 +239,12 @@ impl SignalGuard {
                 }
             }
         }
-        SignalGuard { old }
+        SignalGuard { old, pipe }
+    }
+
+    /// The read end of the wake-up pipe, if there is one.
+    fn wake_fd(&self) -> Option<libc::c_int> {
+        (self.pipe[0] >= 0).then_some(self.pipe[0])
     }
 }
 
@@ -170,18 +254,153 @@ impl Drop for SignalGuard {
             // SAFETY: restores the action saved in `install`.
             unsafe { libc::sigaction(*sig, prev, std::ptr::null_mut()) };
         }
+        WAKE_PIPE.store(-1, Ordering::SeqCst);
+        for fd in self.pipe.into_iter().filter(|&fd| fd >= 0) {
+            // SAFETY: the pipe made in `install`, closed once.
+            unsafe { libc::close(fd) };
+        }
     }
 }
 
 fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        libc::SIGHUP => "SIGHUP".into(),
-        libc::SIGKILL => "SIGKILL".into(),
-        libc::SIGSEGV => "SIGSEGV".into(),
-        libc::SIGABRT => "SIGABRT".into(),
-        n => format!("signal {n}"),
+    const NAMES: &[(libc::c_int, &str)] = &[
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGSTKFLT, "SIGSTKFLT"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+        (libc::SIGVTALRM, "SIGVTALRM"),
+        (libc::SIGPROF, "SIGPROF"),
+        (libc::SIGIO, "SIGIO"),
+        (libc::SIGPWR, "SIGPWR"),
+        (libc::SIGSYS, "SIGSYS"),
+    ];
+    match NAMES.iter().find(|(n, _)| *n == sig) {
+        Some((_, name)) => name.to_string(),
+        None => format!("signal {sig}"),
+    }
+}
+
+// ---- waiting: for the next sample, a target's exit or a signal
+
+/// What ended a wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    /// The time waited for came.
+    Time,
+    /// A target process exited, or a signal came: before the time.
+    Early,
+}
+
+/// Waits in ppoll(2) on a pidfd per watched process and on the signal handlers' pipe.
+struct Waiter {
+    wake_fd: Option<libc::c_int>,
+    pidfds: HashMap<u32, libc::c_int>,
+    /// Processes whose pidfd said they exited (or that have none): never watched again, so an
+    /// exited process not yet reaped does not wake every wait.
+    done: HashSet<u32>,
+    /// Some watched process has no pidfd (Linux before 5.3, or out of descriptors).
+    missing: bool,
+}
+
+/// pidfd_open(2) (Linux 5.3), which libc does not wrap everywhere.
+fn pidfd_open(pid: u32) -> Option<libc::c_int> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    (fd >= 0).then_some(fd as libc::c_int)
+}
+
+impl Waiter {
+    fn new(wake_fd: Option<libc::c_int>) -> Waiter {
+        Waiter { wake_fd, pidfds: HashMap::new(), done: HashSet::new(), missing: false }
+    }
+
+    /// Watch exactly `pids` (those not yet seen exiting).
+    fn watch(&mut self, pids: impl Iterator<Item = u32>) {
+        let want: HashSet<u32> = pids.filter(|p| !self.done.contains(p)).collect();
+        self.pidfds.retain(|pid, fd| {
+            let keep = want.contains(pid);
+            if !keep {
+                // SAFETY: our pidfd, closed once.
+                unsafe { libc::close(*fd) };
+            }
+            keep
+        });
+        self.missing = false;
+        for pid in want {
+            if self.pidfds.contains_key(&pid) {
+                continue;
+            }
+            match pidfd_open(pid) {
+                Some(fd) => {
+                    self.pidfds.insert(pid, fd);
+                }
+                None => self.missing = true,
+            }
+        }
+    }
+
+    /// Wait until `deadline` (CLOCK_MONOTONIC, ns), a watched process's exit, or a stop signal.
+    fn wait_until(&mut self, deadline: u64) -> Wake {
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(self.pidfds.len() + 1);
+        let mut pids: Vec<u32> = Vec::with_capacity(self.pidfds.len());
+        if let Some(fd) = self.wake_fd {
+            fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+        }
+        for (&pid, &fd) in &self.pidfds {
+            fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+            pids.push(pid);
+        }
+        let first_pid = fds.len() - pids.len();
+        loop {
+            let now = monotonic_ns();
+            if now >= deadline {
+                return Wake::Time;
+            }
+            let left = deadline - now;
+            let ts = libc::timespec { tv_sec: (left / 1_000_000_000) as libc::time_t, tv_nsec: (left % 1_000_000_000) as libc::c_long };
+            // SAFETY: ppoll on descriptors we own, with a timeout we own and no signal mask change.
+            let r = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+            if r > 0 {
+                if let Some(fd) = self.wake_fd {
+                    let mut buf = [0u8; 64];
+                    // SAFETY: drain the non-blocking pipe into our buffer.
+                    while unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+                }
+                for (i, pfd) in fds[first_pid..].iter().enumerate() {
+                    if pfd.revents != 0 {
+                        self.done.insert(pids[i]);
+                        if let Some(fd) = self.pidfds.remove(&pids[i]) {
+                            // SAFETY: our pidfd, closed once.
+                            unsafe { libc::close(fd) };
+                        }
+                    }
+                }
+                return Wake::Early;
+            }
+            if r < 0 && STOP_SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Wake::Early; // EINTR by a stop signal that reached this thread
+            }
+        }
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.watch(std::iter::empty());
     }
 }
 
@@ -195,18 +414,44 @@ struct Session {
     // Dropped after `monitor`'s threads are restored (field order): stops the stealers, removes the table.
     emulation: Option<Emulation>,
     locks: Option<LockTable>,
+    /// When the agent started following the targets (CLOCK_MONOTONIC, ns): the view's time 0.
+    start_ns: u64,
+    restored: Option<Restored>,
 }
 
 impl Session {
     /// Put back everything the agent changed on the target (once; later calls repeat the result).
+    /// The targets are scanned first, and again after, for threads (and child processes) created
+    /// since the last look by a thread that had an affinity the agent imposed: they inherited it.
     fn restore(&mut self) -> Restored {
-        let r = self.enforcer.restore(&self.monitor);
+        if let Some(r) = self.restored {
+            return r;
+        }
+        let mut r = Restored::default();
+        for round in 0..=RESTORE_RESCANS {
+            let seen = self.monitor.book.threads.len();
+            self.rescan();
+            if round > 0 && self.monitor.book.threads.len() == seen {
+                break;
+            }
+            r = self.enforcer.restore_found_since(&self.monitor);
+        }
         if let Some(soft) = self.fd_soft_limit.take() {
             // Open counter groups stay valid under the lower limit; only new ones could not open,
             // and after a restore the agent samples no more.
             restore_fd_limit(soft);
         }
+        self.restored = Some(r);
         r
+    }
+
+    /// Sample the targets once more, outside the schedule: only to find new threads and processes.
+    fn rescan(&mut self) {
+        if self.start_ns == 0 {
+            return; // never started following anything
+        }
+        let mut events = Vec::new();
+        self.monitor.sample(monotonic_ns().saturating_sub(self.start_ns), &mut events);
     }
 }
 
@@ -239,6 +484,16 @@ impl Child {
             });
         } else if r < 0 {
             self.status = Some(ExitStatus { exit_code: None, signal: None, still_running: None });
+        }
+    }
+}
+
+/// Once the launched command is reaped its pid may be reused: nobody may signal it any more,
+/// neither the agent's error path nor the guardian.
+fn forget_if_reaped(c: &Child, s: &mut Session, launched: &mut Option<u32>) {
+    if c.status.is_some() && launched.take().is_some() {
+        if let Some(l) = s.monitor.ledger.as_mut() {
+            l.launched(0);
         }
     }
 }
@@ -281,9 +536,14 @@ pub fn check_policy(name: &str, needs: Signals, available: Signals, no_counters:
     })
 }
 
+/// What `--interval` must be, as its error says it.
+pub fn interval_range() -> String {
+    format!("must be between {MIN_INTERVAL_MS} and {MAX_INTERVAL_MS} ms (1 ms to 1 hour)")
+}
+
 fn check_config(cfg: &AgentConfig) -> Result<(), AgentError> {
-    if !(cfg.interval_ms >= MIN_INTERVAL_MS && cfg.interval_ms.is_finite()) {
-        return Err(input("--interval", cfg.interval_ms.to_string(), format!("must be at least {MIN_INTERVAL_MS} ms")));
+    if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&cfg.interval_ms) {
+        return Err(input("--interval", cfg.interval_ms.to_string(), interval_range()));
     }
     if cfg.command.is_empty() == cfg.pids.is_empty() {
         return Err(input("agent", "", "give either a command to launch (after --) or --pid PID, not both and not neither"));
@@ -318,6 +578,9 @@ pub fn run_with(
     build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
 ) -> Result<Value, AgentError> {
     check_config(cfg)?;
+    // First of all: a stop signal from here on ends the agent with its report and everything
+    // put back, never by the default action halfway through (dropped last: after the restore).
+    let signals = SignalGuard::install();
     let lock_insight = cfg.locks && !cfg.command.is_empty();
     let counters = PerfCounters::new();
     let available = agent_signals(counters.is_ok(), lock_insight);
@@ -342,6 +605,15 @@ pub fn run_with(
     };
     let mut policy: Box<dyn Policy> = build(&machine)?;
 
+    // Before the first change (the emulation's threads hold CPUs; the lock table is a directory
+    // in /dev/shm): whatever kills the agent from here on, the guardian undoes it.
+    let (mut guardian, mut ledger, guardian_pid) = match guardian::start() {
+        Ok((g, l)) => {
+            let pid = g.pid();
+            (Some(g), Some(l), Ok(pid))
+        }
+        Err(why) => (None, None, Err(why)),
+    };
     let emulation = match &cfg.emulate {
         None => None,
         Some(_) => {
@@ -353,13 +625,21 @@ pub fn run_with(
 
     let locks = if lock_insight {
         let base = ["/dev/shm", "/tmp"].iter().map(Path::new).find(|p| p.is_dir()).unwrap_or(Path::new("/tmp"));
-        Some(LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?)
+        let table = LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?;
+        if let Some(l) = ledger.as_mut() {
+            l.lock_dir(table.dir());
+        }
+        Some(table)
     } else {
         None
     };
 
-    let interval_ns = (cfg.interval_ms * 1e6).round() as u64;
+    let interval_ns = ms_to_ns(cfg.interval_ms);
     let mut monitor = Monitor::new(machine);
+    monitor.ledger = ledger;
+    if let Some(g) = &guardian {
+        monitor.ignore_process(g.pid());
+    }
     // As the simulator does: the available signals, and intervals only for a policy with a quantum.
     monitor.book = ViewBook::new(monitor.machine.num_cores(), available, policy.quantum_ns().is_some());
     monitor.book.seed = cfg.seed;
@@ -369,11 +649,10 @@ pub fn run_with(
         raise_fd_limit()
     });
     let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
-    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks };
-    let _signals = SignalGuard::install();
+    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
-    let run = Run { cfg, name, needs, interval_ns, counters_unavailable };
-    let result = drive(&run, &mut session, policy.as_mut(), &mut launched);
+    let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid };
+    let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
     if let (Err(_), Some(pid)) = (&result, launched) {
         // The agent failed under a command it launched: do not leave the command running
         // unattended. It gets SIGTERM and the usual grace period.
@@ -391,6 +670,10 @@ pub fn run_with(
     let restored = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
+    drop(session.locks.take());
+    if let Some(g) = guardian.as_mut() {
+        g.dismiss(); // everything is back: it exits without acting
+    }
     if let Some(why) = policy.failure() {
         return Err(input("--policy", name, why));
     }
@@ -412,6 +695,8 @@ struct Run<'a> {
     interval_ns: u64,
     /// Why there are no hardware counters, if there are none.
     counters_unavailable: Option<String>,
+    /// The guardian's process id, or why there is none.
+    guardian_pid: Result<u32, String>,
 }
 
 fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u64>) -> Result<Child, AgentError> {
@@ -462,8 +747,13 @@ fn check_permission(pid: u32) -> Result<(), AgentError> {
     }
 }
 
-fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>) -> Result<Report, AgentError> {
+fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Option<u32>, mut waiter: Waiter) -> Result<Report, AgentError> {
     let cfg = run.cfg;
+    let early = STOP_SIGNAL.load(Ordering::SeqCst);
+    if early != 0 {
+        // Stopped while starting, before it launched or attached to anything: nothing to undo.
+        return Ok(report(run, s, policy, None, Some(early), 0, 0, [0; 6]));
+    }
     let mut child = None;
     if cfg.command.is_empty() {
         for &pid in &cfg.pids {
@@ -477,6 +767,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     } else {
         let c = launch(cfg, s.locks.as_ref(), s.fd_soft_limit)?;
         *launched = Some(c.pid);
+        if let Some(l) = s.monitor.ledger.as_mut() {
+            l.launched(c.pid);
+        }
         s.monitor.add_process(c.pid);
         child = Some(c);
     }
@@ -484,8 +777,10 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let interval_ns = run.interval_ns;
     let status_line = cfg.status && std::io::stderr().is_terminal();
     let start = monotonic_ns();
+    s.start_ns = start;
     let cpu_start = own_thread_cpu_ns();
     let mut next = start;
+    let mut woken_early = false;
     let mut last_quantum: Option<u64> = None;
     let mut events: Vec<Trigger> = Vec::new();
     let mut out = Placement::default();
@@ -494,13 +789,13 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let mut decisions = 0u64;
     let mut last_status = 0u64;
     let mut stopped_by: Option<i32> = None;
-    let mut stop_at: Option<u64> = None;
 
     loop {
         let t0 = monotonic_ns();
         let now = t0 - start;
         if let Some(c) = child.as_mut() {
             c.poll();
+            forget_if_reaped(c, s, launched);
         }
         let pids: Vec<u32> = s.monitor.live_processes().collect();
         reap_children(&pids, child.as_ref().map(|c| c.pid));
@@ -549,54 +844,53 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             let _ = err.flush();
         }
 
-        // Done?
+        // Done? The launched command has exited (and, with `until_tree_exits`, every process it
+        // started has too), or every attached process has.
+        let none_left = s.monitor.live_processes().count() == 0;
         let target_gone = match &child {
-            Some(c) => c.status.is_some(),
-            None => s.monitor.live_processes().count() == 0,
+            Some(c) => c.status.is_some() && (none_left || !cfg.until_tree_exits),
+            None => none_left,
         };
         if target_gone {
             break;
         }
         let sig = STOP_SIGNAL.load(Ordering::SeqCst);
-        if sig != 0 && stopped_by.is_none() {
+        if sig != 0 {
             stopped_by = Some(sig);
             // Stop moving threads: give them back their affinities now, then wait for the
-            // launched command (which gets the signal too) to end.
+            // launched command (which gets the signal too) to end. The policy runs no more.
             s.restore();
-            match &child {
-                Some(c) => {
-                    if STOP_FROM_PROCESS.load(Ordering::SeqCst) {
-                        // SAFETY: kill on the pid of our own unreaped child.
-                        unsafe { libc::kill(c.pid as libc::pid_t, sig) };
-                    }
-                    stop_at = Some(monotonic_ns() + STOP_GRACE_MS * 1_000_000);
+            if let Some(c) = child.as_mut() {
+                if STOP_FROM_PROCESS.load(Ordering::SeqCst) && c.status.is_none() {
+                    // SAFETY: kill on the pid of our own unreaped child.
+                    unsafe { libc::kill(c.pid as libc::pid_t, sig) };
                 }
-                None => break,
-            }
-        }
-        if stopped_by.is_some() {
-            if stop_at.is_some_and(|t| monotonic_ns() >= t) {
-                break;
-            }
-            // After the stop the policy no longer runs: only wait for the child.
-            loop {
-                if let Some(c) = child.as_mut() {
+                let stop_at = monotonic_ns() + STOP_GRACE_MS * 1_000_000;
+                waiter.watch(std::iter::once(c.pid));
+                c.poll();
+                while c.status.is_none() && monotonic_ns() < stop_at {
+                    let until = if waiter.missing { stop_at.min(monotonic_ns() + NO_PIDFD_POLL_NS) } else { stop_at };
+                    waiter.wait_until(until);
                     c.poll();
-                    if c.status.is_some() || stop_at.is_some_and(|t| monotonic_ns() >= t) {
-                        break;
-                    }
                 }
-                std::thread::sleep(std::time::Duration::from_millis(10));
+                forget_if_reaped(c, s, launched);
             }
             break;
         }
 
-        next += interval_ns;
+        // Wait for the next sample, or less: a target's exit or a signal is seen at once. After
+        // such an early wake the schedule is kept: the next sample is still due at `next`.
+        if !woken_early {
+            next += interval_ns;
+        }
         let now_abs = monotonic_ns();
-        if next < now_abs {
+        if next <= now_abs {
             next = now_abs; // overran: sample again at once rather than fall further behind
+            woken_early = false;
         } else {
-            sleep_until(next);
+            let running = child.as_ref().filter(|c| c.status.is_none()).map(|c| c.pid);
+            waiter.watch(s.monitor.live_processes().chain(running));
+            woken_early = waiter.wait_until(next) == Wake::Early;
         }
     }
 
@@ -605,6 +899,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     }
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = own_thread_cpu_ns() - cpu_start;
+    // Put everything back now (the last look at the targets finds the processes left running,
+    // which the report names); the caller's restore repeats this result.
+    s.restore();
     Ok(report(run, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
 }
 
@@ -647,12 +944,6 @@ pub fn call_policy(
     Ok((calls, decisions))
 }
 
-fn sleep_until(t: u64) {
-    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as libc::time_t, tv_nsec: (t % 1_000_000_000) as libc::c_long };
-    // SAFETY: sleeps until an absolute CLOCK_MONOTONIC time; a stop signal interrupts it (EINTR).
-    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
-}
-
 /// What hardware counters the run read, or why none.
 fn counters_line(run: &Run, m: &Monitor) -> String {
     match (&m.counting, &run.counters_unavailable) {
@@ -683,13 +974,12 @@ fn report(
     [samples, late, max_sample_ns, total_sample_ns, calls, decisions]: [u64; 6],
 ) -> Report {
     let (cfg, m, e) = (run.cfg, &s.monitor, &s.enforcer);
-    let (status, left_running) = match &child {
-        Some(c) => (
-            Some(c.status.clone().unwrap_or(ExitStatus { exit_code: None, signal: None, still_running: Some(true) })),
-            c.status.is_none(),
-        ),
-        None => (None, m.live_processes().count() > 0),
-    };
+    let status = child.as_ref().map(|c| c.status.clone().unwrap_or(ExitStatus { exit_code: None, signal: None, still_running: Some(true) }));
+    // Every target process still running: the launched command if it outlived the grace period,
+    // its children (a shell's background jobs), or the attached processes.
+    let processes_left_running: Vec<ProcessLeft> =
+        m.running_processes().into_iter().map(|(pid, command)| ProcessLeft { pid, command }).collect();
+    let left_running = !processes_left_running.is_empty() || child.as_ref().is_some_and(|c| c.status.is_none());
     Report {
         policy: policy.name().to_string(),
         policy_spec: cfg.policy.clone(),
@@ -699,13 +989,18 @@ fn report(
         command: cfg.command.clone(),
         pids: cfg.pids.clone(),
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
-        target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running },
+        target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
         locks: match &s.locks {
             Some(t) if t.dropped() > 0 => format!("preload library ({} threads past the table's capacity unrecorded)", t.dropped()),
             Some(_) => "preload library".to_string(),
             None if cfg.command.is_empty() => "none (lock insight needs the agent to launch the command)".to_string(),
             None => "none (disabled)".to_string(),
+        },
+        guardian: match (&run.guardian_pid, m.ledger.as_ref().map_or(0, |l| l.unrecorded)) {
+            (Ok(pid), 0) => format!("ready (pid {pid}): would have restored everything had the agent been killed"),
+            (Ok(pid), n) => format!("ready (pid {pid}), but {n} records past its ledger's capacity would have been left as they were"),
+            (Err(why), _) => format!("unavailable ({why}): had the agent been killed, nothing would have been restored"),
         },
         decisions,
         migrations: m.migrations,

@@ -11,6 +11,7 @@
 //! - `emulate`: slow cores by cycle stealing, for symmetric machines;
 //! - `perf`: per-thread counter groups from perf_event_open;
 //! - `report`: the `--json` report;
+//! - `guardian`: a process outside the agent's fate that restores what it changed if it dies;
 //! - `agent`: the loop, and the guarantees on exit.
 
 pub mod agent;
@@ -18,6 +19,7 @@ pub mod cores;
 pub mod counters;
 pub mod emulate;
 pub mod enforce;
+pub mod guardian;
 pub mod locks;
 pub mod monitor;
 pub mod perf;

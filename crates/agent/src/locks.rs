@@ -12,6 +12,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// The preload library, built by build.rs.
 pub const PRELOAD_LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libampsched_locks.so"));
 
+/// The files the table's directory holds (the guardian removes them by these names).
+pub const LIBRARY_FILE: &str = "libampsched_locks.so";
+pub const TABLE_FILE: &str = "locks.shm";
+pub const FILES: [&str; 2] = [LIBRARY_FILE, TABLE_FILE];
+
 const MAGIC: u64 = 0x4b43_4f4c_504d_41; // "AMPLOCK", AMPSCHED_LOCKS_MAGIC
 const VERSION: u32 = 1;
 pub const ENTRIES: usize = 16384;
@@ -61,11 +66,13 @@ pub struct LockTable {
 unsafe impl Send for LockTable {}
 
 impl LockTable {
-    /// Create the table and the library in a fresh directory below `base`.
+    /// Create the table and the library in a fresh directory below `base`,
+    /// `ampsched-agent-PID-XXXXXX` (PID the agent's: whose it is shows in the name).
     pub fn create(base: &Path) -> std::io::Result<LockTable> {
         // A fresh directory of a random name, mode 0700 (mkdtemp): in a world-writable place a
         // predictable name would let another user swap the library a root agent preloads.
-        let template = std::ffi::CString::new(base.join("ampsched-agent-XXXXXX").into_os_string().into_encoded_bytes())
+        let name = format!("ampsched-agent-{}-XXXXXX", std::process::id());
+        let template = std::ffi::CString::new(base.join(name).into_os_string().into_encoded_bytes())
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path with a NUL byte"))?;
         let mut raw = template.into_bytes_with_nul();
         // SAFETY: mkdtemp rewrites the XXXXXX of a NUL-terminated buffer we own.
@@ -74,8 +81,8 @@ impl LockTable {
         }
         raw.pop();
         let dir = PathBuf::from(String::from_utf8_lossy(&raw).into_owned());
-        OpenOptions::new().write(true).create_new(true).open(dir.join("libampsched_locks.so"))?.write_all(PRELOAD_LIBRARY)?;
-        let path = dir.join("locks.shm");
+        OpenOptions::new().write(true).create_new(true).open(dir.join(LIBRARY_FILE))?.write_all(PRELOAD_LIBRARY)?;
+        let path = dir.join(TABLE_FILE);
         let file: File = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
         let size = std::mem::size_of::<Table>();
         file.set_len(size as u64)?;
@@ -97,11 +104,15 @@ impl LockTable {
     }
 
     pub fn library_path(&self) -> PathBuf {
-        self.dir.join("libampsched_locks.so")
+        self.dir.join(LIBRARY_FILE)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     pub fn table_path(&self) -> PathBuf {
-        self.dir.join("locks.shm")
+        self.dir.join(TABLE_FILE)
     }
 
     fn table(&self) -> &Table {

@@ -32,6 +32,7 @@ use std::collections::{HashMap, HashSet};
 use ampsched_model::{AppView, CoreSet, CoreView, Machine, Signals, ThreadKind, ThreadState, ThreadView, Trigger, ViewBook};
 
 use crate::counters::{CounterDelta, Counting};
+use crate::guardian::Ledger;
 use crate::locks::LockRecord;
 use crate::procfs::{self, get_affinity, CpuMask};
 
@@ -66,6 +67,8 @@ pub struct ThreadExtra {
     pub contended_locks: u64,
     /// Why the agent stopped managing this thread (it refused an affinity), if it did.
     pub unmanaged: Option<String>,
+    /// Its record in the guardian's ledger, if it has one.
+    pub slot: Option<u32>,
     /// Its nice value when first seen.
     pub nice_seen: i32,
     /// The cores of the affinity the agent set, when a fast-core share narrows it below the
@@ -111,6 +114,8 @@ pub struct Monitor {
     pub migrations: u64,
     /// Hardware counters, where the machine has them.
     pub counting: Option<Counting>,
+    /// The guardian's ledger: every original is written there before the agent changes it.
+    pub ledger: Option<Ledger>,
 }
 
 impl Monitor {
@@ -133,6 +138,7 @@ impl Monitor {
             buf: Vec::with_capacity(4096),
             migrations: 0,
             counting: None,
+            ledger: None,
         }
     }
 
@@ -173,6 +179,33 @@ impl Monitor {
         true
     }
 
+    /// Never follow process `pid` (the agent's guardian, a child of the agent like the command).
+    pub fn ignore_process(&mut self, pid: u32) {
+        self.strangers.insert(pid);
+    }
+
+    /// Process `p` has ended (or is a zombie): it is followed no more.
+    fn process_ended(&mut self, p: usize) {
+        self.procs[p].alive = false;
+        if let Some(l) = self.ledger.as_mut() {
+            l.process_gone(self.procs[p].pid);
+        }
+    }
+
+    /// The target processes running (not zombies) now, with their names: (pid, comm).
+    pub fn running_processes(&self) -> Vec<(u32, String)> {
+        let mut buf = Vec::new();
+        self.procs
+            .iter()
+            .filter(|p| p.alive)
+            .filter_map(|p| {
+                procfs::read_into(&format!("{}/{}/stat", self.proc, p.pid), &mut buf)?;
+                let st = procfs::parse_stat(&buf)?;
+                (st.state != 'Z' && st.state != 'X').then_some((p.pid, st.comm))
+            })
+            .collect()
+    }
+
     pub fn live_processes(&self) -> impl Iterator<Item = u32> + '_ {
         self.procs.iter().filter(|p| p.alive).map(|p| p.pid)
     }
@@ -200,6 +233,12 @@ impl Monitor {
                     if let Some(i) = parent {
                         let (original, imposed) = (self.procs[i].original.clone(), self.procs[i].imposed.clone());
                         let child = self.by_pid[&pid];
+                        if let Some(l) = self.ledger.as_mut() {
+                            l.process(pid, original.as_ref());
+                            for mask in &imposed {
+                                l.imposed(pid, mask);
+                            }
+                        }
                         self.procs[child].original = original;
                         self.procs[child].imposed = imposed;
                     }
@@ -232,7 +271,7 @@ impl Monitor {
                 for (tid, id) in ids {
                     self.exit_thread(p, tid, id, now_ns, events);
                 }
-                self.procs[p].alive = false;
+                self.process_ended(p);
                 continue;
             }
             if !moved {
@@ -278,7 +317,7 @@ impl Monitor {
         let pid = self.procs[p].pid;
         let tids = procfs::list_ids(&format!("{}/{pid}/task", self.proc)).unwrap_or_default();
         if tids.is_empty() {
-            self.procs[p].alive = false;
+            self.process_ended(p);
         }
         // Exits: threads no longer listed.
         let listed: HashSet<u32> = tids.iter().copied().collect();
@@ -347,6 +386,9 @@ impl Monitor {
         });
         if self.procs[p].original.is_none() {
             self.procs[p].original = Some(current.clone());
+            if let Some(l) = self.ledger.as_mut() {
+                l.process(pid, Some(&current));
+            }
         }
         let group = match self.procs[p].groups.iter().position(|g| *g == st.comm) {
             Some(g) => g,
@@ -373,8 +415,12 @@ impl Monitor {
         }
         // An inherited imposed affinity is one the agent set, in effect: it must be restored at
         // the end, and a decision for the original set is a real change.
+        let slot = match (self.ledger.as_mut(), &original) {
+            (Some(l), Some(o)) => l.thread(tid, pid, o, imposed),
+            _ => None,
+        };
         let applied = imposed.then_some(current);
-        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, applied, nice_seen: st.nice, ..Default::default() });
+        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, applied, nice_seen: st.nice, slot, ..Default::default() });
         self.procs[p].threads.insert(tid, id);
         self.by_tid.insert(tid, id);
         Some(id)
@@ -457,6 +503,9 @@ impl Monitor {
     fn exit_thread(&mut self, p: usize, tid: u32, id: u32, _now_ns: u64, events: &mut Vec<Trigger>) {
         self.procs[p].threads.remove(&tid);
         self.by_tid.remove(&tid);
+        if let (Some(l), Some(slot)) = (self.ledger.as_mut(), self.extra[id as usize].slot.take()) {
+            l.thread_gone(slot);
+        }
         if let Some(c) = self.counting.as_mut() {
             c.close(id);
         }
@@ -492,6 +541,32 @@ impl Monitor {
             t.lock_wait_caused_ns = r.caused_ns;
             t.waiting_for = holder;
             self.extra[id as usize].contended_locks = r.contended;
+        }
+    }
+
+    /// Before the agent sets thread `id`'s affinity to `mask`: the guardian's ledger learns that
+    /// the thread needs its original back and that `mask` is one its process may inherit.
+    pub fn guard_affinity(&mut self, id: u32, mask: &CpuMask) {
+        let e = &self.extra[id as usize];
+        if let Some(l) = self.ledger.as_mut() {
+            l.imposed(e.pid, mask);
+            if let Some(slot) = e.slot {
+                l.affinity_changing(slot);
+            }
+        }
+    }
+
+    /// Before the agent first changes thread `id`'s nice value, `original`.
+    pub fn guard_nice(&mut self, id: u32, original: i32) {
+        if let (Some(l), Some(slot)) = (self.ledger.as_mut(), self.extra[id as usize].slot) {
+            l.nice_changing(slot, original);
+        }
+    }
+
+    /// Before the agent first changes thread `id`'s slice; `back` is the request that restores it.
+    pub fn guard_slice(&mut self, id: u32, back: u64) {
+        if let (Some(l), Some(slot)) = (self.ledger.as_mut(), self.extra[id as usize].slot) {
+            l.slice_changing(slot, back);
         }
     }
 

@@ -131,7 +131,7 @@ const MAX_MASK_CPUS: usize = ampsched_model::MAX_CORES;
 /// sched_setaffinity takes it. Sized to its highest CPU, as glibc's CPU_ALLOC sizes one, rather
 /// than glibc's fixed 1,024-CPU `cpu_set_t`, so that machines with more CPUs can be enforced.
 /// It never ends in a zero word, so the derived equality compares the sets.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct CpuMask(Vec<libc::c_ulong>);
 
 impl std::fmt::Debug for CpuMask {
@@ -154,10 +154,15 @@ impl CpuMask {
     }
 
     /// A mask the kernel filled: its trailing zero words dropped.
-    fn from_words(mut words: Vec<libc::c_ulong>) -> CpuMask {
+    pub fn from_words(mut words: Vec<libc::c_ulong>) -> CpuMask {
         let used = words.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
         words.truncate(used);
         CpuMask(words)
+    }
+
+    /// The kernel's words (none past the highest CPU).
+    pub fn words(&self) -> &[libc::c_ulong] {
+        &self.0
     }
 
     /// The CPUs, ascending.

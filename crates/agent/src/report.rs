@@ -32,6 +32,8 @@ pub struct Report {
     /// What hardware counters were read, or why none.
     pub counters: String,
     pub locks: String,
+    /// The guardian process, which restores what the agent changed if the agent is killed.
+    pub guardian: String,
     /// Decisions that changed something.
     pub decisions: u64,
     pub migrations: u64,
@@ -61,7 +63,17 @@ pub struct CoreTypeReport {
 pub struct Target {
     pub wall_s: f64,
     pub status: Option<ExitStatus>,
+    /// Some target process still runs as the agent ends.
     pub left_running: bool,
+    /// Which, with their affinities (and nice values, slices) restored.
+    pub processes_left_running: Vec<ProcessLeft>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProcessLeft {
+    pub pid: u32,
+    /// Its name (comm) as the agent ends.
+    pub command: String,
 }
 
 #[derive(Debug, Serialize)]

@@ -357,9 +357,9 @@ fn cpus_sharing_a_cpufreq_policy_are_written_once_and_restored_to_the_original()
     )
     .unwrap();
     let mut f = Frequencies::new(&root);
-    assert_eq!(f.set(&m, 0, 1.2), Ok(1), "one policy, one write");
+    assert_eq!(f.set(&m, 0, 1.2, None), Ok(1), "one policy, one write");
     assert_eq!(fs::read_to_string(policy.join("scaling_max_freq")).unwrap(), "1200000\n");
-    assert_eq!(f.set(&m, 0, 1.2), Ok(0), "the same level again writes nothing");
+    assert_eq!(f.set(&m, 0, 1.2, None), Ok(0), "the same level again writes nothing");
     assert_eq!(f.restore(), 1);
     assert_eq!(fs::read_to_string(policy.join("scaling_max_freq")).unwrap(), "2000000\n", "the original, not the agent's own value");
     let _ = fs::remove_dir_all(&root);

@@ -12,6 +12,12 @@ pub const SEED: u64 = 1;
 /// 40 ms keeps the agent's cost low and is the interval its overhead benchmark is specified at.
 pub const AGENT_INTERVAL_MS: f64 = 40.0;
 
+/// The range of the agent's interval, ms. Below 1 ms the /proc reads alone would take most of
+/// it; an hour is far past any policy's quantum (tens of ms) and keeps the interval's arithmetic
+/// in nanoseconds far from overflow (1e14 ms once wrapped it into a busy loop).
+pub const AGENT_INTERVAL_MIN_MS: f64 = 1.0;
+pub const AGENT_INTERVAL_MAX_MS: f64 = 3_600_000.0;
+
 /// Period of the agent's cycle-stealing emulation of slow cores, ms: short enough that a slowed
 /// thread sees a steady speed at the policies' quanta, long enough that the stealer's own
 /// switches cost little.

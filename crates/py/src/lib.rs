@@ -180,7 +180,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -196,10 +196,11 @@ fn agent(
     status: bool,
     policy_object: Option<Bound<'_, PyAny>>,
     seed: u64,
+    until_tree_exits: bool,
 ) -> PyResult<String> {
     let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
     let python = policy_object.map(|o| py_policy(&o, &policy)).transpose()?;
-    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed };
+    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed, until_tree_exits };
     py.allow_threads(|| match python {
         Some(p) => {
             let needs = p.needs;
@@ -219,6 +220,8 @@ fn defaults() -> String {
         "seed": ampsched_model::defaults::SEED,
         "slice_ms": ampsched_model::defaults::SLICE_MS,
         "agent_interval_ms": ampsched_model::defaults::AGENT_INTERVAL_MS,
+        "agent_interval_min_ms": ampsched_model::defaults::AGENT_INTERVAL_MIN_MS,
+        "agent_interval_max_ms": ampsched_model::defaults::AGENT_INTERVAL_MAX_MS,
         "emulate_period_ms": ampsched_model::defaults::EMULATE_PERIOD_MS,
         "max_sim_s": ampsched_model::limits::DEFAULT_MAX_SIM_S,
         "max_events": ampsched_model::limits::DEFAULT_MAX_EVENTS,

@@ -29,6 +29,8 @@ pub fn put_on(m: &mut Monitor, id: u32, allowed: &CoreSet, run_on: &CoreSet) -> 
         m.record_applied(id, mask, allowed, run_on);
         return Moved::Changed;
     }
+    m.guard_affinity(id, &mask);
+    let e = &m.extra[id as usize];
     match set_affinity(e.tid, &mask) {
         Ok(()) => {
             m.record_applied(id, mask, allowed, run_on);
@@ -46,10 +48,11 @@ pub fn put_on(m: &mut Monitor, id: u32, allowed: &CoreSet, run_on: &CoreSet) -> 
     }
 }
 
-/// Give every live thread the agent moved its original affinity back: (restored, vanished).
-pub fn restore(m: &Monitor) -> (usize, usize) {
+/// Give every live thread the agent moved its original affinity back, from thread id `from` on
+/// (threads found after an earlier restore): (restored, vanished).
+pub fn restore(m: &Monitor, from: usize) -> (usize, usize) {
     let (mut ok, mut gone) = (0, 0);
-    for (t, e) in m.book.threads.iter().zip(&m.extra) {
+    for (t, e) in m.book.threads.iter().zip(&m.extra).skip(from) {
         let (Some(orig), Some(_)) = (&e.original, &e.applied) else { continue };
         if t.state == ThreadState::Exited || !m.real_proc() {
             continue;

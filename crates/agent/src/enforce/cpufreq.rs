@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use ampsched_model::Machine;
 
+use crate::guardian::Ledger;
+
 #[derive(Debug)]
 pub struct Frequencies {
     /// The directory holding `cpuN/cpufreq` (normally /sys/devices/system/cpu).
@@ -36,7 +38,7 @@ impl Frequencies {
     /// Run core type `ty`'s CPUs at `ghz`. Ok(n): the files it wrote (0 when they already hold
     /// that frequency); Err(why) when it could not (then nothing is left half-done). Every
     /// file's original text is read before any is written.
-    pub fn set(&mut self, m: &Machine, ty: usize, ghz: f64) -> Result<u64, String> {
+    pub fn set(&mut self, m: &Machine, ty: usize, ghz: f64, mut ledger: Option<&mut Ledger>) -> Result<u64, String> {
         let khz = format!("{}\n", (ghz * 1e6).round() as u64);
         let mut knobs = m.cores.iter().filter(|c| c.core_type == ty).map(|c| self.knob(c.cpu)).collect::<Result<Vec<_>, _>>()?;
         knobs.sort();
@@ -48,7 +50,10 @@ impl Frequencies {
                 before.push((file, text));
             }
         }
-        for (i, (file, _)) in before.iter().enumerate() {
+        for (i, (file, text)) in before.iter().enumerate() {
+            if let (Some(l), false) = (ledger.as_deref_mut(), self.originals.contains_key(file)) {
+                l.file(file, text); // before the write: the guardian puts the original back
+            }
             if let Err(e) = fs::write(file, &khz) {
                 for (f, b) in &before[..i] {
                     let _ = fs::write(f, b);

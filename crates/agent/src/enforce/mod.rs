@@ -73,6 +73,8 @@ pub struct Enforcer {
     pub frequencies: cpufreq::Frequencies,
     pub not_applied: NotApplied,
     restored: Option<Restored>,
+    /// Threads (by id) there were at the restore: later ones are found by a rescan after it.
+    restored_threads: usize,
 }
 
 impl Enforcer {
@@ -86,6 +88,7 @@ impl Enforcer {
             frequencies: cpufreq::Frequencies::new(sysfs_root),
             not_applied: NotApplied::default(),
             restored: None,
+            restored_threads: 0,
         }
     }
 
@@ -125,7 +128,7 @@ impl Enforcer {
             changed += self.decide(m, id, "slice", |e, m| e.slices.set(m, id, ns), || format!("{ns:?} ns"));
         }
         for &(ty, ghz) in last_per_key(&out.frequency) {
-            match self.frequencies.set(&m.machine, ty, ghz) {
+            match self.frequencies.set(&m.machine, ty, ghz, m.ledger.as_mut()) {
                 Ok(n) => changed += n,
                 Err(why) => self.not_applied.add("frequency", why, || format!("core type '{}' to {ghz} GHz", m.machine.core_types[ty].name)),
             }
@@ -171,12 +174,24 @@ impl Enforcer {
             return r;
         }
         let r = Restored {
-            affinities: affinity::restore(m),
+            affinities: affinity::restore(m, 0),
             nice_values: self.weights.restore(m),
             slices: self.slices.restore(m),
             frequencies: self.frequencies.restore(),
         };
         self.restored = Some(r);
+        self.restored_threads = m.book.threads.len();
+        r
+    }
+
+    /// After `restore`, the threads the monitor has found since (created meanwhile by a thread
+    /// that still had an imposed affinity): their original affinities. Returns the whole restore.
+    pub fn restore_found_since(&mut self, m: &Monitor) -> Restored {
+        let Some(mut r) = self.restored else { return self.restore(m) };
+        let (ok, gone) = affinity::restore(m, self.restored_threads);
+        r.affinities = (r.affinities.0 + ok, r.affinities.1 + gone);
+        self.restored = Some(r);
+        self.restored_threads = m.book.threads.len();
         r
     }
 }

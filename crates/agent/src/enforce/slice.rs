@@ -91,6 +91,9 @@ impl Slices {
         }
         let tid = m.extra[id as usize].tid;
         let before = get_attr(tid).map_err(|e| format!("sched_getattr: {e}"))?.runtime;
+        if !self.originals.contains_key(&id) {
+            m.guard_slice(id, self.request_restoring(before));
+        }
         let want = slice_ns.unwrap_or(0);
         let got = set_slice(tid, want)?;
         self.originals.entry(id).or_insert(before);
@@ -106,6 +109,17 @@ impl Slices {
         Ok(got != before)
     }
 
+    /// The request that gives back a thread's slice `before`. A thread that had the default
+    /// slice gets "no request" back (0), not a request of the default's length (which would
+    /// stay fixed if the default changed).
+    fn request_restoring(&self, before: u64) -> u64 {
+        if Some(before) == self.default_ns {
+            0
+        } else {
+            before
+        }
+    }
+
     /// Give every live thread whose slice the agent changed its original back: (restored, vanished).
     pub fn restore(&self, m: &Monitor) -> (usize, usize) {
         let (mut ok, mut gone) = (0, 0);
@@ -113,10 +127,7 @@ impl Slices {
             if m.book.threads[id as usize].state == ThreadState::Exited {
                 continue;
             }
-            // A thread that had the default slice gets "no request" back, not a request of the
-            // default's length (which would stay fixed if the default changed).
-            let back = if Some(before) == self.default_ns { 0 } else { before };
-            match set_slice(m.extra[id as usize].tid, back) {
+            match set_slice(m.extra[id as usize].tid, self.request_restoring(before)) {
                 Ok(_) => ok += 1,
                 Err(_) => gone += 1,
             }

@@ -79,6 +79,9 @@ impl Weights {
             return Ok(false);
         }
         if m.real_proc() {
+            if !self.originals.contains_key(&id) {
+                m.guard_nice(id, current);
+            }
             set_nice(tid, target).map_err(|e| match e.raw_os_error() {
                 Some(libc::EACCES) | Some(libc::EPERM) => format!("not permitted ({e}): lowering a nice value needs CAP_SYS_NICE"),
                 _ => e.to_string(),
