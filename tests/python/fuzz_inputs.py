@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 CATALOG = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir, "catalog"))
 
-TIMEOUT_S = 20.0   # the machine running the tests is shared: generous, and a hang still ends
+# The machine running the tests is shared: generous, and a hang still ends. AMPSCHED_FUZZ_TIMEOUT
+# shortens it for a long triage run, where most of the time goes to hangs.
+TIMEOUT_S = float(os.environ.get("AMPSCHED_FUZZ_TIMEOUT", "20"))
 SLOW_S = 5.0       # a case slower than this is reported (not failed): a bound is missing somewhere
 MEMORY_BYTES = 4 << 30  # RLIMIT_AS: a runaway allocation aborts the child, not the machine
 
@@ -515,13 +517,17 @@ def make_case(seed, index, catalog, policies):
 
 
 def materialize(case, directory):
-    """Write the case's files into `directory`; the argv with their paths filled in."""
-    paths = {}
+    """Write the case's files into `directory`; the argv that runs them."""
     for role, data in case.files.items():
-        paths[role] = os.path.join(directory, f"{role}.toml")
-        with open(paths[role], "wb") as f:
+        with open(os.path.join(directory, f"{role}.toml"), "wb") as f:
             f.write(data)
-    return [paths.get(a[1:-1], a) if a in ("{machine}", "{workload}") else a for a in case.argv]
+    return _argv_in(case, directory)
+
+
+def _argv_in(case, directory):
+    """The case's argv with its files in `directory` (where it ran, or where it is kept)."""
+    return [os.path.join(directory, f"{a[1:-1]}.toml") if a in ("{machine}", "{workload}") else a
+            for a in case.argv]
 
 
 # ---- running and judging
@@ -678,13 +684,18 @@ def generate(seed, count, only=None):
 
 def _diff(case, role, limit=30):
     data = case.files[role]
-    with open(catalog_files()[role][case.bases[role]], "rb") as f:
-        original = f.read()
     if len(data) > 200_000 or b"\x00" in data:
         return f"    ({len(data)} bytes; see the file)"
-    before = original.decode("utf-8", "replace").splitlines()
+    with open(catalog_files()[role][case.bases[role]], "rb") as f:
+        original = f.read()
     after = data.decode("utf-8", "replace").splitlines()
-    lines = [line[:160] for line in difflib.unified_diff(before, after, "catalog", "case", lineterm="", n=1)]
+    # Against the catalog file as written (a textual mutation) or as rewritten without its
+    # comments (a structural one): the shorter diff is the one that shows just the mutation.
+    diffs = []
+    for before in (original.decode("utf-8"), dump_toml(tomllib.loads(original.decode("utf-8")))):
+        diffs.append([line[:160] for line in difflib.unified_diff(before.splitlines(), after, "catalog", "case",
+                                                                 lineterm="", n=1)])
+    lines = min(diffs, key=len)
     more = f"\n    ... {len(lines) - limit} more diff lines" if len(lines) > limit else ""
     return "\n".join("    " + line for line in lines[:limit]) + more
 
@@ -693,9 +704,9 @@ def describe(outcome, directory=None):
     """A failing case: how to reproduce it, what was mutated, what happened."""
     case = outcome.case
     lines = [f"{case.label}: {outcome.problem} ({outcome.seconds:.1f} s)",
-             f"  reproduce: AMPSCHED_FUZZ_SEED={case.seed} AMPSCHED_FUZZ_ONLY={case.index} "
-             f"python tests/python/fuzz_inputs.py --seed {case.seed} --only {case.index}"]
-    argv = [os.fsdecode(a) for a in outcome.argv]
+             f"  reproduce: AMPSCHED_FUZZ_SEED={case.seed} AMPSCHED_FUZZ_ONLY={case.index} pytest test_fuzz.py, "
+             f"or python tests/python/fuzz_inputs.py --seed {case.seed} --only {case.index}"]
+    argv = [os.fsdecode(a) for a in (_argv_in(case, directory) if directory else outcome.argv)]
     shown = [_shell_quote(a if len(a) < 120 else a[:100] + f"...({len(a)} chars)") for a in argv]
     lines.append("  command: ampsched " + " ".join(shown))
     if directory:
@@ -719,7 +730,8 @@ def keep_failures(outcomes, workdir):
         target = os.path.join(keep, f"seed{o.case.seed}-case{o.case.index}")
         shutil.copytree(os.path.join(workdir, f"case-{o.case.index}"), target)
         with open(os.path.join(target, "command"), "w") as f:
-            f.buffer.write(b" ".join(os.fsencode(_shell_quote(os.fsdecode(a))) for a in ["ampsched"] + o.argv) + b"\n")
+            argv = ["ampsched"] + _argv_in(o.case, target)
+            f.buffer.write(b" ".join(os.fsencode(_shell_quote(os.fsdecode(a))) for a in argv) + b"\n")
         kept[o.case.index] = target
     return kept
 

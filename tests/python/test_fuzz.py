@@ -12,6 +12,7 @@ Environment:
     AMPSCHED_FUZZ_SEED    the seed (default 0); case i of seed s is the same on every run
     AMPSCHED_FUZZ_ONLY    comma-separated case indices: rerun just those (a failure names them)
     AMPSCHED_FUZZ_JOBS    children at a time (default 2)
+    AMPSCHED_FUZZ_TIMEOUT seconds a case may take (default 20)
 """
 
 import os
