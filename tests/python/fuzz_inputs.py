@@ -789,7 +789,8 @@ def main(argv=None):
         print(f"slow: {o.case.label} {o.seconds:.1f} s: {'; '.join(o.case.mutations)}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump([{"index": o.case.index, "problem": o.problem, "seconds": o.seconds, "argv": o.argv,
+            json.dump([{"index": o.case.index, "problem": o.problem, "seconds": o.seconds,
+                        "argv": [os.fsdecode(a) for a in o.argv],
                         "mutations": o.case.mutations, "stderr": o.stderr[-2000:], "kept": kept.get(o.case.index)}
                        for o in failing + slow], f, indent=1)
     return 1 if failing else 0
