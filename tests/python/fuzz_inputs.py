@@ -1,0 +1,800 @@
+"""Hostile inputs for the `ampsched` command (issue 10: no input may crash, hang or silently lie).
+
+A deterministic, seeded mutator over the catalog's machine and workload files and over the
+command-line options, and a runner that checks how each case ends: exit status 0, or exit
+status 2 with one line naming the problem, within a time bound, under a memory limit, never
+killed by a signal. tests/python/test_fuzz.py runs it under pytest; run alone,
+
+    python tests/python/fuzz_inputs.py --cases 3000 [--seed S] [--only 12,40]
+
+prints the failing cases grouped by what went wrong, for triage.
+
+Case i of seed s draws from its own random.Random("ampsched-fuzz:s:i"), so one case is
+reproduced without generating the others, and adding a mutation kind changes no other seed's
+stream more than the choice lists do.
+"""
+
+import argparse
+import copy
+import difflib
+import json
+import math
+import os
+import random
+import re
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CATALOG = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir, "catalog"))
+
+# The machine running the tests is shared: generous, and a hang still ends. AMPSCHED_FUZZ_TIMEOUT
+# shortens it for a long triage run, where most of the time goes to hangs.
+TIMEOUT_S = float(os.environ.get("AMPSCHED_FUZZ_TIMEOUT", "20"))
+SLOW_S = 5.0       # a case slower than this is reported (not failed): a bound is missing somewhere
+MEMORY_BYTES = 4 << 30  # RLIMIT_AS: a runaway allocation aborts the child, not the machine
+
+# Small machines and quick workloads to pair with a mutated file of the other kind, so that a
+# case's time goes to the mutation, not to simulating a big catalog mix.
+SMALL_MACHINES = ["dvfs-2x", "2fc-2sc-amd", "2fc-2sc-intel", "1fc-3sc"]
+QUICK_WORKLOADS = ["demo", "forkjoin", "locks", "java-like"]
+# Policies cheap enough to run on any case. best-static simulates its candidates and `default`
+# every rotation; they get the quick pairs only.
+CHEAP_POLICIES = ["oblivious", "static", "rr", "busyfcs", "bound"]
+COSTLY_POLICIES = ["best-static", "default"]
+
+NAN, INF = float("nan"), float("inf")
+INTEGERS = [0, -1, 2 ** 63 - 1, 2 ** 63, 2 ** 64, 4294967295, 4294967296, 8192, 8193, 65536, 10 ** 6, 10 ** 9,
+            10 ** 13]
+FLOATS = [0.0, -0.0, -1.0, -1.5, 0.5, 1e-7, 1e-11, 5e-324, 1e308, 1e13, 1e19, float(2 ** 63), float(2 ** 64),
+          4294967295.0, 1e6, 1e9, NAN, INF, -INF]
+NUMBERS = INTEGERS + FLOATS
+LONG = "x" * 10_000
+STRINGS = ["", " ", LONG, "a\tb\x01\x7f", "\u00e9\u4e2d\U0001f600", "4", "true", "fast", "default", "gzip",
+           "../../etc/passwd", "a" * 300]
+CORE_LISTS = ["0-1000000000000", "1000000000000", "0-18446744073709551616", "5-2", "", " ", "0,,1", "0-", "-1",
+              "a-b", "0-8191", "0-8192", "0-3,0-3", "0-0x10", [0, 0], [-1], [2 ** 63], [1e9], [0.5], ["0"], [],
+              list(range(300)), [0] * 20_000]
+WRONG_TYPES = ["x", "", True, False, [], [1, 2], [[]], {}, {"a": 1}, ["a", 1]]
+ENUMS = {"kind": ["compute", "serial", "barrier", "critical", "sleep", "app", "runtime", "", "Compute", "loop"],
+         "wait": ["block", "spin", "spin_then_block", "", "forever"],
+         "scope": ["group", "app", "", "machine"],
+         "baseline": ["default", "", "rr", "oblivious", "best"],
+         "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
+         "lock": ["", "queue", LONG]}
+MISS_CURVES = [{}, {"size_kb": [], "mpki": []}, {"size_kb": [256, 1024], "mpki": [5]},
+               {"size_kb": [1024, 256], "mpki": [5, 1]}, {"size_kb": [0, 256], "mpki": [5, 1]},
+               {"size_kb": [256, 256], "mpki": [5, 1]}, {"size_kb": [-256, 1024], "mpki": [5, 1]},
+               {"size_kb": [256, 1e308], "mpki": [1e308, 0]}, {"size_kb": [256, NAN], "mpki": [1, 1]},
+               {"size_kb": [5e-324, 1], "mpki": [1, -1]}, {"size_kb": list(range(1, 100_001)), "mpki": [1] * 100_000}]
+LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 1.0], [-1.0, 1.0], [1.0] * 10_000]
+# The keys of each table, as the README's formats give them, by the table's name (its last key
+# in the document; "" for the top of a file): a hostile value is injected where the key is read,
+# else the unknown key masks it. A phase's keys are the union over its kinds.
+TABLE_KEYS = {
+    "machine": ["name", "memory_latency_ns", "remote_memory_latency_ns", "migration", "llc", "numa", "core_type"],
+    "core_type": ["name", "count", "freq_ghz", "cpi_scale", "power_active_w", "power_idle_w", "freq_levels_ghz",
+                  "power_levels_w", "cpus"],
+    "llc": ["size_kb", "cores"],
+    "numa": ["cores"],
+    "migration": ["cost_us"],
+    "workload": ["name", "constant_load", "baseline", "app"],
+    "app": ["name", "program", "runs", "arrival_s", "priority", "copies", "threads", "repeat", "phase", "group",
+            "signature"],
+    "group": ["name", "count", "kind", "repeat", "phase", "program", "signature"],
+    "phase": ["kind", "instructions", "cpi", "llc_mpki", "miss_curve", "footprint_kb", "wait", "spin_limit_us",
+              "scope", "lock", "cs_instructions", "between_instructions", "count", "seconds"],
+    "signature": ["cpi", "llc_mpki"],
+    "miss_curve": ["size_kb", "mpki"],
+}
+WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset"}
+VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
+UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
+
+SLICES = ["0", "-1", "1e-7", "0.1", "0.0999", "100", "100.0001", "1e308", "1e-400", "nan", "inf", "-inf", "0x10",
+          "", " 4", "4_0", "1e13", "5e-324", "\u0664"]
+SEEDS = ["-1", str(2 ** 64), str(2 ** 64 - 1), str(2 ** 63), "0", "1e3", "", "007", "9" * 400, "0x10"]
+# Bytes: not UTF-8, as a file name on Linux may be (Python hands them on as lone surrogates).
+PATHS = [b"\xff", b"/tmp/m\xff.toml", "", "/", "/dev/null", "/dev/zero", "/dev/full", "/proc/self/mem",
+         "/nonexistent/m.toml", "a" * 5000, "catalog/machines", "dvfs-2x.toml", "DVFS-2X", "dvfs-2x ", "../dvfs-2x",
+         "-", "\u00e9"]
+OUTPUTS = [b"t\xff.json", "", "/", "/proc/version", "/nonexistent/dir/t.json", "/dev/full", "a" * 5000 + ".json"]
+
+
+# ---- TOML out: the mutated documents are written back (tomllib reads only)
+
+def _key(k):
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else _string(k)
+
+
+def _string(s):
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)  # beyond i64 this is no TOML integer: a parse error, also a case
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"no TOML for {type(v).__name__}")
+
+
+def _is_table_array(v):
+    return isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+
+
+def dump_toml(doc: dict) -> str:
+    """`doc` as TOML: plain values first, then sub-tables and arrays of tables by full path."""
+    out = []
+
+    def table(d, path, header):
+        if header:
+            out.append(header)
+        for k, v in d.items():
+            if not (isinstance(v, dict) or _is_table_array(v)):
+                out.append(f"{_key(k)} = {_value(v)}\n")
+        for k, v in d.items():
+            dotted = ".".join(_key(p) for p in path + [k])
+            if isinstance(v, dict):
+                table(v, path + [k], f"\n[{dotted}]\n")
+            elif _is_table_array(v):
+                for item in v:
+                    table(item, path + [k], f"\n[[{dotted}]]\n")
+
+    table(doc, [], None)
+    return "".join(out)
+
+
+# ---- mutations
+
+def _slots(node, path=()):
+    """Every (container, key, path) of a parsed document: each table key and each array item."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in list(items):
+        yield node, k, path + (k,)
+        yield from _slots(v, path + (k,))
+
+
+def _tables(node, path=()):
+    if isinstance(node, dict):
+        yield node, path
+    for container, k, p in _slots(node, path):
+        if isinstance(container[k], dict):
+            yield container[k], p
+
+
+def show_path(path):
+    """app[2].phase[0].cpi, the engine's own spelling of a key's place."""
+    text = ""
+    for p in path:
+        text += f"[{p}]" if isinstance(p, int) else (("." if text else "") + p)
+    return text or "(top)"
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def hostile_value(rng, key):
+    """A value for `key` that a careless reader would mishandle."""
+    if key in ("cores", "cpus"):
+        return copy.deepcopy(rng.choice(CORE_LISTS))
+    if key in ENUMS and rng.random() < 0.5:
+        return rng.choice(ENUMS[key])
+    if key == "miss_curve":
+        return copy.deepcopy(rng.choice(MISS_CURVES))
+    if key in ("freq_levels_ghz", "power_levels_w"):
+        return list(rng.choice(LEVELS))
+    if key in ("phase", "group", "app", "core_type", "llc", "numa"):
+        return rng.choice([[], [{}], [{"name": "x"}], [{"kind": "compute"}], {}, "x"])
+    if key in ("signature", "migration"):
+        return rng.choice([{}, {"cpi": NAN}, {"cpi": 1.0, "llc_mpki": -1.0}, {"cost_us": 1e308}, {"cost_us": -1}])
+    roll = rng.random()
+    if roll < 0.6:
+        return rng.choice(INTEGERS if key in WHOLE_KEYS else FLOATS)
+    if roll < 0.7:
+        return rng.choice(NUMBERS)
+    if roll < 0.85:
+        return copy.deepcopy(rng.choice(WRONG_TYPES))
+    return rng.choice(STRINGS)
+
+
+def _m_number(rng, doc, role):
+    slots = [s for s in _slots(doc) if _is_number(s[0][s[1]])]
+    if not slots:
+        return None
+    container, k, path = rng.choice(slots)
+    old = container[k]
+    # Mostly of the same type, so that "expected an integer" does not stand in front of the check
+    # of the value; a plausible-looking scale error now and then rather than a landmark value.
+    same = INTEGERS if isinstance(old, int) else FLOATS
+    roll = rng.random()
+    if roll < 0.2:
+        new = old * 10 ** rng.choice([3, 6, 9, 12, 15]) if isinstance(old, int) \
+            else old * 10.0 ** rng.choice([-12, -9, -6, 6, 9, 12, 15])
+    else:
+        new = rng.choice(same if roll < 0.9 else NUMBERS)
+    container[k] = new
+    return f"{show_path(path)} = {_value(new)} (was {_value(old)})"
+
+
+def _m_type(rng, doc, role):
+    container, k, path = rng.choice(list(_slots(doc)))
+    container[k] = new = copy.deepcopy(rng.choice(WRONG_TYPES + STRINGS[:3] + [0, -1, 1e308, NAN]))
+    return f"{show_path(path)} = {_value(new)[:80]} (wrong type)"
+
+
+def _m_string(rng, doc, role):
+    slots = [s for s in _slots(doc) if isinstance(s[0][s[1]], str)]
+    if not slots:
+        return None
+    container, k, path = rng.choice(slots)
+    container[k] = new = hostile_value(rng, k) if isinstance(k, str) and (k in ENUMS or k in ("cores", "cpus")) \
+        else rng.choice(STRINGS)
+    return f"{show_path(path)} = {_value(new)[:80]}"
+
+
+def _m_cores(rng, doc, role):
+    slots = [s for s in _slots(doc) if s[1] in ("cores", "cpus")]
+    if not slots:
+        return None
+    container, k, path = rng.choice(slots)
+    container[k] = new = copy.deepcopy(rng.choice(CORE_LISTS))
+    return f"{show_path(path)} = {_value(new)[:80]}"
+
+
+def _m_delete(rng, doc, role):
+    container, k, path = rng.choice(list(_slots(doc)))
+    del container[k]
+    return f"deleted {show_path(path)}"
+
+
+def _m_duplicate(rng, doc, role):
+    """Repeat an entry of an array of tables: alike (duplicate names) or renamed (a big input)."""
+    slots = [s for s in _slots(doc) if _is_table_array(s[0][s[1]])]
+    if not slots:
+        return None
+    container, k, path = rng.choice(slots)
+    array = container[k]
+    entry = rng.randrange(len(array))
+    times = rng.choice([1, 1, 2, 10, 100, 1000])
+    renamed = rng.random() < 0.5 and "name" in array[entry]
+    for n in range(times):
+        clone = copy.deepcopy(array[entry])
+        if renamed:
+            clone["name"] = f"{clone['name']}-dup{n}"
+        array.append(clone)
+    return f"{show_path(path)}[{entry}] repeated {times}x{' renamed' if renamed else ''}"
+
+
+def _m_empty(rng, doc, role):
+    slots = [s for s in _slots(doc) if isinstance(s[0][s[1]], (list, dict))]
+    if not slots:
+        return None
+    container, k, path = rng.choice(slots)
+    container[k] = type(container[k])()
+    return f"{show_path(path)} emptied"
+
+
+def _m_unknown(rng, doc, role):
+    table, path = rng.choice(list(_tables(doc)))
+    key, value = rng.choice(UNKNOWN_KEYS), rng.choice([1, "x", True, [1]])
+    if key in table:
+        return None
+    table[key] = value
+    return f"{show_path(path + (key,))} = {_value(value)} (unknown key)"
+
+
+def _table_name(path, role):
+    names = [p for p in path if isinstance(p, str)]
+    return names[-1] if names else role
+
+
+def _m_inject(rng, doc, role):
+    table, path = rng.choice(list(_tables(doc)))
+    # Mostly a key this table reads; now and then one that belongs elsewhere.
+    known = TABLE_KEYS.get(_table_name(path, role))
+    key = rng.choice(known if known and rng.random() < 0.85 else VOCABULARY)
+    table[key] = value = hostile_value(rng, key)
+    return f"{show_path(path + (key,))} = {_value(value)[:80]} (injected)"
+
+
+DOC_MUTATIONS = [(_m_number, 30), (_m_type, 10), (_m_string, 8), (_m_cores, 6), (_m_delete, 10),
+                 (_m_duplicate, 8), (_m_empty, 5), (_m_unknown, 5), (_m_inject, 18)]
+
+
+def _t_truncate(rng, data):
+    cut = rng.randrange(len(data) + 1) if data else 0
+    return data[:cut], f"truncated at byte {cut} of {len(data)}"
+
+
+def _t_empty(rng, data):
+    return rng.choice([b"", b"\n", b"   \n\t\n", b"# only a comment\n"]), "emptied"
+
+
+def _t_bad_utf8(rng, data):
+    at = rng.randrange(len(data) + 1)
+    junk = rng.choice([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80"])
+    return data[:at] + junk + data[at:], f"invalid UTF-8 {junk!r} at byte {at}"
+
+
+def _t_nul(rng, data):
+    at = rng.randrange(len(data) + 1)
+    return data[:at] + b"\x00" + data[at:], f"NUL at byte {at}"
+
+
+def _t_dup_line(rng, data):
+    lines = data.splitlines(keepends=True)
+    keyed = [i for i, line in enumerate(lines) if re.match(rb"\s*[A-Za-z_]+\s*=", line)]
+    if not keyed:
+        return None
+    i = rng.choice(keyed)
+    lines.insert(i + 1, lines[i] if lines[i].endswith(b"\n") else lines[i] + b"\n")
+    return b"".join(lines), f"line {i + 1} repeated (a duplicate key)"
+
+
+def _t_bytes(rng, data):
+    if not data:
+        return None
+    at = rng.randrange(len(data))
+    new = rng.randrange(256)
+    return data[:at] + bytes([new]) + data[at + 1:], f"byte {at} set to {new:#04x}"
+
+
+def _t_framing(rng, data):
+    choice = rng.choice(["bom", "crlf", "cr"])
+    if choice == "bom":
+        return b"\xef\xbb\xbf" + data, "a UTF-8 byte order mark in front"
+    return data.replace(b"\n", b"\r\n" if choice == "crlf" else b"\r"), f"line ends {choice.upper()}"
+
+
+def _t_huge(rng, data):
+    # Just past the 16 MiB limit the README promises, or a huge comment just under it.
+    size = rng.choice([16 << 20, (16 << 20) + 1])
+    return data + b"\n#" + b"x" * (size - len(data) - 2), f"padded to {size} bytes with a comment"
+
+
+TEXT_MUTATIONS = [(_t_truncate, 10), (_t_empty, 4), (_t_bad_utf8, 8), (_t_nul, 3), (_t_dup_line, 5),
+                  (_t_bytes, 8), (_t_framing, 3), (_t_huge, 1)]
+
+
+def _pick(rng, weighted):
+    return rng.choices([f for f, _ in weighted], weights=[w for _, w in weighted])[0]
+
+
+def mutate_file(rng, raw: bytes, role):
+    """The file's hostile variant and what was done to it."""
+    done = []
+    data = raw
+    if rng.random() < 0.7:  # structural: parse, change, write back (comments go)
+        doc = tomllib.loads(raw.decode("utf-8"))
+        for _ in range(rng.choice([1, 1, 1, 1, 1, 1, 2, 3])):  # one, mostly: a first error masks the next
+            for _attempt in range(20):
+                what = _pick(rng, DOC_MUTATIONS)(rng, doc, role)
+                if what:
+                    done.append(what)
+                    break
+        data = dump_toml(doc).encode("utf-8")
+    if not done or rng.random() < 0.15:  # textual, on the original text or the rewritten one
+        for _attempt in range(20):
+            changed = _pick(rng, TEXT_MUTATIONS)(rng, data)
+            if changed:
+                data, what = changed
+                done.append(what)
+                break
+    return data, done
+
+
+# ---- policy specs
+
+def hostile_policy(rng, policies):
+    """A policy spec from `policies` ({name: {option: default}}) with a hostile option, or junk."""
+    roll = rng.random()
+    if roll < 0.2:
+        return rng.choice(["", ":", "::", "no-such-policy", "rr:", "rr::", "rr:=", "rr:=5", "rr:threshold_ms",
+                           "rr:threshold_ms=1:threshold_ms=2", "RR", " rr", "rr ", "rr,busyfcs", LONG,
+                           "rr:" + ":".join(f"k{i}=1" for i in range(1000)), "nonexistent.py:Policy",
+                           "/dev/null:Policy", "catalog/machines/dvfs-2x.toml:X", ".py:", "x.py"])
+    name = rng.choice(sorted(policies))
+    options = sorted(policies[name])
+    if roll < 0.3 or not options:
+        key = rng.choice(["no_such_option", "", "quantum ms", LONG[:100]])
+    else:
+        key = rng.choice(options)
+    value = rng.choice(SLICES + SEEDS + ["true", "false", "yes", "fast", "", "1,2", "0-3", "1e-7", "\udcff"])
+    # As bytes, so that a lone surrogate reaches the CLI as the invalid UTF-8 it stands for.
+    return os.fsencode(f"{name}:{key}={value}")
+
+
+# ---- cases
+
+@dataclass
+class Case:
+    seed: int
+    index: int
+    argv: list                 # str or bytes; "{machine}", "{workload}" stand for the case's files
+    files: dict = field(default_factory=dict)     # role -> bytes
+    bases: dict = field(default_factory=dict)     # role -> catalog file the variant came from
+    mutations: list = field(default_factory=list)
+
+    @property
+    def label(self):
+        return f"seed {self.seed} case {self.index}"
+
+
+def catalog_files():
+    """{"machine": {name: path}, "workload": {name: path}} from the catalog."""
+    found = {}
+    for role, folder in (("machine", "machines"), ("workload", "workloads")):
+        directory = os.path.join(CATALOG, folder)
+        found[role] = {f[:-5]: os.path.join(directory, f) for f in sorted(os.listdir(directory))
+                       if f.endswith(".toml")}
+    return found
+
+
+def make_case(seed, index, catalog, policies):
+    rng = random.Random(f"ampsched-fuzz:{seed}:{index}")
+    target = rng.choices(["machine", "workload", "options", "both"], weights=[38, 38, 18, 6])[0]
+    case = Case(seed, index, [])
+    mutated = {"machine": target in ("machine", "both"), "workload": target in ("workload", "both")}
+    # The mutated file comes from anywhere in the catalog; its partner is small and quick.
+    machine = rng.choice(sorted(catalog["machine"]) if mutated["machine"] else SMALL_MACHINES)
+    workload = rng.choice(sorted(catalog["workload"]) if mutated["workload"] else QUICK_WORKLOADS)
+    quick = machine in SMALL_MACHINES and workload in QUICK_WORKLOADS
+    args = {}
+    for role, name in (("machine", machine), ("workload", workload)):
+        if mutated[role]:
+            with open(catalog[role][name], "rb") as f:
+                data, done = mutate_file(rng, f.read(), role)
+            case.files[role], case.bases[role] = data, name
+            case.mutations += [f"{role} {name}: {d}" for d in done]
+            args[role] = "{" + role + "}"
+        else:
+            args[role] = name
+
+    policy_names = CHEAP_POLICIES + (COSTLY_POLICIES if quick else [])
+    command = "compare" if rng.random() < 0.2 else "run"
+    options = []
+    if command == "run":
+        policy = rng.choice(policy_names)
+        options += ["--policy", policy]
+    else:
+        chosen = rng.sample(CHEAP_POLICIES, 2)
+        options += ["--policies", ",".join(chosen)]
+        # The workload's own baseline (the thesis ones name "default": every rotation runs) only
+        # on quick pairs; else one of the policies, so no big default metric is computed.
+        if not quick or rng.random() < 0.5:
+            options += ["--baseline", rng.choice(chosen)]
+    if rng.random() < 0.5:
+        options.append("--json")
+
+    if target == "options":
+        for _ in range(rng.choice([1, 1, 2])):
+            option = rng.choice(["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline"])
+            if option == "slice":
+                value = ["--slice-ms", rng.choice(SLICES)]
+            elif option == "seed":
+                value = ["--seed", rng.choice(SEEDS)]
+            elif option == "policy":
+                spec = hostile_policy(rng, policies)
+                value = ["--policy", spec] if command == "run" else ["--policies", spec]
+            elif option == "baseline" and command == "compare":
+                value = ["--baseline", hostile_policy(rng, policies)]
+            elif option in ("machine", "workload"):
+                args[option] = rng.choice(PATHS)
+                case.mutations.append(f"--{option} {args[option][:80]!r}")
+                continue
+            else:
+                value = ["--trace" if command == "run" else "--report", rng.choice(OUTPUTS)]
+            options += value  # a repeated option: argparse takes the last, as it would from a user
+            case.mutations.append(f"{value[0]} {value[1][:80]!r}")
+    case.argv = [command, "--machine", args["machine"], "--workload", args["workload"]] + options
+    return case
+
+
+def materialize(case, directory):
+    """Write the case's files into `directory`; the argv that runs them."""
+    for role, data in case.files.items():
+        with open(os.path.join(directory, f"{role}.toml"), "wb") as f:
+            f.write(data)
+    return _argv_in(case, directory)
+
+
+def _argv_in(case, directory):
+    """The case's argv with its files in `directory` (where it ran, or where it is kept)."""
+    return [os.path.join(directory, f"{a[1:-1]}.toml") if a in ("{machine}", "{workload}") else a
+            for a in case.argv]
+
+
+# ---- running and judging
+
+@dataclass
+class Outcome:
+    case: Case
+    argv: list
+    returncode: int = None
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    timed_out: bool = False
+    problem: str = None        # None: the case ended as issue 10 asks
+
+
+def limit_child():
+    # Runs in the child between fork and exec (a single-threaded parent: see run_cases).
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+CRASH_MARKS = ["Traceback", "panicked", "memory allocation", "RUST_BACKTRACE", "Segmentation", "core dumped",
+               "fatal runtime error"]
+ONE_LINE = re.compile(r"ampsched: error: \S.{4,}")
+# argparse's own usage error (the CLI leaves bad option syntax to it): usage lines, then one
+# "ampsched CMD: error: argument --x: ..." line. The project accepts this form (test_cli.py).
+ARGPARSE = re.compile(r"usage: ampsched[^\n]*(\n[ \t][^\n]*)*\nampsched( \w+)?: error: \S.{4,}")
+
+
+def _finite_numbers(value, path="result"):
+    """Where the JSON holds a number that is not finite or a null metric (serde writes NaN as null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            bad = _finite_numbers(v, f"{path}.{k}")
+            if bad:
+                return bad
+    if isinstance(value, list):
+        for i, v in enumerate(value[:10_000]):
+            bad = _finite_numbers(v, f"{path}[{i}]")
+            if bad:
+                return bad
+    return None
+
+
+def judge(outcome):
+    """What is wrong with how the case ended, or None."""
+    o = outcome
+    if o.timed_out:
+        return f"no end within {TIMEOUT_S:g} s (killed)"
+    if o.returncode < 0:
+        return f"killed by {signal.Signals(-o.returncode).name}"
+    for mark in CRASH_MARKS:
+        if mark in o.stderr:
+            return f"crash text {mark!r} on stderr"
+    err = o.stderr.strip("\n")
+    if o.returncode == 0:
+        if "error" in err:
+            return "exit 0 with an error on stderr"
+        if "--json" in o.argv:
+            try:
+                parsed = json.loads(o.stdout, parse_constant=lambda c: float(c))
+            except ValueError as error:
+                return f"exit 0 but --json printed no JSON ({error})"
+            bad = _finite_numbers(parsed)
+            if bad:
+                return f"exit 0 with a non-finite number at {bad}"
+        return None
+    if o.returncode != 2:
+        return f"exit status {o.returncode}"
+    if o.stdout.strip():
+        return "exit 2 with output on stdout"
+    if ONE_LINE.fullmatch(err) or ARGPARSE.fullmatch(err):
+        return None
+    lines = err.splitlines()
+    return f"exit 2 but stderr is {len(lines)} lines, not one 'ampsched: error: ...' line"
+
+
+def engine_command():
+    """How to start the CLI: this interpreter's `-m ampsched`, with its ampsched importable."""
+    import ampsched
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    env.pop("RUST_BACKTRACE", None)  # a panic must show as what a user sees
+    return [sys.executable, "-m", "ampsched"], env
+
+
+def list_policies(command, env):
+    done = subprocess.run(command + ["list", "policies", "--json"], capture_output=True, text=True, env=env,
+                          timeout=120, check=True)
+    return {p["name"]: p.get("options") or {} for p in json.loads(done.stdout)}
+
+
+def run_cases(cases, workdir, command, env, jobs=2, progress=None):
+    """Run every case, `jobs` at a time. One thread polls the children (preexec_fn is safe only
+    without other threads), and output goes to files, so a big --json never blocks on a pipe."""
+    pending = list(reversed(cases))
+    running = {}
+    outcomes = []
+    while pending or running:
+        while pending and len(running) < jobs:
+            case = pending.pop()
+            directory = os.path.join(workdir, f"case-{case.index}")
+            os.makedirs(directory, exist_ok=True)
+            argv = materialize(case, directory)
+            out = open(os.path.join(directory, "stdout"), "wb")
+            err = open(os.path.join(directory, "stderr"), "wb")
+            proc = subprocess.Popen(command + argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
+                                    cwd=directory, preexec_fn=limit_child, start_new_session=True)
+            running[proc] = (Outcome(case, argv), time.monotonic(), out, err, directory)
+        time.sleep(0.01)
+        for proc in list(running):
+            outcome, start, out, err, directory = running[proc]
+            elapsed = time.monotonic() - start
+            if proc.poll() is None:
+                if elapsed <= TIMEOUT_S:
+                    continue
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                outcome.timed_out = True
+            del running[proc]
+            out.close()
+            err.close()
+            outcome.returncode, outcome.seconds = proc.returncode, elapsed
+            outcome.stdout = _read(os.path.join(directory, "stdout"))  # whole: --json is parsed
+            outcome.stderr = _read(os.path.join(directory, "stderr"), limit=1 << 20)
+            outcome.problem = judge(outcome)
+            if outcome.problem is None:
+                shutil.rmtree(directory, ignore_errors=True)  # keep the disk to the failures
+            outcomes.append(outcome)
+            if progress:
+                progress(outcome)
+    return sorted(outcomes, key=lambda o: o.case.index)
+
+
+def _read(path, limit=-1):
+    with open(path, "rb") as f:
+        return f.read(limit).decode("utf-8", "replace")
+
+
+def generate(seed, count, only=None):
+    """The cases of one run: `count` from `seed`, or just the indices in `only`."""
+    command, env = engine_command()
+    catalog = catalog_files()
+    policies = list_policies(command, env)
+    indices = only if only else range(count)
+    return [make_case(seed, i, catalog, policies) for i in indices], command, env
+
+
+# ---- reporting
+
+def _diff(case, role, limit=30):
+    data = case.files[role]
+    if len(data) > 200_000 or b"\x00" in data:
+        return f"    ({len(data)} bytes; see the file)"
+    with open(catalog_files()[role][case.bases[role]], "rb") as f:
+        original = f.read()
+    after = data.decode("utf-8", "replace").splitlines()
+    # Against the catalog file as written (a textual mutation) or as rewritten without its
+    # comments (a structural one): the shorter diff is the one that shows just the mutation.
+    diffs = []
+    for before in (original.decode("utf-8"), dump_toml(tomllib.loads(original.decode("utf-8")))):
+        diffs.append([line[:160] for line in difflib.unified_diff(before.splitlines(), after, "catalog", "case",
+                                                                 lineterm="", n=1)])
+    lines = min(diffs, key=len)
+    more = f"\n    ... {len(lines) - limit} more diff lines" if len(lines) > limit else ""
+    return "\n".join("    " + line for line in lines[:limit]) + more
+
+
+def describe(outcome, directory=None):
+    """A failing case: how to reproduce it, what was mutated, what happened."""
+    case = outcome.case
+    lines = [f"{case.label}: {outcome.problem} ({outcome.seconds:.1f} s)",
+             f"  reproduce: AMPSCHED_FUZZ_SEED={case.seed} AMPSCHED_FUZZ_ONLY={case.index} pytest test_fuzz.py, "
+             f"or python tests/python/fuzz_inputs.py --seed {case.seed} --only {case.index}"]
+    argv = [os.fsdecode(a) for a in (_argv_in(case, directory) if directory else outcome.argv)]
+    shown = [_shell_quote(a if len(a) < 120 else a[:100] + f"...({len(a)} chars)") for a in argv]
+    lines.append("  command: ampsched " + " ".join(shown))
+    if directory:
+        lines.append(f"  files: {directory}")
+    lines += [f"  mutation: {m}" for m in case.mutations]
+    lines += ["  stderr: " + line[:300] for line in outcome.stderr.strip().splitlines()[-6:]]
+    for role in case.files:
+        lines.append(f"  {role} file vs catalog/{role}s/{case.bases[role]}.toml:")
+        lines.append(_diff(case, role))
+    return "\n".join(lines)
+
+
+def keep_failures(outcomes, workdir):
+    """Copy each failing case's files to a directory that outlives the test's temporary one."""
+    failing = [o for o in outcomes if o.problem]
+    if not failing:
+        return {}
+    keep = tempfile.mkdtemp(prefix="ampsched-fuzz-failures-")
+    kept = {}
+    for o in failing:
+        target = os.path.join(keep, f"seed{o.case.seed}-case{o.case.index}")
+        shutil.copytree(os.path.join(workdir, f"case-{o.case.index}"), target)
+        with open(os.path.join(target, "command"), "w") as f:
+            argv = ["ampsched"] + _argv_in(o.case, target)
+            f.buffer.write(b" ".join(os.fsencode(_shell_quote(os.fsdecode(a))) for a in argv) + b"\n")
+        kept[o.case.index] = target
+    return kept
+
+
+def _shell_quote(text):
+    # shlex.quote, but bytes that are not UTF-8 (lone surrogates here) as $'\xNN'.
+    if all(not 0xDC80 <= ord(c) <= 0xDCFF for c in text):
+        return shlex.quote(text)
+    return "$'" + "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else
+                          "\\'" if c == "'" else "\\\\" if c == "\\" else c for c in text) + "'"
+
+
+def signature(outcome):
+    """Failures alike for triage: what was mutated (key, with indices and values dropped) and how it ended."""
+    what = []
+    for m in outcome.case.mutations:
+        m = re.sub(r"\[\d+\]", "[]", m)
+        m = re.sub(r"byte \d+( of \d+)?", "byte N", m)
+        what.append(m.split(" = ")[0] + (" (value)" if " = " in m else ""))
+    problem = re.sub(r"\d+(\.\d+)? s", "N s", outcome.problem)
+    return problem + " <- " + "; ".join(what)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", help="comma-separated case indices")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", metavar="FILE", help="also write every failure to FILE as JSON")
+    args = parser.parse_args(argv)
+    only = [int(i) for i in args.only.split(",")] if args.only else None
+    cases, command, env = generate(args.seed, args.cases, only)
+    started = time.monotonic()
+    workdir = tempfile.mkdtemp(prefix="ampsched-fuzz-")
+
+    def tick(o):
+        if o.problem:
+            print(f"FAIL {o.case.label}: {o.problem}", file=sys.stderr, flush=True)
+
+    outcomes = run_cases(cases, workdir, command, env, jobs=args.jobs, progress=tick)
+    kept = keep_failures(outcomes, workdir)
+    shutil.rmtree(workdir, ignore_errors=True)
+    failing = [o for o in outcomes if o.problem]
+    for o in failing:
+        print(describe(o, kept.get(o.case.index)) + "\n")
+    groups = {}
+    for o in failing:
+        groups.setdefault(signature(o), []).append(o.case.index)
+    print(f"{len(cases)} cases, {len(failing)} failing, {time.monotonic() - started:.0f} s")
+    for sig, indices in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"{len(indices):5d}  {sig}   e.g. {indices[:5]}")
+    slow = [o for o in outcomes if not o.problem and o.seconds > SLOW_S]
+    for o in slow:
+        print(f"slow: {o.case.label} {o.seconds:.1f} s: {'; '.join(o.case.mutations)}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([{"index": o.case.index, "problem": o.problem, "seconds": o.seconds,
+                        "argv": [os.fsdecode(a) for a in o.argv],
+                        "mutations": o.case.mutations, "stderr": o.stderr[-2000:], "kept": kept.get(o.case.index)}
+                       for o in failing + slow], f, indent=1)
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
