@@ -79,8 +79,8 @@ def _positive_float(text: str) -> float:
 def _whole_number(text: str) -> int:
     # 1e9 and 1000000000 alike: budgets are easier to give in exponent form.
     value = _number(text)
-    if not (math.isfinite(value) and value.is_integer() and value >= 1):
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1: {text}")
+    if not (math.isfinite(value) and value.is_integer() and 1 <= value < 2 ** 64):
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 2^64-1: {text}")
     return int(value)
 
 

@@ -40,6 +40,12 @@ CATALOG = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir, "catalog"))
 # shortens it for a long triage run, where most of the time goes to hangs.
 TIMEOUT_S = float(os.environ.get("AMPSCHED_FUZZ_TIMEOUT", "20"))
 SLOW_S = 5.0       # a case slower than this is reported (not failed): a bound is missing somewhere
+# Every case runs with this event budget (--max-events): what bounds a run's wall time is the
+# budget, and the default (1e9, a minute or two) would let a hostile `runs = 100000` use the
+# whole time bound. 3e6 events take at most a few seconds even where the shared-LLC model is
+# slowest (~1 M events/s on a loaded machine); a case that needs more ends in the budget's
+# one-line error, which is a clean end too.
+CASE_MAX_EVENTS = "3e6"
 MEMORY_BYTES = 4 << 30  # RLIMIT_AS: a runaway allocation aborts the child, not the machine
 
 # Small machines and quick workloads to pair with a mutated file of the other kind, so that a
@@ -101,6 +107,9 @@ UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LON
 
 SLICES = ["0", "-1", "1e-7", "0.1", "0.0999", "100", "100.0001", "1e308", "1e-400", "nan", "inf", "-inf", "0x10",
           "", " 4", "4_0", "1e13", "5e-324", "\u0664"]
+# Budgets a user might mistype; the valid ones are small, so none outlives the time bound.
+BUDGETS = [["--max-sim-s", v] for v in ["0", "-1", "1e308", "nan", "inf", "2e9", "1e-300", "1", "x"]] + \
+          [["--max-events", v] for v in ["0", "-1", "1.5", "1e308", "nan", "1e14", "18446744073709551616", "1", "x"]]
 SEEDS = ["-1", str(2 ** 64), str(2 ** 64 - 1), str(2 ** 63), "0", "1e3", "", "007", "9" * 400, "0x10"]
 # Bytes: not UTF-8, as a file name on Linux may be (Python hands them on as lone surrogates).
 PATHS = [b"\xff", b"/tmp/m\xff.toml", "", "/", "/dev/null", "/dev/zero", "/dev/full", "/proc/self/mem",
@@ -491,11 +500,14 @@ def make_case(seed, index, catalog, policies):
             options += ["--baseline", rng.choice(chosen)]
     if rng.random() < 0.5:
         options.append("--json")
+    options += ["--max-events", CASE_MAX_EVENTS]
 
     if target == "options":
         for _ in range(rng.choice([1, 1, 2])):
-            option = rng.choice(["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline"])
-            if option == "slice":
+            option = rng.choice(["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget"])
+            if option == "budget":
+                value = rng.choice(BUDGETS)
+            elif option == "slice":
                 value = ["--slice-ms", rng.choice(SLICES)]
             elif option == "seed":
                 value = ["--seed", rng.choice(SEEDS)]

@@ -215,7 +215,7 @@ def test_bad_workload_file_names_file_and_key(tmp_path):
     done = run_module("run", "--machine", "dvfs-2x", "--workload", str(bad), "--policy", "rr")
     assert done.returncode == 2
     assert_one_line_error(done.stderr)
-    assert f"{bad}: app[0].threads: must be a whole number from 1 to 1048576, got -1" in done.stderr
+    assert f"{bad}: app[0].threads: must be a whole number from 1 to 262144, got -1" in done.stderr
 
 
 def test_unfinishable_workload_is_reported_not_hung(tmp_path):

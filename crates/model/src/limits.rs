@@ -93,10 +93,11 @@ pub const SLEEP_S: Bounds = Bounds::positive(1e6, "s");
 /// How long a spin-then-block waiter spins: a second is far past any adaptive lock's limit.
 pub const SPIN_LIMIT_US: Bounds = Bounds::positive(1e6, "µs");
 
-/// Threads in a workload, all apps and copies counted: 2^20. A thread costs the engine a few
-/// hundred bytes, so the largest workload stays well under a GiB; checked as a product of
-/// `count` and `copies` before any copy is made.
-pub const MAX_THREADS: u64 = 1 << 20;
+/// Threads in a workload, all apps and copies counted: 2^18 (262,144), a hundred times a big
+/// server's. A thread costs a run about 2 KB (its state, the policy's view of it, its result:
+/// 2^20 threads measured 2.1 GB resident), so the largest workload stays near half a GB;
+/// checked as a product of `count` and `copies` before any copy is made.
+pub const MAX_THREADS: u64 = 1 << 18;
 /// How often an app runs back to back (`runs`): a million repetitions of a measurement.
 pub const MAX_RUNS: u64 = 1_000_000;
 /// A group's phase list times its `repeat`: the engine counts its place in it in 32 bits.

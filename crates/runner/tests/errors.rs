@@ -71,7 +71,7 @@ fn workload_errors_name_file_key_and_problem() {
         workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = -5\n"),
         "w.toml: app[0].phase[0].instructions: must be greater than 0 and at most 1e15, got -5"
     );
-    assert_eq!(workload_err("[[app]]\nname = \"a\"\nthreads = 0\nprogram = \"x\"\n"), "w.toml: app[0].threads: must be a whole number from 1 to 1048576, got 0");
+    assert_eq!(workload_err("[[app]]\nname = \"a\"\nthreads = 0\nprogram = \"x\"\n"), "w.toml: app[0].threads: must be a whole number from 1 to 262144, got 0");
     assert!(workload_err("[[app]]\nname = \"a\"\nprogram = \"nope\"\n").starts_with("w.toml: app[0].program: unknown program 'nope'"));
     assert!(workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"barrier\"\ninstructions = 5\n")
         .starts_with("w.toml: app[0].phase[0].instructions: unknown key"));
@@ -206,8 +206,8 @@ fn every_size_and_time_has_a_documented_range() {
     );
     let app = |kv: &str| workload_err(&format!("[[app]]\nname = \"a\"\n{kv}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n"));
     assert_eq!(app("arrival_s = 1e308"), "w.toml: app[0].arrival_s: must be from 0 to 1000000 s, got 1e308");
-    assert_eq!(app("threads = 10000000"), "w.toml: app[0].threads: must be a whole number from 1 to 1048576, got 10000000");
-    assert_eq!(app("copies = 4294967295"), "w.toml: app[0].copies: must be a whole number from 1 to 1048576, got 4294967295");
+    assert_eq!(app("threads = 10000000"), "w.toml: app[0].threads: must be a whole number from 1 to 262144, got 10000000");
+    assert_eq!(app("copies = 4294967295"), "w.toml: app[0].copies: must be a whole number from 1 to 262144, got 4294967295");
     assert_eq!(app("runs = 4294967295"), "w.toml: app[0].runs: must be a whole number from 1 to 1000000, got 4294967295");
 }
 
@@ -216,15 +216,15 @@ fn counts_are_checked_as_a_product_before_anything_is_made() {
     // Each count is within its range; together they pass the thread limit (2^20).
     let app = |name: &str, kv: &str| format!("[[app]]\nname = \"{name}\"\n{kv}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n");
     assert_eq!(
-        workload_err(&app("a", "threads = 1024\ncopies = 1025")),
-        "w.toml: app[0].copies: brings the workload to 1049600 threads; at most 1048576 are supported"
+        workload_err(&app("a", "threads = 256\ncopies = 1028")),
+        "w.toml: app[0].copies: brings the workload to 263168 threads; at most 262144 are supported"
     );
     assert_eq!(
-        workload_err(&format!("{}{}", app("a", "threads = 1048576"), app("b", ""))),
-        "w.toml: app[1].threads: brings the workload to 1048577 threads; at most 1048576 are supported"
+        workload_err(&format!("{}{}", app("a", "threads = 262144"), app("b", ""))),
+        "w.toml: app[1].threads: brings the workload to 262145 threads; at most 262144 are supported"
     );
-    let w = Workload::from_toml("w.toml", &app("a", "threads = 1024\ncopies = 1024"), &Programs::new()).unwrap();
-    assert_eq!(w.total_threads(), 1 << 20);
+    let w = Workload::from_toml("w.toml", &app("a", "threads = 256\ncopies = 1024"), &Programs::new()).unwrap();
+    assert_eq!(w.total_threads(), 1 << 18);
     // Two phases repeated 2^31 times pass the 32-bit step count.
     let two = "[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n";
     assert_eq!(
