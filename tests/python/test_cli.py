@@ -227,7 +227,8 @@ def test_unfinishable_workload_is_reported_not_hung(tmp_path):
     done = run_module("run", "--machine", "dvfs-2x", "--workload", str(w), "--policy", "oblivious")
     assert done.returncode == 2
     assert_one_line_error(done.stderr)
-    assert "can never finish" in done.stderr and "waits for a barrier" in done.stderr
+    # Named by its file, as every other problem with the input is.
+    assert f"ampsched: error: {w}: the workload can never finish" in done.stderr and "waits for a barrier" in done.stderr
 
 
 def test_compare_default_baseline_is_seed_independent():
@@ -271,3 +272,34 @@ def test_a_report_path_that_refuses_writing_is_named(capsys):
     err = capsys.readouterr().err
     assert_one_line_error(err)
     assert err.startswith("ampsched: error: --report: /proc/version: ")
+
+
+# ---- issue 10: budgets, and arguments the engine cannot take
+
+def test_a_run_past_its_budget_is_one_line_naming_the_file_and_option():
+    done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--max-sim-s", "1")
+    assert done.returncode == 2
+    line = assert_one_line_error(done.stderr)
+    assert line.startswith("ampsched: error: catalog/workloads/demo.toml: the run passed its budget: 1 s of "
+                           "simulated time (--max-sim-s) went by at t=1.000000 s with 1 of 1 apps unfinished"), line
+    done = run_module("compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,static",
+                      "--max-events", "1e2")
+    assert done.returncode == 2 and "100 events (--max-events)" in assert_one_line_error(done.stderr)
+
+
+@pytest.mark.parametrize("option,value,says", [
+    ("--max-events", "18446744073709551616", "--max-events: must be a whole number from 1 to 2^64-1"),
+    ("--max-events", "1e14", "--max-events: must be a whole number from 1 to 1e13 events, got 100000000000000"),
+    ("--max-sim-s", "2e9", "--max-sim-s: must be greater than 0 and at most 1e9 s, got 2e9"),
+])
+def test_a_budget_out_of_range_is_one_line(option, value, says):
+    done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", option, value)
+    assert done.returncode == 2 and says in assert_one_line_error(done.stderr)
+
+
+def test_an_argument_that_is_not_utf8_is_one_line_not_a_traceback():
+    # A Linux file name may hold any bytes; Python hands them on as surrogates.
+    done = subprocess.run([sys.executable, "-m", "ampsched", "run", "--machine", b"m\xff.toml", "--workload", "demo",
+                           "--policy", "rr"], capture_output=True, env=env_with_package(), timeout=600)
+    assert done.returncode == 2
+    assert assert_one_line_error(done.stderr.decode()) == "ampsched: error: --machine: not UTF-8 text: b'm\\xff.toml'"
