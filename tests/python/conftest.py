@@ -9,6 +9,7 @@ import copy
 import importlib.util
 import os
 import sys
+import time
 
 import pytest
 
@@ -58,3 +59,24 @@ def sample_results():
     fair = _result("fair", 10.0, 1.2, 1.7, 200.0, 25, 1.25, {"gzip": 1.1, HOSTILE: 1.3},
                    [[0, 0, "gzip", 0.0, 5.0], [1, 1, HOSTILE, 0.0, 10.0]])
     return copy.deepcopy([rr, fair])
+
+
+def thread_affinities(pid):
+    """{tid: CPU set} of every thread of `pid` now (threads that exit meanwhile are left out)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            out[int(tid)] = os.sched_getaffinity(int(tid))
+        except OSError:
+            pass  # exited meanwhile
+    return out
+
+
+def wait_for(predicate, timeout=20.0, what="condition"):
+    """Poll `predicate` until it holds; generous, for a loaded machine."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -22,7 +22,7 @@ import time
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import env_with_package, thread_affinities, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")
@@ -78,23 +78,6 @@ def iters_per_ms(programs):
     return n / (best * 1000)
 
 
-def thread_affinities(pid):
-    out = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            out[int(tid)] = os.sched_getaffinity(int(tid))
-        except OSError:
-            pass
-    return out
-
-
-def wait_for(predicate, timeout=10.0, what="condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def high_priority():

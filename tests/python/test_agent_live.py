@@ -17,6 +17,7 @@ import time
 import pytest
 
 import ampsched
+from conftest import thread_affinities, wait_for
 
 TWO_CPUS = hasattr(os, "sched_getaffinity") and {0, 1} <= os.sched_getaffinity(0)
 pytestmark = [
@@ -145,23 +146,6 @@ while True:
 """
 
 
-def thread_affinities(pid):
-    out = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            out[int(tid)] = os.sched_getaffinity(int(tid))
-        except OSError:
-            pass  # exited meanwhile
-    return out
-
-
-def wait_for(predicate, timeout=20.0, what="condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def running(pid):
