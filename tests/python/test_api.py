@@ -87,6 +87,15 @@ def test_bad_settings_are_input_errors_naming_them(default, key, value, says):
     assert str(raised.value).startswith(says), str(raised.value)
 
 
+def test_a_bad_baseline_or_trace_is_named_as_such(default):
+    with pytest.raises(ampsched.InputError, match=r"^--baseline: nosuch: unknown policy"):
+        ampsched.compare("dvfs-2x", "demo", ["rr", "static"], baseline="nosuch")
+    with pytest.raises(ampsched.InputError, match=r"^--trace: the path is empty$"):
+        ampsched.run("dvfs-2x", "demo", "rr", trace="")
+    with pytest.raises(ampsched.InputError, match=r"^--trace: /proc/version: cannot write the trace: "):
+        ampsched.run("dvfs-2x", "demo", "rr", trace="/proc/version")
+
+
 def test_a_run_past_its_budget_is_an_input_error_and_a_float_count_is_taken(default):
     # demo is a few seconds of simulated time: 1 s or 100 events cannot hold it.
     with pytest.raises(ampsched.InputError, match=r"the run passed its budget: 1 s of simulated time \(--max-sim-s\)"):

@@ -105,6 +105,10 @@ impl Experiment {
             let why = format!("must be a whole number {}, got {}", limits::MAX_EVENTS.describe(), settings.max_events);
             return Err(InputError::new("--max-events", "", why).into());
         }
+        if settings.trace.as_deref() == Some("") {
+            // Before the run, not after it: a mistyped path should not cost a simulation.
+            return Err(InputError::new("--trace", "", "the path is empty").into());
+        }
         let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;
         let workload_file = catalog::workload_file(workload);
@@ -218,7 +222,7 @@ impl Experiment {
         let met = metrics(&self.machine, result, solo);
         if let Some(path) = &self.settings.trace {
             let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, result, &spec.canonical());
-            std::fs::write(path, text).map_err(|e| InputError::new(path.as_str(), "", format!("cannot write trace: {e}")))?;
+            write_trace(path, &text)?;
         }
         let mut v = self.to_json(spec, result, &met);
         if let Some(extra) = extra {
@@ -285,7 +289,7 @@ impl Experiment {
         let spec = PolicySpec { name: DEFAULT_BASELINE.to_string(), options: BTreeMap::new() };
         if let Some(path) = &self.settings.trace {
             let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, &merged, "default (bound:offset=0)");
-            std::fs::write(path, text).map_err(|e| InputError::new(path.as_str(), "", format!("cannot write trace: {e}")))?;
+            write_trace(path, &text)?;
         }
         let mut v = self.to_json(&spec, &merged, &met);
         let o = v.as_object_mut().unwrap();
@@ -396,6 +400,14 @@ impl Experiment {
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
+}
+
+/// Write a trace file; a failure names the option and the path.
+fn write_trace(path: &str, text: &str) -> Result<(), InputError> {
+    if path.is_empty() {
+        return Err(InputError::new("--trace", "", "the path is empty"));
+    }
+    std::fs::write(path, text).map_err(|e| InputError::new("--trace", path, format!("cannot write the trace: {e}")))
 }
 
 /// The name of the default-metric baseline (`Experiment::default_baseline`): a row of `compare`
@@ -549,7 +561,15 @@ pub fn compare_candidates(
     let keys: Vec<String> = candidates.iter().map(Candidate::key).collect::<Result<_, _>>()?;
     let base = match baseline {
         Some(b) if keys.iter().any(|k| k == b.trim()) => b.trim().to_string(),
-        Some(b) => PolicySpec::parse(b)?.canonical(),
+        Some(b) => {
+            // Named as the baseline, not as one of the policies.
+            let as_baseline = |e: InputError| InputError { source: "--baseline".into(), ..e };
+            let spec = PolicySpec::parse(b).map_err(as_baseline)?;
+            if spec.name != DEFAULT_BASELINE {
+                ampsched_policy::info(&spec.name).map_err(as_baseline)?;
+            }
+            spec.canonical()
+        }
         None => match exp.workload.baseline {
             Some(Baseline::Default) => DEFAULT_BASELINE.to_string(),
             None => keys[0].clone(),
