@@ -1,9 +1,9 @@
 """Ctrl-C during a simulation: `ampsched run` and `compare` end at once with one line and status
 130, and the Python API raises KeyboardInterrupt.
 
-Each test starts a child on a workload that would take minutes (its one app arrives after
-10^7 simulated seconds of 10 ms balancing ticks, about 10^9 events) and sends it SIGINT while
-it simulates; without the engine's check it would run to the end.
+Each test starts a child on a workload that would take a minute or more (64 threads of 1e14
+instructions each time-share the cores for ~1e5 simulated seconds: some 10^8 events) and sends
+it SIGINT while it simulates; without the engine's check it would run to the end.
 """
 
 import os
@@ -23,16 +23,16 @@ pytestmark = pytest.mark.skipif(ampsched._core is None, reason="the Rust engine 
 
 SLOW_WORKLOAD = """\
 name = "slow"
-description = "one app arriving after 1e7 simulated seconds"
+description = "64 threads far longer than a test may wait"
 source = "test"
 
 [[app]]
-name = "late"
-arrival_s = 1e7
+name = "long"
+threads = 64
 
 [[app.phase]]
 kind = "compute"
-instructions = 1e9
+instructions = 1e14
 cpi = 1.0
 llc_mpki = 0.1
 """
