@@ -281,7 +281,7 @@ def test_a_run_past_its_budget_is_one_line_naming_the_file_and_option():
     assert done.returncode == 2
     line = assert_one_line_error(done.stderr)
     assert line.startswith("ampsched: error: catalog/workloads/demo.toml: the run passed its budget: 1 s of "
-                           "simulated time (--max-sim-s) went by at t=1.000000 s with 1 of 1 apps unfinished"), line
+                           "simulated time (--max-sim-s) went by, stopped at t=1.000000 s with 1 of 1 apps unfinished"), line
     done = run_module("compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,static",
                       "--max-events", "1e2")
     assert done.returncode == 2 and "100 events (--max-events)" in assert_one_line_error(done.stderr)

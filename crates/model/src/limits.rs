@@ -58,8 +58,7 @@ pub fn number_text(x: f64) -> String {
 
 // ---- machines
 
-/// A core's clock: 10 MHz (a microcontroller) to 100 GHz (ten times any CPU's). Below, a phase's
-/// time in ns per instruction would no longer fit the engine's arithmetic with room to spare.
+/// A core's clock: 10 MHz (a microcontroller) to 100 GHz (ten times any CPU's).
 pub const FREQ_GHZ: Bounds = Bounds::closed(0.01, 100.0, "GHz");
 /// A core type's CPI relative to the reference core: a hundredfold either way.
 pub const CPI_SCALE: Bounds = Bounds::closed(0.01, 100.0, "");
@@ -94,10 +93,15 @@ pub const SLEEP_S: Bounds = Bounds::positive(1e6, "s");
 pub const SPIN_LIMIT_US: Bounds = Bounds::positive(1e6, "µs");
 
 /// Threads in a workload, all apps and copies counted: 2^18 (262,144), a hundred times a big
-/// server's. A thread costs a run about 2 KB (its state, the policy's view of it, its result:
-/// 2^20 threads measured 2.1 GB resident), so the largest workload stays near half a GB;
-/// checked as a product of `count` and `copies` before any copy is made.
+/// server's. A live thread costs a run about 2 KB (its state, the policy's view of it, its
+/// result: 2^20 threads measured 2.1 GB resident); checked as a product of `count` and
+/// `copies` before any copy is made.
 pub const MAX_THREADS: u64 = 1 << 18;
+/// Threads created over a run, every run and constant-load restart counted: each keeps its row
+/// in the run's tables (its result is reported), so this bounds a run's memory as
+/// `MAX_THREADS` bounds a moment's. Checked as `threads × copies × runs` when a file is read,
+/// and as the run goes (restarts are not known ahead).
+pub const MAX_THREADS_SPAWNED: u64 = 1 << 20;
 /// How often an app runs back to back (`runs`): a million repetitions of a measurement.
 pub const MAX_RUNS: u64 = 1_000_000;
 /// A group's phase list times its `repeat`: the engine counts its place in it in 32 bits.

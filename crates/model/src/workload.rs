@@ -221,14 +221,21 @@ impl Workload {
             return Err(root.err("app", "a workload needs at least one [[app]]"));
         }
         // Counted in u64 before any copy is made, so no count can overflow or allocate first.
-        let mut threads: u64 = 0;
+        let (mut threads, mut spawned): (u64, u64) = (0, 0);
         for mut n in app_nodes {
             let copies = n.opt_count("copies", limits::MAX_THREADS)?.unwrap_or(1);
             let app = read_app(&mut n, programs)?;
-            threads += copies as u64 * app.groups.iter().map(|g| g.count as u64).sum::<u64>();
+            let app_threads = copies as u64 * app.groups.iter().map(|g| g.count as u64).sum::<u64>();
+            threads += app_threads;
+            spawned += app_threads * app.runs as u64;
+            // The key that brought the total over: copies if given, else the thread count.
+            let key = if copies > 1 { "copies" } else if n.has("group") { "group" } else { "threads" };
             if threads > limits::MAX_THREADS {
-                let key = if copies > 1 { "copies" } else { "threads" };
                 return Err(n.err(key, format!("brings the workload to {threads} threads; at most {} are supported", limits::MAX_THREADS)));
+            }
+            if spawned > limits::MAX_THREADS_SPAWNED {
+                let why = format!("brings the threads a run creates (threads × runs) to {spawned}; at most {} are supported", limits::MAX_THREADS_SPAWNED);
+                return Err(n.err("runs", why));
             }
             if apps.iter().any(|other: &App| other.name == app.name || other.name.starts_with(&format!("{}#", app.name))) {
                 // Apps are reported, compared and named in policies' options by name.

@@ -10,9 +10,8 @@ use ampsched_model::InputError;
 /// What values an option takes, and its default.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum OptionKind {
-    /// A number > 0 (durations, thresholds).
-    Positive(f64),
-    /// A number in `min..=max` (a period that must not be too short to simulate).
+    /// A number in `min..=max`: every duration and threshold has one, so that none can turn into
+    /// a saturated or zero count of nanoseconds (a period must also not be too short to simulate).
     Range { default: f64, min: f64, max: f64 },
     /// Any finite number.
     Number(f64),
@@ -34,10 +33,9 @@ pub struct OptionInfo {
 }
 
 impl OptionInfo {
-    /// The kind in a word, for listings: "number > 0", "integer 1..64", "true|false", "a|b".
+    /// The kind in a word, for listings: "number 0.1..1000", "integer 1..64", "true|false", "a|b".
     pub fn kind_text(&self) -> String {
         match self.kind {
-            OptionKind::Positive(_) => "number > 0".into(),
             OptionKind::Range { min, max, .. } => format!("number {min}..{max}"),
             OptionKind::Number(_) => "number".into(),
             OptionKind::Integer { min, max, .. } => format!("integer {min}..{max}"),
@@ -120,7 +118,6 @@ impl<'a> Options<'a> {
         let Some(v) = self.spec.options.get(info.name) else { return Ok(()) };
         let number = v.parse::<f64>().ok().filter(|x| x.is_finite());
         let ok = match info.kind {
-            OptionKind::Positive(_) => number.is_some_and(|x| x > 0.0),
             OptionKind::Range { min, max, .. } => number.is_some_and(|x| (min..=max).contains(&x)),
             OptionKind::Number(_) => number.is_some(),
             OptionKind::Integer { min, max, .. } => v.parse::<i64>().is_ok_and(|i| (min..=max).contains(&i)),
@@ -128,7 +125,6 @@ impl<'a> Options<'a> {
             OptionKind::Choice { choices, .. } => choices.contains(&v.as_str()),
         };
         let expected = match info.kind {
-            OptionKind::Positive(_) => "a number > 0".to_string(),
             OptionKind::Range { min, max, .. } => format!("a number from {min} to {max}"),
             OptionKind::Number(_) => "a number".to_string(),
             OptionKind::Integer { min, max, .. } => format!("a whole number from {min} to {max}"),
@@ -146,10 +142,10 @@ impl<'a> Options<'a> {
         self.spec.options.get(name).map(String::as_str)
     }
 
-    /// A `Positive`, `Number` or `Range` option's value.
+    /// A `Number` or `Range` option's value.
     pub fn number(&self, name: &str) -> f64 {
         match self.info(name).kind {
-            OptionKind::Positive(d) | OptionKind::Number(d) | OptionKind::Range { default: d, .. } => {
+            OptionKind::Number(d) | OptionKind::Range { default: d, .. } => {
                 self.given(name).map_or(d, |v| v.parse().expect("checked in new"))
             }
             other => panic!("option '{name}' is {other:?}, not a number"),

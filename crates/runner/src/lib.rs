@@ -675,7 +675,7 @@ pub fn live_text(needs: Signals) -> &'static str {
 
 fn option_default(o: &OptionInfo) -> Value {
     match o.kind {
-        OptionKind::Positive(x) | OptionKind::Number(x) | OptionKind::Range { default: x, .. } => number(x),
+        OptionKind::Number(x) | OptionKind::Range { default: x, .. } => number(x),
         OptionKind::Integer { default, .. } => json!(default),
         OptionKind::Flag(b) => json!(b),
         OptionKind::Choice { default, .. } => json!(default),

@@ -93,7 +93,7 @@ fn policy_and_name_errors() {
     assert!(run("nosuch", "demo", "rr").starts_with("--machine: nosuch: no such machine in the catalog"));
     assert!(run("dvfs-2x", "demo", "nosuch").starts_with("--policy: nosuch: unknown policy"));
     assert_eq!(run("dvfs-2x", "demo", "rr:speed=3"), "--policy: rr:speed=3: unknown option 'speed' (rr takes: quantum_ms, threshold_ms)");
-    assert_eq!(run("dvfs-2x", "demo", "rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number > 0, got '-1'");
+    assert_eq!(run("dvfs-2x", "demo", "rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number from 0.001 to 1000000, got '-1'");
     assert!(run("/no/such/file.toml", "demo", "rr").starts_with("/no/such/file.toml: cannot read machine file"));
     let dir = ScratchDir::new("errors");
     let big = dir.write("17-threads.toml", "[[app]]\nname = \"a\"\nthreads = 17\nprogram = \"gzip\"\n");
@@ -213,7 +213,7 @@ fn every_size_and_time_has_a_documented_range() {
 
 #[test]
 fn counts_are_checked_as_a_product_before_anything_is_made() {
-    // Each count is within its range; together they pass the thread limit (2^20).
+    // Each count is within its range; together they pass the thread limit (2^18).
     let app = |name: &str, kv: &str| format!("[[app]]\nname = \"{name}\"\n{kv}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n");
     assert_eq!(
         workload_err(&app("a", "threads = 256\ncopies = 1028")),
@@ -253,7 +253,7 @@ fn a_run_past_its_simulated_time_budget_is_an_error_naming_the_option() {
     // 1e12 instructions at CPI 1 on a 2.6 GHz core: about 385 s; a 100 s budget stops it.
     let w = "[[app]]\nname = \"long\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e12\n";
     let e = run_with(w, Settings { max_sim_s: 100.0, ..Settings::default() }).unwrap_err();
-    assert!(e.starts_with("w.toml: the run passed its budget: 100 s of simulated time (--max-sim-s) went by at t=100."), "{e}");
+    assert!(e.starts_with("w.toml: the run passed its budget: 100 s of simulated time (--max-sim-s) went by, stopped at t=100."), "{e}");
     assert!(e.ends_with("with 1 of 1 apps unfinished ('long'); raise the budget if the run is meant to be this long"), "{e}");
     assert!(run_with(w, Settings { max_sim_s: 1000.0, ..Settings::default() }).is_ok());
     for bad in [0.0, -1.0, 2e9, f64::NAN] {
@@ -284,4 +284,22 @@ fn a_phase_longer_than_u64_nanoseconds_runs_into_the_budget_not_a_wrapped_clock(
     let cfg = SimConfig { max_sim_ns: 10_000_000_000, ..SimConfig::default() };
     let e = Engine::new(&m, &w, &SimpleModel, &mut Oblivious, cfg).run().unwrap_err();
     assert!(matches!(e, SimError::OverBudget(_)), "{e:?}");
+}
+
+#[test]
+fn threads_created_over_a_run_are_bounded_too() {
+    // Every run creates its threads anew: 2^18 threads run 5 times would be 2^20 + 2^18.
+    let app = "[[app]]\nname = \"a\"\nthreads = 262144\nruns = 5\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1\n";
+    assert_eq!(workload_err(app), "w.toml: app[0].runs: brings the threads a run creates (threads × runs) to 1310720; at most 1048576 are supported");
+    // Constant-load restarts are not known ahead: a short app beside a long one restarts
+    // without end, and the run stops when it has created its most threads.
+    let w = "constant_load = true\n\
+             [[app]]\nname = \"short\"\nthreads = 4\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n\
+             [[app]]\nname = \"long\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e12\n";
+    let m = Machine::from_toml("m", GOOD_MACHINE).unwrap();
+    let w = Workload::from_toml("w", w, &Programs::new()).unwrap();
+    let cfg = SimConfig { max_threads_spawned: 100, ..SimConfig::default() };
+    let SimError::OverBudget(msg) = Engine::new(&m, &w, &SimpleModel, &mut Oblivious, cfg).run().unwrap_err() else { panic!() };
+    assert!(msg.starts_with("101 threads were created, runs and restarts counted (the most a run may create), stopped at t="), "{msg}");
+    assert!(msg.contains("with 1 of 2 apps unfinished ('long')"), "{msg}");
 }

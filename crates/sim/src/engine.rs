@@ -51,6 +51,14 @@ pub struct SimConfig {
     /// The run's event budget: the run stops with `SimError::OverBudget` after this many
     /// events (`limits::DEFAULT_MAX_EVENTS`), which bounds its wall time.
     pub max_events: u64,
+    /// The most threads a run may create, runs and restarts counted (`limits::MAX_THREADS_SPAWNED`;
+    /// smaller in tests).
+    #[doc(hidden)]
+    pub max_threads_spawned: u64,
+    /// Skip the periodic ticks of idle stretches (`Engine::next_tick`; the default); false runs
+    /// every tick, as the engine did before: tests hold the skip to leaving runs as they were.
+    #[doc(hidden)]
+    pub skip_idle: bool,
     /// Asked during the run whether to stop it (Ctrl-C); None: it runs to the end.
     pub interrupt: Option<Interrupt>,
 }
@@ -69,6 +77,8 @@ impl Default for SimConfig {
             rate_cache: true,
             max_sim_ns: (ampsched_model::limits::DEFAULT_MAX_SIM_S * 1e9) as u64,
             max_events: ampsched_model::limits::DEFAULT_MAX_EVENTS,
+            max_threads_spawned: ampsched_model::limits::MAX_THREADS_SPAWNED,
+            skip_idle: true,
             interrupt: None,
         }
     }
@@ -305,8 +315,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 return Err(self.deadlock());
             };
             debug_assert!(t >= self.now, "time went backwards");
-            if t > self.cfg.max_sim_ns || self.stats.events >= self.cfg.max_events {
-                return Err(self.over_budget(t > self.cfg.max_sim_ns));
+            if t > self.cfg.max_sim_ns || self.stats.events >= self.cfg.max_events || self.rts.len() as u64 > self.cfg.max_threads_spawned {
+                return Err(self.over_budget(t));
             }
             self.now = t;
             match ev {
@@ -340,15 +350,18 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// The next time of a periodic event (the policy's quantum, balancing) of `period`. While
     /// no thread runs or waits for a core, its ticks find nothing to do, so they skip to the
-    /// first tick at or after the next event that can change that (an arrival, a wake-up):
-    /// an idle hour costs two events, not 720,000. The skipped ticks keep their phase.
+    /// last tick before the next event that can change that (an arrival, a wake-up): an idle
+    /// hour costs a few events, not 720,000. The skipped ticks keep their phase, and that last
+    /// tick schedules the next one at the moment it would have been scheduled without the skip,
+    /// so events due at one time keep their order (two periodic streams of different periods
+    /// included) and the run is the run without skipping, but for its idle policy calls.
     fn next_tick(&self, period: u64) -> u64 {
         let next = self.now.saturating_add(period);
-        if !self.idle() {
+        if !self.cfg.skip_idle || !self.idle() {
             return next;
         }
         match self.events.next_busy_time() {
-            Some(t) if t > next => next + (t - next).div_ceil(period) * period,
+            Some(t) if t > next => next + (t - next - 1) / period * period,
             _ => next,
         }
     }

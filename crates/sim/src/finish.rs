@@ -43,19 +43,22 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         ))
     }
 
-    /// The next event lies past the simulated-time budget (`time`), or the run has used its
-    /// events: say which, and how far the run got.
-    pub(crate) fn over_budget(&self, time: bool) -> SimError {
+    /// The next event (at `next`) lies past the simulated-time budget, or the run has used its
+    /// events or created its most threads: say which, and how far the run got.
+    pub(crate) fn over_budget(&self, next: u64) -> SimError {
         let unfinished: Vec<&str> = self.w.apps.iter().zip(&self.apps).filter(|(_, rt)| !rt.done).map(|(a, _)| a.name.as_str()).collect();
         let shown = unfinished.len().min(4);
         let more = if unfinished.len() > shown { format!(" and {} more", unfinished.len() - shown) } else { String::new() };
-        let budget = if time {
-            format!("{} s of simulated time (--max-sim-s)", number_text(self.cfg.max_sim_ns as f64 / 1e9))
+        let budget = if next > self.cfg.max_sim_ns {
+            format!("{} s of simulated time (--max-sim-s) went by", number_text(self.cfg.max_sim_ns as f64 / 1e9))
+        } else if self.stats.events >= self.cfg.max_events {
+            format!("{} events (--max-events) went by", number_text(self.cfg.max_events as f64))
         } else {
-            format!("{} events (--max-events)", number_text(self.cfg.max_events as f64))
+            // Constant-load restarts: a short app beside a long one restarts without end.
+            format!("{} threads were created, runs and restarts counted (the most a run may create)", self.rts.len())
         };
         SimError::OverBudget(format!(
-            "{budget} went by at t={:.6} s with {} of {} apps unfinished ('{}'{more}); raise the budget if the run is meant to be this long",
+            "{budget}, stopped at t={:.6} s with {} of {} apps unfinished ('{}'{more}); raise the budget if the run is meant to be this long",
             self.now as f64 / 1e9,
             unfinished.len(),
             self.w.apps.len(),

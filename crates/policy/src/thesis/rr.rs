@@ -33,7 +33,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
         OptionInfo {
             name: "threshold_ms",
-            kind: OptionKind::Positive(50.0),
+            // 1 µs (a threshold finer than any slice) to 1000 s (none a run would reach).
+            kind: OptionKind::Range { default: 50.0, min: 0.001, max: 1e6 },
             doc: "BC threshold, ms of CPU time away from the fair fast share (the thesis leaves it open; \
                   50 ms makes a thread's stint on a type ~100 ms on 2FC-2SC, so a migration of tens to hundreds \
                   of µs costs well under 1%)",
