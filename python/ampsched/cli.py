@@ -76,11 +76,12 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _whole_number(text: str) -> int:
-    # 1e9 and 1000000000 alike: budgets are easier to give in exponent form.
+def _event_budget(text: str) -> int:
+    # 1e9 and 1000000000 alike: budgets are easier to give in exponent form. The engine checks
+    # the range too (limits::MAX_EVENTS); here it is said before anything runs.
     value = _number(text)
-    if not (math.isfinite(value) and value.is_integer() and 1 <= value < 2 ** 64):
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 2^64-1: {text}")
+    if not (math.isfinite(value) and value.is_integer() and 1 <= value <= 1e13):
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 1e13, got {text}")
     return int(value)
 
 
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--max-sim-s", type=_positive_float, default=DEFAULTS["max_sim_s"], metavar="S",
                        help=f"simulated-time budget of a run in seconds: a run still going past it is an "
                             f"error (default {DEFAULTS['max_sim_s']:g})")
-        p.add_argument("--max-events", type=_whole_number, default=DEFAULTS["max_events"], metavar="N",
+        p.add_argument("--max-events", type=_event_budget, default=DEFAULTS["max_events"], metavar="N",
                        help=f"event budget of a run, which bounds its wall time (default {DEFAULTS['max_events']:g})")
         p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 

@@ -17,7 +17,7 @@ import time
 import pytest
 
 import ampsched
-from conftest import thread_affinities, wait_for
+from conftest import env_with_package, thread_affinities, wait_for
 
 TWO_CPUS = hasattr(os, "sched_getaffinity") and {0, 1} <= os.sched_getaffinity(0)
 pytestmark = [
@@ -40,9 +40,7 @@ THREAD_KEYS = ["tid", "pid", "comm", "app", "kind", "time_s", "run_queue_wait_s"
 
 
 def run_ampsched(*args, timeout=120):
-    env = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    env = env_with_package()
     return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env,
                           timeout=timeout)
 
@@ -171,9 +169,7 @@ def children_of(pid):
 
 
 def start_agent(*args):
-    env = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    env = env_with_package()
     return subprocess.Popen([sys.executable, "-m", "ampsched", "agent", *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

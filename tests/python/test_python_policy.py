@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import ampsched
+from conftest import env_with_package
 from ampsched.examples.busyfcs import BusyFcs
 
 pytestmark = pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built")
@@ -30,9 +31,7 @@ def catalog_pairs():
 
 
 def run_cli(*args):
-    env = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(ampsched.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    env = env_with_package()
     return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env,
                           timeout=300)
 

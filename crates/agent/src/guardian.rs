@@ -424,6 +424,9 @@ unsafe fn guardian_main(pipe: libc::c_int, shared: *const Shared, agent: libc::p
     for sig in crate::agent::stop_signals() {
         libc::sigaction(sig, &sa, std::ptr::null_mut());
     }
+    // A signal to the whole group that cannot be ignored (a CI job's timeout, `kill -KILL --
+    // -PGID`) would take the guardian with the agent: in a session of its own it is out of reach.
+    libc::setsid();
     // Only the pipe's read end stays open: an inherited descriptor (the agent's stdout, which a
     // caller reads to its end, or the pipe's write end) must not outlive the agent here.
     close_all_but(pipe);

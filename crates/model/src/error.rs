@@ -60,9 +60,9 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let message = cut_long(&self.message, MAX_MESSAGE_CHARS);
         if self.key.is_empty() {
-            write!(f, "{}: {message}", self.source)
+            write!(f, "{}: {message}", cut_long(&self.source, MAX_ECHOED_WORD))
         } else {
-            write!(f, "{}: {}: {message}", self.source, cut_long(&self.key, MAX_ECHOED_WORD))
+            write!(f, "{}: {}: {message}", cut_long(&self.source, MAX_ECHOED_WORD), cut_long(&self.key, MAX_ECHOED_WORD))
         }
     }
 }

@@ -33,7 +33,9 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Input(e) => write!(f, "{e}"),
-            Error::Sim { workload, error } => write!(f, "{workload}: {error}"),
+            // The workload is named where it is the cause; a policy's error or Ctrl-C is not its.
+            Error::Sim { workload, error: error @ (SimError::Deadlock(_) | SimError::OverBudget(_)) } => write!(f, "{workload}: {error}"),
+            Error::Sim { error, .. } => write!(f, "{error}"),
             Error::Cancelled => write!(f, "cancelled"),
         }
     }
