@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -327,3 +328,21 @@ def test_until_tree_exits_follows_the_background_child_to_its_end():
     assert target["left_running"] is False and target["processes_left_running"] == [], target
     assert target["wall_s"] >= 0.5, target
     assert any(t["comm"] == "sleep" for t in report["threads"])
+
+
+def test_exits_of_followed_processes_wait_for_the_sample_but_the_last_one_ends_the_agent():
+    # An attached shell with three children: each child's exit is no reason to sample (the
+    # interval bounds the agent's cost), the last one's ends the agent at once, not at 30 s.
+    tree = subprocess.Popen(["sh", "-c", "sleep 0.6 & sleep 1.2 & sleep 1.8 & wait"])
+    # Reaped the moment it exits, as a shell reaps its jobs: a zombie left to the test would
+    # still be listed in /proc.
+    threading.Thread(target=tree.wait, daemon=True).start()
+    try:
+        wait_for(lambda: len(os.listdir("/proc")) and sum(1 for p in os.listdir("/proc") if p.isdigit() and
+                 open(f"/proc/{p}/stat").read().split()[3] == str(tree.pid)) == 3, what="the three children")
+        r = agent_report("--policy", "oblivious", "--interval", "30000", "--pid", str(tree.pid))
+    finally:
+        tree.kill()
+        tree.wait()
+    assert r["agent"]["samples"] == 2, r["agent"]  # the first, and the last at the tree's end
+    assert r["target"]["wall_s"] < 10, r["target"]

@@ -888,9 +888,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             next = now_abs; // overran: sample again at once rather than fall further behind
             woken_early = false;
         } else {
-            let running = child.as_ref().filter(|c| c.status.is_none()).map(|c| c.pid);
-            waiter.watch(s.monitor.live_processes().chain(running));
-            woken_early = waiter.wait_until(next) == Wake::Early;
+            woken_early = wait_for_sample(&mut waiter, next, &mut child, s, cfg.until_tree_exits);
         }
     }
 
@@ -903,6 +901,38 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     // which the report names); the caller's restore repeats this result.
     s.restore();
     Ok(report(run, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
+}
+
+/// Wait for the sample due at `next`, or less: for what ends the agent, which it then sees at
+/// once (a stop signal; the launched command's exit, unless the tree is followed; the exit of
+/// every process followed). Another process's exit waits for the sample, so that the interval
+/// still bounds the agent's cost (a `make -j` under `--pid` ends processes all the time).
+/// Without pidfds (Linux before 5.3) the launched command is polled every `NO_PIDFD_POLL_NS`.
+/// True when woken before `next`.
+fn wait_for_sample(waiter: &mut Waiter, next: u64, child: &mut Option<Child>, s: &Session, until_tree_exits: bool) -> bool {
+    loop {
+        let running = child.as_ref().filter(|c| c.status.is_none()).map(|c| c.pid);
+        waiter.watch(s.monitor.live_processes().chain(running));
+        let until = if waiter.missing { next.min(monotonic_ns() + NO_PIDFD_POLL_NS) } else { next };
+        let exits_seen = waiter.done.len();
+        if waiter.wait_until(until) == Wake::Time && until == next {
+            return false;
+        }
+        if STOP_SIGNAL.load(Ordering::SeqCst) != 0 {
+            return true;
+        }
+        if let Some(c) = child.as_mut() {
+            c.poll();
+            if c.status.is_some() && !until_tree_exits {
+                return true;
+            }
+        }
+        // Only on a new exit: a process already seen exiting but still listed (a zombie nobody
+        // reaps) must not wake every wait.
+        if waiter.done.len() > exits_seen && !waiter.missing && s.monitor.live_processes().all(|p| waiter.done.contains(&p)) {
+            return true;
+        }
+    }
 }
 
 /// Call the policy on a sample: for each of the interval's events it subscribes to, in order,
