@@ -79,7 +79,9 @@ class Policy(abc.ABC):
     name        the label of its results ("policy" in the JSON); None (default): the class
                 name. A policy given as "file.py:ClassName" is labelled by that text.
     quantum_ms  period of the periodic call ("quantum" trigger), in ms; None (default): the
-                policy reacts to events only.
+                policy reacts to events only. The simulator skips the calls that fall while no
+                thread runs or waits for a core: read elapsed time from the view's now_ns,
+                never by counting calls.
     triggers    the per-thread events it is called for, among "start", "exit", "block",
                 "wake"; default: all four. A policy with neither a quantum nor triggers is
                 refused.

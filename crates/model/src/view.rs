@@ -482,6 +482,8 @@ impl Placement {
 pub trait Policy: Send {
     fn name(&self) -> &str;
     /// Period of the periodic call; None (the default) for a policy that only reacts to events.
+    /// The simulator skips the calls that fall while no thread runs or waits for a core (idle
+    /// stretches): a policy reads elapsed time from the view's `now_ns`, never by counting calls.
     fn quantum_ns(&self) -> Option<u64> {
         None
     }
