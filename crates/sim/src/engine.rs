@@ -91,7 +91,8 @@ pub enum SimError {
     Deadlock(String),
     /// The policy asked for something impossible.
     Policy(String),
-    /// Simulated time passed `SimConfig::max_sim_ns` before the workload finished.
+    /// The run passed its budget before the workload finished: simulated time
+    /// (`SimConfig::max_sim_ns`), events (`max_events`) or threads created (`max_threads_spawned`).
     OverBudget(String),
     /// The caller's `Interrupt` hook asked to stop.
     Interrupted,
