@@ -11,22 +11,14 @@ usage: python bench/agent_kill_restore.py [--threads 4,1000,5000]
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from sleepers import build_sleepers
+
 POLL_S = 0.001
-
-
-def build_sleepers(tmp):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    exe = os.path.join(tmp, "sleepers")
-    subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(HERE, "..", "tests", "agent", "sleepers.c")],
-                   check=True)
-    return exe
 
 
 def affinities(pid):

@@ -15,22 +15,15 @@ Needs root only for policies that move threads of other users; runs as any user 
 import argparse
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from sleepers import build_sleepers
 
 
-def build_sleepers(tmp):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    exe = os.path.join(tmp, "sleepers")
-    subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(HERE, "..", "tests", "agent", "sleepers.c")],
-                   check=True)
-    return exe
 
 
 def attach(exe, n, seconds, policy, interval, tmp):
