@@ -16,7 +16,7 @@ SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7" "hypothesis>=6"
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=12" "tqdm>=4.60" "pytest>=7" "hypothesis>=6"
 	touch $@
 
 # `pip install .` builds the Rust engine and the Python package together (maturin backend).

@@ -25,6 +25,10 @@ import os
 from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
+# The module ampsched.sweep is imported now, before the function sweep() below is defined:
+# importing a submodule sets the package's attribute of that name, and a first import later
+# would replace the function ampsched.sweep with the module.
+from . import sweep as _sweep_module  # noqa: E402
 
 __doc__ += glossary_text() + "\n"
 
@@ -43,7 +47,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
+    "run", "compare", "sweep", "read_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -254,16 +258,49 @@ def results_frame(results: list):
     import pandas as pd
 
     frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
-    rows = []
-    for r in results:
-        for app in r.get("apps", []):
-            row = {"policy": r["policy"], "app": app.get("name"),
-                   "slowdown": app.get("slowdown"), "turnaround_s": app.get("turnaround_s")}
-            row.update((k, v) for k, v in app.items() if k != "name" and k not in row)
-            rows.append(row)
+    rows = [row for r in results for row in _app_rows(r.get("apps", []), {"policy": r["policy"]})]
     frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
     frame.attrs["raw"] = results
     return frame
+
+
+def _app_rows(apps: list, keys: dict) -> list:
+    """A result's apps as rows of a long table: `keys` (which run), app, slowdown,
+    turnaround_s, then the app's other values."""
+    rows = []
+    for app in apps:
+        row = dict(keys, app=app.get("name"), slowdown=app.get("slowdown"), turnaround_s=app.get("turnaround_s"))
+        row.update((k, v) for k, v in app.items() if k != "name" and k not in row)
+        rows.append(row)
+    return rows
+
+
+def sweep(machines, workloads, policies, seeds=None, jobs: int = None, output=None, resume: bool = False,
+          slice_ms: float = None, max_sim_s: float = None, max_events: int = None, max_runs=_sweep_module.MAX_RUNS,
+          progress=None):
+    """Run every combination of machines x workloads x policies x seeds; returns a DataFrame.
+
+    One row per run: machine, workload, policy, seed (as given), error (None, or the message
+    of a run that failed: it is recorded and the sweep goes on), then every scalar metric of
+    `ampsched run --json`; df.attrs["apps"] has one row per run and app, and
+    df.attrs["sweep"] how many runs this call made, failed and skipped and its seconds.
+
+    machines, workloads, policies: lists, or "a,b,..." strings (policies are specs; Python
+    policies as "file.py:ClassName"). seeds: an int, a list, or "1-5" / "1,3,7-9" (None: the
+    default seed). jobs: worker processes (None: all CPUs). output: a Parquet file written as
+    runs finish (see ampsched.sweep module); resume: keep the runs it (or an interrupted
+    sweep's FILE.parquet.parts) already has and run only the missing ones. max_runs: a larger
+    grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a terminal).
+    The grid is checked before any run: bad names and empty grids raise InputError.
+    """
+    return _sweep_module.sweep(machines, workloads, policies, seeds=seeds, jobs=jobs, output=output, resume=resume,
+                  slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
+                  progress=progress)
+
+
+def read_sweep(path):
+    """The DataFrame of a sweep's Parquet file, as sweep() returned it."""
+    return _sweep_module.read(path)
 
 
 def _catalog(kind: str):
