@@ -18,6 +18,7 @@ import ampsched
 from ._console import ProgressBar, format_table
 from ._metrics import METRICS
 from .report import write_report
+from .sweep import MAX_RUNS, parse_seeds  # the module; ampsched.sweep is the function
 
 KINDS = ("machines", "workloads", "policies", "programs")
 DEFAULTS = ampsched.defaults()  # defined once, in the engine
@@ -94,6 +95,19 @@ def _interval(text: str) -> float:
     return value
 
 
+def _seeds(text: str) -> list:
+    try:
+        return parse_seeds(text)
+    except ValueError as error:  # InputError included; argparse names the option
+        raise argparse.ArgumentTypeError(str(error).removeprefix("seeds: ")) from None
+
+
+def _jobs(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ampsched",  # not "__main__.py" under `python -m ampsched`
@@ -105,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the engine's JSON list (with sources) and nothing else")
     p.set_defaults(handler=_cmd_list)
 
-    def common(p):
-        p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})")
+    def common(p, seed=True):
+        if seed:
+            p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})")
         p.add_argument("--slice-ms", type=_positive_float, default=DEFAULTS["slice_ms"], metavar="MS",
                        help=f"scheduling time slice in milliseconds (default {DEFAULTS['slice_ms']:g})")
         p.add_argument("--max-sim-s", type=_positive_float, default=DEFAULTS["max_sim_s"], metavar="S",
@@ -114,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                             f"error (default {DEFAULTS['max_sim_s']:g})")
         p.add_argument("--max-events", type=_event_budget, default=DEFAULTS["max_events"], metavar="N",
                        help=f"event budget of a run, which bounds its wall time (default {DEFAULTS['max_events']:g})")
-        p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
+        if seed:
+            p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 
     p = sub.add_parser("run", help="simulate a workload on a machine under one policy")
     p.add_argument("--machine", required=True, metavar="M", help="catalog name or TOML file")
@@ -137,6 +153,23 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.set_defaults(handler=_cmd_compare)
+
+    p = sub.add_parser("sweep", help="run every combination of machines, workloads, policies and seeds "
+                                     "into one Parquet table")
+    p.add_argument("--machines", required=True, metavar="M1,M2,...", help="catalog names or TOML files")
+    p.add_argument("--workloads", required=True, metavar="W1,W2,...", help="catalog names or TOML files")
+    p.add_argument("--policies", required=True, metavar="P1,P2,...",
+                   help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
+    p.add_argument("--seeds", type=_seeds, default=[DEFAULTS["seed"]], metavar="1-5",
+                   help=f"seeds: N, LOW-HIGH or a comma-separated list of them (default {DEFAULTS['seed']})")
+    common(p, seed=False)
+    p.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: all CPUs)")
+    p.add_argument("--output", required=True, metavar="FILE.parquet",
+                   help="the Parquet table, one row per run (written as runs finish, in FILE.parts/ until the end)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the runs FILE (or an interrupted sweep's FILE.parts/) has and run only the missing ones")
+    p.add_argument("--yes", action="store_true", help=f"run a grid of over {MAX_RUNS:,} runs")
+    p.set_defaults(handler=_cmd_sweep)
 
     p = sub.add_parser("topology", help="show this machine's core types, capacities and LLC domains")
     p.add_argument("--cores", metavar="SPEC",
@@ -292,6 +325,26 @@ def _cmd_compare(args) -> int:
         print(f"ampsched: report written to {args.report}", file=sys.stderr)  # stdout may be --json
     print(text if args.json else format_compare(results))
     return 0
+
+
+def _cmd_sweep(args) -> int:
+    _check_output_path("--output", args.output)
+    df = ampsched.sweep(args.machines, args.workloads, ampsched.split_policies(args.policies), seeds=args.seeds,
+                        jobs=args.jobs, output=args.output, resume=args.resume, slice_ms=args.slice_ms,
+                        max_sim_s=args.max_sim_s, max_events=args.max_events,
+                        max_runs=None if args.yes else MAX_RUNS)
+    print(format_sweep(df.attrs["sweep"], len(df), args.output), file=sys.stderr)
+    # Failed runs are in the file, but a script must notice them without reading it.
+    return 1 if df["error"].notna().any() else 0
+
+
+def format_sweep(stats: dict, rows: int, output: str) -> str:
+    """The one line `ampsched sweep` ends with."""
+    seconds = stats["seconds"]
+    rate = stats["ran"] / seconds if seconds > 0 else 0.0
+    kept = f", {stats['skipped']} kept from before" if stats["skipped"] else ""
+    return (f"ampsched: sweep: {stats['ran']} runs, {stats['failed']} failed, {seconds:.1f} s, {rate:.1f} runs/s"
+            f"{kept}; {rows} rows in {output}")
 
 
 def _cmd_topology(args) -> int:

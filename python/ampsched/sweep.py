@@ -33,22 +33,24 @@ ROW_GROUP = 10_000  # rows per row group of the final file: readers can skip gro
 
 
 def _error(message):
-    from . import _require_core
+    # InputError is a ValueError; without the engine (only the parsing of seeds works then)
+    # a plain ValueError, so that the CLI's argument types can use parse_seeds.
+    from . import _core
 
-    return _require_core().InputError(message)
+    return (ValueError if _core is None else _core.InputError)(message)
 
 
 def _names(option: str, value) -> list:
-    """A list from "a,b" or an iterable of strings, without blanks or repeats (a repeat would
-    be a second run with the same grid key)."""
+    """A list from "a,b" or an iterable of strings, without blanks or repeats."""
     items = value.split(",") if isinstance(value, str) else list(value)
     out = []
     for item in items:
         if not isinstance(item, (str, os.PathLike)):
             raise _error(f"{option}: expected names, got {type(item).__name__}")
         item = os.fspath(item).strip()
-        if item and item not in out:
+        if item:
             out.append(item)
+    out = list(dict.fromkeys(out))  # a repeat would be a second run with the same grid key
     if not out:
         raise _error(f"{option}: empty: the grid would have no runs")
     return out
@@ -65,9 +67,10 @@ def parse_seeds(text: str) -> list:
         ends = [_seed_number(low, part)] + ([_seed_number(high, part)] if dash else [])
         if ends[-1] < ends[0]:
             raise _error(f"seeds: the range {part} is empty (write it low-high)")
-        if ends[-1] - ends[0] >= MAX_RUNS:
-            raise _error(f"seeds: the range {part} has over {MAX_RUNS:,} seeds")
         seeds.extend(range(ends[0], ends[-1] + 1))
+        # Checked as they come, before a typo such as 1-1000000000 fills the memory.
+        if len(seeds) > MAX_RUNS:
+            raise _error(f"seeds: over {MAX_RUNS:,} seeds in {text!r}")
     return _seed_list(seeds)
 
 
@@ -83,12 +86,10 @@ def _seed_list(seeds) -> list:
         return parse_seeds(seeds)
     if isinstance(seeds, int):
         seeds = [seeds]
-    out = []
     for seed in seeds:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
             raise _error(f"seeds: a seed is a whole number from 0 to 2^64-1, got {seed!r}")
-        if seed not in out:
-            out.append(seed)
+    out = list(dict.fromkeys(seeds))  # without repeats, in the order given
     if not out:
         raise _error("seeds: empty: the grid would have no runs")
     return out
