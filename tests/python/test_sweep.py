@@ -1,0 +1,131 @@
+"""`ampsched sweep` and ampsched.sweep(): grid checks, the table, failures, resume, determinism."""
+
+import os
+
+import pytest
+
+import ampsched
+from test_cli import assert_one_line_error, run_module
+
+pytest.importorskip("pyarrow")
+if ampsched._core is None:
+    pytest.skip("the engine is not built", allow_module_level=True)
+
+import pyarrow.parquet as pq  # noqa: E402
+
+GRID = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-3"]
+
+# best-static searches at most 16 threads: this workload is one it cannot run.
+WIDE = """name = "wide"
+description = "17 threads"
+[[app]]
+name = "par"
+threads = 17
+[[app.phase]]
+kind = "compute"
+instructions = 1.0e7
+cpi = 1.0
+"""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--machines", "nope"], "machines: 'nope' is neither a catalog machine nor a file"),
+    (["--workloads", "nope"], "workloads: 'nope' is neither"),
+    (["--policies", "xx"], "unknown policy 'xx'"),
+    (["--policies", "rr:foo=1"], "rr has no option 'foo'"),
+    (["--machines", ","], "machines: empty"),
+    (["--seeds", "5-1"], "--seeds: the range 5-1 is empty"),
+    (["--seeds", "0-4999999", "--workloads", "demo,forkjoin,locks"], "over 10,000,000: confirm with --yes"),
+    (["--jobs", "0"], "--jobs: must be a whole number of at least 1"),
+])
+def test_bad_grids_one_line_exit_2(tmp_path, args, message):
+    out = tmp_path / "s.parquet"
+    base = dict(zip(GRID[::2], GRID[1::2]))
+    base.update(zip(args[::2], args[1::2]))
+    argv = ["sweep"] + [x for kv in base.items() for x in kv] + ["--output", str(out)]
+    proc = run_module(*argv)
+    assert proc.returncode == 2
+    assert message in assert_one_line_error(proc.stderr)
+    assert not os.path.exists(out) and not os.path.exists(f"{out}.parts")  # nothing ran
+
+
+def test_frame_columns_rows_and_apps():
+    df = ampsched.sweep("dvfs-2x", "demo,forkjoin", ["rr", "busyfcs"], seeds="1-3", jobs=1)
+    assert len(df) == 12
+    assert list(df.columns[:5]) == ["machine", "workload", "policy", "seed", "error"]
+    one = ampsched.run("dvfs-2x", "demo", "rr", seed=2).summary.iloc[0]
+    # every scalar metric of `run --json`, with the same values
+    row = df[(df.workload == "demo") & (df.policy == "rr") & (df.seed == 2)].iloc[0]
+    for key, value in one.items():
+        assert row[key] == value, key
+    assert df["error"].isna().all() and df.attrs["sweep"]["ran"] == 12
+    apps = df.attrs["apps"]
+    assert list(apps.columns[:5]) == ["machine", "workload", "policy", "seed", "app"]
+    assert len(apps) == 6 * (5 + 2)  # demo has 5 apps, forkjoin 2; 6 runs each
+
+
+def test_failed_run_recorded_and_exit_1(tmp_path):
+    wide = tmp_path / "wide.toml"
+    wide.write_text(WIDE)
+    out = tmp_path / "s.parquet"
+    proc = run_module("sweep", "--machines", "dvfs-2x", "--workloads", f"demo,{wide}",
+                      "--policies", "rr,best-static", "--output", str(out), "--jobs", "2")
+    assert proc.returncode == 1, proc.stderr
+    assert "4 runs, 1 failed" in proc.stderr and "Traceback" not in proc.stderr
+    df = ampsched.read_sweep(out)
+    failed = df[df["error"].notna()]
+    assert len(df) == 4 and len(failed) == 1
+    assert failed.iloc[0]["policy"] == "best-static" and "at most 16 threads" in failed.iloc[0]["error"]
+    assert df[df["error"].isna()]["makespan_s"].notna().all()
+
+
+def _sweep_file(path, jobs, resume=False):
+    proc = run_module("sweep", *GRID, "--output", str(path), "--jobs", str(jobs), *(["--resume"] if resume else []))
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_same_bytes_whatever_the_job_count(tmp_path):
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    _sweep_file(a, 1)
+    _sweep_file(b, 2)
+    assert a.read_bytes() == b.read_bytes()
+    assert not os.path.exists(f"{a}.parts")
+    df = ampsched.read_sweep(a)
+    assert list(df[["machine", "workload", "policy", "seed"]].itertuples(index=False)) == sorted(
+        df[["machine", "workload", "policy", "seed"]].itertuples(index=False))
+
+
+def test_resume_after_deleting_rows(tmp_path):
+    full, out = tmp_path / "full.parquet", tmp_path / "s.parquet"
+    _sweep_file(full, 2)
+    table = pq.read_table(full)
+    pq.write_table(table.slice(0, 5), out)  # 7 of 12 runs lost
+    proc = _sweep_file(out, 2, resume=True)
+    assert "7 runs, 0 failed" in proc.stderr and "5 kept from before" in proc.stderr
+    assert out.read_bytes() == full.read_bytes()
+
+
+def test_resume_after_a_killed_sweep(tmp_path):
+    # What SIGKILL leaves: whole part files, a half-written .tmp, no FILE.parquet.
+    full, out = tmp_path / "full.parquet", tmp_path / "s.parquet"
+    _sweep_file(full, 1)
+    table = pq.read_table(full)
+    parts = tmp_path / "s.parquet.parts"
+    parts.mkdir()
+    pq.write_table(table.slice(0, 3), parts / "part-a.parquet")
+    pq.write_table(table.slice(6, 2), parts / "part-b.parquet")
+    (parts / "part-c.parquet.tmp").write_bytes(b"PAR1 cut short")
+    refused = run_module("sweep", *GRID, "--output", str(out))
+    assert refused.returncode == 2 and "--resume" in assert_one_line_error(refused.stderr)
+    proc = _sweep_file(out, 2, resume=True)
+    assert "7 runs" in proc.stderr
+    assert out.read_bytes() == full.read_bytes()
+    assert not parts.exists()
+
+
+def test_python_jobs_1_and_2_frames_equal():
+    one = ampsched.sweep("dvfs-2x", ["demo"], "rr,oblivious", seeds=[3, 1, 2], jobs=1)
+    two = ampsched.sweep("dvfs-2x", ["demo"], "rr,oblivious", seeds=[3, 1, 2], jobs=2)
+    assert one.equals(two) and one.attrs["apps"].equals(two.attrs["apps"])
+    assert list(one["seed"]) == [1, 2, 3, 1, 2, 3]
