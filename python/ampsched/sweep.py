@@ -271,7 +271,7 @@ def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, res
     runs = expand(machines, workloads, policies, defaults()["seed"] if seeds is None else seeds, max_runs)
     settings = _settings(None, slice_ms, max_sim_s, max_events)
     settings.pop("seed")
-    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise _error(f"jobs: must be a whole number of at least 1, got {jobs!r}")
     done = {}
