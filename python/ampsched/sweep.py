@@ -271,9 +271,7 @@ def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, res
     runs = expand(machines, workloads, policies, defaults()["seed"] if seeds is None else seeds, max_runs)
     settings = _settings(None, slice_ms, max_sim_s, max_events)
     settings.pop("seed")
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise _error(f"jobs: must be a whole number of at least 1, got {jobs!r}")
+    backend = LocalBackend(jobs)
     done = {}
     if output is not None:
         output = os.fspath(output)
@@ -288,7 +286,7 @@ def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, res
         os.makedirs(parts, exist_ok=True)
     todo = [r for r in runs if r not in done]
     started = time.monotonic()
-    new_rows = _execute(todo, settings, jobs, output, progress)
+    new_rows = _execute(todo, settings, backend, output, progress)
     rows = dict(done)
     rows.update((_sort_key(r), r) for r in new_rows)
     table = rows_table(list(rows.values()))
@@ -302,43 +300,56 @@ def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, res
     return df
 
 
-def _execute(runs: list, settings: dict, jobs: int, output, progress) -> list:
-    """Runs the batches (in this process for one job), saving each as a part file when it
-    finishes; returns all rows."""
+def _execute(runs: list, settings: dict, backend, output, progress) -> list:
+    """Runs the batches on the backend, saving each as a part file when it finishes; returns
+    all rows."""
     from tqdm import tqdm
 
     bar = tqdm(total=len(runs), unit="run", file=sys.stderr, dynamic_ncols=True,
                disable=not (sys.stderr.isatty() if progress is None else progress))
     rows = []
-
-    def finished(batch_rows):
-        if output is not None:
-            # mkstemp gives a name no earlier (resumed) sweep used; the rename makes it count.
-            fd, tmp = tempfile.mkstemp(dir=parts_dir(output), prefix="part-", suffix=".parquet.tmp")
-            os.close(fd)
-            _write_table(rows_table(batch_rows), tmp[:-len(".tmp")], tmp)
-        rows.extend(batch_rows)
-        bar.update(len(batch_rows))
-
-    batches = _batches(runs, jobs)
     try:
-        if jobs == 1 or len(batches) <= 1:
-            for batch in batches:
-                finished(run_batch(batch, settings))
-        else:
-            from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-            with ProcessPoolExecutor(max_workers=min(jobs, len(batches))) as pool:
-                pending = {pool.submit(run_batch, b, settings) for b in batches}
-                try:
-                    while pending:
-                        complete, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in complete:
-                            finished(future.result())
-                except BaseException:
-                    for future in pending:
-                        future.cancel()
-                    raise
+        for batch_rows in backend.run(_batches(runs, backend.workers), settings):
+            if output is not None:
+                # mkstemp gives a name no earlier (resumed) sweep used; the rename makes it count.
+                fd, tmp = tempfile.mkstemp(dir=parts_dir(output), prefix="part-", suffix=".parquet.tmp")
+                os.close(fd)
+                _write_table(rows_table(batch_rows), tmp[:-len(".tmp")], tmp)
+            rows.extend(batch_rows)
+            bar.update(len(batch_rows))
     finally:
         bar.close()
     return rows
+
+
+# ---- backends: where batches run. A backend has `workers` (how many batches run at once,
+# which sizes the batches) and `run(batches, settings)`, which yields each batch's rows from
+# run_batch as the batch finishes, in any order; the sweep does the rest.
+
+class LocalBackend:
+    """Worker processes on this machine; one job runs the batches in this process."""
+
+    def __init__(self, jobs=None):
+        jobs = (os.cpu_count() or 1) if jobs is None else jobs
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise _error(f"jobs: must be a whole number of at least 1, got {jobs!r}")
+        self.workers = jobs
+
+    def run(self, batches, settings):
+        if self.workers == 1 or len(batches) <= 1:
+            for batch in batches:
+                yield run_batch(batch, settings)
+            return
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        with ProcessPoolExecutor(max_workers=min(self.workers, len(batches))) as pool:
+            pending = {pool.submit(run_batch, b, settings) for b in batches}
+            try:
+                while pending:
+                    complete, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in complete:
+                        yield future.result()
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
