@@ -47,7 +47,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "sweep", "read_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
+    "run", "compare", "sweep", "read_sweep", "verify_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -275,27 +275,37 @@ def _app_rows(apps: list, keys: dict) -> list:
     return rows
 
 
-def sweep(machines, workloads, policies, seeds=None, jobs: int = None, output=None, resume: bool = False,
-          slice_ms: float = None, max_sim_s: float = None, max_events: int = None, max_runs=_sweep_module.MAX_RUNS,
-          progress=None):
+def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = None, output=None,
+          resume: bool = False, slice_ms: float = None, max_sim_s: float = None, max_events: int = None,
+          max_runs=_sweep_module.MAX_RUNS, progress=None, file=None, overrides=None):
     """Run every combination of machines x workloads x policies x seeds; returns a DataFrame.
 
     One row per run: machine, workload, policy, seed (as given), error (None, or the message
-    of a run that failed: it is recorded and the sweep goes on), then every scalar metric of
-    `ampsched run --json`; df.attrs["apps"] has one row per run and app, and
-    df.attrs["sweep"] how many runs this call made, failed and skipped and its seconds.
+    of a run that failed: it is recorded and the sweep goes on), the run's settings (slice_ms,
+    max_sim_s, max_events), then every scalar metric of `ampsched run --json`;
+    df.attrs["apps"] has one row per run and app, and df.attrs["sweep"] how many runs this call
+    made, failed and skipped and its seconds.
 
     machines, workloads, policies: lists, or "a,b,..." strings (policies are specs; Python
     policies as "file.py:ClassName"). seeds: an int, a list, or "1-5" / "1,3,7-9" (None: the
     default seed). jobs: worker processes (None: all CPUs). output: a Parquet file written as
-    runs finish (see ampsched.sweep module); resume: keep the runs it (or an interrupted
-    sweep's FILE.parquet.parts) already has and run only the missing ones. max_runs: a larger
-    grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a terminal).
-    The grid is checked before any run: bad names and empty grids raise InputError.
+    runs finish (see ampsched.sweep module); resume: keep the successful runs it (or an
+    interrupted sweep's FILE.parquet.parts) already has and run only the others. max_runs: a
+    larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
+    terminal). file: a sweep TOML file whose keys are the defaults of these keywords.
+    overrides: a list of dicts, each matching runs by machines/workloads/policies/seeds and
+    giving them slice_ms/max_sim_s/max_events, or skip=True (as [[override]] in a sweep file).
+    The grid is checked before any run: bad names, settings and empty grids raise InputError.
     """
     return _sweep_module.sweep(machines, workloads, policies, seeds=seeds, jobs=jobs, output=output, resume=resume,
-                  slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
-                  progress=progress)
+                               slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
+                               progress=progress, file=file, overrides=overrides)
+
+
+def verify_sweep(path, sample: int = _sweep_module.VERIFY_SAMPLE, jobs: int = None, progress=None):
+    """Re-run `sample` runs of a sweep file (spread evenly over it) and compare every column bit
+    for bit; a DataFrame with the grid keys, `identical` and `differences` per run checked."""
+    return _sweep_module.verify(path, sample=sample, jobs=jobs, progress=progress)
 
 
 def read_sweep(path):

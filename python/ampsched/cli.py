@@ -18,7 +18,7 @@ import ampsched
 from ._console import ProgressBar, format_table
 from ._metrics import METRICS
 from .report import write_report
-from .sweep import MAX_RUNS, parse_seeds  # the module; ampsched.sweep is the function
+from .sweep import MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds  # the module; ampsched.sweep is the function
 
 KINDS = ("machines", "workloads", "policies", "programs")
 DEFAULTS = ampsched.defaults()  # defined once, in the engine
@@ -119,15 +119,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the engine's JSON list (with sources) and nothing else")
     p.set_defaults(handler=_cmd_list)
 
-    def common(p, seed=True):
+    def common(p, seed=True, with_defaults=True):
+        # Without defaults (a sweep), an option not given leaves the value to the sweep file.
+        default = DEFAULTS if with_defaults else {}
         if seed:
             p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})")
-        p.add_argument("--slice-ms", type=_positive_float, default=DEFAULTS["slice_ms"], metavar="MS",
+        p.add_argument("--slice-ms", type=_positive_float, default=default.get("slice_ms"), metavar="MS",
                        help=f"scheduling time slice in milliseconds (default {DEFAULTS['slice_ms']:g})")
-        p.add_argument("--max-sim-s", type=_positive_float, default=DEFAULTS["max_sim_s"], metavar="S",
+        p.add_argument("--max-sim-s", type=_positive_float, default=default.get("max_sim_s"), metavar="S",
                        help=f"simulated-time budget of a run in seconds: a run still going past it is an "
                             f"error (default {DEFAULTS['max_sim_s']:g})")
-        p.add_argument("--max-events", type=_event_budget, default=DEFAULTS["max_events"], metavar="N",
+        p.add_argument("--max-events", type=_event_budget, default=default.get("max_events"), metavar="N",
                        help=f"event budget of a run, which bounds its wall time (default {DEFAULTS['max_events']:g})")
         if seed:
             p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
@@ -155,20 +157,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_compare)
 
     p = sub.add_parser("sweep", help="run every combination of machines, workloads, policies and seeds "
-                                     "into one Parquet table")
-    p.add_argument("--machines", required=True, metavar="M1,M2,...", help="catalog names or TOML files")
-    p.add_argument("--workloads", required=True, metavar="W1,W2,...", help="catalog names or TOML files")
-    p.add_argument("--policies", required=True, metavar="P1,P2,...",
+                                     "into one Parquet table",
+                       description="Run a grid given by the options or a sweep file (TOML: the same keys, "
+                                   "plus [[override]] tables giving some runs other settings or skipping "
+                                   "them; options given on the command line win over the file's). "
+                                   "With --verify FILE, re-run a sample of FILE's runs instead and "
+                                   "check that every value comes out bit for bit the same.")
+    p.add_argument("file", nargs="?", metavar="SWEEP.toml", help="a sweep file (paths in it are relative "
+                                                                  "to the current directory, as on the command line)")
+    p.add_argument("--machines", metavar="M1,M2,...", help="catalog names or TOML files")
+    p.add_argument("--workloads", metavar="W1,W2,...", help="catalog names or TOML files")
+    p.add_argument("--policies", metavar="P1,P2,...",
                    help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
-    p.add_argument("--seeds", type=_seeds, default=[DEFAULTS["seed"]], metavar="1-5",
+    p.add_argument("--seeds", type=_seeds, metavar="1-5",
                    help=f"seeds: N, LOW-HIGH or a comma-separated list of them (default {DEFAULTS['seed']})")
-    common(p, seed=False)
+    common(p, seed=False, with_defaults=False)
     p.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: all CPUs)")
-    p.add_argument("--output", required=True, metavar="FILE.parquet",
-                   help="the Parquet table, one row per run (written as runs finish, in FILE.parts/ until the end)")
+    p.add_argument("--output", metavar="FILE.parquet",
+                   help="the Parquet table, one row per run (written as runs finish, in FILE.parts/ until the "
+                        "end); required unless the sweep file names it")
     p.add_argument("--resume", action="store_true",
-                   help="keep the runs FILE (or an interrupted sweep's FILE.parts/) has and run only the missing ones")
+                   help="keep the successful runs FILE (or an interrupted sweep's FILE.parts/) has and run only "
+                        "the others")
     p.add_argument("--yes", action="store_true", help=f"run a grid of over {MAX_RUNS:,} runs")
+    p.add_argument("--verify", metavar="FILE.parquet",
+                   help="re-run a sample of the runs of FILE with their own settings and compare bit for bit")
+    p.add_argument("--sample", type=_jobs, metavar="N", default=VERIFY_SAMPLE,
+                   help=f"with --verify: how many runs, spread evenly over the file (default {VERIFY_SAMPLE})")
     p.set_defaults(handler=_cmd_sweep)
 
     p = sub.add_parser("topology", help="show this machine's core types, capacities and LLC domains")
@@ -328,14 +343,39 @@ def _cmd_compare(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    _check_output_path("--output", args.output)
-    df = ampsched.sweep(args.machines, args.workloads, ampsched.split_policies(args.policies), seeds=args.seeds,
+    if args.verify is not None:
+        return _cmd_verify(args)
+    if args.file is None:
+        for option in ("machines", "workloads", "policies", "output"):
+            if getattr(args, option) is None:
+                raise UsageError(f"--{option}: required without a sweep file")
+    if args.output is None and "output" not in load_file(args.file):
+        raise UsageError(f"--output: required: {args.file} names no output")
+    _check_output_path("--output", args.output if args.output is not None else load_file(args.file)["output"])
+    policies = None if args.policies is None else ampsched.split_policies(args.policies)
+    df = ampsched.sweep(args.machines, args.workloads, policies, seeds=args.seeds,
                         jobs=args.jobs, output=args.output, resume=args.resume, slice_ms=args.slice_ms,
                         max_sim_s=args.max_sim_s, max_events=args.max_events,
-                        max_runs=None if args.yes else MAX_RUNS)
-    print(format_sweep(df.attrs["sweep"], len(df), args.output), file=sys.stderr)
+                        max_runs=None if args.yes else MAX_RUNS, file=args.file)
+    print(format_sweep(df.attrs["sweep"], len(df), df.attrs["sweep"]["output"]), file=sys.stderr)
     # Failed runs are in the file, but a script must notice them without reading it.
     return 1 if df["error"].notna().any() else 0
+
+
+def _cmd_verify(args) -> int:
+    grid = [f"--{k}" for k in ("machines", "workloads", "policies", "seeds", "output", "slice_ms", "max_sim_s",
+                               "max_events") if getattr(args, k) is not None]
+    if args.file is not None or grid or args.resume:
+        given = grid[0] if grid else "--resume" if args.resume else "a sweep file"
+        raise UsageError(f"--verify: re-runs FILE's own runs with their own settings: give it without {given}")
+    df = ampsched.verify_sweep(args.verify, sample=args.sample, jobs=args.jobs)
+    differ = df[~df["identical"]]
+    for row in differ.head(10).itertuples(index=False):
+        print(f"ampsched: verify: {row.machine} {row.workload} {row.policy} seed {row.seed}: "
+              f"differs in {row.differences}", file=sys.stderr)
+    print(f"ampsched: verify: {len(df)} runs of {args.verify} re-run, "
+          f"{len(df) - len(differ)} identical, {len(differ)} differ", file=sys.stderr)
+    return 1 if len(differ) else 0
 
 
 def format_sweep(stats: dict, rows: int, output: str) -> str:

@@ -14,6 +14,12 @@ both places, which --resume deduplicates by grid key (the runs are deterministic
 are equal). Nothing in the data depends on time, job count or completion order, so the file's
 bytes do not either.
 
+A sweep file (TOML) gives the same grid keys as the command line, the settings, and
+[[override]] tables that change the settings of the runs they match, or skip them (see
+load_file). Every row records the settings it ran with (slice_ms, max_sim_s, max_events), so a
+row is re-runnable alone: --resume keeps a stored row only if it succeeded with the slice the
+grid now asks for, and --verify re-runs a sample with each row's own settings.
+
 Per-app results differ in shape between workloads, so each run's list of app dicts is kept as
 JSON text in the column `apps_json`; the frame `sweep()` returns drops it and gives the long
 per-app table in df.attrs["apps"], as compare() does.
@@ -28,6 +34,8 @@ import tempfile
 import time
 
 KEYS = ["machine", "workload", "policy", "seed"]
+SETTINGS = ["slice_ms", "max_sim_s", "max_events"]  # a run's settings, recorded in its row
+GRID_OPTIONS = ["machines", "workloads", "policies", "seeds"]  # the grid's axes, in KEYS order
 MAX_RUNS = 10_000_000  # more needs --yes (CLI) or max_runs=None (Python): a typo should not start a week of runs
 ROW_GROUP = 10_000  # rows per row group of the final file: readers can skip groups, memory stays bounded
 
@@ -95,7 +103,7 @@ def _seed_list(seeds) -> list:
     return out
 
 
-def _check_names(machines, workloads, policies) -> None:
+def _check_names(machines, workloads, policies, where) -> None:
     """Unknown names fail here, before any run: a name must be in the catalog or an existing
     file, a registered policy's options must be among its options. Checked against the
     catalog lists, not by running (a file's content is checked by its first run)."""
@@ -108,64 +116,209 @@ def _check_names(machines, workloads, policies) -> None:
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
             if name not in catalog[kind] and not os.path.isfile(name):
-                raise _error(f"{option}: {name!r} is neither a catalog {kind[:-1]} nor a file "
+                raise _error(f"{where[option]}{option}: {name!r} is neither a catalog {kind[:-1]} nor a file "
                              f"(see `ampsched list {kind}`)")
     for spec in policies:
         if is_file_spec(spec):
-            resolve(spec)  # loads the file and makes the class once: its errors are one line
+            try:
+                resolve(spec)  # loads the file and makes the class once: its errors are one line
+            except ValueError as error:
+                raise _error(f"{where['policies']}{error}") from None
             continue
         name, *options = spec.split(":")
         entry = catalog["policies"].get(name.strip())
         if entry is None:
-            raise _error(f"policies: unknown policy {name.strip()!r} (see `ampsched list policies`)")
+            raise _error(f"{where['policies']}policies: unknown policy {name.strip()!r} (see `ampsched list policies`)")
         known = entry.get("options") or {}
         for option in options:
             key = option.partition("=")[0].strip()
             if key not in known:
-                raise _error(f"policies: {spec}: {name} has no option {key!r} "
+                raise _error(f"{where['policies']}policies: {spec}: {name} has no option {key!r} "
                              f"(its options: {', '.join(known) or 'none'})")
 
 
-def expand(machines, workloads, policies, seeds, max_runs=MAX_RUNS) -> list:
-    """The grid's runs as (machine, workload, policy, seed) tuples, after validating it."""
-    machines, workloads = _names("machines", machines), _names("workloads", workloads)
-    policies = _names("policies", policies)
-    seeds = _seed_list(seeds)
+def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), max_runs=MAX_RUNS,
+           sources=None) -> list:
+    """The grid's runs as (machine, workload, policy, seed, settings) tuples, after validating
+    it: `settings` are the sweep's (engine keywords), changed per run by `overrides` ((label,
+    table, reference axes or None) triples, see load_file; later ones win) and checked by the
+    engine's own rules before any run. `sources` prefixes an axis's errors with where it was given (a sweep file)."""
+    where = {option: (sources or {}).get(option, "") for option in GRID_OPTIONS}
+    axes = {}
+    for option, value in zip(GRID_OPTIONS, (machines, workloads, policies, seeds)):
+        try:
+            axes[option] = _seed_list(value) if option == "seeds" else _names(option, value)
+        except ValueError as error:
+            raise _error(f"{where[option]}{error}") from None
+    machines, workloads, policies, seeds = (axes[o] for o in GRID_OPTIONS)
+    overrides = [_override(label, o, _axes(reference, axes)) for label, o, reference in overrides or ()]
     count = len(machines) * len(workloads) * len(policies) * len(seeds)
     if max_runs is not None and count > max_runs:
         raise _error(f"the grid has {count:,} runs, over {max_runs:,}: confirm with --yes (Python: max_runs=None)")
-    _check_names(machines, workloads, policies)
-    return [(m, w, p, s) for m in machines for w in workloads for p in policies for s in seeds]
+    _check_names(machines, workloads, policies, where)
+    _check_settings((sources or {}).get("settings", ""), settings)
+    for where, match, changes in overrides:
+        if changes:
+            _check_settings(where, dict(settings, **changes))
+    runs = []
+    for key in ((m, w, p, s) for m in machines for w in workloads for p in policies for s in seeds):
+        run_settings = settings
+        for _, match, changes in overrides:
+            if all(key[i] in match[i] for i in match):
+                run_settings = None if changes is None else dict(run_settings or settings, **changes)
+        if run_settings is not None:
+            runs.append(key + (run_settings,))
+    if not runs:
+        raise _error("the overrides skip every run: the grid would have no runs")
+    return runs
+
+
+def _axes(reference, grid: dict) -> dict:
+    """The axes an override's values are checked against: the grid's, or for a sweep file's
+    override the file's own (the command line may narrow the grid, e.g. --seeds 1, without
+    making the file's override for seed 2 a typo)."""
+    if not reference:
+        return grid
+    return {option: (_seed_list(reference[option]) if option == "seeds" else _names(option, reference[option]))
+            if option in reference else grid[option] for option in GRID_OPTIONS}
+
+
+def _override(label: str, override, axes: dict):
+    """(where, {key index: allowed values}, setting changes or None for skip) of an override:
+    a table of match keys (machines, workloads, policies, seeds: values from the grid) and
+    either settings (slice_ms, max_sim_s, max_events) or `skip = true`."""
+    from . import _settings
+
+    where = f"{label}: "
+    if not isinstance(override, dict):
+        raise _error(f"{where}expected a table of keys, got {type(override).__name__}")
+    unknown = [k for k in override if k not in GRID_OPTIONS + SETTINGS + ["skip"]]
+    if unknown:
+        raise _error(f"{where}unknown key {unknown[0]!r} (known: {', '.join(GRID_OPTIONS + SETTINGS + ['skip'])})")
+    match = {}
+    for index, option in enumerate(GRID_OPTIONS):
+        if option not in override:
+            continue
+        values = _seed_list(override[option]) if option == "seeds" else _names(f"{where}{option}", override[option])
+        for value in values:
+            # A value outside the grid would match nothing: a typo must not pass silently.
+            if value not in axes[option]:
+                raise _error(f"{where}{option}: {value!r} is not in the grid's {option}")
+        match[index] = set(values)
+    skip = override.get("skip", False)
+    if not isinstance(skip, bool):
+        raise _error(f"{where}skip: must be true or false, got {skip!r}")
+    changes = {k: override[k] for k in SETTINGS if k in override}
+    if skip:
+        if changes:
+            raise _error(f"{where}skip = true and settings ({', '.join(changes)}) together: a skipped run has no settings")
+        return where, match, None
+    if not changes:
+        raise _error(f"{where}changes nothing: give settings ({', '.join(SETTINGS)}) or skip = true")
+    try:
+        typed = _settings(None, changes.get("slice_ms"), changes.get("max_sim_s"), changes.get("max_events"))
+    except ValueError as error:
+        raise _error(f"{where}{error}") from None
+    return where, match, {k: typed[k] for k in changes}
+
+
+def _check_settings(where: str, settings: dict) -> None:
+    """The engine's range checks (those a run makes first), so that no run starts with a bad
+    setting."""
+    from . import _require_core, defaults
+
+    full = {k: defaults()[k] for k in SETTINGS}
+    full.update(settings)
+    try:
+        _require_core().check_settings(full["slice_ms"], full["max_sim_s"], int(full["max_events"]))
+    except ValueError as error:
+        message = str(error)
+        if where:  # in a file the engine's "--slice-ms" is the key slice_ms
+            for key in SETTINGS:
+                flag = "--" + key.replace("_", "-")
+                if message.startswith(flag + ":"):
+                    message = key + message[len(flag):]
+        raise _error(f"{where}{message}") from None
+
+
+def load_file(path) -> dict:
+    """The keywords of sweep() that a sweep file gives. The file (TOML):
+
+        machines = ["2fc-2sc-amd", "my-machine.toml"]   # or "a,b"; paths as on the command line
+        workloads = ["w1", "w2"]
+        policies = ["rr", "busyfcs", "rr:threshold_ms=8"]
+        seeds = "1-5"                                    # or 7, or [1, 2, 3]
+        slice_ms = 4                                     # optional: max_sim_s, max_events too
+        output = "results.parquet"                       # optional
+
+        [[override]]              # the runs it matches (every key given must match; none: all)
+        workloads = ["w8"]
+        max_sim_s = 1e8           # get these settings; later overrides win
+
+        [[override]]
+        machines = ["2fc-2sc-amd"]
+        policies = ["busyfcs"]
+        skip = true               # are not run (a combination that means nothing)
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as error:
+        raise _error(f"{path}: cannot read: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise _error(f"{path}: not valid TOML: {error}") from None
+    known = GRID_OPTIONS + SETTINGS + ["output", "override"]
+    for key in data:
+        if key not in known:
+            raise _error(f"{path}: unknown key {key!r} (known: {', '.join(known)})")
+    for key in GRID_OPTIONS[:3]:
+        if key in data and not isinstance(data[key], (str, list)):
+            raise _error(f"{path}: {key}: expected a string or a list of strings, got {type(data[key]).__name__}")
+    if "output" in data and not (isinstance(data["output"], str) and data["output"]):
+        raise _error(f"{path}: output: expected a file name, got {data['output']!r}")
+    overrides = data.pop("override", [])
+    if not isinstance(overrides, list):
+        raise _error(f"{path}: override: write each as an [[override]] table")
+    data["overrides"] = overrides
+    return data
 
 
 # ---- running (in worker processes)
 
 def run_batch(runs: list, settings: dict) -> list:
-    """Rows for a batch of runs. A failing run gives a row with its error and no metrics, so
-    that one bad combination does not stop the sweep."""
+    """Rows for a batch of (machine, workload, policy, seed, run settings) runs; a run's own
+    settings override the sweep's `settings`. A failing run gives a row with its error and no
+    metrics, so that one bad combination does not stop the sweep."""
     from . import _require_core, _scalars
     from .policy import resolve
 
     core = _require_core()
     rows = []
-    for machine, workload, policy, seed in runs:
-        keys = dict(zip(KEYS, (machine, workload, policy, seed)))
+    for machine, workload, policy, seed, run_settings in runs:
+        run_settings = dict(settings, **run_settings)
+        # The grid keys are what the user gave (a path, a spec as written), so that --resume
+        # finds them; the engine's own names of machine and workload are in the file anyway.
+        row = dict(zip(KEYS, (machine, workload, policy, seed)), error=None)
+        row.update((k, run_settings[k]) for k in SETTINGS)
         try:
             label, policy_object = resolve(policy)
             raw = json.loads(core.run(machine, workload, label, timeline=False, policy_object=policy_object,
-                                      **dict(settings, seed=seed)))
+                                      seed=seed, **run_settings))
         except KeyboardInterrupt:
             raise
         except core.InputError as error:
-            rows.append(dict(keys, error=" ".join(str(error).split("\n"))))
+            rows.append(dict(row, error=" ".join(str(error).split("\n"))))
             continue
         except Exception as error:  # a failing Python policy, an engine failure: recorded too
-            rows.append(dict(keys, error=f"{type(error).__name__}: {error}"))
+            rows.append(dict(row, error=f"{type(error).__name__}: {error}"))
             continue
-        # The grid keys are what the user gave (a path, a spec as written), so that --resume
-        # finds them; the engine's own names of machine and workload are in the file anyway.
-        row = dict(keys, error=None)
-        row.update((k, v) for k, v in _scalars(raw).items() if k not in keys)
+        row.update((k, v) for k, v in _scalars(raw).items() if k not in row)
         row["apps_json"] = json.dumps(raw.get("apps", []), separators=(",", ":"))
         rows.append(row)
     return rows
@@ -261,17 +414,43 @@ def _batches(runs: list, jobs: int) -> list:
     return [runs[i:i + size] for i in range(0, len(runs), size)]
 
 
-def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, resume=False,
-          slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None):
+def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, output=None, resume=False,
+          slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None, file=None,
+          overrides=None):
     """Run every (machine, workload, policy, seed) of the grid; returns a DataFrame, one row
-    per run: the grid keys, `error` (None, or why the run failed), and the scalar metrics of
-    `ampsched run --json`; df.attrs["apps"] has one row per run and app. See the module doc."""
+    per run: the grid keys, `error` (None, or why the run failed), the run's settings and the
+    scalar metrics of `ampsched run --json`; df.attrs["apps"] has one row per run and app. A
+    sweep `file` gives defaults for every other keyword and its overrides come before
+    `overrides`. See the module doc."""
     from . import _settings, defaults
 
-    runs = expand(machines, workloads, policies, defaults()["seed"] if seeds is None else seeds, max_runs)
-    settings = _settings(None, slice_ms, max_sim_s, max_events)
-    settings.pop("seed")
+    given = dict(machines=machines, workloads=workloads, policies=policies, seeds=seeds, slice_ms=slice_ms,
+                 max_sim_s=max_sim_s, max_events=max_events, output=output)
+    labelled = []
+    sources = {}
+    if file is not None:
+        file = os.fspath(file)
+        spec = load_file(file)
+        for key, value in spec.items():
+            if key != "overrides" and given.get(key) is None:
+                given[key] = value
+                sources["settings" if key in SETTINGS else key] = f"{file}: "
+        own_axes = {k: v for k, v in spec.items() if k in GRID_OPTIONS}
+        labelled = [(f"{file}: override {i + 1}", o, own_axes) for i, o in enumerate(spec["overrides"])]
+    labelled += [(f"overrides[{i}]", o, None) for i, o in enumerate(overrides or ())]
+    for option in GRID_OPTIONS[:3]:
+        if given[option] is None:
+            raise _error(f"{option}: missing: give it{' (or in the sweep file)' if file else ''}")
+    try:
+        typed = _settings(None, given["slice_ms"], given["max_sim_s"], given["max_events"])
+    except ValueError as error:
+        raise _error(f"{sources.get('settings', '')}{error}") from None
+    settings = {k: typed.get(k, defaults()[k]) for k in SETTINGS}
+    runs = expand(given["machines"], given["workloads"], given["policies"],
+                  defaults()["seed"] if given["seeds"] is None else given["seeds"], settings, labelled,
+                  max_runs, sources)
     backend = LocalBackend(jobs)
+    output = given["output"]
     done = {}
     if output is not None:
         output = os.fspath(output)
@@ -284,10 +463,10 @@ def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, res
             raise _error(f"output: {parts} holds an interrupted sweep: finish it with --resume "
                          f"(resume=True) or delete it")
         os.makedirs(parts, exist_ok=True)
-    todo = [r for r in runs if r not in done]
+    todo = [r for r in runs if not _reusable(done.get(r[:4]), r[4])]
     started = time.monotonic()
-    new_rows = _execute(todo, settings, backend, output, progress)
-    rows = dict(done)
+    new_rows = _execute(todo, {}, backend, output, progress)
+    rows = {k: r for k, r in done.items()}
     rows.update((_sort_key(r), r) for r in new_rows)
     table = rows_table(list(rows.values()))
     if output is not None:
@@ -296,8 +475,15 @@ def sweep(machines, workloads, policies, seeds=None, jobs=None, output=None, res
     df = frame(table)
     failed = sum(1 for r in new_rows if r.get("error") is not None)
     df.attrs["sweep"] = {"ran": len(todo), "failed": failed, "seconds": time.monotonic() - started,
-                         "skipped": len(runs) - len(todo)}
+                         "skipped": len(runs) - len(todo), "output": output}
     return df
+
+
+def _reusable(row, settings: dict) -> bool:
+    """Whether --resume keeps a stored row: it succeeded, with the slice asked for now (a
+    budget does not change a result that fit in it). A failed run is run again: its failure
+    may have been a budget since raised, and a deterministic one costs one more failure."""
+    return row is not None and row.get("error") is None and row.get("slice_ms") == settings["slice_ms"]
 
 
 def _execute(runs: list, settings: dict, backend, output, progress) -> list:
@@ -353,3 +539,52 @@ class LocalBackend:
                 for future in pending:
                     future.cancel()
                 raise
+
+
+# ---- verify: the file's runs are reproducible
+
+VERIFY_SAMPLE = 20  # runs re-run by default: enough to catch a changed model or a changed input file in seconds
+
+
+def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
+    """Re-runs `sample` runs of a sweep file (spread evenly over its sorted rows, so the choice
+    is the same every time and covers the whole grid) with each row's own settings, and
+    compares every column bit for bit. Returns a DataFrame: the grid keys, `identical`, and
+    `differences` (the columns that differ, "" when identical)."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    path = os.fspath(path)
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
+        raise _error(f"sample: must be a whole number of at least 1, got {sample!r}")
+    if not os.path.isfile(path):
+        raise _error(f"{path}: cannot read: {'is a directory' if os.path.isdir(path) else 'no such file'}")
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        raise _error(f"{path}: not a readable sweep file: {error}") from None
+    missing = [k for k in KEYS + ["error"] + SETTINGS if rows and k not in rows[0]]
+    if missing or not rows:
+        raise _error(f"{path}: not a sweep file" + (f" (no column {missing[0]!r})" if missing else " (no rows)"))
+    rows.sort(key=_sort_key)
+    picked = [rows[i * len(rows) // sample] for i in range(sample)] if sample < len(rows) else rows
+    picked = list({_sort_key(r): r for r in picked}.values())
+    runs = [tuple(r[k] for k in KEYS) + ({k: r[k] for k in SETTINGS},) for r in picked]
+    fresh = {_sort_key(r): r for r in _execute(runs, {}, LocalBackend(jobs), None, progress)}
+    out = []
+    for row in picked:
+        key = _sort_key(row)
+        differences = _differences(row, fresh[key])
+        out.append(dict(zip(KEYS, key), identical=not differences, differences=", ".join(differences)))
+    return pd.DataFrame(out, columns=KEYS + ["identical", "differences"])
+
+
+def _differences(stored: dict, fresh: dict) -> list:
+    """Columns whose values differ; floats compared by their bits (NaN equals NaN)."""
+    import struct
+
+    def bits(value):
+        return struct.pack("<d", value) if isinstance(value, float) else value
+
+    columns = [k for k in fresh if k not in KEYS] + [k for k in stored if k not in fresh and k not in KEYS]
+    return [k for k in columns if bits(stored.get(k)) != bits(fresh.get(k))]

@@ -129,3 +129,120 @@ def test_python_jobs_1_and_2_frames_equal():
     two = ampsched.sweep("dvfs-2x", ["demo"], "rr,oblivious", seeds=[3, 1, 2], jobs=2)
     assert one.equals(two) and one.attrs["apps"].equals(two.attrs["apps"])
     assert list(one["seed"]) == [1, 2, 3, 1, 2, 3]
+
+
+SWEEP_FILE = """machines = "dvfs-2x"
+workloads = ["demo", "forkjoin"]
+policies = ["rr", "busyfcs"]
+seeds = "1-2"
+output = "{out}"
+
+[[override]]
+workloads = ["forkjoin"]
+slice_ms = 8
+
+[[override]]          # the first override's slice, then this one's budget: both apply
+workloads = ["forkjoin"]
+policies = ["rr"]
+max_sim_s = 1e5
+
+[[override]]
+workloads = ["demo"]
+policies = ["busyfcs"]
+seeds = [2]
+skip = true
+"""
+
+
+def test_sweep_file_overrides_and_skip(tmp_path):
+    out = tmp_path / "s.parquet"
+    spec = tmp_path / "s.toml"
+    spec.write_text(SWEEP_FILE.format(out=out))
+    proc = run_module("sweep", str(spec), "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    df = ampsched.read_sweep(out)
+    assert len(df) == 2 * 2 * 2 - 1  # demo x busyfcs x seed 2 skipped
+    settings = {(r.workload, r.policy, r.seed): (r.slice_ms, r.max_sim_s, r.max_events)
+                for r in df.itertuples(index=False)}
+    default_events = ampsched.defaults()["max_events"]
+    assert settings[("demo", "rr", 1)] == (4.0, 1e7, default_events)
+    assert settings[("forkjoin", "busyfcs", 2)] == (8.0, 1e7, default_events)
+    assert settings[("forkjoin", "rr", 1)] == (8.0, 1e5, default_events)
+    assert ("demo", "busyfcs", 2) not in settings
+    # The override's slice is the one the engine ran with: the same metrics as a single run.
+    one = ampsched.run("dvfs-2x", "forkjoin", "rr", seed=1, slice_ms=8).summary.iloc[0]
+    row = df[(df.workload == "forkjoin") & (df.policy == "rr") & (df.seed == 1)].iloc[0]
+    assert row["makespan_s"] == one["makespan_s"] and row["migrations"] == one["migrations"]
+    # Options on the command line win over the file's keys; overrides still apply on top.
+    df2 = ampsched.sweep(file=spec, output=None, seeds=[1], slice_ms=2)
+    assert sorted(set(zip(df2.workload, df2.slice_ms))) == [("demo", 2.0), ("forkjoin", 8.0)]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("machines = 3", "s.toml: machines: expected a string or a list of strings, got int"),
+    ("bogus = 1", "s.toml: unknown key 'bogus'"),
+    ("machines = 'nope'", "s.toml: machines: 'nope' is neither a catalog machine nor a file"),
+    ("[[override]]\nworkloads = ['w9']\nslice_ms = 2", "s.toml: override 1: workloads: 'w9' is not in the grid's"),
+    ("[[override]]\nslice_ms = 0.001", "s.toml: override 1: slice_ms: must be from 0.1 to 100 ms"),
+    ("[[override]]\nworkloads = ['demo']", "s.toml: override 1: changes nothing"),
+    ("[[override]]\nskip = true\nslice_ms = 2", "s.toml: override 1: skip = true and settings"),
+    ("[[override]]\nskip = true", "the overrides skip every run"),
+    ("slice_ms = 'x'", "s.toml: slice_ms: must be a number, got 'x'"),
+    ("max_events = 0", "s.toml: max_events: must be a whole number from 1 to 1e13"),
+    ("x = [", "s.toml: not valid TOML"),
+])
+def test_bad_sweep_files_one_line_exit_2(tmp_path, body, message):
+    spec = tmp_path / "s.toml"
+    base = {"machines": "machines = 'dvfs-2x'", "workloads": "workloads = 'demo'", "policies": "policies = 'rr'"}
+    lines = [v for k, v in base.items() if not body.startswith(k)]
+    # Keys before tables: TOML puts every key after [[override]] into the override.
+    spec.write_text("\n".join(lines + [f"output = '{tmp_path / 'o.parquet'}'", body]) + "\n")
+    proc = run_module("sweep", str(spec))
+    assert proc.returncode == 2, proc.stderr
+    assert message in assert_one_line_error(proc.stderr)
+    assert not os.path.exists(tmp_path / "o.parquet")
+
+
+def test_resume_reruns_failed_runs_and_changed_slices(tmp_path):
+    out = tmp_path / "s.parquet"
+    grid = ["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr", "--seeds", "1-2", "--output", str(out)]
+    # A budget too small for seed 1 and 2: both fail; raised on resume, both run again.
+    assert run_module("sweep", *grid, "--max-events", "100").returncode == 1
+    assert ampsched.read_sweep(out)["error"].str.contains("100 events (--max-events) went by", regex=False).all()
+    proc = run_module("sweep", *grid, "--resume")
+    assert proc.returncode == 0 and "2 runs, 0 failed" in proc.stderr, proc.stderr
+    # Same slice: kept. Another slice: the stored rows are not the runs asked for.
+    assert "0 runs, 0 failed" in run_module("sweep", *grid, "--resume").stderr
+    proc = run_module("sweep", *grid, "--resume", "--slice-ms", "8")
+    assert "2 runs, 0 failed" in proc.stderr
+    assert list(ampsched.read_sweep(out)["slice_ms"]) == [8.0, 8.0]
+
+
+def test_verify_same_and_changed(tmp_path):
+    out = tmp_path / "s.parquet"
+    _sweep_file(out, 2)
+    proc = run_module("sweep", "--verify", str(out), "--sample", "5")
+    assert proc.returncode == 0 and "5 runs of" in proc.stderr and "5 identical, 0 differ" in proc.stderr, proc.stderr
+    # A result that no longer comes out of the engine: the row's makespan is one ulp off.
+    table = pq.read_table(out)
+    column = table.column("makespan_s").to_pylist()
+    import math
+    column = [math.nextafter(v, math.inf) for v in column]
+    pq.write_table(table.set_column(table.schema.get_field_index("makespan_s"), "makespan_s",
+                                    __import__("pyarrow").array(column)), out)
+    proc = run_module("sweep", "--verify", str(out), "--sample", "3")
+    assert proc.returncode == 1, proc.stderr
+    assert "differs in makespan_s" in proc.stderr and "0 identical, 3 differ" in proc.stderr
+    df = ampsched.verify_sweep(out, sample=100, jobs=1)  # more than the rows: all of them
+    assert len(df) == 12 and not df["identical"].any() and set(df["differences"]) == {"makespan_s"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--verify", "nope.parquet"], "nope.parquet: cannot read: no such file"),
+    (["--verify", "x.parquet", "--seeds", "1"], "--verify: re-runs FILE's own runs with their own settings: give it without --seeds"),
+    (["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"], "--output: required without a sweep file"),
+])
+def test_verify_and_missing_options_errors(tmp_path, args, message):
+    proc = run_module("sweep", *args)
+    assert proc.returncode == 2
+    assert message in assert_one_line_error(proc.stderr)

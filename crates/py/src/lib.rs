@@ -212,6 +212,14 @@ fn agent(
     .map_err(agent_err)
 }
 
+/// Checks a run's settings as a run would, without running: a sweep rejects a bad setting
+/// before its first run.
+#[pyfunction]
+fn check_settings(slice_ms: f64, max_sim_s: f64, max_events: u64) -> PyResult<()> {
+    let settings = Settings { slice_ms, max_sim_s, max_events, ..Settings::default() };
+    settings.check().map_err(to_py)
+}
+
 /// The defaults every front uses (seed, slice, agent interval, emulation period), defined once
 /// in the engine (`ampsched_model::defaults`).
 #[pyfunction]
@@ -234,6 +242,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type_bound::<InputError>())?;
     m.add_class::<view::View>()?;
     m.add_class::<view::Thread>()?;
+    m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -80,6 +80,29 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// The ranges of the settings that a run checks before it starts, callable alone so that a
+    /// sweep can reject a bad setting before its first run.
+    pub fn check(&self) -> Result<(), Error> {
+        // The range a policy's slice has (Linux's): shorter would make a run crawl through
+        // billions of switches, longer is no time-sharing, and beyond it the slice leaves u64 ns.
+        let (min_ms, max_ms) = (defaults::MIN_SLICE_NS as f64 / 1e6, defaults::MAX_SLICE_NS as f64 / 1e6);
+        if !(min_ms..=max_ms).contains(&self.slice_ms) {
+            let why = format!("must be from {min_ms} to {max_ms} ms (Linux's range for a slice), got {}", self.slice_ms);
+            return Err(InputError::new("--slice-ms", "", why).into());
+        }
+        if !limits::MAX_SIM_S.contains(self.max_sim_s) {
+            let why = format!("must be {}, got {}", limits::MAX_SIM_S.describe(), limits::number_text(self.max_sim_s));
+            return Err(InputError::new("--max-sim-s", "", why).into());
+        }
+        if !limits::MAX_EVENTS.contains(self.max_events as f64) {
+            let why = format!("must be a whole number {}, got {}", limits::MAX_EVENTS.describe(), self.max_events);
+            return Err(InputError::new("--max-events", "", why).into());
+        }
+        Ok(())
+    }
+}
+
 /// One machine and workload, with their solo references computed once.
 pub struct Experiment {
     pub machine: Machine,
@@ -92,21 +115,7 @@ pub struct Experiment {
 
 impl Experiment {
     pub fn new(machine: &str, workload: &str, settings: Settings) -> Result<Self, Error> {
-        // The range a policy's slice has (Linux's): shorter would make a run crawl through
-        // billions of switches, longer is no time-sharing, and beyond it the slice leaves u64 ns.
-        let (min_ms, max_ms) = (defaults::MIN_SLICE_NS as f64 / 1e6, defaults::MAX_SLICE_NS as f64 / 1e6);
-        if !(min_ms..=max_ms).contains(&settings.slice_ms) {
-            let why = format!("must be from {min_ms} to {max_ms} ms (Linux's range for a slice), got {}", settings.slice_ms);
-            return Err(InputError::new("--slice-ms", "", why).into());
-        }
-        if !limits::MAX_SIM_S.contains(settings.max_sim_s) {
-            let why = format!("must be {}, got {}", limits::MAX_SIM_S.describe(), limits::number_text(settings.max_sim_s));
-            return Err(InputError::new("--max-sim-s", "", why).into());
-        }
-        if !limits::MAX_EVENTS.contains(settings.max_events as f64) {
-            let why = format!("must be a whole number {}, got {}", limits::MAX_EVENTS.describe(), settings.max_events);
-            return Err(InputError::new("--max-events", "", why).into());
-        }
+        settings.check()?;
         if settings.trace.as_deref() == Some("") {
             // Before the run, not after it: a mistyped path should not cost a simulation.
             return Err(InputError::new("--trace", "", "the path is empty").into());
