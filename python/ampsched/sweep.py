@@ -1,18 +1,7 @@
 """`ampsched sweep`: many runs over a grid machines x workloads x policies x seeds, one table out.
 
-    grid ──> expand + validate ──> batches on worker processes ──> part files ──> FILE.parquet
-
-Storage, and why it survives SIGKILL: a Parquet file is readable only once its footer is
-written, so a sweep never appends to the final file. Each finished batch becomes one small
-Parquet file in `FILE.parquet.parts/`, written under a temporary name and renamed into place
-(a rename is atomic), so a sweep killed at any instant leaves only whole part files (and maybe
-a `.tmp` that is ignored): it loses the batches in flight, nothing else. At the end the parts
-(and, on --resume, the rows FILE.parquet already had) are merged into FILE.parquet, sorted by
-the grid keys, written in row groups with ParquetWriter to a temporary file renamed over
-FILE.parquet; only then is the parts directory removed. A kill between the two leaves rows in
-both places, which --resume deduplicates by grid key (the runs are deterministic, so the copies
-are equal). Nothing in the data depends on time, job count or completion order, so the file's
-bytes do not either.
+    grid ──> expand + validate ──> batches on a backend ──> part files ──> FILE.parquet
+                                   (local processes, Ray)
 
 A sweep file (TOML) gives the same grid keys as the command line, the settings, and
 [[override]] tables that change the settings of the runs they match, or skip them (see
@@ -20,24 +9,24 @@ load_file). Every row records the settings it ran with (slice_ms, max_sim_s, max
 row is re-runnable alone: --resume keeps a stored row only if it succeeded with the slice the
 grid now asks for, and --verify re-runs a sample with each row's own settings.
 
-Per-app results differ in shape between workloads, so each run's list of app dicts is kept as
-JSON text in the column `apps_json`; the frame `sweep()` returns drops it and gives the long
-per-app table in df.attrs["apps"], as compare() does.
+Batches are sized as the sweep goes to about BATCH_SECONDS of work each (`Batcher`): many
+short runs then cost one part file per second of work, not per run, and long runs go one at a
+time. How the rows are stored, and why a kill loses only the batches in flight: _sweep_store.
 """
 
+import functools
 import json
 import math
 import os
 import shutil
 import sys
-import tempfile
 import time
 
-KEYS = ["machine", "workload", "policy", "seed"]
-SETTINGS = ["slice_ms", "max_sim_s", "max_events"]  # a run's settings, recorded in its row
+from ._sweep_store import KEYS, SETTINGS, frame, merged, part_files, parts_dir, read, read_parts, rows_table, \
+    sort_key, stored_table, write_parquet, write_part
+
 GRID_OPTIONS = ["machines", "workloads", "policies", "seeds"]  # the grid's axes, in KEYS order
 MAX_RUNS = 10_000_000  # more needs --yes (CLI) or max_runs=None (Python): a typo should not start a week of runs
-ROW_GROUP = 10_000  # rows per row group of the final file: readers can skip groups, memory stays bounded
 
 
 def _error(message):
@@ -324,104 +313,25 @@ def run_batch(runs: list, settings: dict) -> list:
     return rows
 
 
-# ---- storage
+# ---- the sweep
 
-def _sort_key(row):
-    return tuple(row[k] for k in KEYS)
-
-
-def rows_table(rows: list):
-    """A pyarrow Table of row dicts, sorted by the grid keys. Types are inferred column by
-    column over all rows (pa.Table.from_pylist would look at the first row only), so a column
-    a failed run lacks is null there, and the same rows always give the same table."""
-    import pyarrow as pa
-
-    rows = sorted(rows, key=_sort_key)
-    columns = list(KEYS) + ["error"]
-    for row in rows:
-        columns.extend(k for k in row if k not in columns)
-    arrays = {}
-    for name in columns:
-        values = [row.get(name) for row in rows]
-        # Seeds reach 2^64-1, past int64.
-        arrays[name] = pa.array(values, type=pa.uint64() if name == "seed" else None)
-    return pa.table(arrays)
-
-
-def _read_rows(path) -> list:
-    import pyarrow.parquet as pq
-
-    return [{k: v for k, v in row.items()} for row in pq.read_table(path).to_pylist()]
-
-
-def _write_table(table, path, tmp=None) -> None:
-    """Write `table` to `path` atomically (to `tmp`, then renamed)."""
-    import pyarrow.parquet as pq
-
-    tmp = f"{path}.tmp" if tmp is None else tmp
-    with pq.ParquetWriter(tmp, table.schema) as writer:
-        for start in range(0, max(table.num_rows, 1), ROW_GROUP):
-            writer.write_table(table.slice(start, ROW_GROUP))
-    os.replace(tmp, path)
-
-
-def parts_dir(output) -> str:
-    return f"{os.fspath(output)}.parts"
-
-
-def stored_rows(output) -> dict:
-    """{grid key: row} of what an earlier sweep left: FILE.parquet and its part files."""
-    rows = {}
-    paths = [output] if os.path.isfile(output) else []
-    parts = parts_dir(output)
-    if os.path.isdir(parts):
-        paths += [os.path.join(parts, n) for n in sorted(os.listdir(parts)) if n.endswith(".parquet")]
-    for path in paths:
-        for row in _read_rows(path):
-            rows[_sort_key(row)] = row
-    return rows
-
-
-def frame(table):
-    """The DataFrame of a sweep table: one row per run, df.attrs["apps"] one row per run and app."""
-    import pandas as pd
-
-    from . import _app_rows
-
-    df = table.to_pandas()
-    apps = []
-    for keys, text in zip(df[KEYS].itertuples(index=False), df["apps_json"] if "apps_json" in df else []):
-        if isinstance(text, str):
-            apps.extend(_app_rows(json.loads(text), dict(zip(KEYS, keys))))
-    df = df.drop(columns=["apps_json"], errors="ignore")
-    df.attrs["apps"] = pd.DataFrame(apps, columns=None if apps else KEYS + ["app", "slowdown", "turnaround_s"])
+def sweep(*args, **kwargs):
+    """Run every (machine, workload, policy, seed) of the grid; returns a DataFrame, one row
+    per run: the grid keys, `error` (None, or why the run failed), the run's settings and the
+    scalar metrics of `ampsched run --json`; df.attrs["apps"] has one row per run and app,
+    df.attrs["sweep"] the statistics of run_sweep. Keywords: those of run_sweep."""
+    table, stats = run_sweep(*args, **kwargs)
+    df = frame(table)
+    df.attrs["sweep"] = stats
     return df
 
 
-def read(path):
-    """The frame of a finished sweep file (what sweep() returned when it wrote it)."""
-    import pyarrow.parquet as pq
-
-    return frame(pq.read_table(path))
-
-
-# ---- the sweep
-
-def _batches(runs: list, jobs: int) -> list:
-    # Several batches per worker keep them all busy to the end; at most 64 runs per batch so
-    # that a kill loses little and the bar moves; at least one run. Output does not depend on it.
-    size = max(1, min(64, math.ceil(len(runs) / (jobs * 4))))
-    return [runs[i:i + size] for i in range(0, len(runs), size)]
-
-
-def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, output=None, resume=False,
-          slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None, file=None,
-          overrides=None):
-    """Run every (machine, workload, policy, seed) of the grid; returns a DataFrame, one row
-    per run: the grid keys, `error` (None, or why the run failed), the run's settings and the
-    scalar metrics of `ampsched run --json`; df.attrs["apps"] has one row per run and app. A
-    sweep `file` gives defaults for every other keyword and its overrides come before
-    `overrides`. See the module doc."""
+def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, output=None, resume=False,
+              slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None, file=None,
+              overrides=None):
+    """The sweep as a pyarrow Table (what FILE.parquet holds) and its statistics: runs made
+    (`ran`), `failed`, kept from before (`skipped`), `seconds`, `output`. A sweep `file`
+    gives defaults for every other keyword and its overrides come before `overrides`."""
     from . import _settings, defaults
 
     given = dict(machines=machines, workloads=workloads, policies=policies, seeds=seeds, slice_ms=slice_ms,
@@ -451,66 +361,131 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, o
                   max_runs, sources)
     backend = LocalBackend(jobs)
     output = given["output"]
-    done = {}
+    kept, parts, old_parts = [], None, []
     if output is not None:
         output = os.fspath(output)
         if os.path.isdir(output):
             raise _error(f"output: {output}: is a directory")
         parts = parts_dir(output)
+        old_parts = part_files(parts)
         if resume:
-            done = stored_rows(output)
-        elif os.path.isdir(parts):
+            kept = _kept_rows(stored_table(output), {r[:4]: r[4] for r in runs})
+        elif old_parts or os.path.isdir(parts):
             raise _error(f"output: {parts} holds an interrupted sweep: finish it with --resume "
                          f"(resume=True) or delete it")
         os.makedirs(parts, exist_ok=True)
-    todo = [r for r in runs if not _reusable(done.get(r[:4]), r[4])]
+    kept_keys = {sort_key(r) for r in kept}
+    todo = [r for r in runs if r[:4] not in kept_keys]
     started = time.monotonic()
-    new_rows = _execute(todo, {}, backend, output, progress)
-    rows = {k: r for k, r in done.items()}
-    rows.update((_sort_key(r), r) for r in new_rows)
-    table = rows_table(list(rows.values()))
+    results = _execute(todo, backend, parts, progress)
+    if parts is not None:
+        new_parts = sorted(set(part_files(parts)) - set(old_parts))
+        tables = read_parts(new_parts)
+    else:
+        tables = [r.table for r in results]
+    table = merged([rows_table(kept)] + tables)
     if output is not None:
-        _write_table(table, output)
-        shutil.rmtree(parts_dir(output), ignore_errors=True)
-    df = frame(table)
-    failed = sum(1 for r in new_rows if r.get("error") is not None)
-    df.attrs["sweep"] = {"ran": len(todo), "failed": failed, "seconds": time.monotonic() - started,
-                         "skipped": len(runs) - len(todo), "output": output}
-    return df
+        write_parquet(table, output)
+        shutil.rmtree(parts, ignore_errors=True)
+    return table, {"ran": len(todo), "failed": sum(r.failed for r in results),
+                   "seconds": time.monotonic() - started, "skipped": len(runs) - len(todo), "output": output}
+
+
+def _kept_rows(stored, grid: dict) -> list:
+    """The stored rows --resume keeps: one per grid key, reusable for the run the grid now asks
+    for (`_reusable`). Rows of runs no longer in the grid are kept too: resuming with a smaller
+    grid does not delete results."""
+    kept = {}
+    for row in stored.to_pylist():
+        key = sort_key(row)
+        if key in kept:
+            continue
+        if key not in grid or _reusable(row, grid[key]):
+            kept[key] = row
+    return list(kept.values())
 
 
 def _reusable(row, settings: dict) -> bool:
     """Whether --resume keeps a stored row: it succeeded, with the slice asked for now (a
     budget does not change a result that fit in it). A failed run is run again: its failure
     may have been a budget since raised, and a deterministic one costs one more failure."""
-    return row is not None and row.get("error") is None and row.get("slice_ms") == settings["slice_ms"]
+    return row.get("error") is None and row.get("slice_ms") == settings["slice_ms"]
 
 
-def _execute(runs: list, settings: dict, backend, output, progress) -> list:
-    """Runs the batches on the backend, saving each as a part file when it finishes; returns
-    all rows."""
+class BatchResult:
+    """What a worker sends back for a batch: counts and its time (for sizing the next
+    batches), and the rows' table unless it wrote them to a part file itself."""
+
+    __slots__ = ("count", "failed", "seconds", "table")
+
+    def __init__(self, count, failed, seconds, table):
+        self.count, self.failed, self.seconds, self.table = count, failed, seconds, table
+
+
+def run_task(batch: list, parts=None) -> BatchResult:
+    """The unit of work a backend runs: one batch, its rows written by the worker as a part
+    file when there is an output (so the sweep's own process stays idle), else returned."""
+    started = time.perf_counter()
+    rows = run_batch(batch, {})
+    table = rows_table(rows)
+    if parts is not None:
+        write_part(table, parts)
+        table = None
+    failed = sum(1 for r in rows if r["error"] is not None)
+    return BatchResult(len(rows), failed, time.perf_counter() - started, table)
+
+
+BATCH_SECONDS = 1.0  # work per batch: a part file per second costs ~0.1%; a kill loses ~1 s per worker
+FIRST_BATCH = 4  # runs per batch until the first batch tells how long a run takes
+MAX_BATCH = 4096  # runs per batch at most, whatever their speed: bounds a worker's memory
+
+
+class Batcher:
+    """The runs in batches of about BATCH_SECONDS of work, sized from the batches done so far;
+    the last ones shrink so that all workers finish together. Batching never changes the
+    output (see _sweep_store)."""
+
+    def __init__(self, runs: list, workers: int):
+        self.runs, self.workers, self.start = runs, workers, 0
+        self.done_runs, self.done_seconds = 0, 0.0
+
+    def __iter__(self):
+        while self.start < len(self.runs):
+            size = FIRST_BATCH
+            if self.done_runs:
+                size = round(BATCH_SECONDS * self.done_runs / max(self.done_seconds, 1e-9))
+            remaining = len(self.runs) - self.start
+            size = max(1, min(size, MAX_BATCH, math.ceil(remaining / (2 * self.workers))))
+            yield self.runs[self.start:self.start + size]
+            self.start += size
+
+    def observe(self, result: BatchResult) -> None:
+        self.done_runs += result.count
+        self.done_seconds += result.seconds
+
+
+def _execute(runs: list, backend, parts, progress) -> list:
+    """Runs `runs` on the backend; returns the BatchResults."""
     from tqdm import tqdm
 
     bar = tqdm(total=len(runs), unit="run", file=sys.stderr, dynamic_ncols=True,
                disable=not (sys.stderr.isatty() if progress is None else progress))
-    rows = []
+    batcher = Batcher(runs, backend.workers)
+    results = []
     try:
-        for batch_rows in backend.run(_batches(runs, backend.workers), settings):
-            if output is not None:
-                # mkstemp gives a name no earlier (resumed) sweep used; the rename makes it count.
-                fd, tmp = tempfile.mkstemp(dir=parts_dir(output), prefix="part-", suffix=".parquet.tmp")
-                os.close(fd)
-                _write_table(rows_table(batch_rows), tmp[:-len(".tmp")], tmp)
-            rows.extend(batch_rows)
-            bar.update(len(batch_rows))
+        for result in backend.run(functools.partial(run_task, parts=parts), batcher):
+            batcher.observe(result)
+            results.append(result)
+            bar.update(result.count)
     finally:
         bar.close()
-    return rows
+    return results
 
 
-# ---- backends: where batches run. A backend has `workers` (how many batches run at once,
-# which sizes the batches) and `run(batches, settings)`, which yields each batch's rows from
-# run_batch as the batch finishes, in any order; the sweep does the rest.
+# ---- backends: where batches run. A backend has `workers` (how many batches run at once) and
+# `run(task, batches)`, which calls the picklable `task` on each batch somewhere and yields the
+# results as batches finish, in any order. It draws batches from the iterable only as workers
+# free up, so that the Batcher sizes each one with what the finished ones taught it.
 
 class LocalBackend:
     """Worker processes on this machine; one job runs the batches in this process."""
@@ -521,17 +496,27 @@ class LocalBackend:
             raise _error(f"jobs: must be a whole number of at least 1, got {jobs!r}")
         self.workers = jobs
 
-    def run(self, batches, settings):
-        if self.workers == 1 or len(batches) <= 1:
+    def run(self, task, batches):
+        batches = iter(batches)
+        if self.workers == 1:
             for batch in batches:
-                yield run_batch(batch, settings)
+                yield task(batch)
             return
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        with ProcessPoolExecutor(max_workers=min(self.workers, len(batches))) as pool:
-            pending = {pool.submit(run_batch, b, settings) for b in batches}
+        with ProcessPoolExecutor(max_workers=self.workers) as pool:
+            pending = set()
             try:
-                while pending:
+                while True:
+                    # One batch queued behind each running one: a worker never waits for the
+                    # main process, and the next batch is sized after the latest results.
+                    while len(pending) < 2 * self.workers:
+                        batch = next(batches, None)
+                        if batch is None:
+                            break
+                        pending.add(pool.submit(task, batch))
+                    if not pending:
+                        return
                     complete, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for future in complete:
                         yield future.result()
@@ -566,14 +551,15 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
     missing = [k for k in KEYS + ["error"] + SETTINGS if rows and k not in rows[0]]
     if missing or not rows:
         raise _error(f"{path}: not a sweep file" + (f" (no column {missing[0]!r})" if missing else " (no rows)"))
-    rows.sort(key=_sort_key)
+    rows.sort(key=sort_key)
     picked = [rows[i * len(rows) // sample] for i in range(sample)] if sample < len(rows) else rows
-    picked = list({_sort_key(r): r for r in picked}.values())
+    picked = list({sort_key(r): r for r in picked}.values())
     runs = [tuple(r[k] for k in KEYS) + ({k: r[k] for k in SETTINGS},) for r in picked]
-    fresh = {_sort_key(r): r for r in _execute(runs, {}, LocalBackend(jobs), None, progress)}
+    results = _execute(runs, LocalBackend(jobs), None, progress)
+    fresh = {sort_key(r): r for result in results for r in result.table.to_pylist()}
     out = []
     for row in picked:
-        key = _sort_key(row)
+        key = sort_key(row)
         differences = _differences(row, fresh[key])
         out.append(dict(zip(KEYS, key), identical=not differences, differences=", ".join(differences)))
     return pd.DataFrame(out, columns=KEYS + ["identical", "differences"])

@@ -11,6 +11,7 @@ pytest.importorskip("pyarrow")
 if ampsched._core is None:
     pytest.skip("the engine is not built", allow_module_level=True)
 
+import pyarrow.feather as feather  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 GRID = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-3"]
@@ -113,9 +114,9 @@ def test_resume_after_a_killed_sweep(tmp_path):
     table = pq.read_table(full)
     parts = tmp_path / "s.parquet.parts"
     parts.mkdir()
-    pq.write_table(table.slice(0, 3), parts / "part-a.parquet")
-    pq.write_table(table.slice(6, 2), parts / "part-b.parquet")
-    (parts / "part-c.parquet.tmp").write_bytes(b"PAR1 cut short")
+    feather.write_feather(table.slice(0, 3), parts / "part-a.arrow")
+    feather.write_feather(table.slice(6, 2), parts / "part-b.arrow")
+    (parts / "part-c.arrow.tmp").write_bytes(b"ARROW1 cut short")
     refused = run_module("sweep", *GRID, "--output", str(out))
     assert refused.returncode == 2 and "--resume" in assert_one_line_error(refused.stderr)
     proc = _sweep_file(out, 2, resume=True)

@@ -1,0 +1,145 @@
+"""Where a sweep's rows live: part files while it runs, one sorted Parquet file at the end.
+
+Why it survives SIGKILL: a Parquet file is readable only once its footer is written, so a
+sweep never appends to the final file. Each finished batch becomes one Arrow IPC file in
+`FILE.parquet.parts/`, written by the worker that ran it under a temporary name and renamed
+into place (a rename is atomic): a sweep killed at any instant leaves only whole part files
+(and maybe a `.tmp` that is ignored), so it loses the batches in flight, nothing else. Parts
+are Arrow IPC rather than Parquet because they are read back once, by this code, and IPC
+costs a tenth of Parquet's encoding per batch. At the end the parts (and, on --resume, the
+rows kept from before) are merged, sorted by the grid keys and written to FILE.parquet in
+row groups through a temporary file renamed over it; only then is the parts directory
+removed. A kill between the two leaves rows in both places, which --resume deduplicates.
+
+Nothing in the file depends on time, job count, batch sizes or completion order: rows are
+sorted by the grid keys and columns come in a fixed order (`column_order`), so its bytes do
+not either.
+
+Per-app results differ in shape between workloads, so each run's list of app dicts is kept as
+JSON text in the column `apps_json`; the frame drops it and gives the long per-app table in
+df.attrs["apps"], as compare() does.
+"""
+
+import json
+import os
+import tempfile
+
+KEYS = ["machine", "workload", "policy", "seed"]  # the grid keys: one row per combination
+SETTINGS = ["slice_ms", "max_sim_s", "max_events"]  # a run's settings, recorded in its row
+ROW_GROUP = 10_000  # rows per row group of the final file: readers can skip groups, memory stays bounded
+PART_SUFFIX = ".arrow"
+
+
+def sort_key(row: dict) -> tuple:
+    return tuple(row[k] for k in KEYS)
+
+
+def column_order(names) -> list:
+    """The columns of a sweep table in a fixed order, whatever rows and batches they came
+    from: the grid keys, error, the settings, the metrics in the order of the package's
+    metric table, any other column by name, and apps_json last."""
+    from ._metrics import METRICS
+
+    names = set(names)
+    fixed = KEYS + ["error"] + SETTINGS
+    metrics = [m for m in METRICS if m in names]
+    rest = sorted(names - set(fixed) - set(metrics) - {"apps_json"})
+    return [c for c in fixed if c in names] + metrics + rest + (["apps_json"] if "apps_json" in names else [])
+
+
+def rows_table(rows: list):
+    """A pyarrow Table of row dicts, sorted by the grid keys. Types are inferred column by
+    column over all rows (pa.Table.from_pylist would look at the first row only), so a column
+    a failed run lacks is null there, and the same rows always give the same table."""
+    import pyarrow as pa
+
+    rows = sorted(rows, key=sort_key)
+    names = set(KEYS)
+    for row in rows:
+        names.update(row)
+    # Seeds reach 2^64-1, past int64.
+    return pa.table({name: pa.array([row.get(name) for row in rows], type=pa.uint64() if name == "seed" else None)
+                     for name in column_order(names)})
+
+
+def merged(tables: list):
+    """One sorted table of many (part files, kept rows): columns unified (a column some
+    tables lack is null there, an int column meeting a float one becomes float), rows sorted
+    by the grid keys, columns in `column_order`."""
+    import pyarrow as pa
+
+    tables = [t for t in tables if t.num_rows]
+    if not tables:
+        return rows_table([])
+    table = pa.concat_tables(tables, promote_options="permissive")
+    table = table.sort_by([(k, "ascending") for k in KEYS])
+    return table.select(column_order(table.column_names))
+
+
+def write_part(table, parts: str) -> None:
+    """One finished batch, atomically, under a name no earlier (resumed) sweep used."""
+    import pyarrow.feather as feather
+
+    fd, tmp = tempfile.mkstemp(dir=parts, prefix="part-", suffix=PART_SUFFIX + ".tmp")
+    os.close(fd)
+    feather.write_feather(table, tmp, compression="uncompressed")
+    os.replace(tmp, tmp[:-len(".tmp")])
+
+
+def part_files(parts: str) -> list:
+    if not os.path.isdir(parts):
+        return []
+    return sorted(os.path.join(parts, n) for n in os.listdir(parts) if n.endswith(PART_SUFFIX))
+
+
+def read_parts(paths) -> list:
+    import pyarrow.feather as feather
+
+    return [feather.read_table(p) for p in paths]
+
+
+def write_parquet(table, path) -> None:
+    """Write `table` to `path` atomically (to a temporary file, then renamed), in row groups."""
+    import pyarrow.parquet as pq
+
+    tmp = f"{path}.tmp"
+    with pq.ParquetWriter(tmp, table.schema) as writer:
+        for start in range(0, max(table.num_rows, 1), ROW_GROUP):
+            writer.write_table(table.slice(start, ROW_GROUP))
+    os.replace(tmp, path)
+
+
+def parts_dir(output) -> str:
+    return f"{os.fspath(output)}.parts"
+
+
+def stored_table(output):
+    """Everything an earlier sweep left for `output`: FILE.parquet and its part files, as one
+    table (a run may appear more than once: in both, or failed once and then redone)."""
+    import pyarrow.parquet as pq
+
+    tables = [pq.read_table(output)] if os.path.isfile(output) else []
+    return merged(tables + read_parts(part_files(parts_dir(output))))
+
+
+def frame(table):
+    """The DataFrame of a sweep table: one row per run, df.attrs["apps"] one row per run and app."""
+    import pandas as pd
+
+    from . import _app_rows
+
+    df = table.to_pandas()
+    apps = []
+    for keys, text in zip(df[KEYS].itertuples(index=False), df["apps_json"] if "apps_json" in df else []):
+        if isinstance(text, str):
+            apps.extend(_app_rows(json.loads(text), dict(zip(KEYS, keys))))
+    df = df.drop(columns=["apps_json"], errors="ignore")
+    df.attrs["apps"] = pd.DataFrame(apps, columns=None if apps else KEYS + ["app", "slowdown", "turnaround_s"])
+    return df
+
+
+def read(path):
+    """The frame of a finished sweep file (what sweep() returned when it wrote it)."""
+    import pyarrow.parquet as pq
+
+    return frame(pq.read_table(path))
