@@ -77,12 +77,13 @@ def merged(tables: list):
 
 
 def write_part(table, parts: str) -> None:
-    """One finished batch, atomically, under a name no earlier (resumed) sweep used."""
-    import pyarrow.feather as feather
+    """One finished batch, atomically, under a name no earlier (resumed) sweep used. (Through
+    pyarrow.ipc, not pyarrow.feather, which would import pandas into every worker.)"""
+    import pyarrow as pa
 
     fd, tmp = tempfile.mkstemp(dir=parts, prefix="part-", suffix=PART_SUFFIX + ".tmp")
-    os.close(fd)
-    feather.write_feather(table, tmp, compression="uncompressed")
+    with os.fdopen(fd, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
     os.replace(tmp, tmp[:-len(".tmp")])
 
 
@@ -93,9 +94,13 @@ def part_files(parts: str) -> list:
 
 
 def read_parts(paths) -> list:
-    import pyarrow.feather as feather
+    import pyarrow as pa
 
-    return [feather.read_table(p) for p in paths]
+    tables = []
+    for path in paths:
+        with pa.memory_map(path) as source:
+            tables.append(pa.ipc.open_file(source).read_all())
+    return tables
 
 
 def write_parquet(table, path) -> None:

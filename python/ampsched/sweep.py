@@ -284,7 +284,7 @@ def run_batch(runs: list, settings: dict) -> list:
     """Rows for a batch of (machine, workload, policy, seed, run settings) runs; a run's own
     settings override the sweep's `settings`. A failing run gives a row with its error and no
     metrics, so that one bad combination does not stop the sweep."""
-    from . import _require_core, _scalars
+    from . import _require_core
     from .policy import resolve
 
     core = _require_core()
@@ -297,8 +297,8 @@ def run_batch(runs: list, settings: dict) -> list:
         row.update((k, run_settings[k]) for k in SETTINGS)
         try:
             label, policy_object = resolve(policy)
-            raw = json.loads(core.run(machine, workload, label, timeline=False, policy_object=policy_object,
-                                      seed=seed, **run_settings))
+            scalars, apps = core.run_row(machine, workload, label, seed=seed, policy_object=policy_object,
+                                         **run_settings)
         except KeyboardInterrupt:
             raise
         except core.InputError as error:
@@ -307,8 +307,8 @@ def run_batch(runs: list, settings: dict) -> list:
         except Exception as error:  # a failing Python policy, an engine failure: recorded too
             rows.append(dict(row, error=f"{type(error).__name__}: {error}"))
             continue
-        row.update((k, v) for k, v in _scalars(raw).items() if k not in row)
-        row["apps_json"] = json.dumps(raw.get("apps", []), separators=(",", ":"))
+        row.update((k, v) for k, v in json.loads(scalars).items() if k not in row)
+        row["apps_json"] = apps
         rows.append(row)
     return rows
 
@@ -467,6 +467,8 @@ class Batcher:
 def _execute(runs: list, backend, parts, progress) -> list:
     """Runs `runs` on the backend; returns the BatchResults."""
     from tqdm import tqdm
+
+    import pyarrow  # noqa: F401  (here, so that forked workers have it loaded, not each its own import)
 
     bar = tqdm(total=len(runs), unit="run", file=sys.stderr, dynamic_ncols=True,
                disable=not (sys.stderr.isatty() if progress is None else progress))

@@ -11,7 +11,7 @@ pytest.importorskip("pyarrow")
 if ampsched._core is None:
     pytest.skip("the engine is not built", allow_module_level=True)
 
-import pyarrow.feather as feather  # noqa: E402
+import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 GRID = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-3"]
@@ -107,6 +107,11 @@ def test_resume_after_deleting_rows(tmp_path):
     assert out.read_bytes() == full.read_bytes()
 
 
+def _write_ipc(table, path):
+    with pa.ipc.new_file(str(path), table.schema) as writer:
+        writer.write_table(table)
+
+
 def test_resume_after_a_killed_sweep(tmp_path):
     # What SIGKILL leaves: whole part files, a half-written .tmp, no FILE.parquet.
     full, out = tmp_path / "full.parquet", tmp_path / "s.parquet"
@@ -114,8 +119,8 @@ def test_resume_after_a_killed_sweep(tmp_path):
     table = pq.read_table(full)
     parts = tmp_path / "s.parquet.parts"
     parts.mkdir()
-    feather.write_feather(table.slice(0, 3), parts / "part-a.arrow")
-    feather.write_feather(table.slice(6, 2), parts / "part-b.arrow")
+    _write_ipc(table.slice(0, 3), parts / "part-a.arrow")
+    _write_ipc(table.slice(6, 2), parts / "part-b.arrow")
     (parts / "part-c.arrow.tmp").write_bytes(b"ARROW1 cut short")
     refused = run_module("sweep", *GRID, "--output", str(out))
     assert refused.returncode == 2 and "--resume" in assert_one_line_error(refused.stderr)

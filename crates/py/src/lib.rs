@@ -47,6 +47,33 @@ fn run_error(py: Python<'_>, e: Error, policies: &mut [PyPolicy]) -> PyErr {
 }
 
 /// Run one policy: a registered spec, or the Python policy `policy_object` labelled `policy`.
+/// A run's result as a sweep stores it: the JSON of its scalars (no threads, cores or apps)
+/// and the JSON of its apps list, as the engine writes them. A sweep of many short runs would
+/// otherwise spend a tenth of its time parsing and re-serialising what it throws away.
+#[pyfunction]
+#[pyo3(signature = (machine, workload, policy, seed, slice_ms, max_sim_s, max_events, policy_object=None))]
+#[allow(clippy::too_many_arguments)]
+fn run_row(
+    py: Python<'_>,
+    machine: &str,
+    workload: &str,
+    policy: &str,
+    seed: u64,
+    slice_ms: f64,
+    max_sim_s: f64,
+    max_events: u64,
+    policy_object: Option<Bound<'_, PyAny>>,
+) -> PyResult<(String, String)> {
+    let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop);
+    run_result(py, machine, workload, policy, settings, policy_object, |mut result| {
+        let apps = result.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
+        if let Some(fields) = result.as_object_mut() {
+            fields.retain(|_, v| !v.is_array() && !v.is_object());
+        }
+        (result.to_string(), apps.to_string())
+    })
+}
+
 #[pyfunction]
 #[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS))]
 #[allow(clippy::too_many_arguments)]
@@ -63,10 +90,25 @@ fn run(
     max_sim_s: f64,
     max_events: u64,
 ) -> PyResult<String> {
+    let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop);
+    run_result(py, machine, workload, policy, settings, policy_object, |v| v.to_string())
+}
+
+/// One run, with the GIL released; `out` makes the Python result from the engine's JSON
+/// value (outside the GIL too).
+fn run_result<T: Send>(
+    py: Python<'_>,
+    machine: &str,
+    workload: &str,
+    policy: &str,
+    settings: impl FnOnce(&Stop) -> Settings + Send,
+    policy_object: Option<Bound<'_, PyAny>>,
+    out: impl FnOnce(serde_json::Value) -> T + Send,
+) -> PyResult<T> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
     let stop = Stop::new();
-    let out = py.allow_threads(|| {
-        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, &stop))?;
+    let result = py.allow_threads(|| {
+        let mut exp = Experiment::new(machine, workload, settings(&stop))?;
         match python.first_mut() {
             Some(p) => {
                 let needs = p.needs;
@@ -74,12 +116,12 @@ fn run(
             }
             None => exp.run(policy),
         }
-        .map(|v| v.to_string())
+        .map(out)
     });
     if let Some(e) = stop.raised() {
         return Err(e);
     }
-    out.map_err(|e| run_error(py, e, &mut python))
+    result.map_err(|e| run_error(py, e, &mut python))
 }
 
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
@@ -243,6 +285,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::View>()?;
     m.add_class::<view::Thread>()?;
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(run_row, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
