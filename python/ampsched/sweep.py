@@ -506,7 +506,8 @@ class LocalBackend:
             return
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        with ProcessPoolExecutor(max_workers=self.workers) as pool:
+        with ProcessPoolExecutor(max_workers=self.workers, initializer=_exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             pending = set()
             try:
                 while True:
@@ -526,6 +527,23 @@ class LocalBackend:
                 for future in pending:
                     future.cancel()
                 raise
+
+
+PARENT_POLL_S = 0.5  # how soon a worker notices that the sweep's process is gone
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In each worker: exit when the sweep's process dies. A SIGKILLed sweep cannot stop its
+    pool, whose workers would otherwise wait on its queue forever (holding its terminal's
+    pipes); a thread, since a worker may be deep in a run (which releases the GIL)."""
+    import threading
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ampsched-parent-watch", daemon=True).start()
 
 
 # ---- verify: the file's runs are reproducible

@@ -130,6 +130,59 @@ def test_resume_after_a_killed_sweep(tmp_path):
     assert not parts.exists()
 
 
+def _children(pid):
+    """The pids whose parent is `pid` (Linux /proc)."""
+    out = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == str(pid):
+            out.append(int(name))
+    return out
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig):
+    # A real sweep stopped part-way: Ctrl-C says so (status 130); SIGKILL leaves no worker
+    # behind; either way --resume finishes it into the same bytes as an uninterrupted sweep.
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import env_with_package, wait_for
+
+    grid = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-250",
+            "--jobs", "2"]
+    full, out = tmp_path / "full.parquet", tmp_path / "s.parquet"
+    proc = subprocess.Popen([sys.executable, "-m", "ampsched", "sweep", *grid, "--output", str(out)],
+                            stderr=subprocess.PIPE, text=True, env=env_with_package())
+    parts = tmp_path / "s.parquet.parts"
+    wait_for(lambda: parts.is_dir() and any(n.endswith(".arrow") for n in os.listdir(parts)), 120, "a part file")
+    workers = _children(proc.pid)
+    proc.send_signal(getattr(signal, sig))
+    stderr = proc.communicate(timeout=60)[1]
+    if sig == "SIGINT":
+        assert proc.returncode == 130 and stderr.strip().splitlines()[-1] == "ampsched: interrupted", stderr
+    wait_for(lambda: not any(_alive(w) for w in workers), 30, "the workers to exit")
+    assert not out.exists() and any(n.endswith(".arrow") for n in os.listdir(parts))
+    resumed = run_module("sweep", *grid, "--output", str(out), "--resume")
+    assert resumed.returncode == 0 and "kept from before" in resumed.stderr, resumed.stderr
+    assert run_module("sweep", *grid, "--output", str(full)).returncode == 0
+    assert out.read_bytes() == full.read_bytes()
+
+
 def test_python_jobs_1_and_2_frames_equal():
     one = ampsched.sweep("dvfs-2x", ["demo"], "rr,oblivious", seeds=[3, 1, 2], jobs=1)
     two = ampsched.sweep("dvfs-2x", ["demo"], "rr,oblivious", seeds=[3, 1, 2], jobs=2)
