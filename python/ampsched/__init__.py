@@ -47,7 +47,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "sweep", "read_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
+    "run", "compare", "sweep", "reproduce", "read_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -296,6 +296,16 @@ def sweep(machines, workloads, policies, seeds=None, jobs: int = None, output=No
     return _sweep_module.sweep(machines, workloads, policies, seeds=seeds, jobs=jobs, output=output, resume=resume,
                   slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
                   progress=progress)
+
+
+def reproduce(name: str, quick: bool = False, jobs: int = None, output=None):
+    """Run reproduction NAME (see ampsched.reproductions and `ampsched reproduce --list`);
+    returns its claims as a DataFrame (id, source, claim, theirs, ours, tolerance, verdict,
+    reason). quick: the reduced version the tests run. output: a directory to write NAME.md
+    and its figures to (None: write nothing; the CLI's default is docs/reproduction)."""
+    from . import reproductions
+
+    return reproductions.run(name, quick=quick, jobs=jobs, output=output)[0]
 
 
 def read_sweep(path):
