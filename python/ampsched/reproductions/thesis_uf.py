@@ -1,5 +1,4 @@
-"""thesis-uf: the Utility Factor (Sáez thesis, "Scheduling on asymmetric multicore processors",
-ch. 6, §6.1) against the theoretical speedup of BusyFCs it approximates and against simulated
+"""thesis-uf: the Utility Factor (Sáez thesis, ch. 6, §6.1) against the theoretical speedup of BusyFCs it approximates and against simulated
 BusyFCs runs.
 
 The thesis derives the speedup of a perfectly balanced parallel application under BusyFCs over
@@ -22,7 +21,8 @@ import math
 import os
 
 TITLE = "Utility Factor against BusyFCs's speedup (Sáez thesis, ch. 6, Figs. 6.1 and 6.2)"
-PAPER = "J. C. Sáez, PhD thesis, \"Scheduling on asymmetric multicore processors\" (Universidad Complutense de Madrid)"
+# The seed text has no title page; the thesis's Spanish summary names the university.
+PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
 SEED = "003_a767b1077c8aa0e7.txt"
 
 MACHINES = ("2fc-8sc", "1fc-12sc", "4fc-12sc-mf")
