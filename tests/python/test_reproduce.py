@@ -180,8 +180,12 @@ def test_cli_list():
     (["reproduce"], "name a reproduction"),
     (["reproduce", "--list", "thesis-uf"], "either --list or NAME"),
     (["reproduce", "thesis-uf", "--jobs", "0"], "--jobs: must be a whole number"),
+    (["reproduce", "thesis-uf", "--quick", "--output", "FILE"], "not a directory"),
+    (["reproduce", "thesis-uf", "--quick", "--output", "/proc/no/such"], "--output: /proc/no/such: No such file"),
 ])
 def test_cli_bad_input_is_one_line_and_status_2(args, message):
+    if "FILE" in args:
+        args = [str(__file__) if a == "FILE" else a for a in args]
     done = run_module(*args)
     assert done.returncode == 2
     assert message in assert_one_line_error(done.stderr)

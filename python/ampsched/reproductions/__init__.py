@@ -144,7 +144,10 @@ def run(name: str, quick: bool = False, jobs=None, output=None):
         output = os.fspath(output)
         if os.path.exists(output) and not os.path.isdir(output):
             raise ReproductionError(f"--output: {output}: not a directory")
-        os.makedirs(output, exist_ok=True)
+        try:  # before any run: a bad path should not cost the runs
+            os.makedirs(output, exist_ok=True)
+        except OSError as error:
+            raise ReproductionError(f"--output: {output}: {error.strerror or error}") from None
     with tempfile.TemporaryDirectory(prefix=f"ampsched-{name}-") as workdir:
         ctx = Context(name, quick, jobs, workdir, output)
         report = module.build(ctx)
