@@ -193,9 +193,9 @@ def markdown(name, module, report, ctx) -> str:
         "Regenerate this document and its figures from the repository root:",
         "",
         "```sh",
-        f"ampsched reproduce {name}            # this document (full version)",
-        f"ampsched reproduce {name} --quick    # the reduced version the tests run",
-        "make reproduce                        # every reproduction",
+        *_commented([(f"ampsched reproduce {name}", "this document (full version)"),
+                     (f"ampsched reproduce {name} --quick", "the reduced version the tests run"),
+                     ("make reproduce", "every reproduction")]),
         "```",
         "",
         f"Verdicts: {counts['reproduced']} reproduced, {counts['differs']} differ, "
@@ -217,6 +217,11 @@ def markdown(name, module, report, ctx) -> str:
     for heading, body in report.sections:
         lines += ["", f"## {heading}", "", body.strip(), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _commented(pairs) -> list:
+    width = max(len(command) for command, _ in pairs) + 4
+    return [f"{command:<{width}}# {comment}" for command, comment in pairs]
 
 
 def read_claims(path) -> dict:
