@@ -1,5 +1,5 @@
-"""thesis-uf: the Utility Factor (Sáez thesis, ch. 6, §6.1) against the theoretical speedup of BusyFCs it approximates and against simulated
-BusyFCs runs.
+"""thesis-uf: the Utility Factor (Sáez thesis, ch. 6, §6.1) against the theoretical speedup of
+BusyFCs it approximates and against simulated BusyFCs runs.
 
 The thesis derives the speedup of a perfectly balanced parallel application under BusyFCs over
 an all-slow execution (§6.1.1, Algorithm 6.1, Table 6.1, eq. 6.13), finds it too costly for an
@@ -17,13 +17,20 @@ points"), under `busyfcs` and under the all-slow base configuration (`SlowOnly`)
 is T_base / T_busyfcs, as the thesis defines it (§6.1).
 """
 
-import math
 import os
+
+from . import Claim, Report
 
 TITLE = "Utility Factor against BusyFCs's speedup (Sáez thesis, ch. 6, Figs. 6.1 and 6.2)"
 # The seed text has no title page; the thesis's Spanish summary names the university.
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
 SEED = "003_a767b1077c8aa0e7.txt"
+SUMMARY = """The Sáez thesis (ch. 6) schedules with the **Utility Factor** (eq. 6.14), a cheap approximation of
+the speedup a parallel application gets from the fast cores under BusyFCs (eq. 6.13, from Algorithm 6.1). Its
+Fig. 6.1 shows UF against eq. 6.13 on 2FC-8SC for SF_avg 1.2 to 2.0, and Fig. 6.2 UF against the speedup observed
+under BusyFCs; it states only that UF "closely approximates" and "closely tracks" them. Here both formulas are
+evaluated and held against simulated `busyfcs` runs of balanced parallel applications with 1 to 12 threads on
+2FC-8SC, 1FC-12SC and 4FC-12SC (the thesis's ch. 6 layout, `4fc-12sc-mf`)."""
 
 MACHINES = ("2fc-8sc", "1fc-12sc", "4fc-12sc-mf")
 # Fig. 6.1: "hypothetical parallel applications whose SFavg ranges between 1.2 and 2.0 (a typical
@@ -248,14 +255,10 @@ def _closeness(cid, source, claim, theirs, points, key, what):
         reason = (f"at {_where(worst)} the simulated speedup is {worst['sim']:.3f}, below UF's floor of 1, because "
                   f"BusyFCs moves memory-bound threads to cores away from their memory (remote misses), which "
                   f"the model leaves out; on one memory node the gap goes (claim eq613-is-busyfcs-without-numa)")
-    from . import Claim
-
     return Claim(cid, source, claim, theirs, ours, TOLERANCE, "reproduced" if ok else "differs", reason)
 
 
 def claims(rows: list) -> list:
-    from . import Claim
-
     out = []
     control = [r for r in rows if r["machine"] == CONTROL and r["n"] <= r["nsc"]]
     rows = [r for r in rows if r["machine"] != CONTROL]
@@ -414,8 +417,6 @@ def _points_table(rows, machine) -> str:
 
 
 def build(ctx):
-    from . import Report
-
     plan = QUICK if ctx.quick else FULL
     rows = measure(ctx, plan)
     figure_6_1(ctx)
@@ -482,11 +483,3 @@ runs through `ampsched.sweep`."""
                  + f"\n\n**{CONTROL}** (the control: {CONTROL_OF} with one memory node)\n\n{_points_table(rows, CONTROL)}"),
                 ("Notes", notes)]
     return Report(claims=claims(rows), machines=list(MACHINES), workloads=workloads, sections=sections)
-
-
-SUMMARY = f"""The Sáez thesis (ch. 6) schedules with the **Utility Factor** (eq. 6.14), a cheap approximation of
-the speedup a parallel application gets from the fast cores under BusyFCs (eq. 6.13, from Algorithm 6.1). Its
-Fig. 6.1 shows UF against eq. 6.13 on 2FC-8SC for SF_avg 1.2 to 2.0, and Fig. 6.2 UF against the speedup observed
-under BusyFCs; it states only that UF "closely approximates" and "closely tracks" them. Here both formulas are
-evaluated and held against simulated `busyfcs` runs of balanced parallel applications with 1 to 12 threads on
-2FC-8SC, 1FC-12SC and 4FC-12SC (the thesis's ch. 6 layout, `4fc-12sc-mf`)."""
