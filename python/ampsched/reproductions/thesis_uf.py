@@ -399,6 +399,36 @@ def figure_6_2(ctx, rows, machines, stem, caption) -> None:
     ctx.figure(fig, stem, caption)
 
 
+def figure_errors(ctx, rows) -> None:
+    """UF's relative error per point, against eq. 6.13 (top) and against the simulated speedup
+    (bottom): one panel per machine, one line per SF."""
+    fig, axes = _panels(len(MACHINES), 2)
+    for j, machine in enumerate(MACHINES):
+        pts = [r for r in rows if r["machine"] == machine]
+        for sf in sorted({r["sf"] for r in pts}):
+            series = sorted((r for r in pts if r["sf"] == sf), key=lambda r: r["n"])
+            ns = [r["n"] for r in series]
+            for i, key in enumerate(("uf_vs_model", "uf_vs_sim")):
+                axes[i][j].plot(ns, [100 * r[key] for r in series], "o-", markersize=3, label=f"SF {sf:.1f}")
+        nsc = pts[0]["nsc"]
+        for i, against in enumerate(("eq. 6.13", "simulated")):
+            ax = axes[i][j]
+            ax.axhspan(-100 * POINT_TOLERANCE, 100 * POINT_TOLERANCE, color="green", alpha=0.08)
+            if max(r["n"] for r in pts) > nsc:
+                ax.axvline(nsc + 0.5, color="red", linewidth=0.8, linestyle="-.")
+            ax.set_title(f"{machine}: UF vs {against}", fontsize=9)
+            ax.set_xlabel("threads")
+            ax.set_xticks(sorted({r["n"] for r in pts if r["n"] == 1 or r["n"] % 2 == 0}))
+        axes[0][j].set_ylim(-15, 15)
+    for i in range(2):
+        axes[i][0].set_ylabel("UF error (%)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    ctx.figure(fig, "errors", "UF's relative error per point (ours; the Sáez thesis gives no numbers for Figs. 6.1 "
+               "and 6.2): against eq. 6.13 (top) and against the simulated BusyFCs speedup (bottom); the shaded "
+               "band is the per-point tolerance, right of the red line more threads than slow cores.")
+
+
 # ---- the document
 
 def _points_table(rows, machine) -> str:
@@ -427,6 +457,7 @@ def build(ctx):
     figure_6_2(ctx, rows, ["1fc-12sc", "4fc-12sc-mf"], "fig6-2-more-machines",
                "The comparison of the Sáez thesis's Fig. 6.2 on the thesis's other ch. 6 configurations, 1FC-12SC "
                "and 4FC-12SC (not in the thesis): simulated BusyFCs speedup, UF and eq. 6.13.")
+    figure_errors(ctx, [r for r in rows if r["machine"] != CONTROL])
     example_sf, example_n = plan["sf"][0], plan["threads"][2]
     example = next(r for r in rows if r["machine"] == "2fc-8sc" and r["sf"] == example_sf and r["n"] == example_n)
     mpkis = "; ".join(
