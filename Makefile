@@ -1,4 +1,5 @@
-# ampsched: `make demo` runs the main job, `make test` runs every test.
+# ampsched: `make demo` runs the main job, `make test` runs every test, `make reproduce` regenerates
+# the papers' reproductions in docs/reproduction.
 # Everything installs into .venv from the package registries; nothing else is needed but
 # python3 (>= 3.9) and a Rust toolchain.
 
@@ -11,12 +12,12 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name '*.c' -o -name '*.h' \)) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-rust test-python bench install clean
+.PHONY: demo test test-rust test-python bench install clean reproduce
 
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=12" "tqdm>=4.60" "pytest>=7" "hypothesis>=6"
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=14" "tqdm>=4.60" "matplotlib>=3.5" "pytest>=7" "hypothesis>=6"
 	touch $@
 
 # `pip install .` builds the Rust engine and the Python package together (maturin backend).
@@ -29,6 +30,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	mkdir -p out
 	$(VENV)/bin/ampsched compare --report out/report.html
+
+# Every reproduction, full version: docs/reproduction/NAME.md and its figures (committed).
+reproduce: $(STAMP)
+	$(VPY) -c 'from ampsched import reproductions as r; print("\n".join(r.registry()))' | \
+		while read name; do $(VENV)/bin/ampsched reproduce $$name || exit 1; done
 
 test: test-rust test-python
 

@@ -47,7 +47,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "sweep", "read_sweep", "verify_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
+    "run", "compare", "sweep", "reproduce", "read_sweep", "verify_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -306,6 +306,16 @@ def verify_sweep(path, sample: int = _sweep_module.VERIFY_SAMPLE, jobs: int = No
     """Re-run `sample` runs of a sweep file (spread evenly over it) and compare every column bit
     for bit; a DataFrame with the grid keys, `identical` and `differences` per run checked."""
     return _sweep_module.verify(path, sample=sample, jobs=jobs, progress=progress)
+
+
+def reproduce(name: str, quick: bool = False, jobs: int = None, output=None):
+    """Run reproduction NAME (see ampsched.reproductions and `ampsched reproduce --list`);
+    returns its claims as a DataFrame (id, source, claim, theirs, ours, tolerance, verdict,
+    reason). quick: the reduced version the tests run. output: a directory to write NAME.md
+    and its figures to (None: write nothing; the CLI's default is docs/reproduction)."""
+    from . import reproductions
+
+    return reproductions.run(name, quick=quick, jobs=jobs, output=output)[0]
 
 
 def read_sweep(path):

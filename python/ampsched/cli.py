@@ -21,6 +21,8 @@ from .report import write_report
 from .sweep import MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep  # the module; ampsched.sweep is the function
 
 KINDS = ("machines", "workloads", "policies", "programs")
+REPRODUCTION_DIR = os.path.join("docs", "reproduction")
+QUICK_REPRODUCTION_DIR = os.path.join("out", "reproduction-quick")
 DEFAULTS = ampsched.defaults()  # defined once, in the engine
 
 
@@ -185,6 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sample", type=_jobs, metavar="N", default=VERIFY_SAMPLE,
                    help=f"with --verify: how many runs, spread evenly over the file (default {VERIFY_SAMPLE})")
     p.set_defaults(handler=_cmd_sweep)
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's claims: writes docs/reproduction/NAME.md with "
+                                         "the claims table and figures")
+    p.add_argument("name", nargs="?", metavar="NAME", help="the reproduction (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    p.add_argument("--quick", action="store_true",
+                   help="the reduced version the tests run (fewer points, shorter runs)")
+    p.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes of its sweeps (default: all CPUs)")
+    p.add_argument("--output", metavar="DIR",
+                   help=f"where NAME.md and its PNGs go (default {REPRODUCTION_DIR}; with --quick "
+                        f"{QUICK_REPRODUCTION_DIR}, so that a quick run never replaces the committed document)")
+    p.set_defaults(handler=_cmd_reproduce)
 
     p = sub.add_parser("topology", help="show this machine's core types, capacities and LLC domains")
     p.add_argument("--cores", metavar="SPEC",
@@ -378,6 +392,30 @@ def _cmd_verify(args) -> int:
     print(f"ampsched: verify: {len(df)} runs of {args.verify} re-run, "
           f"{len(df) - len(differ)} identical, {len(differ)} differ", file=sys.stderr)
     return 1 if len(differ) else 0
+
+
+def _cmd_reproduce(args) -> int:
+    from . import reproductions
+
+    if args.list:
+        if args.name is not None:
+            raise UsageError("reproduce: give either --list or NAME, not both")
+        print(format_table(["name", "reproduces"], [list(row) for row in reproductions.listing()]))
+        return 0
+    if args.name is None:
+        raise UsageError("reproduce: name a reproduction (see `ampsched reproduce --list`)")
+    output = args.output if args.output is not None else QUICK_REPRODUCTION_DIR if args.quick else REPRODUCTION_DIR
+    if output == "":
+        raise UsageError("--output: the path is empty")
+    try:
+        claims, _ = reproductions.run(args.name, quick=args.quick, jobs=args.jobs, output=output)
+    except reproductions.ReproductionError as error:
+        raise UsageError(str(error)) from None
+    counts = claims["verdict"].value_counts()
+    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in reproductions.VERDICTS)
+    print(f"ampsched: reproduce {args.name}: {len(claims)} claims ({summary}); "
+          f"written to {os.path.join(output, args.name + '.md')}", file=sys.stderr)
+    return 0
 
 
 def format_sweep(stats: dict, rows: int, output: str) -> str:

@@ -6,6 +6,7 @@ a change of the model that moves results regenerates the file on purpose:
     python tests/golden/capture.py             # check; exit 1 and list what differs
     python tests/golden/capture.py --quick     # check the quick part of the grid (make test)
     python tests/golden/capture.py --write --workloads java-like   # rewrite only these rows
+    python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's rows
 
 `--quick` checks the workloads of at most QUICK_THREADS threads on every machine, and the
 larger ones (the 16-app sets of the thesis's 4FC-12SC) only where they have a core per thread,
@@ -36,7 +37,7 @@ def one(job):
     return machine, workload, policy, hashlib.sha256(text.encode()).hexdigest()
 
 
-def current(jobs=None, quick=False, only=None):
+def current(jobs=None, quick=False, only=None, machines_only=None):
     import ampsched
     core = ampsched._core
     machines = json.loads(core.list_catalog("machines"))
@@ -46,7 +47,8 @@ def current(jobs=None, quick=False, only=None):
         return w["threads"] <= QUICK_THREADS or (w["threads"] == m["cores"] and p != "best-static")
 
     grid = [(m["name"], w["name"], p) for m in machines for w in workloads for p in POLICIES
-            if (not quick or in_quick(m, w, p)) and (only is None or w["name"] in only)]
+            if (not quick or in_quick(m, w, p)) and (only is None or w["name"] in only)
+            and (machines_only is None or m["name"] in machines_only)]
     with ProcessPoolExecutor(jobs or os.cpu_count()) as pool:
         return list(pool.map(one, grid, chunksize=4))
 
@@ -71,20 +73,23 @@ def main():
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--workloads", help="only these workloads (comma-separated); with --write, "
                         "their rows are rewritten and the others kept")
+    parser.add_argument("--machines", help="only these machines (comma-separated), as --workloads")
     args = parser.parse_args()
     if args.write and args.quick:
         parser.error("--write needs every run: leave out --quick")
     only = None if args.workloads is None else set(args.workloads.split(","))
-    rows = current(args.jobs, args.quick, only)
+    machines = None if args.machines is None else set(args.machines.split(","))
+    rows = current(args.jobs, args.quick, only, machines)
+    partial = only is not None or machines is not None
     if args.write:
         # A partial rewrite keeps the other rows, and every row its place in the grid's order.
-        table = {} if only is None else read_golden()
+        table = {} if not partial else read_golden()
         table.update({(m, w, p): h for m, w, p, h in rows})
         with open(GOLDEN, "w") as f:
             f.writelines(f"{m}\t{w}\t{p}\t{h}\n" for (m, w, p), h in table.items())
         print(f"wrote {len(rows)} hashes to {GOLDEN}")
         return 0
-    diff = differences(rows, args.quick or only is not None)
+    diff = differences(rows, args.quick or partial)
     for key in diff:
         print("differs:", " ".join(key))
     print(f"{len(rows) - len(diff)} of {len(rows)} outputs identical")

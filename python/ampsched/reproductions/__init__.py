@@ -1,0 +1,245 @@
+"""Reproductions: a paper's claims, ours beside theirs, as a generated document.
+
+    ampsched reproduce --list
+    ampsched reproduce NAME [--quick] [--jobs N] [--output DIR]     # writes DIR/NAME.md and its PNGs
+    ampsched.reproduce("thesis-uf", quick=True)                       # the claims as a DataFrame
+
+One module per reproduction in this package (`thesis_uf.py` is `thesis-uf`): it declares
+where the paper states each claim, their value, how ours is computed from runs made through
+`ampsched.sweep`, the tolerance and the verdict. This file holds what every reproduction shares:
+the `Claim` record and its verdicts, the registry, the `Context` a module runs its sweeps and
+draws its figures through, and the markdown writer.
+
+A reproduction module defines:
+
+    TITLE       the paper and the part of it reproduced, one line
+    PAPER       the paper's authors and title; SEED, the seed file it was read from
+    SUMMARY     a paragraph for the top of the document
+    build(ctx)  runs what it needs (ctx.sweep), draws its figures (ctx.figure) and returns a
+                `Report`: claims, machines and workloads used, extra markdown sections.
+
+Determinism: nothing in the document depends on time, paths, the job count or the order in
+which runs finish (sweep's table is sorted by its grid keys), so the same build gives the
+same bytes; the PNGs carry no software version or date (see `Context.figure`).
+"""
+
+import importlib
+import os
+import pkgutil
+from dataclasses import dataclass, field
+
+VERDICTS = ("reproduced", "differs", "not comparable")
+COLUMNS = ["id", "source", "claim", "theirs", "ours", "tolerance", "verdict", "reason"]
+# Claim tables are read back by the tests (committed verdicts must hold): one row per line,
+# cells separated by " | ", so a cell must not hold a "|" or a line break.
+_FORBIDDEN = ("|", "\n")
+
+
+class ReproductionError(ValueError):
+    """A bad name or option given to `reproduce` (the CLI prints it on one line, exit 2)."""
+
+
+@dataclass
+class Claim:
+    """One claim of a paper. `source`: where the paper states it (seed file, section, table or
+    figure); `theirs`: their value (a number, a range or a direction); `ours`: what our runs
+    give, as shown; `verdict`: one of VERDICTS, with `reason` (one sentence) unless reproduced."""
+
+    id: str
+    source: str
+    claim: str
+    theirs: str
+    ours: str
+    tolerance: str
+    verdict: str
+    reason: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.id}: verdict {self.verdict!r} is not one of {VERDICTS}")
+        if self.verdict != "reproduced" and not self.reason.strip():
+            raise ValueError(f"claim {self.id}: a verdict other than reproduced needs its reason")
+        for name in COLUMNS:
+            value = getattr(self, name)
+            if any(c in value for c in _FORBIDDEN):
+                raise ValueError(f"claim {self.id}: {name} holds '|' or a line break: {value!r}")
+
+
+@dataclass
+class Figure:
+    file: str      # PNG file name, written next to the document
+    caption: str   # names the paper's figure it redraws
+
+
+@dataclass
+class Report:
+    claims: list
+    machines: list                      # catalog machine names used
+    workloads: str                      # markdown: the workloads used (catalog links or how they are generated)
+    sections: list = field(default_factory=list)  # (heading, markdown) after the claims and figures
+
+
+def registry() -> dict:
+    """{NAME: module name} of every reproduction in this package, NAME with dashes."""
+    names = {}
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            names[info.name.replace("_", "-")] = info.name
+    return dict(sorted(names.items()))
+
+
+def load(name: str):
+    modules = registry()
+    if name not in modules:
+        raise ReproductionError(f"reproduce: unknown reproduction {name!r} "
+                                f"(known: {', '.join(modules) or 'none'}; see `ampsched reproduce --list`)")
+    return importlib.import_module(f"{__name__}.{modules[name]}")
+
+
+def listing() -> list:
+    """(NAME, TITLE) of every reproduction."""
+    return [(name, load(name).TITLE) for name in registry()]
+
+
+class Context:
+    """What a reproduction module gets: the mode (quick or full), sweeps on the chosen job
+    count, a scratch directory for generated input files, and the figures it draws."""
+
+    def __init__(self, name, quick, jobs, workdir, output):
+        self.name, self.quick, self.jobs = name, quick, jobs
+        self.workdir, self.output = workdir, output
+        self.figures = []
+
+    def sweep(self, machines, workloads, policies, seeds):
+        """ampsched.sweep on this context's job count, without a progress bar. A failed run is
+        an error here: a claim must not be judged on missing points."""
+        import ampsched
+
+        df = ampsched.sweep(machines, workloads, policies, seeds=seeds, jobs=self.jobs, progress=False)
+        failed = df[df["error"].notna()]
+        if len(failed):
+            row = failed.iloc[0]
+            raise RuntimeError(f"{len(failed)} runs failed, e.g. {row['machine']} {row['workload']} "
+                               f"{row['policy']} seed {row['seed']}: {row['error']}")
+        return df
+
+    def figure(self, fig, stem: str, caption: str) -> None:
+        """Save a matplotlib Figure (made with matplotlib.figure.Figure, which renders with Agg
+        and touches no pyplot state) as NAME-STEM.png next to the document (when there is an
+        output directory) and list it with its caption. Byte-identical across runs: no
+        "Software" entry (the matplotlib version) and no date; a fixed DPI."""
+        file = f"{self.name}-{stem}.png"
+        if self.output is not None:
+            fig.savefig(os.path.join(self.output, file), dpi=100, metadata={"Software": None})
+        self.figures.append(Figure(file, caption))
+
+
+def run(name: str, quick: bool = False, jobs=None, output=None):
+    """Run reproduction NAME; returns (claims DataFrame, markdown text). With `output` (a
+    directory, made if missing), writes NAME.md and its figures there."""
+    import tempfile
+
+    module = load(name)
+    if output is not None:
+        output = os.fspath(output)
+        if os.path.exists(output) and not os.path.isdir(output):
+            raise ReproductionError(f"--output: {output}: not a directory")
+        try:  # before any run: a bad path should not cost the runs
+            os.makedirs(output, exist_ok=True)
+        except OSError as error:
+            raise ReproductionError(f"--output: {output}: {error.strerror or error}") from None
+    with tempfile.TemporaryDirectory(prefix=f"ampsched-{name}-") as workdir:
+        ctx = Context(name, quick, jobs, workdir, output)
+        report = module.build(ctx)
+    text = markdown(name, module, report, ctx)
+    if output is not None:
+        with open(os.path.join(output, f"{name}.md"), "w", encoding="utf-8") as f:
+            f.write(text)
+    return claims_frame(report.claims), text
+
+
+def claims_frame(claims):
+    import pandas as pd
+
+    return pd.DataFrame([{c: getattr(claim, c) for c in COLUMNS} for claim in claims], columns=COLUMNS)
+
+
+# ---- the document
+
+def _catalog(kind: str, name: str) -> str:
+    # Relative to docs/reproduction/, where `make reproduce` writes: the link works on a forge
+    # and in a checkout alike, and the text does not depend on the output directory.
+    return f"[`{name}`](../../catalog/{kind}/{name}.toml)"
+
+
+def markdown(name, module, report, ctx) -> str:
+    import json
+
+    import ampsched
+
+    machines = {m["name"]: m for m in json.loads(ampsched._require_core().list_catalog("machines"))}
+    counts = {v: sum(c.verdict == v for c in report.claims) for v in VERDICTS}
+    lines = [
+        f"# Reproduction `{name}`: {module.TITLE}",
+        "",
+        f"*Generated by `ampsched reproduce {name}{' --quick' if ctx.quick else ''}`; do not edit by hand.*" + (" **Quick version: fewer points and shorter runs than the "
+                                       "committed document.**" if ctx.quick else ""),
+        "",
+        module.SUMMARY.strip(),
+        "",
+        f"Paper: {module.PAPER} (seed file `{module.SEED}`); the claims' sources below are its sections, "
+        "tables and figures.",
+        "",
+        "Regenerate this document and its figures from the repository root:",
+        "",
+        "```sh",
+        *_commented([(f"ampsched reproduce {name}", "this document (full version)"),
+                     (f"ampsched reproduce {name} --quick", "the reduced version the tests run"),
+                     ("make reproduce", "every reproduction")]),
+        "```",
+        "",
+        f"Verdicts: {counts['reproduced']} reproduced, {counts['differs']} differ, "
+        f"{counts['not comparable']} not comparable.",
+        "",
+        "## Machines and workloads",
+        "",
+    ]
+    for m in report.machines:
+        lines.append(f"- {_catalog('machines', m)}: {machines[m]['description']}")
+    lines += ["", report.workloads.strip(), "", "## Claims", "",
+              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for claim in report.claims:
+        lines.append("| " + " | ".join(getattr(claim, c) for c in COLUMNS) + " |")
+    if ctx.figures:
+        lines += ["", "## Figures", ""]
+        for fig in ctx.figures:
+            lines += [f"![{fig.caption}]({fig.file})", "", f"*{fig.caption}*", ""]
+    for heading, body in report.sections:
+        lines += ["", f"## {heading}", "", body.strip(), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _commented(pairs) -> list:
+    width = max(len(command) for command, _ in pairs) + 4
+    return [f"{command:<{width}}# {comment}" for command, comment in pairs]
+
+
+def read_claims(path) -> dict:
+    """{id: verdict} from the claim table of a generated document (what the tests hold a new
+    run to)."""
+    verdicts = {}
+    with open(path, encoding="utf-8") as f:
+        in_table = False
+        for line in f:
+            if line.startswith("| " + " | ".join(COLUMNS) + " |"):
+                in_table = True
+                continue
+            if in_table:
+                if not line.startswith("|"):
+                    break
+                if line.startswith("|---"):
+                    continue
+                cells = [c.strip() for c in line.strip()[2:-2].split(" | ")]
+                row = dict(zip(COLUMNS, cells))
+                verdicts[row["id"]] = row["verdict"]
+    return verdicts
