@@ -17,7 +17,7 @@ SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=14" "tqdm>=4.60" "matplotlib>=3.5" "pytest>=7" "hypothesis>=6"
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=14" "tqdm>=4.60" "matplotlib>=3.5" "pytest>=7" "hypothesis>=6" "ray>=2.9"
 	touch $@
 
 # `pip install .` builds the Rust engine and the Python package together (maturin backend).
