@@ -277,7 +277,8 @@ def _app_rows(apps: list, keys: dict) -> list:
 
 def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = None, output=None,
           resume: bool = False, slice_ms: float = None, max_sim_s: float = None, max_events: int = None,
-          max_runs=_sweep_module.MAX_RUNS, progress=None, file=None, overrides=None):
+          max_runs=_sweep_module.MAX_RUNS, progress=None, file=None, overrides=None, backend: str = "local",
+          address: str = None):
     """Run every combination of machines x workloads x policies x seeds; returns a DataFrame.
 
     One row per run: machine, workload, policy, seed (as given), error (None, or the message
@@ -288,10 +289,14 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = 
 
     machines, workloads, policies: lists, or "a,b,..." strings (policies are specs; Python
     policies as "file.py:ClassName"). seeds: an int, a list, or "1-5" / "1,3,7-9" (None: the
-    default seed). jobs: worker processes (None: all CPUs). output: a Parquet file written as
-    runs finish (see ampsched.sweep module); resume: keep the successful runs it (or an
-    interrupted sweep's FILE.parquet.parts) already has and run only the others. max_runs: a
-    larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
+    default seed). jobs: batches at once, worker processes or Ray tasks (None: all CPUs, of the
+    Ray cluster for backend="ray"). backend: "local" (worker processes on this machine) or "ray"
+    (Ray tasks; needs `pip install 'ampsched[ray]'`, and ampsched on every node of a cluster):
+    address None starts a local Ray instance for the sweep, else the running cluster to connect
+    to ("HOST:PORT" of its head, "ray://HOST:PORT", "auto"); the rows are the same either way.
+    output: a Parquet file written as runs finish (see ampsched.sweep module); resume: keep the
+    successful runs it (or an interrupted sweep's FILE.parquet.parts) already has and run only
+    the others. max_runs: a larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
     terminal). file: a sweep TOML file whose keys are the defaults of these keywords.
     overrides: a list of dicts, each matching runs by machines/workloads/policies/seeds and
     giving them slice_ms/max_sim_s/max_events, or skip=True (as [[override]] in a sweep file).
@@ -299,7 +304,8 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = 
     """
     return _sweep_module.sweep(machines, workloads, policies, seeds=seeds, jobs=jobs, output=output, resume=resume,
                                slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
-                               progress=progress, file=file, overrides=overrides)
+                               progress=progress, file=file, overrides=overrides, backend=backend,
+                               address=address)
 
 
 def verify_sweep(path, sample: int = _sweep_module.VERIFY_SAMPLE, jobs: int = None, progress=None):

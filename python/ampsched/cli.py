@@ -174,7 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=_seeds, metavar="1-5",
                    help=f"seeds: N, LOW-HIGH or a comma-separated list of them (default {DEFAULTS['seed']})")
     common(p, seed=False, with_defaults=False)
-    p.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: all CPUs)")
+    p.add_argument("--jobs", type=_jobs, metavar="N",
+                   help="batches run at once: worker processes, or Ray tasks (default: all CPUs; with ray, the cluster's)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where runs go: local worker processes (default), or Ray tasks (needs pip install 'ampsched[ray]')")
+    p.add_argument("--address", metavar="ADDR",
+                   help="with --backend ray: the running Ray cluster, HOST:PORT of its head (default: start a local Ray)")
     p.add_argument("--output", metavar="FILE.parquet",
                    help="the Parquet table, one row per run (written as runs finish, in FILE.parts/ until the "
                         "end); required unless the sweep file names it")
@@ -372,7 +377,8 @@ def _cmd_sweep(args) -> int:
     table, stats = run_sweep(args.machines, args.workloads, policies, seeds=args.seeds,
                              jobs=args.jobs, output=args.output, resume=args.resume, slice_ms=args.slice_ms,
                              max_sim_s=args.max_sim_s, max_events=args.max_events,
-                             max_runs=None if args.yes else MAX_RUNS, file=args.file)
+                             max_runs=None if args.yes else MAX_RUNS, file=args.file, backend=args.backend,
+                             address=args.address)
     print(format_sweep(stats, table.num_rows, stats["output"]), file=sys.stderr)
     # Failed runs are in the file, but a script must notice them without reading it.
     return 1 if table.column("error").null_count < table.num_rows else 0
@@ -380,7 +386,9 @@ def _cmd_sweep(args) -> int:
 
 def _cmd_verify(args) -> int:
     grid = [f"--{k}" for k in ("machines", "workloads", "policies", "seeds", "output", "slice_ms", "max_sim_s",
-                               "max_events") if getattr(args, k) is not None]
+                               "max_events", "address") if getattr(args, k) is not None]
+    if args.backend != "local":  # a sample of a few runs: a Ray start-up would cost more than it saves
+        grid.append("--backend")
     if args.file is not None or grid or args.resume:
         given = grid[0] if grid else "--resume" if args.resume else "a sweep file"
         raise UsageError(f"--verify: re-runs FILE's own runs with their own settings: give it without {given}")

@@ -328,10 +328,12 @@ def sweep(*args, **kwargs):
 
 def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, output=None, resume=False,
               slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None, file=None,
-              overrides=None):
+              overrides=None, backend="local", address=None):
     """The sweep as a pyarrow Table (what FILE.parquet holds) and its statistics: runs made
     (`ran`), `failed`, kept from before (`skipped`), `seconds`, `output`. A sweep `file`
-    gives defaults for every other keyword and its overrides come before `overrides`."""
+    gives defaults for every other keyword and its overrides come before `overrides`.
+    backend: "local" (worker processes) or "ray" (ampsched.ray_backend; address: a running
+    cluster, None: a local Ray instance for this sweep)."""
     from . import _settings, defaults
 
     given = dict(machines=machines, workloads=workloads, policies=policies, seeds=seeds, slice_ms=slice_ms,
@@ -359,7 +361,8 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
     runs = expand(given["machines"], given["workloads"], given["policies"],
                   defaults()["seed"] if given["seeds"] is None else given["seeds"], settings, labelled,
                   max_runs, sources)
-    backend = LocalBackend(jobs)
+    jobs = check_jobs(jobs)
+    _check_backend(backend, address)
     output = given["output"]
     kept, parts, old_parts = [], None, []
     if output is not None:
@@ -373,11 +376,18 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
         elif old_parts or os.path.isdir(parts):
             raise _error(f"output: {parts} holds an interrupted sweep: finish it with --resume "
                          f"(resume=True) or delete it")
-        os.makedirs(parts, exist_ok=True)
     kept_keys = {sort_key(r) for r in kept}
     todo = [r for r in runs if r[:4] not in kept_keys]
-    started = time.monotonic()
-    results = _execute(todo, backend, parts, progress)
+    started = time.monotonic()  # the backend's start-up (a pool, a Ray instance) counts as sweep time
+    # Made only now, after every check, since the Ray backend may start a local Ray instance;
+    # and before the parts directory, which would make the next attempt ask for --resume.
+    runner = _make_backend(backend, address, jobs)
+    try:
+        if parts is not None:
+            os.makedirs(parts, exist_ok=True)
+        results = _execute(todo, runner, parts, progress)
+    finally:
+        runner.close()
     if parts is not None:
         new_parts = sorted(set(part_files(parts)) - set(old_parts))
         tables = read_parts(new_parts)
@@ -473,9 +483,16 @@ def _execute(runs: list, backend, parts, progress) -> list:
     bar = tqdm(total=len(runs), unit="run", file=sys.stderr, dynamic_ncols=True,
                disable=not (sys.stderr.isatty() if progress is None else progress))
     batcher = Batcher(runs, backend.workers)
+    # A worker writes its part file itself only where it shares this machine's disk; else (a
+    # Ray cluster's nodes) it sends the table back and the part file is written here.
+    remote = parts is not None and not backend.shares_disk
+    task = functools.partial(run_task, parts=None if remote else parts)
     results = []
     try:
-        for result in backend.run(functools.partial(run_task, parts=parts), batcher):
+        for result in backend.run(task, batcher):
+            if remote:
+                write_part(result.table, parts)
+                result.table = None
             batcher.observe(result)
             results.append(result)
             bar.update(result.count)
@@ -484,19 +501,50 @@ def _execute(runs: list, backend, parts, progress) -> list:
     return results
 
 
-# ---- backends: where batches run. A backend has `workers` (how many batches run at once) and
-# `run(task, batches)`, which calls the picklable `task` on each batch somewhere and yields the
-# results as batches finish, in any order. It draws batches from the iterable only as workers
-# free up, so that the Batcher sizes each one with what the finished ones taught it.
+# ---- backends: where batches run. A backend has `workers` (how many batches run at once),
+# `shares_disk` (whether its workers write to this machine's file system) and `run(task,
+# batches)`, which calls the picklable `task` on each batch somewhere and yields the results
+# as batches finish, in any order. It draws batches from the iterable only as workers free up,
+# so that the Batcher sizes each one with what the finished ones taught it. `close()` frees
+# what it holds; the sweep calls it also after an error.
+
+BACKENDS = ("local", "ray")
+
+
+def check_jobs(jobs):
+    """jobs as given (None: the backend's default), or an error."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise _error(f"jobs: must be a whole number of at least 1, got {jobs!r}")
+    return jobs
+
+
+def _check_backend(backend, address) -> None:
+    # Before anything starts: a typo must not cost a Ray start-up.
+    if backend not in BACKENDS:
+        raise _error(f"backend: unknown backend {str(backend)[:256]!r} (one of: {', '.join(BACKENDS)})")
+    if backend == "local" and address is not None:
+        raise _error("address: only for the ray backend (--backend ray); the local backend runs on this machine")
+
+
+def _make_backend(backend, address, jobs):
+    if backend == "ray":
+        from .ray_backend import RayBackend  # Ray is an optional extra, imported only when asked for
+
+        return RayBackend(address, jobs)
+    return LocalBackend(jobs)
+
 
 class LocalBackend:
     """Worker processes on this machine; one job runs the batches in this process."""
 
+    shares_disk = True
+
     def __init__(self, jobs=None):
-        jobs = (os.cpu_count() or 1) if jobs is None else jobs
-        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-            raise _error(f"jobs: must be a whole number of at least 1, got {jobs!r}")
-        self.workers = jobs
+        jobs = check_jobs(jobs)
+        self.workers = (os.cpu_count() or 1) if jobs is None else jobs
+
+    def close(self) -> None:
+        pass  # the pool lives only inside run()
 
     def run(self, task, batches):
         batches = iter(batches)
