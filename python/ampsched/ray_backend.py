@@ -104,7 +104,7 @@ class RayBackend:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise _error(f"address: expected HOST:PORT, ray://HOST:PORT or auto, got {address!r}")
         ray = self._ray = _import_ray()
-        self._started = False
+        self._initialized_here = False  # then close() undoes our ray.init, and only then
         if not ray.is_initialized():
             if address is not None:
                 address = address.strip()
@@ -125,10 +125,14 @@ class RayBackend:
                 reason = " ".join(str(error).split()) if not isinstance(error, SystemExit) else "it did not answer"
                 where = "start a local Ray instance" if address is None else f"connect to Ray at {address[:256]}"
                 raise _error(f"backend ray: could not {where}: {reason[:256]}") from None
-            self._started = True
-        cpus = int(ray.cluster_resources().get("CPU", 0))
-        self.workers = jobs if jobs is not None else max(1, cpus)
-        self.shares_disk = _on_this_machine(ray)
+            self._initialized_here = True
+        try:
+            cpus = int(ray.cluster_resources().get("CPU", 0))
+            self.workers = jobs if jobs is not None else max(1, cpus)
+            self.shares_disk = _on_this_machine(ray)
+        except BaseException:
+            self.close()  # the sweep never gets this backend to close
+            raise
 
     def run(self, task, batches):
         """Yields each batch's result as its Ray task finishes. At most `workers` tasks are in
@@ -161,6 +165,6 @@ class RayBackend:
             raise
 
     def close(self) -> None:
-        if self._started:
-            self._started = False
+        if self._initialized_here:
+            self._initialized_here = False
             self._ray.shutdown()
