@@ -33,8 +33,8 @@ CLI_GRID = [x for key, value in GRID.items() for x in (f"--{key}", value)]
 
 # The cluster of test_cli_on_a_running_cluster: started by ray.init in a child, which prints
 # its address and keeps it up until its stdin closes. Token authentication, on by default for
-# a new Ray instance since Ray 2.5x, is off for this throwaway cluster and its client alike, so
-# that neither reads nor writes a token in the home directory.
+# a new local instance in Ray 2.60 (the version tested), is off for this throwaway cluster and
+# its client alike, so that neither reads nor writes a token in the home directory.
 CLUSTER = """import sys, ray
 ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR")
 print(ray.get_runtime_context().gcs_address, flush=True)
