@@ -314,14 +314,15 @@ def verify_sweep(path, sample: int = _sweep_module.VERIFY_SAMPLE, jobs: int = No
     return _sweep_module.verify(path, sample=sample, jobs=jobs, progress=progress)
 
 
-def reproduce(name: str, quick: bool = False, jobs: int = None, output=None):
+def reproduce(name: str, quick: bool = False, jobs: int = None, output=None, backend: str = "local", address=None):
     """Run reproduction NAME (see ampsched.reproductions and `ampsched reproduce --list`);
     returns its claims as a DataFrame (id, source, claim, theirs, ours, tolerance, verdict,
     reason). quick: the reduced version the tests run. output: a directory to write NAME.md
-    and its figures to (None: write nothing; the CLI's default is docs/reproduction)."""
+    and its figures to (None: write nothing; the CLI's default is docs/reproduction).
+    backend, address: where its sweeps run, as for sweep()."""
     from . import reproductions
 
-    return reproductions.run(name, quick=quick, jobs=jobs, output=output)[0]
+    return reproductions.run(name, quick=quick, jobs=jobs, output=output, backend=backend, address=address)[0]
 
 
 def read_sweep(path):

@@ -18,7 +18,7 @@ import ampsched
 from ._console import ProgressBar, format_table
 from ._metrics import METRICS
 from .report import write_report
-from .sweep import MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep  # the module; ampsched.sweep is the function
+from .sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep  # the module; ampsched.sweep is the function
 
 KINDS = ("machines", "workloads", "policies", "programs")
 REPRODUCTION_DIR = os.path.join("docs", "reproduction")
@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, seed=False, with_defaults=False)
     p.add_argument("--jobs", type=_jobs, metavar="N",
                    help="batches run at once: worker processes, or Ray tasks (default: all CPUs; with ray, the cluster's)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local",
+    p.add_argument("--backend", choices=BACKENDS, default="local",
                    help="where runs go: local worker processes (default), or Ray tasks (needs pip install 'ampsched[ray]')")
     p.add_argument("--address", metavar="ADDR",
                    help="with --backend ray: the running Ray cluster, HOST:PORT of its head (default: start a local Ray)")
@@ -200,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true",
                    help="the reduced version the tests run (fewer points, shorter runs)")
     p.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes of its sweeps (default: all CPUs)")
+    p.add_argument("--backend", choices=BACKENDS, default="local", help="where its sweeps run (as for sweep)")
+    p.add_argument("--address", metavar="ADDR", help="with --backend ray: a running Ray cluster (as for sweep)")
     p.add_argument("--output", metavar="DIR",
                    help=f"where NAME.md and its PNGs go (default {REPRODUCTION_DIR}; with --quick "
                         f"{QUICK_REPRODUCTION_DIR}, so that a quick run never replaces the committed document)")
@@ -416,7 +418,8 @@ def _cmd_reproduce(args) -> int:
     if output == "":
         raise UsageError("--output: the path is empty")
     try:
-        claims, _ = reproductions.run(args.name, quick=args.quick, jobs=args.jobs, output=output)
+        claims, _ = reproductions.run(args.name, quick=args.quick, jobs=args.jobs, output=output,
+                                      backend=args.backend, address=args.address)
     except reproductions.ReproductionError as error:
         raise UsageError(str(error)) from None
     counts = claims["verdict"].value_counts()

@@ -362,7 +362,7 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
                   defaults()["seed"] if given["seeds"] is None else given["seeds"], settings, labelled,
                   max_runs, sources)
     jobs = check_jobs(jobs)
-    _check_backend(backend, address)
+    check_backend(backend, address)
     output = given["output"]
     kept, parts, old_parts = [], None, []
     if output is not None:
@@ -381,7 +381,7 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
     started = time.monotonic()  # the backend's start-up (a pool, a Ray instance) counts as sweep time
     # Made only now, after every check, since the Ray backend may start a local Ray instance;
     # and before the parts directory, which would make the next attempt ask for --resume.
-    runner = _make_backend(backend, address, jobs)
+    runner = make_backend(backend, address, jobs)
     try:
         if parts is not None:
             os.makedirs(parts, exist_ok=True)
@@ -518,7 +518,7 @@ def check_jobs(jobs):
     return jobs
 
 
-def _check_backend(backend, address) -> None:
+def check_backend(backend, address) -> None:
     # Before anything starts: a typo must not cost a Ray start-up.
     if backend not in BACKENDS:
         raise _error(f"backend: unknown backend {str(backend)[:256]!r} (one of: {', '.join(BACKENDS)})")
@@ -526,7 +526,7 @@ def _check_backend(backend, address) -> None:
         raise _error("address: only for the ray backend (--backend ray); the local backend runs on this machine")
 
 
-def _make_backend(backend, address, jobs):
+def make_backend(backend, address, jobs):
     if backend == "ray":
         from .ray_backend import RayBackend  # Ray is an optional extra, imported only when asked for
 

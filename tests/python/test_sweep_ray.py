@@ -109,6 +109,19 @@ def test_cli_on_a_running_cluster(local_sweep, cluster, tmp_path):
     assert_same_rows(ampsched.read_sweep(out), local_sweep[0])
 
 
+def test_reproduce_on_a_running_cluster(cluster, tmp_path):
+    # A reproduction's sweeps on Ray: the same document, byte for byte, as on the local backend.
+    from ampsched import reproductions
+
+    _, local_text = reproductions.run("thesis-uf", quick=True, jobs=2, output=None)
+    env = dict(env_with_package(), **NO_AUTH)
+    proc = subprocess.run([sys.executable, "-m", "ampsched", "reproduce", "thesis-uf", "--quick", "--backend", "ray",
+                           "--address", cluster, "--output", str(tmp_path)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "thesis-uf.md").read_text(encoding="utf-8") == local_text
+
+
 def test_address_needs_the_ray_backend(tmp_path):
     out = tmp_path / "s.parquet"
     proc = run_module("sweep", *CLI_GRID, "--address", "127.0.0.1:6379", "--output", str(out))

@@ -1,7 +1,7 @@
 """Reproductions: a paper's claims, ours beside theirs, as a generated document.
 
     ampsched reproduce --list
-    ampsched reproduce NAME [--quick] [--jobs N] [--output DIR]     # writes DIR/NAME.md and its PNGs
+    ampsched reproduce NAME [--quick] [--jobs N] [--backend local|ray [--address A]] [--output DIR]
     ampsched.reproduce("thesis-uf", quick=True)                       # the claims as a DataFrame
 
 One module per reproduction in this package (`thesis_uf.py` is `thesis-uf`): it declares
@@ -102,20 +102,21 @@ def listing() -> list:
 
 
 class Context:
-    """What a reproduction module gets: the mode (quick or full), sweeps on the chosen job
-    count, a scratch directory for generated input files, and the figures it draws."""
+    """What a reproduction module gets: the mode (quick or full), sweeps on the chosen backend
+    and job count, a scratch directory for generated input files, and the figures it draws."""
 
-    def __init__(self, name, quick, jobs, workdir, output):
-        self.name, self.quick, self.jobs = name, quick, jobs
+    def __init__(self, name, quick, workdir, output, jobs=None, backend="local", address=None):
+        self.name, self.quick = name, quick
+        self.sweep_options = dict(jobs=jobs, backend=backend, address=address)
         self.workdir, self.output = workdir, output
         self.figures = []
 
     def sweep(self, machines, workloads, policies, seeds):
-        """ampsched.sweep on this context's job count, without a progress bar. A failed run is
-        an error here: a claim must not be judged on missing points."""
+        """ampsched.sweep on this context's backend and job count, without a progress bar. A
+        failed run is an error here: a claim must not be judged on missing points."""
         import ampsched
 
-        df = ampsched.sweep(machines, workloads, policies, seeds=seeds, jobs=self.jobs, progress=False)
+        df = ampsched.sweep(machines, workloads, policies, seeds=seeds, progress=False, **self.sweep_options)
         failed = df[df["error"].notna()]
         if len(failed):
             row = failed.iloc[0]
@@ -134,10 +135,14 @@ class Context:
         self.figures.append(Figure(file, caption))
 
 
-def run(name: str, quick: bool = False, jobs=None, output=None):
+def run(name: str, quick: bool = False, jobs=None, output=None, backend="local", address=None):
     """Run reproduction NAME; returns (claims DataFrame, markdown text). With `output` (a
-    directory, made if missing), writes NAME.md and its figures there."""
+    directory, made if missing), writes NAME.md and its figures there. backend, address: where
+    its sweeps run (as for ampsched.sweep)."""
     import tempfile
+    from contextlib import ExitStack
+
+    from ..sweep import check_backend, make_backend
 
     module = load(name)
     if output is not None:
@@ -148,8 +153,14 @@ def run(name: str, quick: bool = False, jobs=None, output=None):
             os.makedirs(output, exist_ok=True)
         except OSError as error:
             raise ReproductionError(f"--output: {output}: {error.strerror or error}") from None
-    with tempfile.TemporaryDirectory(prefix=f"ampsched-{name}-") as workdir:
-        ctx = Context(name, quick, jobs, workdir, output)
+    check_backend(backend, address)
+    with ExitStack() as stack:
+        if backend == "ray":
+            # One Ray connection (a local instance started once) for all the reproduction's
+            # sweeps: each sweep finds Ray initialised and uses it as it is.
+            stack.callback(make_backend(backend, address, jobs).close)
+        workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"ampsched-{name}-"))
+        ctx = Context(name, quick, workdir, output, jobs=jobs, backend=backend, address=address)
         report = module.build(ctx)
     text = markdown(name, module, report, ctx)
     if output is not None:
