@@ -128,18 +128,26 @@ def stored_table(output):
 
 
 def frame(table):
-    """The DataFrame of a sweep table: one row per run, df.attrs["apps"] one row per run and app."""
+    """The DataFrame of a sweep table: one row per run, df.attrs["apps"] one row per run and app
+    (the grid keys, app, slowdown, turnaround_s, then the app's other values)."""
+    import numpy as np
     import pandas as pd
 
-    from . import _app_rows
-
     df = table.to_pandas()
-    apps = []
-    for keys, text in zip(df[KEYS].itertuples(index=False), df["apps_json"] if "apps_json" in df else []):
-        if isinstance(text, str):
-            apps.extend(_app_rows(json.loads(text), dict(zip(KEYS, keys))))
+    texts = df["apps_json"] if "apps_json" in df else pd.Series([None] * len(df), dtype=object)
+    # One parse of all runs' lists, and the long table built column-wise: per-row dicts would
+    # cost a sweep of many short runs more than its runs.
+    lists = json.loads("[" + ",".join(t if isinstance(t, str) else "[]" for t in texts) + "]")
+    apps = pd.DataFrame.from_records([app for runs_apps in lists for app in runs_apps])
+    if len(apps):
+        apps = apps.rename(columns={"name": "app"})
+        keys = df[KEYS].iloc[np.repeat(np.arange(len(df)), [len(a) for a in lists])].reset_index(drop=True)
+        first = [c for c in ("app", "slowdown", "turnaround_s") if c in apps]
+        apps = pd.concat([keys, apps[first + [c for c in apps.columns if c not in first]]], axis=1)
+    else:
+        apps = pd.DataFrame(columns=KEYS + ["app", "slowdown", "turnaround_s"])
     df = df.drop(columns=["apps_json"], errors="ignore")
-    df.attrs["apps"] = pd.DataFrame(apps, columns=None if apps else KEYS + ["app", "slowdown", "turnaround_s"])
+    df.attrs["apps"] = apps
     return df
 
 
