@@ -151,11 +151,14 @@ def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), m
             _check_settings(where, dict(settings, **changes))
     runs = []
     for key in ((m, w, p, s) for m in machines for w in workloads for p in policies for s in seeds):
-        run_settings = settings
+        run_settings, skipped = settings, False  # the sweep's dict, shared until an override changes it
         for _, match, changes in overrides:
             if all(key[i] in match[i] for i in match):
-                run_settings = None if changes is None else dict(run_settings or settings, **changes)
-        if run_settings is not None:
+                if changes is None:
+                    skipped = True  # whatever other overrides say: `skip` means never run
+                else:
+                    run_settings = dict(run_settings, **changes)
+        if not skipped:
             runs.append(key + (run_settings,))
     if not runs:
         raise _error("the overrides skip every run: the grid would have no runs")
@@ -247,7 +250,7 @@ def load_file(path) -> dict:
         [[override]]
         machines = ["2fc-2sc-amd"]
         policies = ["busyfcs"]
-        skip = true               # are not run (a combination that means nothing)
+        skip = true               # are not run, whatever the other overrides say
     """
     try:
         import tomllib
@@ -280,17 +283,15 @@ def load_file(path) -> dict:
 
 # ---- running (in worker processes)
 
-def run_batch(runs: list, settings: dict) -> list:
-    """Rows for a batch of (machine, workload, policy, seed, run settings) runs; a run's own
-    settings override the sweep's `settings`. A failing run gives a row with its error and no
-    metrics, so that one bad combination does not stop the sweep."""
+def run_batch(runs: list) -> list:
+    """Rows for a batch of (machine, workload, policy, seed, settings) runs. A failing run gives
+    a row with its error and no metrics, so that one bad combination does not stop the sweep."""
     from . import _require_core
     from .policy import resolve
 
     core = _require_core()
     rows = []
     for machine, workload, policy, seed, run_settings in runs:
-        run_settings = dict(settings, **run_settings)
         # The grid keys are what the user gave (a path, a spec as written), so that --resume
         # finds them; the engine's own names of machine and workload are in the file anyway.
         row = dict(zip(KEYS, (machine, workload, policy, seed)), error=None)
@@ -436,7 +437,7 @@ def run_task(batch: list, parts=None) -> BatchResult:
     """The unit of work a backend runs: one batch, its rows written by the worker as a part
     file when there is an output (so the sweep's own process stays idle), else returned."""
     started = time.perf_counter()
-    rows = run_batch(batch, {})
+    rows = run_batch(batch)
     table = rows_table(rows)
     if parts is not None:
         write_part(table, parts)

@@ -210,6 +210,10 @@ workloads = ["demo"]
 policies = ["busyfcs"]
 seeds = [2]
 skip = true
+
+[[override]]          # after the skip, matching the skipped run too: it stays skipped
+workloads = ["demo"]
+max_events = 5e8
 """
 
 
@@ -224,7 +228,7 @@ def test_sweep_file_overrides_and_skip(tmp_path):
     settings = {(r.workload, r.policy, r.seed): (r.slice_ms, r.max_sim_s, r.max_events)
                 for r in df.itertuples(index=False)}
     default_events = ampsched.defaults()["max_events"]
-    assert settings[("demo", "rr", 1)] == (4.0, 1e7, default_events)
+    assert settings[("demo", "rr", 1)] == (4.0, 1e7, 500_000_000)
     assert settings[("forkjoin", "busyfcs", 2)] == (8.0, 1e7, default_events)
     assert settings[("forkjoin", "rr", 1)] == (8.0, 1e5, default_events)
     assert ("demo", "busyfcs", 2) not in settings
