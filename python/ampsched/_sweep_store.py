@@ -47,6 +47,40 @@ def column_order(names) -> list:
     return [c for c in fixed if c in names] + metrics + rest + (["apps_json"] if "apps_json" in names else [])
 
 
+def fixed_types() -> dict:
+    """The columns every sweep table has, whatever its runs gave, with their types: a file
+    whose runs all succeeded, or all failed, has the same schema for them. (Seeds reach
+    2^64-1, past int64.)"""
+    import pyarrow as pa
+
+    text = pa.string()
+    return {"machine": text, "workload": text, "policy": text, "seed": pa.uint64(), "error": text,
+            "slice_ms": pa.float64(), "max_sim_s": pa.float64(), "max_events": pa.uint64()}
+
+
+def sweep_metrics() -> list:
+    """The metric columns every sweep table has (null where no run gave them): those of the
+    package's metric table that a single run reports."""
+    from ._metrics import METRICS
+
+    return [m for m in METRICS if m != "speedup_vs_baseline"]  # compare's, relative to a baseline
+
+
+def conform(table):
+    """`table` with the fixed columns' types and every metric column, in column order."""
+    import pyarrow as pa
+
+    types = fixed_types()
+    columns = {}
+    for name in table.column_names:
+        column = table.column(name)
+        columns[name] = column.cast(types[name]) if name in types and column.type != types[name] else column
+    for name in list(types) + sweep_metrics():
+        if name not in columns:
+            columns[name] = pa.nulls(table.num_rows, types.get(name, pa.null()))
+    return pa.table({name: columns[name] for name in column_order(columns)})
+
+
 def rows_table(rows: list):
     """A pyarrow Table of row dicts, sorted by the grid keys. Types are inferred column by
     column over all rows (pa.Table.from_pylist would look at the first row only), so a column
@@ -57,9 +91,9 @@ def rows_table(rows: list):
     names = set(KEYS)
     for row in rows:
         names.update(row)
-    # Seeds reach 2^64-1, past int64.
-    return pa.table({name: pa.array([row.get(name) for row in rows], type=pa.uint64() if name == "seed" else None)
-                     for name in column_order(names)})
+    types = fixed_types()
+    return conform(pa.table({name: pa.array([row.get(name) for row in rows], type=types.get(name))
+                             for name in column_order(names)}))
 
 
 def merged(tables: list):
@@ -72,8 +106,7 @@ def merged(tables: list):
     if not tables:
         return rows_table([])
     table = pa.concat_tables(tables, promote_options="permissive")
-    table = table.sort_by([(k, "ascending") for k in KEYS])
-    return table.select(column_order(table.column_names))
+    return conform(table.sort_by([(k, "ascending") for k in KEYS]))
 
 
 def write_part(table, parts: str) -> None:
@@ -96,10 +129,16 @@ def part_files(parts: str) -> list:
 def read_parts(paths) -> list:
     import pyarrow as pa
 
+    from .sweep import _error
+
     tables = []
     for path in paths:
-        with pa.memory_map(path) as source:
-            tables.append(pa.ipc.open_file(source).read_all())
+        try:
+            with pa.memory_map(path) as source:
+                tables.append(pa.ipc.open_file(source).read_all())
+        except (OSError, pa.ArrowException) as error:  # written whole and renamed: only a damaged disk
+            raise _error(f"{path}: unreadable part file ({' '.join(str(error).split())[:200]}): move it away "
+                         f"and --resume runs its runs again") from None
     return tables
 
 
@@ -118,13 +157,57 @@ def parts_dir(output) -> str:
     return f"{os.fspath(output)}.parts"
 
 
+def load(path):
+    """A sweep file's table, checked: a readable Parquet file with the grid keys (no nulls),
+    error and the settings; a one-line error naming the file otherwise."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .sweep import _error
+
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise _error(f"{path}: cannot read: no such file")
+    if not os.path.isfile(path):
+        raise _error(f"{path}: cannot read: not a regular file")
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as error:
+        raise _error(f"{path}: not a sweep file (not a readable Parquet file: {' '.join(str(error).split())[:200]})") \
+            from None
+    return check(table, path)
+
+
+def check(table, source: str):
+    """`table` conformed (fixed types, every metric column), if it is a sweep's table."""
+    import pyarrow as pa
+
+    from .sweep import _error
+
+    for name, want in fixed_types().items():
+        if name not in table.column_names:
+            raise _error(f"{source}: not a sweep file (no column {name!r})")
+        column = table.column(name)
+        ok = (pa.types.is_string(column.type) or pa.types.is_large_string(column.type) if want == pa.string()
+              else pa.types.is_null(column.type) or pa.types.is_integer(column.type) or pa.types.is_floating(column.type))
+        if name == "error" and pa.types.is_null(column.type):
+            ok = True
+        if not ok:
+            raise _error(f"{source}: not a sweep file (column {name!r} is {column.type}, not {want})")
+        if name in KEYS and column.null_count:
+            raise _error(f"{source}: not a sweep file (column {name!r} has empty values)")
+    try:
+        return conform(table)
+    except pa.ArrowException as error:  # a negative seed, a fractional max_events
+        raise _error(f"{source}: not a sweep file ({' '.join(str(error).split())[:200]})") from None
+
+
 def stored_table(output):
     """Everything an earlier sweep left for `output`: FILE.parquet and its part files, as one
     table (a run may appear more than once: in both, or failed once and then redone)."""
-    import pyarrow.parquet as pq
-
-    tables = [pq.read_table(output)] if os.path.isfile(output) else []
-    return merged(tables + read_parts(part_files(parts_dir(output))))
+    tables = [load(output)] if os.path.isfile(output) else []
+    return merged(tables + [check(t, p) for t, p in zip(read_parts(part_files(parts_dir(output))),
+                                                           part_files(parts_dir(output)))])
 
 
 def frame(table):
@@ -153,6 +236,4 @@ def frame(table):
 
 def read(path):
     """The frame of a finished sweep file (what sweep() returned when it wrote it)."""
-    import pyarrow.parquet as pq
-
-    return frame(pq.read_table(path))
+    return frame(load(path))

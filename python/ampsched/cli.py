@@ -366,6 +366,8 @@ def _cmd_compare(args) -> int:
 def _cmd_sweep(args) -> int:
     if args.verify is not None:
         return _cmd_verify(args)
+    if args.sample != VERIFY_SAMPLE:
+        raise UsageError("--sample: only with --verify FILE")
     if args.file is None:
         for option in ("machines", "workloads", "policies", "output"):
             if getattr(args, option) is None:

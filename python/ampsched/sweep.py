@@ -19,13 +19,20 @@ import json
 import math
 import os
 import shutil
+import stat
 import sys
 import time
 
-from ._sweep_store import KEYS, SETTINGS, frame, merged, part_files, parts_dir, read, read_parts, rows_table, \
-    sort_key, stored_table, write_parquet, write_part
+from ._sweep_store import KEYS, SETTINGS, frame, load, merged, part_files, parts_dir, read, read_parts, \
+    rows_table, sort_key, stored_table, write_parquet, write_part
 
 GRID_OPTIONS = ["machines", "workloads", "policies", "seeds"]  # the grid's axes, in KEYS order
+# The largest sweep file read: as for machine and workload files (the engine's MAX_INPUT_BYTES),
+# so that a wrong path (/dev/zero, a log) is refused at once.
+MAX_SWEEP_FILE_BYTES = 16 << 20
+# Worker processes at most per CPU on this machine: more only queue on the CPUs, and a typo
+# (--jobs 100000) would fork thousands of processes.
+MAX_JOBS_PER_CPU = 8
 MAX_RUNS = 10_000_000  # more needs --yes (CLI) or max_runs=None (Python): a typo should not start a week of runs
 
 
@@ -64,10 +71,10 @@ def parse_seeds(text: str) -> list:
         ends = [_seed_number(low, part)] + ([_seed_number(high, part)] if dash else [])
         if ends[-1] < ends[0]:
             raise _error(f"seeds: the range {part} is empty (write it low-high)")
+        # Counted before the list is built: a typo such as 1-1000000000 must not fill the memory.
+        if len(seeds) + ends[-1] - ends[0] + 1 > MAX_RUNS:
+            raise _error(f"seeds: over {MAX_RUNS:,} seeds in {_shown_text(text)}")
         seeds.extend(range(ends[0], ends[-1] + 1))
-        # Checked as they come, before a typo such as 1-1000000000 fills the memory.
-        if len(seeds) > MAX_RUNS:
-            raise _error(f"seeds: over {MAX_RUNS:,} seeds in {text!r}")
     return _seed_list(seeds)
 
 
@@ -78,15 +85,31 @@ def _seed_number(text: str, part: str) -> int:
     return int(text)
 
 
+def _shown_text(text) -> str:
+    text = repr(text)
+    return text if len(text) <= 80 else f"{text[:40]}…({len(text) - 40} more chars)"
+
+
 def _seed_list(seeds) -> list:
+    """Seeds from an int, a "1-5,7" string, or a list of ints and such strings."""
     if isinstance(seeds, str):
         return parse_seeds(seeds)
-    if isinstance(seeds, int):
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
         seeds = [seeds]
+    if not isinstance(seeds, (list, tuple)):
+        raise _error(f"seeds: expected a whole number, a string such as \"1-5\" or a list of them, "
+                     f"got {type(seeds).__name__}")
+    out = []
     for seed in seeds:
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
-            raise _error(f"seeds: a seed is a whole number from 0 to 2^64-1, got {seed!r}")
-    out = list(dict.fromkeys(seeds))  # without repeats, in the order given
+        if isinstance(seed, str):
+            out.extend(parse_seeds(seed))
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
+            raise _error(f"seeds: a seed is a whole number from 0 to 2^64-1, got {_shown_text(seed)}")
+        else:
+            out.append(seed)
+        if len(out) > MAX_RUNS:
+            raise _error(f"seeds: over {MAX_RUNS:,} seeds")
+    out = list(dict.fromkeys(out))  # without repeats, in the order given
     if not out:
         raise _error("seeds: empty: the grid would have no runs")
     return out
@@ -94,9 +117,10 @@ def _seed_list(seeds) -> list:
 
 def _check_names(machines, workloads, policies, where) -> None:
     """Unknown names fail here, before any run: a name must be in the catalog or an existing
-    file, a registered policy's options must be among its options. Checked against the
-    catalog lists, not by running (a file's content is checked by its first run)."""
-    from . import _require_core
+    file, a registered policy's options must be among its options; then the engine checks
+    every machine and workload pair as a run would (the files' contents, each registered
+    policy's options and what it needs), so that a typo never fails every run of a sweep."""
+    from . import _require_core, _shown
     from .policy import is_file_spec, resolve
 
     core = _require_core()
@@ -105,7 +129,7 @@ def _check_names(machines, workloads, policies, where) -> None:
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
             if name not in catalog[kind] and not os.path.isfile(name):
-                raise _error(f"{where[option]}{option}: {name!r} is neither a catalog {kind[:-1]} nor a file "
+                raise _error(f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                              f"(see `ampsched list {kind}`)")
     for spec in policies:
         if is_file_spec(spec):
@@ -117,13 +141,20 @@ def _check_names(machines, workloads, policies, where) -> None:
         name, *options = spec.split(":")
         entry = catalog["policies"].get(name.strip())
         if entry is None:
-            raise _error(f"{where['policies']}policies: unknown policy {name.strip()!r} (see `ampsched list policies`)")
+            raise _error(f"{where['policies']}policies: unknown policy {_shown(name.strip())} (see `ampsched list policies`)")
         known = entry.get("options") or {}
         for option in options:
             key = option.partition("=")[0].strip()
             if key not in known:
-                raise _error(f"{where['policies']}policies: {spec}: {name} has no option {key!r} "
+                raise _error(f"{where['policies']}policies: {_shown(spec)}: {name} has no option {_shown(key)} "
                              f"(its options: {', '.join(known) or 'none'})")
+    registered = [spec for spec in policies if not is_file_spec(spec)]
+    for machine in machines:
+        for workload in workloads:
+            try:
+                core.check_runs(machine, workload, registered)
+            except core.InputError as error:
+                raise _error(" ".join(str(error).split("\n"))) from None
 
 
 def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), max_runs=MAX_RUNS,
@@ -161,7 +192,8 @@ def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), m
         if not skipped:
             runs.append(key + (run_settings,))
     if not runs:
-        raise _error("the overrides skip every run: the grid would have no runs")
+        skips = [where.rstrip(": ") for where, _, changes in overrides if changes is None]
+        raise _error(f"{skips[0]}: the overrides skip every run ({', '.join(skips)}): the grid would have no runs")
     return runs
 
 
@@ -191,7 +223,10 @@ def _override(label: str, override, axes: dict):
     for index, option in enumerate(GRID_OPTIONS):
         if option not in override:
             continue
-        values = _seed_list(override[option]) if option == "seeds" else _names(f"{where}{option}", override[option])
+        try:
+            values = _seed_list(override[option]) if option == "seeds" else _names(option, override[option])
+        except ValueError as error:
+            raise _error(f"{where}{error}") from None
         for value in values:
             # A value outside the grid would match nothing: a typo must not pass silently.
             if value not in axes[option]:
@@ -259,11 +294,21 @@ def load_file(path) -> dict:
 
     path = os.fspath(path)
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, /dev/zero fill the memory
+            raise _error(f"{path}: not a regular file")
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read(MAX_SWEEP_FILE_BYTES + 1)
     except OSError as error:
         raise _error(f"{path}: cannot read: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    if len(raw) > MAX_SWEEP_FILE_BYTES:
+        raise _error(f"{path}: larger than {MAX_SWEEP_FILE_BYTES >> 20} MiB: not a sweep file?")
+    try:
+        # Editors on some systems start UTF-8 files with a byte-order mark, which TOML forbids.
+        data = tomllib.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+    except UnicodeDecodeError as error:
+        line = 1 + raw[:error.start].count(b"\n")
+        raise _error(f"{path}: line {line}: not UTF-8 text (byte {error.start})") from None
+    except tomllib.TOMLDecodeError as error:
         raise _error(f"{path}: not valid TOML: {error}") from None
     known = GRID_OPTIONS + SETTINGS + ["output", "override"]
     for key in data:
@@ -365,24 +410,33 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
     jobs = check_jobs(jobs)
     check_backend(backend, address)
     output = given["output"]
-    kept, parts, old_parts = [], None, []
-    if output is not None:
-        output = os.fspath(output)
-        if os.path.isdir(output):
-            raise _error(f"output: {output}: is a directory")
+    if output is None:
+        if resume:
+            raise _error("resume: needs an output file (the sweep to resume)")
+        return _run(runs, [], None, [], backend, address, jobs, progress)
+    output = os.fspath(output)
+    _check_output(output, file)
+    with _OutputLock(output):
         parts = parts_dir(output)
         old_parts = part_files(parts)
+        kept = []
         if resume:
             kept = _kept_rows(stored_table(output), {r[:4]: r[4] for r in runs})
         elif old_parts or os.path.isdir(parts):
             raise _error(f"output: {parts} holds an interrupted sweep: finish it with --resume "
                          f"(resume=True) or delete it")
+        return _run(runs, kept, parts, old_parts, backend, address, jobs, progress)
+
+
+def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
+    """Runs what `kept` lacks and merges; with `parts` (an output), saves as it goes and writes
+    the output. Returns run_sweep's table and statistics."""
     kept_keys = {sort_key(r) for r in kept}
     todo = [r for r in runs if r[:4] not in kept_keys]
     started = time.monotonic()  # the backend's start-up (a pool, a Ray instance) counts as sweep time
     # Made only now, after every check, since the Ray backend may start a local Ray instance;
     # and before the parts directory, which would make the next attempt ask for --resume.
-    runner = make_backend(backend, address, jobs)
+    runner = make_backend(backend, address, jobs, len(todo))
     try:
         if parts is not None:
             os.makedirs(parts, exist_ok=True)
@@ -395,11 +449,72 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
     else:
         tables = [r.table for r in results]
     table = merged([rows_table(kept)] + tables)
-    if output is not None:
+    output = None
+    if parts is not None:
+        output = parts[:-len(".parts")]
         write_parquet(table, output)
         shutil.rmtree(parts, ignore_errors=True)
     return table, {"ran": len(todo), "failed": sum(r.failed for r in results),
                    "seconds": time.monotonic() - started, "skipped": len(runs) - len(todo), "output": output}
+
+
+def _check_output(output: str, file) -> None:
+    """Refuses an output a sweep must not replace: the sweep writes a new file and renames it
+    over the output, which would turn a device (/dev/null) into a regular file, and would
+    destroy a file that holds something else (the sweep file itself, a typo'd name)."""
+    from . import _shown
+
+    if output == "":
+        raise _error("output: the path is empty")
+    if file is not None and os.path.exists(output) and os.path.samefile(output, file):
+        raise _error(f"output: {_shown(output)} is the sweep file itself")
+    if os.path.isdir(output):
+        raise _error(f"output: {output}: is a directory")
+    if os.path.exists(output):
+        if not stat.S_ISREG(os.stat(output).st_mode):
+            raise _error(f"output: {output}: not a regular file (a sweep replaces its output with a new file)")
+        try:
+            load(output)
+        except ValueError as error:
+            why = str(error).partition("not a sweep file")[2].strip()
+            raise _error(f"output: {output} exists and is not a sweep file {why}: choose another name or "
+                         f"delete it") from None
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise _error(f"output: {output}: directory {folder} does not exist")
+    if os.path.exists(parts_dir(output)) and not os.path.isdir(parts_dir(output)):
+        raise _error(f"output: {parts_dir(output)} exists and is not a sweep's parts directory")
+
+
+class _OutputLock:
+    """An exclusive lock on FILE.lock for the sweep's life: two sweeps writing one output would
+    mix their part files. flock, so a killed sweep's lock goes with it."""
+
+    def __init__(self, output: str):
+        self.path = f"{output}.lock"
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise _error(f"output: cannot create {self.path}: {error.strerror or error}") from None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            raise _error(f"output: another sweep is writing {self.path[:-len('.lock')]} "
+                         f"(it holds {self.path}); wait for it, or stop it and --resume") from None
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self.fd)
 
 
 def _kept_rows(stored, grid: dict) -> list:
@@ -527,12 +642,13 @@ def check_backend(backend, address) -> None:
         raise _error("address: only for the ray backend (--backend ray); the local backend runs on this machine")
 
 
-def make_backend(backend, address, jobs):
+def make_backend(backend, address, jobs, runs=None):
+    """The backend for a sweep of `runs` runs (None: unknown)."""
     if backend == "ray":
         from .ray_backend import RayBackend  # Ray is an optional extra, imported only when asked for
 
         return RayBackend(address, jobs)
-    return LocalBackend(jobs)
+    return LocalBackend(jobs, runs)
 
 
 class LocalBackend:
@@ -540,9 +656,14 @@ class LocalBackend:
 
     shares_disk = True
 
-    def __init__(self, jobs=None):
+    def __init__(self, jobs=None, runs=None):
         jobs = check_jobs(jobs)
-        self.workers = (os.cpu_count() or 1) if jobs is None else jobs
+        cpus = os.cpu_count() or 1
+        if jobs is not None and jobs > MAX_JOBS_PER_CPU * cpus:
+            raise _error(f"jobs: at most {MAX_JOBS_PER_CPU * cpus} worker processes on this machine "
+                         f"({MAX_JOBS_PER_CPU} per CPU), got {jobs}")
+        # No more workers than runs: a process per run at most.
+        self.workers = max(1, min(cpus if jobs is None else jobs, runs if runs is not None else math.inf))
 
     def close(self) -> None:
         pass  # the pool lives only inside run()
@@ -606,25 +727,32 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
     compares every column bit for bit. Returns a DataFrame: the grid keys, `identical`, and
     `differences` (the columns that differ, "" when identical)."""
     import pandas as pd
-    import pyarrow.parquet as pq
+
+    from . import _require_core
 
     path = os.fspath(path)
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
         raise _error(f"sample: must be a whole number of at least 1, got {sample!r}")
-    if not os.path.isfile(path):
-        raise _error(f"{path}: cannot read: {'is a directory' if os.path.isdir(path) else 'no such file'}")
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
-        raise _error(f"{path}: not a readable sweep file: {error}") from None
-    missing = [k for k in KEYS + ["error"] + SETTINGS if rows and k not in rows[0]]
-    if missing or not rows:
-        raise _error(f"{path}: not a sweep file" + (f" (no column {missing[0]!r})" if missing else " (no rows)"))
+    rows = load(path).to_pylist()
+    if not rows:
+        raise _error(f"{path}: no rows to verify")
+    keys = [sort_key(r) for r in rows]
+    if len(set(keys)) < len(keys):
+        twice = next(k for k in keys if keys.count(k) > 1)
+        raise _error(f"{path}: the run {' '.join(map(str, twice))} has more than one row: not a file one sweep wrote")
+    # A machine or workload given as a path is read again: from another directory it would be
+    # missing, and every run would "differ" by its error.
+    catalog = {kind: {e["name"] for e in json.loads(_require_core().list_catalog(kind))} for kind in ("machines", "workloads")}
+    for row in rows:
+        for key, kind in (("machine", "machines"), ("workload", "workloads")):
+            if row[key] not in catalog[kind] and not os.path.isfile(row[key]):
+                raise _error(f"{path}: the {key} file {row[key]} of its runs is not there: verify from the "
+                             f"directory the sweep ran in")
     rows.sort(key=sort_key)
     picked = [rows[i * len(rows) // sample] for i in range(sample)] if sample < len(rows) else rows
     picked = list({sort_key(r): r for r in picked}.values())
     runs = [tuple(r[k] for k in KEYS) + ({k: r[k] for k in SETTINGS},) for r in picked]
-    results = _execute(runs, LocalBackend(jobs), None, progress)
+    results = _execute(runs, LocalBackend(jobs, len(runs)), None, progress)
     fresh = {sort_key(r): r for result in results for r in result.table.to_pylist()}
     out = []
     for row in picked:

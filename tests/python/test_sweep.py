@@ -1,10 +1,13 @@
 """`ampsched sweep` and ampsched.sweep(): grid checks, the table, failures, resume, determinism."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 
 import ampsched
+from conftest import env_with_package
 from test_cli import assert_one_line_error, run_module
 
 pytest.importorskip("pyarrow")
@@ -309,3 +312,123 @@ def test_verify_and_missing_options_errors(tmp_path, args, message):
     proc = run_module("sweep", *args)
     assert proc.returncode == 2
     assert message in assert_one_line_error(proc.stderr)
+
+
+# ---- inputs a sweep must refuse before it runs anything (found by trying to break it)
+
+SMALL = ["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"]
+
+
+def _refused(*args, timeout=120):
+    proc = subprocess.run([sys.executable, "-m", "ampsched", "sweep", *args], capture_output=True, text=True,
+                          env=env_with_package(), timeout=timeout)
+    assert proc.returncode == 2, proc.stderr
+    return assert_one_line_error(proc.stderr)
+
+
+def test_outputs_it_must_not_replace(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert "not a regular file" in _refused(*SMALL, "--output", str(fifo))
+    assert fifo.is_fifo()  # a device or a pipe stays what it was (a rename would make it a file)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    assert "exists and is not a sweep file" in _refused(*SMALL, "--output", str(notes))
+    assert notes.read_text() == "mine"
+    spec = tmp_path / "s.toml"
+    spec.write_text(f"machines = 'dvfs-2x'\nworkloads = 'demo'\npolicies = 'rr'\noutput = '{spec}'\n")
+    assert "is the sweep file itself" in _refused(str(spec))
+    assert "exists and is not a sweep file" in _refused(*SMALL, "--output", str(spec), "--resume")
+
+
+def test_a_sweep_file_that_is_not_a_file_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)  # reading it would block forever
+    assert "s.toml: not a regular file" in _refused(str(fifo), "--output", str(tmp_path / "o.parquet"), timeout=60)
+
+
+def test_two_sweeps_on_one_output(tmp_path):
+    import fcntl
+
+    out = tmp_path / "s.parquet"
+    with open(f"{out}.lock", "w") as lock:  # what a running sweep holds
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert "another sweep is writing" in _refused(*SMALL, "--output", str(out))
+    assert run_module("sweep", *SMALL, "--output", str(out)).returncode == 0
+    assert not os.path.exists(f"{out}.lock")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--jobs", "100000"], "jobs: at most"),
+    (["--seeds", "0-99999999999", "--yes"], "seeds: over 10,000,000 seeds"),
+    (["--policies", "rr:threshold_ms=abc"], "threshold_ms"),
+    (["--policies", "rr:threshold_ms=-5"], "threshold_ms"),
+    (["--sample", "3"], "--sample: only with --verify"),
+])
+def test_more_bad_grids(tmp_path, args, message):
+    base = dict(zip(SMALL[::2], SMALL[1::2]))
+    base.update(zip(args[::2], [a for a in args[1::2]]))
+    argv = [x for kv in base.items() for x in kv if x != ""]
+    if args[0] == "--seeds" and "--yes" in args:
+        argv = [x for x in argv if x != "--yes"] + ["--yes"]
+    assert message in _refused(*argv, "--output", str(tmp_path / "o.parquet"))
+    assert not os.path.exists(tmp_path / "o.parquet")
+
+
+def test_a_bad_workload_file_fails_before_any_run(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"name = \"x\xff\"\n")
+    assert "bad.toml: line 1: not UTF-8" in _refused("--machines", "dvfs-2x", "--workloads", f"demo,{bad}",
+                                                      "--policies", "rr", "--output", str(tmp_path / "o.parquet"))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("seeds = 1.5", "seeds: expected a whole number"),
+    ("[[override]]\nseeds = 1.5\nslice_ms = 2", "override 1: seeds: expected a whole number"),
+    ("[[override]]\nseeds = {a = 1}\nslice_ms = 2", "override 1: seeds: expected a whole number"),
+])
+def test_bad_seeds_in_a_sweep_file(tmp_path, body, message):
+    spec = tmp_path / "s.toml"
+    spec.write_text("machines = 'dvfs-2x'\nworkloads = 'demo'\npolicies = 'rr'\n" + body + "\n")
+    assert message in _refused(str(spec), "--output", str(tmp_path / "o.parquet"))
+
+
+def test_seed_lists_with_ranges_and_a_byte_order_mark(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_bytes(b"\xef\xbb\xbfmachines = 'dvfs-2x'\nworkloads = 'demo'\npolicies = 'rr'\nseeds = ['1-2', 5]\n")
+    df = ampsched.sweep(file=spec, jobs=1)
+    assert list(df["seed"]) == [1, 2, 5]
+
+
+def test_files_that_are_not_sweeps(tmp_path):
+    not_sweep = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"x": [1, 2]}), not_sweep)
+    assert "is not a sweep file (no column 'machine')" in _refused(*SMALL, "--output", str(not_sweep), "--resume")
+    assert "not a sweep file (no column 'machine')" in _refused("--verify", str(not_sweep))
+    junk = tmp_path / "junk.parquet"
+    junk.write_bytes(b"PAR1xx")
+    assert "not a sweep file (not a readable Parquet file" in _refused("--verify", str(junk))
+    out = tmp_path / "s.parquet"
+    assert run_module("sweep", *SMALL, "--output", str(out)).returncode == 0
+    table = pq.read_table(out)
+    negative = table.set_column(table.schema.get_field_index("seed"), "seed", pa.array([-1], pa.int64()))
+    pq.write_table(negative, tmp_path / "neg.parquet")
+    assert "not a sweep file" in _refused("--verify", str(tmp_path / "neg.parquet"))
+    with pytest.raises(ampsched.InputError, match="not a sweep file"):
+        ampsched.read_sweep(not_sweep)
+    with pytest.raises(ampsched.InputError, match="resume: needs an output file"):
+        ampsched.sweep("dvfs-2x", "demo", "rr", resume=True)
+
+
+def test_the_schema_does_not_depend_on_the_results(tmp_path):
+    ok, failed = tmp_path / "ok.parquet", tmp_path / "failed.parquet"
+    assert run_module("sweep", *SMALL, "--output", str(ok)).returncode == 0
+    assert run_module("sweep", *SMALL, "--max-events", "10", "--output", str(failed)).returncode == 1
+    a, b = pq.read_schema(ok), pq.read_schema(failed)
+    for name in ["machine", "workload", "policy", "seed", "error", "slice_ms", "max_sim_s", "max_events"]:
+        assert a.field(name).type == b.field(name).type, name
+    assert str(a.field("error").type) == "string" and str(a.field("seed").type) == "uint64"
+    for metric in ("makespan_s", "antt", "stp", "energy_j", "migrations"):
+        assert metric in b.names  # null where no run gave it
+    both = pa.concat_tables([pq.read_table(ok), pq.read_table(failed)], promote_options="permissive")
+    assert both.num_rows == 2

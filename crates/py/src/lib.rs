@@ -262,6 +262,18 @@ fn check_settings(slice_ms: f64, max_sim_s: f64, max_events: u64) -> PyResult<()
     settings.check().map_err(to_py)
 }
 
+/// Checks what a run of each of `policies` on `machine` and `workload` would check before
+/// simulating (the files, the specs and their options, what each policy needs), without
+/// running: a sweep's grid is checked so before its first run.
+#[pyfunction]
+fn check_runs(py: Python<'_>, machine: &str, workload: &str, policies: Vec<String>) -> PyResult<()> {
+    py.allow_threads(|| {
+        let exp = Experiment::new(machine, workload, Settings::default())?;
+        policies.iter().try_for_each(|p| exp.check(p))
+    })
+    .map_err(to_py)
+}
+
 /// The defaults every front uses (seed, slice, agent interval, emulation period), defined once
 /// in the engine (`ampsched_model::defaults`).
 #[pyfunction]
@@ -286,6 +298,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::Thread>()?;
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(run_row, m)?)?;
+    m.add_function(wrap_pyfunction!(check_runs, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

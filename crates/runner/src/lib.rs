@@ -170,6 +170,22 @@ impl Experiment {
         Ok(out)
     }
 
+    /// What `run` checks before simulating anything: the spec, its options, and that this
+    /// machine and workload give what the policy needs. A sweep checks every policy of its grid
+    /// this way before its first run, so that a typo does not fail every run of the sweep.
+    pub fn check(&self, spec_text: &str) -> Result<(), Error> {
+        let spec = PolicySpec::parse(spec_text)?;
+        if spec.name == DEFAULT_BASELINE {
+            if !spec.options.is_empty() {
+                return Err(InputError::new("--baseline", spec_text.trim(), "the default baseline takes no options").into());
+            }
+            return Ok(());
+        }
+        let info = ampsched_policy::info(&spec.name)?;
+        Options::new(&spec, info.options)?;
+        self.check_needs(&spec.canonical(), &spec.name, info.needs)
+    }
+
     /// Run one registered policy, or the default baseline (`DEFAULT_BASELINE`); returns its
     /// JSON result.
     pub fn run(&mut self, spec_text: &str) -> Result<Value, Error> {
