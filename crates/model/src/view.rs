@@ -489,6 +489,14 @@ pub trait Policy: Send {
     }
     fn triggers(&self) -> Triggers;
     fn decide(&mut self, view: &SystemView, out: &mut Placement);
+    /// The policy's current estimate of thread `t`'s speedup factor (time on the slowest core
+    /// type / time on the fastest), if it keeps one: HASS-S's static SF, HASS-D's dynamic one.
+    /// Read by the simulator after each quantum call, for the threads running then, to report
+    /// the estimator's error against the true SF of the thread's current phase (`sf_error` in a
+    /// run's JSON). Never called live; a policy that keeps no estimate leaves the default.
+    fn sf_estimate(&self, _t: ThreadId) -> Option<f64> {
+        None
+    }
     /// Why the policy cannot go on, once it cannot: a policy written in Python whose `decide`
     /// raised. It then decides nothing more, and whoever runs it (the runner, the agent) ends
     /// the run with this error. A Rust policy never fails.
