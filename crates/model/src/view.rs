@@ -238,9 +238,10 @@ pub struct AppView {
     /// Threads of the app that are runnable now (running or ready): the app's thread-level
     /// parallelism as PA, MinTLP and CAMP read it (Sáez thesis, ch. 5).
     pub runnable_threads: u32,
-    /// Static program hints per group (index = `ThreadView::group`), where the workload gives
-    /// them: what an offline profiling run would have measured, never the engine's hidden
-    /// truth. Needs `Signals::HINTS`.
+    /// Static program hints per group (index = `ThreadView::group`), given by the workload or
+    /// derived from the group's phases as a whole-run profile (`Signature::of_phases`): what an
+    /// offline profiling run would have measured, never the engine's per-phase truth. Needs
+    /// `Signals::HINTS`.
     pub signatures: Vec<Option<Signature>>,
 }
 
