@@ -159,3 +159,36 @@ fn no_policy_beats_best_static_on_a_workload_without_phases() {
         assert!(g >= best * (1.0 - 1e-9), "{} beats best static: {g} < {best}", p.name);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(12), ..Default::default() })]
+
+    /// On random machines (up to three capacities: three partitions) and workloads (every phase
+    /// kind, several groups), both policies finish every measured run and give SF estimates
+    /// within the model's range [1, fastest / slowest peak rate (f / cpi_scale)].
+    #[test]
+    fn hass_policies_finish_random_runs_with_estimates_in_range(
+        types in proptest::collection::vec((1u32..4, 0.5f64..3.0, 1.0f64..2.0), 1..4),
+        wl in common::workload_strategy(),
+        policy in proptest::sample::select(vec!["hass-s", "hass-d:sample_ms=5", "hass-s:refresh_ms=1:quantum_ms=1"]),
+        seed in 0u64..1000,
+    ) {
+        let m = Machine::from_toml("prop-machine", &common::machine_toml(&types)).unwrap();
+        let w = Workload::from_toml("prop-workload", &wl, &Programs::new());
+        proptest::prop_assume!(!matches!(&w, Err(e) if e.message.contains("does no work")));
+        let w = w.unwrap();
+        let mut p = build(&PolicySpec::parse(policy).unwrap(), &m).unwrap();
+        let r = Engine::new(&m, &w, &SimpleModel, p.as_mut(), SimConfig { seed, ..SimConfig::default() }).run().unwrap();
+        for (a, res) in w.apps.iter().zip(&r.apps) {
+            proptest::prop_assert_eq!(res.turnarounds_ns.len() as u32, a.runs);
+        }
+        let (fast, slow) = ampsched_model::perf::sf_types(&m);
+        let peak = |t: usize| m.core_types[t].freq_ghz / m.core_types[t].cpi_scale;
+        let max_sf = peak(fast) / peak(slow);
+        for t in 0..r.threads.len() as u32 {
+            if let Some(sf) = p.sf_estimate(t) {
+                proptest::prop_assert!((1.0 - 1e-9..=max_sf + 1e-9).contains(&sf), "thread {} SF {} outside [1, {}]", t, sf, max_sf);
+            }
+        }
+    }
+}
