@@ -214,7 +214,7 @@ impl<C: Claim> Partitions<C> {
             .collect();
         let scaled: Vec<usize> = (0..self.levels()).map(|l| n[l] / self.ncores(l)).collect();
         let (lo, hi) = (scaled.iter().min(), scaled.iter().max());
-        if hi.zip(lo).map_or(false, |(h, l)| h - l > 1) || scaled.iter().skip(1).any(|&l| l > scaled[FAST]) {
+        if hi.zip(lo).is_some_and(|(h, l)| h - l > 1) || scaled.iter().skip(1).any(|&l| l > scaled[FAST]) {
             return false;
         }
         (0..self.levels()).all(|f| {

@@ -16,6 +16,7 @@
 //! - when a thread blocks, wakes or exits, one one-way move restores the rules where needed
 //!   (`keep_fast_busy`: an idle fast core takes the slow thread of highest SF; an overloaded
 //!   fast partition beside an idle slow core gives up its thread of lowest SF).
+//!
 //! On a machine of more than two capacities each partition swaps with the next faster and
 //! slower one.
 
