@@ -114,8 +114,11 @@ impl HassS {
 
     /// Algorithm 4.1's regular assignment, then optimistic rebinding, for runnable thread `t`.
     fn assign(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement) {
-        let Some(cur) = self.parts.level(t) else { return };
-        if !view.thread(t).state.is_runnable() || (cur == FAST && self.parts.load(FAST) <= self.parts.ncores(FAST)) {
+        // A thread off the CPU now is looked at again at the next quantum it runs in.
+        let Some(cur) = self.parts.level(t).filter(|_| view.thread(t).state.is_runnable()) else { return };
+        self.refreshed_epoch.set(t, self.load_epoch);
+        self.refreshed_at_ns.set(t, view.thread(t).total_time_ns());
+        if cur == FAST && self.parts.load(FAST) <= self.parts.ncores(FAST) {
             return;
         }
         let best = (0..self.parts.levels()).max_by(|&a, &b| self.expected(t, a).total_cmp(&self.expected(t, b)).then(b.cmp(&a)));
@@ -124,8 +127,6 @@ impl HassS {
         } else {
             self.parts.exchange(view, t, out);
         }
-        self.refreshed_epoch.set(t, self.load_epoch);
-        self.refreshed_at_ns.set(t, view.thread(t).total_time_ns());
     }
 }
 
