@@ -192,3 +192,15 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn hass_runs_are_deterministic_on_a_shared_llc_numa_machine() {
+    // 4FC-12SC (four chips sharing an L3 each, a NUMA node per chip), the thesis's HH1 ×4 with
+    // miss curves: the same inputs give the same JSON, estimates and errors included.
+    for policy in ["hass-s", "hass-d"] {
+        let run = || Experiment::new("4fc-12sc", "hh1-x4", Settings::default()).unwrap().run(policy).unwrap();
+        let (a, b) = (run(), run());
+        assert!(a["sf_error"].as_f64().is_some(), "{policy} reports its estimator's error");
+        assert_eq!(a, b, "{policy}");
+    }
+}
