@@ -204,3 +204,35 @@ fn hass_runs_are_deterministic_on_a_shared_llc_numa_machine() {
         assert_eq!(a, b, "{policy}");
     }
 }
+
+#[test]
+fn hass_s_fills_the_fast_partition_by_sf_within_the_balance_rules() {
+    // 2 fast (2 GHz) + 2 slow (1 GHz). Arrival order: a0, a1 at 20 MPKI (SF (1 + 2) / (0.5 + 2) =
+    // 1.2), then b2, b3, b4 compute-bound (SF 2). a0 and a1 take the fast cores; b2 starts slow
+    // and would do better on a fast core (2 × 2/3 > 1), but a move alone would overload the fast
+    // partition beside an idle slow core, so it swaps with a0 (rebinding); b3 likewise with a1.
+    // b4 arrives with both partitions at scaled load 1, so goes fast (ties go fast), where its
+    // expected 2 × 2/3 beats 1 × 2/3 slow: the three SF-2 threads share the fast cores, 1 s of
+    // CPU each (2e9 × 0.5 ns) over 1.5 s, while a0 and a1 run slow until the fast cores free.
+    let dir = common::ScratchDir::new("hass-s-fill");
+    let mut machine = String::from("name = \"2f2s\"\nmemory_latency_ns = 100.0\n");
+    for (name, ghz) in [("fast", 2.0), ("slow", 1.0)] {
+        machine.push_str(&format!("[[core_type]]\nname = \"{name}\"\ncount = 2\nfreq_ghz = {ghz}\npower_active_w = 1.0\npower_idle_w = 0.1\n"));
+    }
+    let mut work = String::new();
+    for (name, instructions, mpki) in [("a0", 1e9, 20.0), ("a1", 1e9, 20.0), ("b2", 2e9, 0.0), ("b3", 2e9, 0.0), ("b4", 2e9, 0.0)] {
+        work.push_str(&format!("[[app]]\nname = \"{name}\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instructions:e}\nllc_mpki = {mpki}\n"));
+    }
+    let m = Machine::from_toml("2f2s", &machine).unwrap();
+    let w = Workload::from_toml(&dir.write("fill.toml", &work), &work, &Programs::new()).unwrap();
+    let (r, _) = simulate(&m, &w, "hass-s");
+    for b in &r.threads[2..5] {
+        assert_eq!(b.per_type[1].time_ns, 0, "thread {} ran on a slow core", b.id);
+        let fast = secs(b.per_type[0].time_ns);
+        assert!((1.0..1.005).contains(&fast), "thread {}: {fast} s on the fast cores (1 s of work plus intra-partition migrations)", b.id);
+    }
+    for a in &r.threads[0..2] {
+        let slow = secs(a.per_type[1].time_ns);
+        assert!((1.49..1.51).contains(&slow), "thread {}: {slow} s on a slow core before the fast cores freed", a.id);
+    }
+}
