@@ -86,9 +86,11 @@ class Result:
 
     summary   one-row DataFrame: machine, workload, policy, seed, slice_ms and the scalar
               metrics (makespan_s, antt, stp, min_fairness, uniformity, unfairness,
-              energy_j, edp, migrations, events, policy_calls).
+              energy_j, edp, migrations, events, policy_calls; sf_error for a policy that
+              estimates speedup factors).
     apps      one row per app: name, threads, runs, turnaround_s, solo_s, slowdown, fast_share.
-    threads   one row per thread: id, app, group, kind, cpu_s, fast_s, fast_share, migrations.
+    threads   one row per thread: id, app, group, kind, cpu_s, fast_s, fast_share, migrations
+              (and sf_error, for a policy that estimates speedup factors: hass-s, hass-d).
     cores     one row per core: id, type, fast, busy_s, energy_j.
     timeline  rows (core, thread, app, start_s, end_s) if the run asked for it, else None.
     raw       the engine's JSON result as a dict.

@@ -98,7 +98,7 @@ TABLE_KEYS = {
     "group": ["name", "count", "kind", "repeat", "phase", "program", "signature"],
     "phase": ["kind", "instructions", "cpi", "llc_mpki", "miss_curve", "footprint_kb", "wait", "spin_limit_us",
               "scope", "lock", "cs_instructions", "between_instructions", "count", "seconds"],
-    "signature": ["cpi", "llc_mpki"],
+    "signature": ["cpi", "llc_mpki", "miss_curve"],
     "miss_curve": ["size_kb", "mpki"],
 }
 WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset"}

@@ -147,3 +147,19 @@ def test_defaults_come_from_the_engine_and_match_the_documented_ones():
     # The API and the CLI use them: a run without seed or slice says which it used.
     r = ampsched.run("dvfs-2x", "demo", "oblivious")
     assert (r.raw["seed"], r.raw["slice_ms"]) == (engine["seed"], engine["slice_ms"])
+
+
+def test_sf_error_per_thread_and_on_average_for_policies_that_estimate_sfs():
+    # 2fc-2sc-amd has a private LLC per core: a one-phase program's static signature is its
+    # truth (sixtrack, crafty, equake; hass-s moves none of them, so their memory stays local);
+    # mcf has phases its whole-run signature averages away.
+    r = ampsched.run("2fc-2sc-amd", "hh1", "hass-s")
+    errors = r.threads.groupby("app")["sf_error"].mean()
+    assert errors[["sixtrack", "crafty", "equake"]].max() < 1e-12
+    assert errors["mcf"] > 0.1
+    assert 0 < r.summary["sf_error"].iloc[0] < errors["mcf"]
+    # A policy without estimates has no such column; a sweep has one, empty for it.
+    assert "sf_error" not in ampsched.run("2fc-2sc-amd", "hh1", "rr").summary.columns
+    df = ampsched.sweep("2fc-2sc-amd", "hh1", ["hass-d", "rr"], seeds="1", jobs=1)
+    by = df.set_index("policy")["sf_error"]
+    assert by.isna()["rr"] and 0 < by["hass-d"] < 0.2

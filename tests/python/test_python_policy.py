@@ -225,9 +225,6 @@ class NotAPlacement(ampsched.Policy):
                 "which the machine lacks (it has cores 0 to 3)"),
     (NoThread(), "--policy: NoThread: decide (call 1) returned a placement that placed thread 999, which does not exist"),
     (NotAPlacement(), "returned a list, not an ampsched.Placement or None"),
-    (type("Hints", (ampsched.Policy,), {"needs": ("hints",), "decide": lambda self, v: None})(),
-     "Hints cannot run: it needs static program hints (signatures) for every app, which the simulator with "
-     "workload 'hh1' does not give"),
     (type("T", (ampsched.Policy,), {"triggers": ("start", "bogus"), "decide": lambda self, v: None})(), "unknown trigger 'bogus'"),
     (type("T", (ampsched.Policy,), {"triggers": "start", "decide": lambda self, v: None})(), "triggers must be a tuple of names"),
     (type("N", (ampsched.Policy,), {"needs": ("bogus",), "decide": lambda self, v: None})(), "needs: unknown signal 'bogus' (known: counters, locks"),
@@ -240,6 +237,23 @@ def test_policy_errors_are_input_errors(policy, words):
         ampsched.run("2fc-2sc-amd", "hh1", policy)
     assert words in str(error.value)
     assert "\n" not in str(error.value)
+
+
+HINTLESS = ('name = "hintless"\n[[app]]\nname = "a"\n[[app.phase]]\nkind = "compute"\ninstructions = 1e6\n'
+            '[[app]]\nname = "io"\n[[app.phase]]\nkind = "sleep"\nseconds = 0.001\n')
+
+
+def test_hints_are_refused_where_a_group_has_no_signature(tmp_path):
+    # Every group that retires instructions gets its phases' whole-run signature (hh1 offers
+    # hints); one that only sleeps has nothing to profile, so hints are not offered.
+    workload = tmp_path / "hintless.toml"
+    workload.write_text(HINTLESS)
+    hints = type("Hints", (ampsched.Policy,), {"needs": ("hints",), "decide": lambda self, v: None})()
+    with pytest.raises(ampsched.InputError) as error:
+        ampsched.run("2fc-2sc-amd", str(workload), hints)
+    assert ("Hints cannot run: it needs static program hints (signatures) for every app, which the simulator with "
+            "workload 'hintless' does not give") in str(error.value)
+    ampsched.run("2fc-2sc-amd", "hh1", hints)
 
 
 def test_decide_exception_is_chained():

@@ -157,3 +157,82 @@ fn real_counters_count_this_threads_instructions_where_the_machine_has_a_pmu() {
     assert!(d.cycles > 0.0, "{d:?}");
     perf.close(0);
 }
+
+#[test]
+fn hass_d_runs_live_only_where_counters_are_offered() {
+    use ampsched_agent::agent::{agent_signals, check_policy};
+    let needs = ampsched_policy::info("hass-d").unwrap().needs;
+    assert_eq!(needs, Signals::COUNTERS);
+    assert!(check_policy("hass-d", needs, agent_signals(true, false), None).is_ok(), "a machine with a PMU");
+    let why = "the CPU or hypervisor exposes no hardware counters";
+    let refused = check_policy("hass-d", needs, agent_signals(false, true), Some(why)).unwrap_err().to_string();
+    assert_eq!(
+        refused,
+        format!("--policy: hass-d: hass-d cannot run live: it needs per-thread hardware counters (instructions, cycles, LLC misses), which the live agent here does not give ({why})")
+    );
+    // hass-s reads program signatures, which no live source gives.
+    let hints = ampsched_policy::info("hass-s").unwrap().needs;
+    assert!(check_policy("hass-s", hints, agent_signals(true, true), None).is_err());
+}
+
+#[test]
+fn hass_d_estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_fast_core() {
+    use ampsched_model::{Placement, Trigger};
+    let machine = Machine::from_toml("machine", MACHINE).unwrap();
+    let proc = ProcTree::new("counters-hass-d");
+    let pid = 7000;
+    // 7000 (id 0) starts first, so goes to the fast CPU 0 (new threads have the lowest SF, ties
+    // go fast); 7001 (id 1) to the slow CPU 1.
+    proc.thread(pid, 7000, 'R', 0, 0);
+    proc.thread(pid, 7001, 'R', 1, 0);
+    let script = Arc::new(Mutex::new(Script::default()));
+    let mut m = Monitor::with_proc_root(machine.clone(), &proc.path());
+    m.counting = Some(Counting::new(Box::new(Scripted(script.clone()))));
+    m.book.available = Signals::COUNTERS;
+    assert!(m.add_process(pid));
+    let mut policy = ampsched_policy::build(&ampsched_policy::PolicySpec::parse("hass-d:sample_ms=10").unwrap(), &machine).unwrap();
+    let mut out = Placement::default();
+    // What the enforcer would do: the affinities decided become the view's.
+    let mut decide = |m: &mut Monitor, trigger: Trigger, now: u64, out: &mut Placement| {
+        out.clear();
+        m.book.begin_call(trigger, now);
+        policy.decide(&m.book.view(&m.machine, trigger, now), out);
+        m.book.end_call();
+        for (t, cores) in out.affinity.clone() {
+            m.book.threads[t as usize].allowed = cores;
+            m.book.mark_changed(t);
+        }
+    };
+    let mut events = Vec::new();
+    m.sample(0, &mut events);
+    for ev in events.drain(..) {
+        decide(&mut m, ev, 0, &mut out);
+    }
+    let (fast, slow) = (ampsched_model::CoreSet::single(0), ampsched_model::CoreSet::single(1));
+    assert_eq!((&m.book.threads[0].allowed, &m.book.threads[1].allowed), (&fast, &slow));
+    // Every 10 ms: 7000 on the fast core (2 GHz) at 30 MPKI and CPI 1: 2 857 142 instructions,
+    // 85 714 misses, 2e7 cycles (1 + 30 × 0.1 ns × 2 GHz = 7 cycles each); SF (1 + 3) / (0.5 + 3)
+    // = 1.143. 7001 on the slow core (1 GHz), compute-bound: 1e7 instructions and cycles: SF 2.
+    let mut swapped_at = None;
+    for step in 1..=6u64 {
+        let now = step * 10_000_000;
+        proc.thread(pid, 7000, 'R', 0, now);
+        proc.thread(pid, 7001, 'R', 1, now);
+        let mut s = script.lock().unwrap();
+        s.next.insert(0, reading(now, now, [2_857_142 * step, 20_000_000 * step, 85_714 * step]));
+        s.next.insert(1, reading(now, now, [10_000_000 * step, 10_000_000 * step, 0]));
+        drop(s);
+        m.sample(now, &mut events);
+        events.clear();
+        decide(&mut m, Trigger::Quantum, now, &mut out);
+        if swapped_at.is_none() && m.book.threads[0].allowed == slow {
+            swapped_at = Some(step);
+        }
+    }
+    // The first period (the start) discarded, the second starts the phase, the third and
+    // fourth are stable: at 40 ms the estimates are 1.143 and 2, and the two swap.
+    assert_eq!(swapped_at, Some(4));
+    assert_eq!(m.book.threads[1].allowed, fast);
+    assert!((policy.sf_estimate(0).unwrap() - 8.0 / 7.0).abs() < 1e-4, "{:?}", policy.sf_estimate(0));
+    assert!((policy.sf_estimate(1).unwrap() - 2.0).abs() < 1e-9);
+}

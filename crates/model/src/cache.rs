@@ -85,6 +85,24 @@ impl MissCurve {
         self.points.iter().find(|&&(_, m)| m <= floor).map_or(0.0, |&(s, _)| s)
     }
 
+    /// The (size KB, mpki) points, sizes increasing (one point: a flat curve).
+    pub fn points(&self) -> &[(f64, f64)] {
+        &self.points
+    }
+
+    /// Σ weight × curve, exact at every size: each curve is linear in log2(size) between its
+    /// points and flat beyond its ends, so the sum is linear between the union of all points.
+    pub fn weighted_sum(curves: &[(f64, &MissCurve)]) -> MissCurve {
+        let mut sizes: Vec<f64> = curves.iter().filter(|(_, c)| !c.is_flat()).flat_map(|(_, c)| c.points.iter().map(|p| p.0)).collect();
+        sizes.sort_by(f64::total_cmp);
+        sizes.dedup();
+        if sizes.is_empty() {
+            return MissCurve::flat(curves.iter().map(|(w, c)| w * c.points[0].1).sum());
+        }
+        let points: Vec<(f64, f64)> = sizes.iter().map(|&s| (s, curves.iter().map(|(w, c)| w * c.mpki_at(s)).sum())).collect();
+        MissCurve { points }
+    }
+
     /// Read `miss_curve = { size_kb = [...], mpki = [...] }` from `n`.
     pub fn read(n: &mut Node) -> Result<Option<MissCurve>> {
         let Some(mut t) = n.opt_table("miss_curve")? else { return Ok(None) };
@@ -154,6 +172,17 @@ mod tests {
         assert_eq!(c.mpki_at(1e9), 0.0);
         assert_eq!(c.knee_kb(), 8192.0);
         assert_eq!(c.accesses_pki(), 427.0 * 1000.0 / 4096.0);
+    }
+
+    #[test]
+    fn a_weighted_sum_of_curves_is_exact_between_and_beyond_their_points() {
+        let (a, flat) = (art(), MissCurve::flat(10.0));
+        let sum = MissCurve::weighted_sum(&[(0.25, &a), (0.75, &flat)]);
+        for size in [16.0, 256.0, 700.0, 2048.0 * 2f64.sqrt(), 5000.0, 1e6] {
+            let want = 0.25 * a.mpki_at(size) + 7.5;
+            assert!((sum.mpki_at(size) - want).abs() < 1e-9, "{size}: {} against {want}", sum.mpki_at(size));
+        }
+        assert!(MissCurve::weighted_sum(&[(0.5, &flat), (0.5, &MissCurve::flat(2.0))]).is_flat());
     }
 
     #[test]

@@ -238,9 +238,10 @@ pub struct AppView {
     /// Threads of the app that are runnable now (running or ready): the app's thread-level
     /// parallelism as PA, MinTLP and CAMP read it (Sáez thesis, ch. 5).
     pub runnable_threads: u32,
-    /// Static program hints per group (index = `ThreadView::group`), where the workload gives
-    /// them: what an offline profiling run would have measured, never the engine's hidden
-    /// truth. Needs `Signals::HINTS`.
+    /// Static program hints per group (index = `ThreadView::group`), given by the workload or
+    /// derived from the group's phases as a whole-run profile (`Signature::of_phases`): what an
+    /// offline profiling run would have measured, never the engine's per-phase truth. Needs
+    /// `Signals::HINTS`.
     pub signatures: Vec<Option<Signature>>,
 }
 
@@ -489,6 +490,14 @@ pub trait Policy: Send {
     }
     fn triggers(&self) -> Triggers;
     fn decide(&mut self, view: &SystemView, out: &mut Placement);
+    /// The policy's current estimate of thread `t`'s speedup factor (time on the slowest core
+    /// type / time on the fastest), if it keeps one: HASS-S's static SF, HASS-D's dynamic one.
+    /// Read by the simulator after each quantum call, for the threads running then, to report
+    /// the estimator's error against the true SF of the thread's current phase (`sf_error` in a
+    /// run's JSON). Never called live; a policy that keeps no estimate leaves the default.
+    fn sf_estimate(&self, _t: ThreadId) -> Option<f64> {
+        None
+    }
     /// Why the policy cannot go on, once it cannot: a policy written in Python whose `decide`
     /// raised. It then decides nothing more, and whoever runs it (the runner, the agent) ends
     /// the run with this error. A Rust policy never fails.

@@ -29,17 +29,53 @@ impl Profile {
     }
 }
 
-/// A program's architectural signature, as an offline profiling run of the whole program would
-/// measure it (the static hint HASS-S reads: Sáez thesis, §4.2.1): its CPI on the reference big
-/// core and its LLC misses per thousand instructions. Given by the workload, never derived by
-/// the engine from the phases it runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A program's architectural signature, as an offline profiling run of the whole program alone
+/// would measure it (the static hint HASS-S reads: Sáez thesis, §4.2.1, "static signatures"):
+/// its CPI on the reference big core and its LLC misses per thousand instructions as a function
+/// of the LLC size (the thesis's signature is such a curve, Table 4.1), so that a policy reads
+/// it at each core type's LLC size. One per program (a group): no per-phase knowledge.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Signature {
     pub cpi: f64,
-    pub llc_mpki: f64,
+    pub misses: MissCurve,
+}
+
+impl Signature {
+    /// A signature whose miss rate does not depend on the LLC size.
+    pub fn flat(cpi: f64, llc_mpki: f64) -> Signature {
+        Signature { cpi, misses: MissCurve::flat(llc_mpki) }
+    }
+
+    /// The whole-run signature of a thread running `phases` alone, as an offline profiling run
+    /// would measure it: CPI and misses averaged over the phases weighted by the instructions
+    /// each retires (the run's total cycles and misses over its total instructions; `repeat`
+    /// scales every phase alike, so it drops out). The averaged curve is exact at every size:
+    /// each phase's curve is linear in log2(size) between its own points and flat beyond its
+    /// ends, so their weighted sum is linear between the union of the points. None for phases
+    /// that retire no instructions (only barriers and sleeps): nothing to profile.
+    pub fn of_phases(phases: &[Phase]) -> Option<Signature> {
+        let weighted: Vec<(f64, &Profile)> = phases.iter().filter_map(|p| Some((p.instructions_per_thread(), p.profile()?))).filter(|(n, _)| *n > 0.0).collect();
+        let total: f64 = weighted.iter().map(|(n, _)| n).sum();
+        if total <= 0.0 {
+            return None;
+        }
+        let cpi = weighted.iter().map(|(n, p)| n * p.cpi).sum::<f64>() / total;
+        let curves: Vec<(f64, &MissCurve)> = weighted.iter().map(|(n, p)| (n / total, &p.misses)).collect();
+        Some(Signature { cpi, misses: MissCurve::weighted_sum(&curves) })
+    }
 }
 
 impl Phase {
+    /// The instructions one thread retires in the phase at most (a serial phase's leader; a
+    /// critical phase's `count` acquisitions with the work between them).
+    pub fn instructions_per_thread(&self) -> f64 {
+        match self {
+            Phase::Compute { instructions, .. } | Phase::Serial { instructions, .. } => *instructions,
+            Phase::Critical { cs_instructions, between_instructions, count, .. } => *count as f64 * (cs_instructions + between_instructions),
+            Phase::Barrier { .. } | Phase::Sleep { .. } => 0.0,
+        }
+    }
+
     /// The profile of the instructions the phase retires, if it retires any.
     pub fn profile(&self) -> Option<&Profile> {
         match self {
@@ -108,7 +144,9 @@ pub struct Group {
     pub kind: ThreadKind,
     pub repeat: u32,
     pub phases: Vec<Phase>,
-    /// The program hint policies may read (`Signals::HINTS`), if the workload gives one.
+    /// The program hint policies may read (`Signals::HINTS`): the workload's `[signature]`,
+    /// else the whole-run signature of the group's phases (`Signature::of_phases`), as an
+    /// offline profiling run would measure it; None only for a group that retires nothing.
     pub signature: Option<Signature>,
 }
 
@@ -254,12 +292,13 @@ impl Workload {
         Ok(Workload { name, description, source: src, constant_load, baseline, apps })
     }
 
-    /// True when every group of every app gives a signature (`Signals::HINTS` can be met).
     /// Whether some phase's miss rate depends on the LLC capacity it gets.
     pub fn has_miss_curves(&self) -> bool {
         self.apps.iter().flat_map(|a| &a.groups).flat_map(|g| &g.phases).any(|p| p.profile().is_some_and(|pr| !pr.misses.is_flat()))
     }
 
+    /// True when every group of every app has a signature, given or derived (`Signals::HINTS`
+    /// can be met).
     pub fn has_signatures(&self) -> bool {
         self.apps.iter().all(|a| a.groups.iter().all(|g| g.signature.is_some()))
     }
@@ -299,7 +338,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
         let phases = read_body(n, programs, &mut locks)?;
         check_steps(n, &phases, repeat)?;
-        let signature = read_signature(n)?;
+        let signature = read_signature(n)?.or_else(|| Signature::of_phases(&phases));
         groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, signature });
     } else {
         for key in ["threads", "phase", "program", "repeat", "signature"] {
@@ -318,7 +357,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
             let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
             let phases = read_body(&mut g, programs, &mut locks)?;
             check_steps(&g, &phases, repeat)?;
-            let signature = read_signature(&mut g)?;
+            let signature = read_signature(&mut g)?.or_else(|| Signature::of_phases(&phases));
             if groups.iter().any(|other: &Group| other.name == gname) {
                 // As core types: a name that picks out two things picks out neither.
                 return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
@@ -414,15 +453,20 @@ fn read_profile(p: &mut Node) -> Result<Profile> {
     Ok(Profile { cpi, misses, footprint_kb })
 }
 
-/// `[app.signature]` (or `[app.group.signature]`): `cpi` and `llc_mpki`, both required.
+/// `[app.signature]` (or `[app.group.signature]`): `cpi` and either `llc_mpki` or a
+/// `miss_curve`, both required.
 fn read_signature(n: &mut Node) -> Result<Option<Signature>> {
     let Some(mut t) = n.opt_table("signature")? else { return Ok(None) };
-    let sig = Signature {
-        cpi: t.number("cpi", &limits::CPI)?,
-        llc_mpki: t.opt_number("llc_mpki", &limits::LLC_MPKI)?.ok_or_else(|| t.err("llc_mpki", "missing required key"))?,
+    let cpi = t.number("cpi", &limits::CPI)?;
+    let flat = t.opt_number("llc_mpki", &limits::LLC_MPKI)?;
+    let misses = match (flat, MissCurve::read(&mut t)?) {
+        (Some(_), Some(_)) => return Err(t.err("miss_curve", "give either llc_mpki or miss_curve, not both")),
+        (_, Some(curve)) => curve,
+        (Some(mpki), None) => MissCurve::flat(mpki),
+        (None, None) => return Err(t.err("llc_mpki", "missing required key (or give a miss_curve)")),
     };
     t.finish()?;
-    Ok(Some(sig))
+    Ok(Some(Signature { cpi, misses }))
 }
 
 fn read_wait(p: &mut Node) -> Result<Wait> {

@@ -45,6 +45,8 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &baseline::bound::INFO,
     &thesis::rr::INFO,
     &thesis::busyfcs::INFO,
+    &thesis::hass_s::INFO,
+    &thesis::hass_d::INFO,
     &baseline::best_static::INFO,
 ];
 

@@ -233,3 +233,32 @@ fn moves_follow_claims_that_fall_unseen_as_a_scan_would() {
         random_runs::<Unseen>(seed, |rng, b, _, t| b.threads[t as usize].per_type[0].time_ns += 10 * rng.below(3) as u64, |v| Unseen(Reverse(v.per_type[0].time_ns)));
     }
 }
+
+#[test]
+fn exchange_swaps_with_the_neighbour_partition_by_claim_and_balance_rules_hold() {
+    use ampsched_policy::common::sf::Sf;
+    let m = Machine::from_toml("m", MACHINE).unwrap();
+    let (big, mid, little) = (CoreSet::single(0), CoreSet::single(1), CoreSet::from_cores([2, 3]));
+    // 0 on big (SF 1.2), 1 on mid (1.5), 2 and 3 on little (1.1 and 1.9).
+    let mut b = book(&m, &[&big, &mid, &little, &little]);
+    let mut p: Partitions<Sf> = Partitions::new(&m);
+    for (t, sf) in [(0, 1.2), (1, 1.5), (2, 1.1), (3, 1.9)] {
+        p.set_claim(t, Sf(sf));
+    }
+    let mut out = Placement::default();
+    b.begin_call(Trigger::Quantum, 0);
+    let v = b.view(&m, Trigger::Quantum, 0);
+    // Thread 2 claims less than everyone above it: no swap.
+    assert_eq!(p.exchange(&v, 2, &mut out), 0);
+    // Thread 3 beats mid's 1.5, then big's 1.2: two swaps, and it ends on big.
+    assert_eq!(p.exchange(&v, 3, &mut out), 2);
+    assert_eq!((p.level(3), p.level(1), p.level(0)), (Some(0), Some(2), Some(1)));
+    assert_eq!((p.load(0), p.load(1), p.load(2)), (1, 1, 2), "swaps keep every load");
+    // Balance (§2.3, ⌊P⌋ = 1): moving 2 from little to mid gives loads 1/2/1, scaled 1/2/0:
+    // mid's 2 exceeds big's 1 (the fastest must be the most loaded) and 2 − 0 > 1.
+    assert!(!p.move_keeps_balance(2, 1));
+    // Moving 0 (now on mid) down to little leaves mid idle while little has threads.
+    assert!(!p.move_keeps_balance(0, 2));
+    // Staying put is balanced.
+    assert!(p.move_keeps_balance(2, 2));
+}

@@ -209,7 +209,8 @@ impl View {
     }
 
     /// Every app, indexed by app id: id, name, priority (nice), live_threads, runnable_threads,
-    /// signatures (per group: {"cpi", "llc_mpki"} or None; needs "hints").
+    /// signatures (per group: {"cpi", "miss_curve": {"size_kb": [...], "mpki": [...]}} or None,
+    /// a flat curve one point; needs "hints").
     #[getter]
     fn apps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty_bound(py);
@@ -226,7 +227,10 @@ impl View {
                     Some(s) => {
                         let sd = PyDict::new_bound(py);
                         sd.set_item("cpi", s.cpi)?;
-                        sd.set_item("llc_mpki", s.llc_mpki)?;
+                        let curve = PyDict::new_bound(py);
+                        curve.set_item("size_kb", s.misses.points().iter().map(|p| p.0).collect::<Vec<f64>>())?;
+                        curve.set_item("mpki", s.misses.points().iter().map(|p| p.1).collect::<Vec<f64>>())?;
+                        sd.set_item("miss_curve", curve)?;
                         sigs.append(sd)?;
                     }
                     None => sigs.append(py.None())?,

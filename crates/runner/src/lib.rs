@@ -376,6 +376,7 @@ impl Experiment {
                     migrations: t.migrations,
                     lock_wait_s: t.lock_wait_ns as f64 / 1e9,
                     spin_s: t.spin_ns as f64 / 1e9,
+                    sf_error: r.sf_error_of(t.id),
                 }
             })
             .collect();
@@ -419,6 +420,7 @@ impl Experiment {
             policy_calls: r.policy_calls,
             decisions: r.decisions,
             instructions: r.instructions(),
+            sf_error: r.sf_error_mean(),
             apps: &met.apps,
             threads,
             cores,
@@ -525,6 +527,10 @@ struct RunRow<'a> {
     policy_calls: u64,
     decisions: u64,
     instructions: f64,
+    /// The policy's SF estimator: mean |estimate − true SF of the thread's current phase| over
+    /// every sample of the run (`Policy::sf_estimate`; absent for a policy without estimates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sf_error: Option<f64>,
     apps: &'a [AppMetrics],
     threads: Vec<ThreadRow<'a>>,
     cores: Vec<CoreRow<'a>>,
@@ -547,6 +553,9 @@ struct ThreadRow<'a> {
     migrations: u32,
     lock_wait_s: f64,
     spin_s: f64,
+    /// The thread's mean |SF estimate − true SF| (absent where it was never sampled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sf_error: Option<f64>,
 }
 
 #[derive(Serialize)]

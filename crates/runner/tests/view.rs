@@ -121,26 +121,38 @@ fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
 
 #[test]
 fn program_signatures_reach_the_view_and_hints_are_offered_only_when_every_group_has_one() {
+    use ampsched_model::cache::MissCurve;
     use ampsched_model::workload::Programs;
     use ampsched_model::{Signals, Signature, Workload};
     use ampsched_sim::simulator_signals;
-    let with = |sig: &str| {
+    // App b gives no signature: it gets its phases' whole-run signature (instruction-weighted:
+    // CPI (1e6 × 1 + 3e6 × 2) / 4e6 = 1.75, MPKI (1e6 × 0 + 3e6 × 8) / 4e6 = 6). App c only
+    // sleeps: nothing to profile, no signature.
+    let with = |sig: &str, c: bool| {
         let text = format!(
             "[[app]]\nname = \"a\"\n[app.signature]\n{sig}\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n\
-             [[app]]\nname = \"b\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n"
+             [[app]]\nname = \"b\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e6\n\
+             [[app.phase]]\nkind = \"compute\"\ninstructions = 3e6\ncpi = 2\nllc_mpki = 8\n{}",
+            if c { "[[app]]\nname = \"c\"\n[[app.phase]]\nkind = \"sleep\"\nseconds = 0.001\n" } else { "" }
         );
         Workload::from_toml("w.toml", &text, &Programs::new())
     };
-    let w = with("cpi = 1.5\nllc_mpki = 4.0").unwrap();
-    assert_eq!(w.apps[0].groups[0].signature, Some(Signature { cpi: 1.5, llc_mpki: 4.0 }));
-    assert!(!simulator_signals(&w).contains(Signals::HINTS), "app b gives none");
-    let mut both = w.clone();
-    both.apps[1].groups[0].signature = Some(Signature { cpi: 1.0, llc_mpki: 0.0 });
+    let w = with("cpi = 1.5\nllc_mpki = 4.0", true).unwrap();
+    assert_eq!(w.apps[0].groups[0].signature, Some(Signature::flat(1.5, 4.0)));
+    assert_eq!(w.apps[1].groups[0].signature, Some(Signature::flat(1.75, 6.0)));
+    assert_eq!(w.apps[2].groups[0].signature, None);
+    assert!(!simulator_signals(&w).contains(Signals::HINTS), "app c has none");
+    let both = with("cpi = 1.5\nllc_mpki = 4.0", false).unwrap();
     assert!(simulator_signals(&both).contains(Signals::HINTS));
     assert_eq!(
         Signals::HINTS.check(simulator_signals(&w), "the simulator"),
         Err("it needs static program hints (signatures) for every app, which the simulator does not give".to_string())
     );
+    // A signature may give a miss curve, read like a phase's.
+    let curve = with("cpi = 1.5\nmiss_curve = { size_kb = [256, 2048], mpki = [20, 4] }", false).unwrap();
+    let sig = curve.apps[0].groups[0].signature.clone().unwrap();
+    assert_eq!((sig.cpi, sig.misses.mpki_at(256.0), sig.misses.mpki_at(2048.0)), (1.5, 20.0, 4.0));
+    let _: &MissCurve = &sig.misses;
     // A policy sees them per app and group.
     struct Reads(Vec<Option<Signature>>);
     impl Policy for Reads {
@@ -154,14 +166,15 @@ fn program_signatures_reach_the_view_and_hints_are_offered_only_when_every_group
             Triggers { start: true, ..Triggers::NONE }
         }
         fn decide(&mut self, v: &SystemView, _: &mut Placement) {
-            self.0 = v.apps.iter().map(|a| a.signatures[0]).collect();
+            self.0 = v.apps.iter().map(|a| a.signatures[0].clone()).collect();
         }
     }
     let m = catalog::machine("dvfs-2x").unwrap();
     let mut p = Reads(Vec::new());
     Engine::new(&m, &both, &ampsched_model::SimpleModel, &mut p, SimConfig::default()).run().unwrap();
-    assert_eq!(p.0, vec![Some(Signature { cpi: 1.5, llc_mpki: 4.0 }), Some(Signature { cpi: 1.0, llc_mpki: 0.0 })]);
+    assert_eq!(p.0, vec![Some(Signature::flat(1.5, 4.0)), Some(Signature::flat(1.75, 6.0))]);
     // Bad signatures are input errors naming the key.
-    assert_eq!(with("cpi = 1.5").unwrap_err().to_string(), "w.toml: app[0].signature.llc_mpki: missing required key");
-    assert!(with("cpi = 1.5\nllc_mpki = 1\nsf = 2").unwrap_err().to_string().starts_with("w.toml: app[0].signature.sf: unknown key"));
+    assert_eq!(with("cpi = 1.5", false).unwrap_err().to_string(), "w.toml: app[0].signature.llc_mpki: missing required key (or give a miss_curve)");
+    assert!(with("cpi = 1.5\nllc_mpki = 1\nsf = 2", false).unwrap_err().to_string().starts_with("w.toml: app[0].signature.sf: unknown key"));
+    assert!(with("cpi = 1.5\nllc_mpki = 1\nmiss_curve = { size_kb = [1], mpki = [1] }", false).unwrap_err().to_string().contains("not both"));
 }

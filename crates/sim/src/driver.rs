@@ -22,6 +22,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.placement.clear();
         self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
         self.book.end_call();
+        if trigger == Trigger::Quantum {
+            self.sample_sf_error();
+        }
         if let Some(why) = self.policy.failure() {
             // A policy that cannot go on (a Python decide raised) ends the run now, not at its end.
             return Err(SimError::Policy(why));

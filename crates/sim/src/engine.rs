@@ -237,6 +237,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) shared_curves: bool,
     /// LLC domains whose running threads changed in this handler.
     pub(crate) llc_dirty: Vec<u32>,
+    /// Per thread: the sum of |SF estimate − true SF| over its samples and their number
+    /// (`sf_truth`); empty while the policy gives no estimates.
+    pub(crate) sf_error: Vec<(f64, u64)>,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -266,7 +269,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             .apps
             .iter()
             .enumerate()
-            .map(|(i, a)| AppView { signatures: a.groups.iter().map(|g| g.signature).collect(), ..AppView::new(i as u32, a.name.clone(), a.priority) })
+            .map(|(i, a)| AppView { signatures: a.groups.iter().map(|g| g.signature.clone()).collect(), ..AppView::new(i as u32, a.name.clone(), a.priority) })
             .collect();
         Engine {
             m,
@@ -296,6 +299,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             moved: Vec::new(),
             shared_curves: w.has_miss_curves() && m.llcs.iter().any(|l| l.cores.len() > 1),
             llc_dirty: Vec::new(),
+            sf_error: Vec::new(),
         }
     }
 

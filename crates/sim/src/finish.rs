@@ -111,6 +111,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             segments: trace.segments,
             segments_dropped: trace.segments_dropped,
             marks: trace.marks,
+            sf_error: self.sf_error,
         }
     }
 }

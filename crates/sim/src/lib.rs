@@ -16,6 +16,7 @@ pub mod local;
 pub mod metrics;
 pub mod observe;
 pub mod result;
+mod sf_truth;
 pub mod sync;
 pub mod trace;
 

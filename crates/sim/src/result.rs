@@ -61,11 +61,25 @@ pub struct RunResult {
     pub segments: Vec<Segment>,
     pub segments_dropped: u64,
     pub marks: Vec<TraceMark>,
+    /// Per thread (by id): the sum of |SF estimate − true SF| over its samples and their
+    /// number, where the policy gave estimates (`Policy::sf_estimate`); empty otherwise.
+    pub sf_error: Vec<(f64, u64)>,
 }
 
 impl RunResult {
     pub fn fast_ns(&self, t: &ThreadView) -> u64 {
         t.per_type.iter().zip(self.fast_types).filter(|(_, f)| *f).map(|(c, _)| c.time_ns).sum()
+    }
+
+    /// Thread `t`'s mean absolute SF error, if it was sampled.
+    pub fn sf_error_of(&self, t: u32) -> Option<f64> {
+        self.sf_error.get(t as usize).filter(|e| e.1 > 0).map(|e| e.0 / e.1 as f64)
+    }
+
+    /// The mean absolute SF error over every sample of the run, if there was one.
+    pub fn sf_error_mean(&self) -> Option<f64> {
+        let (sum, n) = self.sf_error.iter().fold((0.0, 0), |(s, n), e| (s + e.0, n + e.1));
+        (n > 0).then(|| sum / n as f64)
     }
 
     pub fn instructions(&self) -> f64 {

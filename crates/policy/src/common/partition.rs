@@ -201,6 +201,61 @@ impl<C: Claim> Partitions<C> {
         self.assign(view, t, level, out);
     }
 
+    /// Whether moving runnable thread `t` alone to partition `to` leaves the machine balanced
+    /// (Sáez thesis §2.3): scaled loads ⌊runnable / (⌊P⌋ × cores)⌋ (⌊P⌋ = 1, as in `place_new`)
+    /// within one of each other, the fastest partition's at least every other's; and, our
+    /// reading of the floors' intent, no state `keep_fast_busy` would undo at once (a faster core
+    /// idle while a slower partition has runnable threads, or a faster partition over its cores
+    /// while a slower one has an idle core), which would only bounce threads between partitions.
+    pub fn move_keeps_balance(&self, t: ThreadId, to: Level) -> bool {
+        let from = self.runnable.filed(t).map(|(l, _)| l);
+        let n: Vec<usize> = (0..self.levels())
+            .map(|l| self.load(l) + (l == to && from != Some(to)) as usize - (from == Some(l) && l != to) as usize)
+            .collect();
+        let scaled: Vec<usize> = (0..self.levels()).map(|l| n[l] / self.ncores(l)).collect();
+        let (lo, hi) = (scaled.iter().min(), scaled.iter().max());
+        if hi.zip(lo).is_some_and(|(h, l)| h - l > 1) || scaled.iter().skip(1).any(|&l| l > scaled[FAST]) {
+            return false;
+        }
+        (0..self.levels()).all(|f| {
+            (f + 1..self.levels()).all(|s| {
+                let idle_fast = n[f] < self.ncores(f) && n[s] > 0;
+                let overflow = n[f] > self.ncores(f) && n[s] < self.ncores(s);
+                !idle_fast && !overflow
+            })
+        })
+    }
+
+    /// Swap runnable thread `t` with the runnable thread of the next faster partition with the
+    /// lowest claim while `t`'s claim is higher, or with that of the next slower partition with
+    /// the highest claim while `t`'s is lower (ties: no swap). Sáez thesis, Algorithm 4.2 (HASS-D)
+    /// and the swap partner of Algorithm 4.1's optimistic rebinding (HASS-S): with the
+    /// runnable threads of each partition ordered by claim, the partner is a lookup. A swap keeps
+    /// every partition's load, so the §2.3 balance holds. On two partitions: afterwards no
+    /// runnable slow thread claims more than `t` on a fast core, or than `t` has if it is slow
+    /// and a fast thread claims less. Returns how many swaps were made.
+    pub fn exchange(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement) -> usize {
+        self.sync(view);
+        self.file_claims();
+        let mut swaps = 0;
+        while let Some((level, _)) = self.runnable.filed(t) {
+            let mine = self.claim(t);
+            let up = (level > FAST).then(|| self.runnable.set(level - 1).first().copied()).flatten().filter(|&(c, _)| c < mine);
+            let down = (level + 1 < self.levels()).then(|| self.top(level + 1)).flatten().filter(|&(c, _)| c > mine);
+            let Some((_, partner)) = up.or(down) else { break };
+            self.swap(view, t, partner, out);
+            swaps += 1;
+        }
+        swaps
+    }
+
+    /// The (claim, thread) of highest claim in partition `level`, ties to the lowest id.
+    fn top(&self, level: Level) -> Option<(C, ThreadId)> {
+        let set = self.runnable.set(level);
+        let &(top, _) = set.last()?;
+        set.range((top, 0)..).next().copied()
+    }
+
     /// Keep faster cores busy and the machine balanced, with one-way moves. Up: while a
     /// partition has fewer runnable threads than cores and a slower one has runnable threads,
     /// the thread of highest claim moves up from the nearest such slower partition. Down: while

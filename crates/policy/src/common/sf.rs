@@ -1,0 +1,284 @@
+//! Speedup-factor (SF) estimation, for every scheduler that needs an SF (HASS-S, HASS-D, and
+//! later CAMP): one model, a static and a dynamic estimator.
+//!
+//! **Model** (Sáez thesis, §4.1.3 "Performance model"; `ampsched_model::perf::sf_at`): a chunk
+//! of N instructions takes T = N × CPI / f + N × (LLC misses per instruction) × memory latency
+//! on a core, the CPI scaled by the core type's `cpi_scale`; SF = T_slow / T_fast, between the
+//! fastest and the slowest core type. The latency is the machine's `memory_latency_ns` (the
+//! thesis assumes one constant latency "discoverable by the OS", ignoring NUMA, as we do).
+//!
+//! **Static** (HASS-S, thesis §4.2.1 "static signatures"): one signature per program, as an
+//! offline profiling run of the whole program alone measures it (`Signature`, given by the
+//! workload or derived from its phases), its miss curve read at each core type's LLC size.
+//! It knows no phases and no co-runners.
+//!
+//! **Dynamic** (HASS-D, thesis §4.2.2 and §3.4 of our summary): from each thread's counters over
+//! each sampling period (`SystemView::interval`: instructions, cycles, LLC misses):
+//! - a sample is taken every `period` (the thesis: 20 timer ticks, about 200 ms; the policy's
+//!   quantum), for each thread that ran in it;
+//! - the samples of a period in which the thread started or migrated are discarded (the
+//!   cold-start miss spike a migration's refill causes; `discard` periods, the thesis leaves
+//!   the number open);
+//! - a sample differing by more than `threshold` (12%) from the running average of the current
+//!   phase marks a phase change: the average restarts from that sample;
+//! - the SF is set from the running average only once the phase has lasted `stable` (2) more
+//!   periods without a change, and from then on at every period while it lasts;
+//! - a new thread's SF is the lowest attainable, 1.0 (`LOWEST_SF`), so that it does not take a
+//!   fast core from a thread legitimately placed there.
+//!
+//! From a sample's counters per core type the estimator recovers the thread's CPI on the
+//! reference core and its miss rate by inverting the model: on type k, cycles = instructions ×
+//! CPI × cpi_scale_k + misses × latency × f_k, so CPI = Σ_k (cycles_k − misses_k × latency ×
+//! f_k) / cpi_scale_k / Σ_k instructions (the thesis assumed CPI 1.5 for every program; with
+//! cycles counted we need not). Both are then put in the model for both core types, with the
+//! miss rate measured where the thread runs (the thesis's dynamic signatures assume equal LLC
+//! sizes on both types).
+
+use std::cmp::Ordering;
+
+use ampsched_model::perf::{sf_at, sf_types, speed_at};
+use ampsched_model::{Machine, Signature, SimpleModel, SystemView, ThreadId};
+
+use super::partition::Claim;
+use super::per_thread::PerThread;
+use crate::options::{OptionInfo, OptionKind, Options};
+
+/// The SF a thread has before anything is known of it: the lowest the model attains (every
+/// instruction a miss, so the clock does not matter), thesis §4.2.2.
+pub const LOWEST_SF: f64 = 1.0;
+
+/// A phase-change test on miss rates compares against at least this many misses per thousand
+/// instructions: at 0.1 MPKI a 12% change moves T by under 0.5% on every catalog machine
+/// (0.012 MPKI × 100 ns = 1.2 ps per instruction against ≥ 0.3 ns), so rates below it (a
+/// compute-bound phase's zero) are one phase, not noise to divide by.
+const MPKI_FLOOR: f64 = 0.1;
+
+/// An SF as a claim on the fast cores: the higher the SF, the higher the claim. Ordered by
+/// `total_cmp`, so that the index `Partitions` keeps and comparisons of SFs never disagree.
+#[derive(Debug, Clone, Copy)]
+pub struct Sf(pub f64);
+
+impl Default for Sf {
+    fn default() -> Self {
+        Sf(LOWEST_SF)
+    }
+}
+impl Ord for Sf {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+impl PartialOrd for Sf {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for Sf {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Sf {}
+impl Claim for Sf {}
+
+/// The static SF of a program with signature `sig` on machine `m`: its curve read at the LLC
+/// size of the fastest and of the slowest core type (thesis §4.2.1: "look up the cell for each
+/// core type's LLC size").
+pub fn static_sf(m: &Machine, sig: &Signature) -> f64 {
+    let (fast, _) = sf_types(m);
+    static_speeds(m, sig, &[fast])[0]
+}
+
+/// The static speed of a program with signature `sig` on each core type of `types` relative
+/// to the slowest core type (T_slowest / T_type, each read at its type's LLC size): its SF on
+/// the fastest type, 1 on the slowest.
+pub fn static_speeds(m: &Machine, sig: &Signature, types: &[usize]) -> Vec<f64> {
+    let (_, slow) = sf_types(m);
+    let at = |ty: usize| (ty, sig.misses.mpki_at(m.llc_size_kb_of_type(ty)));
+    types.iter().map(|&ty| speed_at(&SimpleModel, m, sig.cpi, at(ty), at(slow), m.memory_latency_ns)).collect()
+}
+
+/// The dynamic estimator's options, shared by every policy that uses it.
+pub const DYNAMIC_OPTIONS: [OptionInfo; 4] = [
+    OptionInfo {
+        name: "sample_ms",
+        // 1 ms (a few slices: shorter samples would be dominated by one slice) to 1000 s.
+        kind: OptionKind::Range { default: 200.0, min: 1.0, max: 1e6 },
+        doc: "SF sampling period, ms (the thesis: every 20 timer ticks, about 200 ms)",
+    },
+    OptionInfo {
+        name: "phase_threshold",
+        kind: OptionKind::Range { default: 0.12, min: 0.0, max: 10.0 },
+        doc: "relative change of the miss rate or CPI from the phase's running average that marks a phase change (the thesis: 12%)",
+    },
+    OptionInfo {
+        name: "stable_periods",
+        kind: OptionKind::Integer { default: 2, min: 0, max: 1000 },
+        doc: "periods a new phase must last without a change before its SF is used (the thesis: 2)",
+    },
+    OptionInfo {
+        name: "discard_periods",
+        // The thesis leaves it open. One: a migration's refill (at most a few ms of misses on
+        // the catalog machines) falls in the period of the migration, and the next is clean.
+        kind: OptionKind::Integer { default: 1, min: 0, max: 1000 },
+        doc: "sampling periods discarded after a thread starts or migrates (the thesis leaves it open; 1: a refill falls in the period of its migration)",
+    },
+];
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DynamicOptions {
+    pub period_ns: u64,
+    pub threshold: f64,
+    pub stable_periods: u32,
+    pub discard_periods: u32,
+}
+
+impl DynamicOptions {
+    pub fn from(o: &Options) -> Self {
+        DynamicOptions {
+            period_ns: o.ms("sample_ms"),
+            threshold: o.number("phase_threshold"),
+            stable_periods: o.integer("stable_periods") as u32,
+            discard_periods: o.integer("discard_periods") as u32,
+        }
+    }
+}
+
+/// What one sample (or a phase's running sum of samples) says: instructions, LLC misses, and
+/// cycles on the reference core at the machine's latency (CPI × instructions).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Sample {
+    instructions: f64,
+    misses: f64,
+    ref_cycles: f64,
+}
+
+impl Sample {
+    fn mpki(&self) -> f64 {
+        self.misses * 1000.0 / self.instructions
+    }
+    fn cpi(&self) -> f64 {
+        self.ref_cycles / self.instructions
+    }
+    fn add(&mut self, s: &Sample) {
+        self.instructions += s.instructions;
+        self.misses += s.misses;
+        self.ref_cycles += s.ref_cycles;
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Track {
+    /// The estimate in use (None: none yet, `LOWEST_SF`).
+    sf: Option<f64>,
+    /// The thread's migration count at its last sample, and whether it was ever sampled.
+    migrations: u32,
+    seen: bool,
+    /// Periods still to discard.
+    discard_left: u32,
+    /// The current phase's running sum, and how many periods it has lasted since its first.
+    phase: Option<Sample>,
+    stable: u32,
+}
+
+/// The dynamic estimator: per thread, the running average of its current phase and the SF in use.
+#[derive(Debug, Clone)]
+pub struct DynamicSf {
+    opts: DynamicOptions,
+    tracks: PerThread<Track>,
+}
+
+impl DynamicSf {
+    pub fn new(opts: DynamicOptions) -> Self {
+        DynamicSf { opts, tracks: PerThread::new() }
+    }
+
+    pub fn period_ns(&self) -> u64 {
+        self.opts.period_ns
+    }
+
+    /// Thread `t`'s SF in use: the latest stable estimate, or `LOWEST_SF`.
+    pub fn sf(&self, t: ThreadId) -> f64 {
+        self.tracks.get(t).and_then(|k| k.sf).unwrap_or(LOWEST_SF)
+    }
+
+    /// Take thread `t`'s sample from the view's last period (call at a quantum, for the threads
+    /// in `view.ran`). Whether its SF in use changed.
+    pub fn sample(&mut self, view: &SystemView, t: ThreadId) -> bool {
+        let v = view.thread(t);
+        let opts = self.opts;
+        let k = self.tracks.get_mut(t);
+        if !k.seen || v.migrations != k.migrations {
+            // Started or migrated in this period: its counters hold the cold start.
+            k.seen = true;
+            k.migrations = v.migrations;
+            k.discard_left = opts.discard_periods;
+        }
+        if k.discard_left > 0 {
+            k.discard_left -= 1;
+            return false;
+        }
+        let Some(s) = read_sample(view, t) else { return false };
+        let same_phase = k.phase.is_some_and(|p| !changed(&p, &s, opts.threshold));
+        if same_phase {
+            k.phase.as_mut().expect("a phase to add to").add(&s);
+            k.stable += 1;
+        } else {
+            k.phase = Some(s);
+            k.stable = 0;
+        }
+        if k.stable < opts.stable_periods {
+            return false;
+        }
+        let p = k.phase.expect("a stable phase");
+        let sf = sf_at(&SimpleModel, view.machine, p.cpi(), p.mpki(), p.mpki(), view.machine.memory_latency_ns);
+        k.sf.replace(sf) != Some(sf)
+    }
+}
+
+/// Thread `t`'s counters over the last period as a sample, if it retired instructions.
+fn read_sample(view: &SystemView, t: ThreadId) -> Option<Sample> {
+    let m = view.machine;
+    let lat = m.memory_latency_ns;
+    let mut s = Sample::default();
+    for (ty, c) in view.interval_of(t).iter().enumerate().take(m.core_types.len()) {
+        if c.instructions <= 0.0 {
+            continue;
+        }
+        let ct = &m.core_types[ty];
+        let stall_cycles = c.llc_misses * lat * ct.freq_ghz;
+        s.instructions += c.instructions;
+        s.misses += c.llc_misses;
+        s.ref_cycles += (c.cycles - stall_cycles).max(0.0) / ct.cpi_scale;
+    }
+    (s.instructions > 0.0).then_some(s)
+}
+
+/// Whether sample `s` differs from the phase's running sum `p` by more than `threshold`
+/// (relative), in miss rate (against at least `MPKI_FLOOR`) or in CPI. The thesis compares miss
+/// rates only, its CPI being a constant; ours is measured, and a phase may change it alone.
+fn changed(p: &Sample, s: &Sample, threshold: f64) -> bool {
+    let rel = |a: f64, b: f64, floor: f64| (a - b).abs() / b.max(floor);
+    rel(s.mpki(), p.mpki(), MPKI_FLOOR) > threshold || rel(s.cpi(), p.cpi(), f64::MIN_POSITIVE) > threshold
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_change_is_a_relative_change_of_miss_rate_or_cpi() {
+        let p = Sample { instructions: 1e9, misses: 5e6, ref_cycles: 1e9 }; // 5 MPKI, CPI 1
+        let near = Sample { instructions: 1e8, misses: 5.5e5, ref_cycles: 1.1e8 }; // 5.5 MPKI (+10%), CPI 1.1 (+10%)
+        assert!(!changed(&p, &near, 0.12));
+        let more_misses = Sample { misses: 5.7e5, ..near }; // 5.7 MPKI: +14%
+        assert!(changed(&p, &more_misses, 0.12));
+        let slower = Sample { ref_cycles: 1.13e8, ..near }; // CPI 1.13: +13%
+        assert!(changed(&p, &slower, 0.12));
+        // Below the floor a change of rate is measured against 0.1 MPKI: 0 to 0.01 is no change,
+        // 0 to 0.02 is (20% of the floor).
+        let none = Sample { instructions: 1e9, misses: 0.0, ref_cycles: 1e9 };
+        assert!(!changed(&none, &Sample { misses: 1e4, ..none }, 0.12));
+        assert!(changed(&none, &Sample { misses: 2e4, ..none }, 0.12));
+    }
+}

@@ -1,0 +1,44 @@
+//! The true speedup factor of a running thread's current phase, and the error of a policy's
+//! estimate of it (the run's `sf_error`).
+//!
+//! The truth is the engine's own rate model read for both ends of the machine: the phase's
+//! time per instruction on the slowest core type over that on the fastest (`perf::sf_at`), at
+//! the miss rate it has now (its LLC capacity beside its co-runners now, its curve read there)
+//! and the memory latency it has now (local or remote node), the same on both types. So it is
+//! what moving the thread, as it is now, from the fastest to the slowest core type would cost
+//! it per instruction; a migration's refill, a one-off, is not part of it. Only a thread
+//! computing on a core has a rate; waiting, spinning or queued threads are not sampled.
+//!
+//! Sampled after every quantum call of a policy that gives estimates (`Policy::sf_estimate`),
+//! for each thread running then: per thread the mean absolute error over its samples, and
+//! over the run the mean over all samples (so a thread weighs by how often it was running).
+
+use ampsched_model::perf::sf_at;
+
+use crate::engine::Engine;
+use crate::local::LocalScheduler;
+
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    /// The true SF of the thread running on core `c` in its current phase, if it computes.
+    pub(crate) fn true_sf(&self, c: usize) -> Option<f64> {
+        let t = self.cores[c].running?;
+        let profile = self.computing_profile(t)?;
+        let r = self.rate(t, c, profile);
+        Some(sf_at(self.model, self.m, profile.cpi, r.mpki, r.mpki, r.latency_ns))
+    }
+
+    /// Add one sample of |estimate − truth| for each running thread the policy estimates.
+    pub(crate) fn sample_sf_error(&mut self) {
+        for c in 0..self.cores.len() {
+            let Some(t) = self.cores[c].running else { continue };
+            let Some(estimate) = self.policy.sf_estimate(t) else { continue };
+            let Some(truth) = self.true_sf(c) else { continue };
+            let i = t as usize;
+            if i >= self.sf_error.len() {
+                self.sf_error.resize(i + 1, (0.0, 0));
+            }
+            self.sf_error[i].0 += (estimate - truth).abs();
+            self.sf_error[i].1 += 1;
+        }
+    }
+}
