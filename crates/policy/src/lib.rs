@@ -45,6 +45,8 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &baseline::bound::INFO,
     &thesis::rr::INFO,
     &thesis::busyfcs::INFO,
+    &thesis::ipc_driven::INFO,
+    &thesis::static_ipc_driven::INFO,
     &baseline::best_static::INFO,
 ];
 

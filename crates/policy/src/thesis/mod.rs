@@ -2,4 +2,6 @@
 //! processors"): HAFS (rr) and BusyFCs so far; HASS, IPC-Driven, PA, MinTLP, CAMP and SFD to come.
 
 pub mod busyfcs;
+pub mod ipc_driven;
 pub mod rr;
+pub mod static_ipc_driven;
