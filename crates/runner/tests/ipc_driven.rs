@@ -300,3 +300,20 @@ fn static_ipc_driven_ranks_threads_by_their_solo_speedup_factors() {
     let r: Value = exp.run("ipc-driven").unwrap();
     assert!(thread(&r, "a0", "fast_s") >= 0.2 && thread(&r, "a1", "fast_s") >= 0.2);
 }
+
+#[test]
+fn on_the_thesis_mix_mcf_measures_ratios_the_clocks_cannot_give() {
+    // hh1 on 2fc-2sc-amd (2.3 / 1.15 GHz: no program can run more than 2.0 times faster on a
+    // fast core), the mix of the thesis's analysis (§4.3.4). mcf alternates phases of SF 1.70,
+    // 1.40 and 1.115 (catalog), so its refreshes straddle phase changes, and some of its ratios
+    // come out above 2.0 (the thesis measured 2.2 and 2.5) and some below 1 (a phase change the
+    // other way). Nothing in the policy or the catalog aims at these numbers: they come from
+    // where mcf's phase boundaries fall against the 30 ms refreshes.
+    let m = ampsched_runner::catalog::machine("2fc-2sc-amd").unwrap();
+    let w = ampsched_runner::catalog::workload("hh1").unwrap();
+    let mut p = ipc_driven("ipc-driven", &m);
+    let r = Engine::new(&m, &w, &SimpleModel, &mut p, SimConfig::default()).run().unwrap();
+    let mcf: Vec<f64> = ratios(p.log()).iter().filter(|(t, _, _)| w.apps[r.threads[*t as usize].app as usize].name == "mcf").map(|x| x.2).collect();
+    assert!(mcf.iter().any(|&x| x > 2.0), "mcf's ratios: {mcf:?}");
+    assert!(mcf.iter().any(|&x| x < 1.0), "mcf's ratios: {mcf:?}");
+}
