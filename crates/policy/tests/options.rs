@@ -18,7 +18,7 @@ fn values_of_the_wrong_kind_or_range_are_refused() {
     assert_eq!(err("rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number from 0.001 to 1000000, got '-1'");
     assert_eq!(err("rr:threshold_ms=inf"), "--policy: rr:threshold_ms=inf: option 'threshold_ms' must be a number from 0.001 to 1000000, got 'inf'");
     assert_eq!(err("busyfcs:x=1"), "--policy: busyfcs:x=1: unknown option 'x' (busyfcs takes no options)");
-    assert_eq!(err("nope"), "--policy: nope: unknown policy (known: oblivious, static, bound, rr, busyfcs, best-static)");
+    assert_eq!(err("nope"), "--policy: nope: unknown policy (known: oblivious, static, bound, rr, busyfcs, ipc-driven, static-ipc-driven, best-static)");
     assert_eq!(err("best-static"), "--policy: best-static: this policy is an oracle and is built by the runner's search");
 }
 

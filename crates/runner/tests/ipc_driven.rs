@@ -33,8 +33,11 @@ fn one_fast_one_slow(cost_us: f64) -> Machine {
     Machine::from_toml("1f1s", &text).unwrap()
 }
 
-/// Apps of one thread each: (arrival s, phases as (instructions, cpi, llc_mpki)).
-fn workload(apps: &[(f64, &[(f64, f64, f64)])]) -> Workload {
+/// A thread's phases: (instructions, cpi, llc_mpki) each.
+type Phases<'a> = &'a [(f64, f64, f64)];
+
+/// Apps of one thread each: (arrival s, phases).
+fn workload(apps: &[(f64, Phases)]) -> Workload {
     let mut s = String::new();
     for (i, (arrival, phases)) in apps.iter().enumerate() {
         s.push_str(&format!("[[app]]\nname = \"a{i}\"\narrival_s = {arrival}\n"));
@@ -198,16 +201,15 @@ fn no_thread_is_forced_to_migrate_or_swapped_more_often_than_the_inactivity_peri
     let (mut refreshes, mut swaps) = (0, 0);
     for t in 0..4u32 {
         // The thread's CPU time at its last move, and at its last swap.
-        let (mut landed, mut swapped): (Option<u64>, Option<u64>) = (None, None);
-        let mut first_refresh = true;
+        // Before its first ratio, the thread must have warmed up 200 ms where it is instead.
+        let (mut landed, mut swapped): (u64, Option<u64>) = (0, None);
+        let mut measured = false;
         for e in log.iter().filter(|e| e.thread == t) {
             match e.what {
                 What::Refresh => {
-                    if !first_refresh {
-                        let since = e.cpu_ns - landed.expect("a thread moved before its second refresh");
-                        assert!(since >= inactivity, "thread {t} forced to migrate {since} ns of CPU after it moved");
-                    }
-                    first_refresh = false;
+                    let since = e.cpu_ns - landed;
+                    let need = if measured { inactivity } else { 200_000_000 };
+                    assert!(since >= need, "thread {t} forced to migrate {since} ns of CPU after it moved");
                     refreshes += 1;
                 }
                 What::Swap { .. } => {
@@ -217,10 +219,11 @@ fn no_thread_is_forced_to_migrate_or_swapped_more_often_than_the_inactivity_peri
                     swapped = Some(e.cpu_ns);
                     swaps += 1;
                 }
-                What::Measured { .. } | What::Balance => {}
+                What::Measured { .. } => measured = true,
+                What::Balance => {}
             }
             if !matches!(e.what, What::Refresh) {
-                landed = Some(e.cpu_ns);
+                landed = e.cpu_ns;
             }
         }
     }

@@ -18,7 +18,8 @@
 //! - Swap inactivity: a thread that was swapped is not pinned (no swap partner, no thread
 //!   entering the ranking against it) until it has run `swap_inactivity_ms` of CPU time since; a
 //!   thread that moved for any reason (a swap, the end of a refresh, a balancing move) is not
-//!   forced to migrate until it has run that long since.
+//!   forced to migrate until it has run that long since (one without a ratio yet, until it has
+//!   warmed up where it is).
 //!
 //! What the thesis found on real hardware (§4.3.4) follows from the model, not from this file: a
 //! phase change during a refresh gives a ratio from two phases (mcf's 2.2 and 2.5 where the
@@ -331,7 +332,8 @@ impl IpcDriven {
                             let reference = tr.rate[s];
                             let rested = cpu - tr.landed_cpu_ns >= self.inactivity_ns;
                             match stage {
-                                Stage::WarmUp if cpu >= self.warmup_ns => self.start_refresh(view, t, level, rate, out),
+                                // Warmed up in the partition it is in (its first, unless balancing moved it).
+                                Stage::WarmUp if cpu - tr.landed_cpu_ns >= self.warmup_ns => self.start_refresh(view, t, level, rate, out),
                                 Stage::Measured if (rate - reference).abs() > self.threshold * reference => {
                                     if rested {
                                         self.start_refresh(view, t, level, rate, out);

@@ -50,7 +50,14 @@ impl StaticIpcDriven {
     fn solo_ratio(&self, view: &SystemView, t: ThreadId) -> f64 {
         let v = view.thread(t);
         let ips = view.apps[v.app as usize].solo_ips[v.group as usize].expect("Signals::PROFILE gives every group a profile");
-        ips[self.fast_type] / ips[self.slow_type]
+        let ratio = ips[self.fast_type] / ips[self.slow_type];
+        // A program that retired nothing alone (it only spun or slept) gives no evidence either
+        // way: ratio 1, as ipc-driven gives a thread that retired nothing in a refresh.
+        if ratio.is_finite() && ratio > 0.0 {
+            ratio
+        } else {
+            1.0
+        }
     }
 
     /// Bring thread `t`'s place in the pinned sets up to date; a thread entering them is ranked.
