@@ -196,8 +196,30 @@ fn no_thread_is_forced_to_migrate_or_swapped_more_often_than_the_inactivity_peri
     let w = Workload::from_toml("phases", &s, &Programs::new()).unwrap();
     let inactivity = 1_500_000_000u64;
     let mut p = ipc_driven("ipc-driven", &m);
-    run(&m, &w, &mut p);
+    let r = run(&m, &w, &mut p);
     let log = p.log();
+    // The log holds every move that changed a thread's core type, so what it is held to below
+    // holds for the run: the engine's own record (its run segments) shows as many changes of
+    // type per thread as the log has moves, a return from a refresh and a swap in the same call
+    // counting as none.
+    for t in 0..4u32 {
+        let mut segs: Vec<_> = r.segments.iter().filter(|s| s.thread == t).collect();
+        segs.sort_by_key(|s| s.start_ns);
+        let seen = segs.windows(2).filter(|p| m.is_fast(p[0].core as usize) != m.is_fast(p[1].core as usize)).count();
+        let mine: Vec<&Event> = log.iter().filter(|e| e.thread == t).collect();
+        let logged = mine
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| match e.what {
+                // Sent home and swapped away at once: no change.
+                What::Measured { .. } => !mine.get(i + 1).is_some_and(|n| matches!(n.what, What::Swap { .. }) && n.now_ns == e.now_ns),
+                What::Swap { .. } => !(*i > 0 && matches!(mine[i - 1].what, What::Measured { .. }) && mine[i - 1].now_ns == e.now_ns),
+                What::Refresh | What::Balance => true,
+            })
+            .count();
+        assert_eq!(seen, logged, "thread {t}: changes of core type against logged moves");
+        assert!(seen > 0);
+    }
     let (mut refreshes, mut swaps) = (0, 0);
     for t in 0..4u32 {
         // The thread's CPU time at its last move, and at its last swap.
