@@ -167,6 +167,20 @@ fn forced_migrations_make_threads_wait_for_a_core() {
     assert!(!p.log().iter().any(|e| matches!(e.what, What::Swap { .. })));
     let wait = waits(&r);
     assert!(wait.iter().all(|&w| w >= REFRESH_NS as i64), "each waits at least a refresh: {wait:?} ns");
+    // A's refresh shares the slow core with B: 30 ms of A's CPU time there take longer than 30 ms
+    // of wall time.
+    // With `clock=wall` it lasts 30 ms of wall time: it begins at a 10 ms call and ends at the
+    // call 30 ms later, with about half of that as A's CPU time on the slow core.
+    let span = |p: &IpcDriven| {
+        let from = p.log().iter().find(|e| e.thread == 0 && e.what == What::Refresh).unwrap().now_ns;
+        p.log().iter().find(|e| e.thread == 0 && matches!(e.what, What::Measured { .. })).unwrap().now_ns - from
+    };
+    // The local scheduler shares the core fairly, B running about as much as A meanwhile: about
+    // twice as long (70 ms here; the bound leaves room for the slices' granularity).
+    assert!(span(&p) > 40_000_000, "{} ns", span(&p));
+    let mut wall = ipc_driven("ipc-driven:clock=wall", &m);
+    run(&m, &w, &mut wall);
+    assert_eq!(span(&wall), 30_000_000);
     // The same run with the warm-up longer than the run: no forced migration, each thread alone
     // on its core from start to end (B moves up to the fast core when A ends), no wait at all.
     let mut p = ipc_driven("ipc-driven:warmup_ms=1000000", &m);

@@ -29,10 +29,10 @@
 //! wake lets the partitions' one-way moves (`Partitions::keep_fast_busy`) act.
 //!
 //! Values the thesis leaves open (and this file's choice, each an option; README lists them):
-//! the sampling period (`sample_ms`), whether periods count CPU or wall time (CPU time: "a
-//! thread must *run* on a new core" for the inactivity period, and so that a loaded machine
-//! does not force more migrations; the thesis's HASS refresh is tied to CPU time for that
-//! reason), which home rate the ratio uses (the sample that showed the phase change, or the last
+//! the sampling period (`sample_ms`), whether periods count CPU or wall time (`clock`, CPU time
+//! by default: "a thread must *run* on a new core" for the inactivity period, and so that a
+//! loaded machine does not force more migrations; the thesis's HASS refresh is tied to CPU time
+//! for that reason; a sample is always CPU time, a rate being per CPU second), which home rate the ratio uses (the sample that showed the phase change, or the last
 //! warm-up sample), and that the first sample after a move is not compared (its cold caches
 //! would read as a phase change; HASS-D discards post-migration samples the same way, §3.4).
 //! On a machine of more than two capacities the fast side is the fastest partition and the
@@ -81,6 +81,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
             kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
             doc: "CPU time over which a thread's IPC is sampled for phase detection, and the policy's period (open in the thesis; 10 ms, Solaris's clock tick)",
         },
+        OptionInfo {
+            name: "clock",
+            // Open in the thesis (see the module comment for why CPU time is the default).
+            kind: OptionKind::Choice { default: "cpu", choices: &["cpu", "wall"] },
+            doc: "what warm-up, refresh and inactivity periods count: the thread's CPU time, or wall time (open in the thesis; cpu: a thread must run there)",
+        },
     ],
     needs: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(IpcDriven::new(o, m))),
@@ -116,16 +122,31 @@ impl Work {
     }
 }
 
+/// A moment in a thread's life: its CPU time and the wall time then, ns.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mark {
+    cpu_ns: u64,
+    wall_ns: u64,
+}
+
+impl Mark {
+    fn of(view: &SystemView, t: ThreadId) -> Mark {
+        Mark { cpu_ns: view.thread(t).total_time_ns(), wall_ns: view.now_ns }
+    }
+}
+
 /// What the policy knows of one thread.
 #[derive(Debug, Clone, Copy, Default)]
 struct Track {
     stage: Stage,
     /// The partition it was last put in or seen in.
     level: Option<Level>,
-    /// Its CPU time when it last moved (or started): forced migrations wait for the inactivity period after it.
-    landed_cpu_ns: u64,
-    /// Its CPU time at its last swap, if it was ever swapped: it is pinned again after the inactivity period.
-    swapped_cpu_ns: Option<u64>,
+    /// When it last moved (or started): forced migrations wait for the inactivity period after it.
+    landed: Mark,
+    /// When it was last swapped, if ever: it is pinned again after the inactivity period.
+    swapped: Option<Mark>,
+    /// When its refresh began.
+    refresh_from: Mark,
     /// The sample being gathered on its current side.
     sample: Work,
     /// The next complete sample is the first after a move: not compared.
@@ -173,6 +194,8 @@ pub struct IpcDriven {
     threshold: f64,
     inactivity_ns: u64,
     sample_ns: u64,
+    /// Periods count wall time (`clock=wall`), not the thread's CPU time.
+    wall_clock: bool,
     last_call: u64,
     log: Vec<Event>,
     /// New phases seen while the thread could not be forced to migrate yet (inactivity).
@@ -191,6 +214,7 @@ impl IpcDriven {
             threshold: o.number("ipc_threshold_pct") / 100.0,
             inactivity_ns: o.ms("swap_inactivity_ms"),
             sample_ns: o.ms("sample_ms"),
+            wall_clock: o.choice("clock") == "wall",
             last_call: 0,
             log: Vec::new(),
             deferred: 0,
@@ -207,16 +231,25 @@ impl IpcDriven {
         self.deferred
     }
 
+    /// Time from `then` to `now` on the policy's clock.
+    fn elapsed(&self, now: Mark, then: Mark) -> u64 {
+        if self.wall_clock {
+            now.wall_ns - then.wall_ns
+        } else {
+            now.cpu_ns - then.cpu_ns
+        }
+    }
+
     fn note(&mut self, view: &SystemView, t: ThreadId, what: What) {
         self.log.push(Event { now_ns: view.now_ns, thread: t, cpu_ns: view.thread(t).total_time_ns(), what });
     }
 
     /// Thread `t` is now in partition `level`: a new sample starts, cold.
     fn land(&mut self, view: &SystemView, t: ThreadId, level: Option<Level>) {
-        let cpu = view.thread(t).total_time_ns();
+        let now = Mark::of(view, t);
         let tr = self.track.get_mut(t);
         tr.level = level;
-        tr.landed_cpu_ns = cpu;
+        tr.landed = now;
         tr.sample = Work::default();
         tr.cold = true;
         if let (Stage::Refreshing { home }, Some(l)) = (tr.stage, level) {
@@ -242,8 +275,7 @@ impl IpcDriven {
     fn pinnable(&self, view: &SystemView, t: ThreadId) -> Option<(Level, f64)> {
         let v = view.thread(t);
         let tr = self.track.value(t);
-        let cpu = v.total_time_ns();
-        let rested = tr.swapped_cpu_ns.is_none_or(|s| cpu - s >= self.inactivity_ns);
+        let rested = tr.swapped.is_none_or(|s| self.elapsed(Mark::of(view, t), s) >= self.inactivity_ns);
         match (v.state.is_runnable(), tr.stage, self.parts.level(t), tr.ratio) {
             (true, Stage::Measured, Some(level), Some(ratio)) if rested => Some((level, ratio)),
             _ => None,
@@ -268,7 +300,7 @@ impl IpcDriven {
         for (a, b) in [(t, p), (p, t)] {
             self.rank.pin(a, None);
             self.land(view, a, self.parts.level(a));
-            self.track.get_mut(a).swapped_cpu_ns = Some(view.thread(a).total_time_ns());
+            self.track.get_mut(a).swapped = Some(Mark::of(view, a));
             self.note(view, a, What::Swap { with: b });
         }
     }
@@ -281,6 +313,7 @@ impl IpcDriven {
         tr.stage = Stage::Refreshing { home };
         tr.home_rate = home_rate;
         tr.away = Work::default();
+        tr.refresh_from = Mark::of(view, t);
         self.parts.assign(view, t, away, out);
         self.land(view, t, Some(away));
         self.note(view, t, What::Refresh);
@@ -313,12 +346,17 @@ impl IpcDriven {
             }
             let Some(level) = self.parts.level(t) else { continue };
             let sides = self.by_side(view, t);
-            let cpu = v.total_time_ns();
+            let now = Mark::of(view, t);
+            let (landed, refresh_from) = (self.track.value(t).landed, self.track.value(t).refresh_from);
+            let (since_landed, since_refresh) = (self.elapsed(now, landed), self.elapsed(now, refresh_from));
             let tr = self.track.get_mut(t);
             match tr.stage {
                 Stage::Refreshing { home } => {
                     tr.away.add(sides[1 - side(home)]);
-                    if tr.away.ns >= self.refresh_ns {
+                    // On CPU time, the refresh is its time on the other side (a migration's
+                    // leftover of home time is not part of it).
+                    let done = if self.wall_clock { since_refresh } else { tr.away.ns };
+                    if done >= self.refresh_ns {
                         self.end_refresh(view, t, home, out);
                     }
                 }
@@ -330,10 +368,10 @@ impl IpcDriven {
                         tr.sample = Work::default();
                         if !std::mem::replace(&mut tr.cold, false) {
                             let reference = tr.rate[s];
-                            let rested = cpu - tr.landed_cpu_ns >= self.inactivity_ns;
+                            let rested = since_landed >= self.inactivity_ns;
                             match stage {
                                 // Warmed up in the partition it is in (its first, unless balancing moved it).
-                                Stage::WarmUp if cpu - tr.landed_cpu_ns >= self.warmup_ns => self.start_refresh(view, t, level, rate, out),
+                                Stage::WarmUp if since_landed >= self.warmup_ns => self.start_refresh(view, t, level, rate, out),
                                 Stage::Measured if (rate - reference).abs() > self.threshold * reference => {
                                     if rested {
                                         self.start_refresh(view, t, level, rate, out);
