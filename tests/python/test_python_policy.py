@@ -157,6 +157,31 @@ def test_quantum_calls_and_interval_counters():
             assert summed[t] == total
 
 
+class Profiles(ampsched.Policy):
+    """Keeps each app's solo_ips as its first call saw them."""
+    triggers = ("start",)
+    seen = None
+
+    def decide(self, view):
+        if Profiles.seen is None:
+            Profiles.seen = {a["name"]: a["solo_ips"] for a in view.apps}
+
+
+def test_solo_profiles_are_given_to_a_policy_that_needs_them():
+    # "profile": the runner measures each program alone on a fast-only and a slow-only
+    # 2fc-2sc-amd (per group, instructions per second on each core type) before the run. Their
+    # ratio is the solo SF: the catalog's sixtrack and crafty (1.98) above mcf (1.28) and equake
+    # (1.23). A policy that does not declare the need reads None.
+    Profiles.seen = None
+    ampsched.run("2fc-2sc-amd", "hh1", type("P", (Profiles,), {"needs": ("profile",)})())
+    sf = {app: ips[0][0] / ips[0][1] for app, ips in Profiles.seen.items()}
+    assert sf["sixtrack"] == pytest.approx(1.985, abs=5e-4) and sf["equake"] == pytest.approx(1.225, abs=5e-4)
+    assert sorted(sf, key=sf.get) == ["equake", "mcf", "crafty", "sixtrack"]
+    Profiles.seen = None
+    ampsched.run("2fc-2sc-amd", "hh1", Profiles())
+    assert all(ips == [None] for ips in Profiles.seen.values())
+
+
 def test_machine_as_the_view_shows_it():
     class Machine(ampsched.Policy):
         seen = []

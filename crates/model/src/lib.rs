@@ -24,4 +24,4 @@ pub use view::{
     AppView, CoreView, Counters, LockEdge, PerType, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, ThreadView, Trigger,
     Triggers,
 };
-pub use workload::{App, Baseline, Group, Phase, Profile, Scope, Signature, ThreadKind, Wait, Workload};
+pub use workload::{App, Baseline, Group, Phase, Profile, Scope, Signature, SoloIps, ThreadKind, Wait, Workload};

@@ -233,10 +233,16 @@ impl Machine {
 
     /// An all-fast machine with the same number of cores: the reference for slowdowns.
     pub fn all_fast(&self) -> Machine {
-        let fast = &self.core_types[self.fastest_type()];
+        self.all_of_type(self.fastest_type())
+    }
+
+    /// The same machine (cores, LLC domains, memory) with every core of type `ty`: where an
+    /// offline profiling run measures a program on that type alone.
+    pub fn all_of_type(&self, ty: usize) -> Machine {
+        let only = &self.core_types[ty];
         let mut m = self.clone();
-        m.name = format!("{}-all-{}", self.name, fast.name);
-        m.core_types = vec![CoreType { count: self.cores.len(), ..fast.clone() }];
+        m.name = format!("{}-all-{}", self.name, only.name);
+        m.core_types = vec![CoreType { count: self.cores.len(), ..only.clone() }];
         for c in &mut m.cores {
             c.core_type = 0;
         }

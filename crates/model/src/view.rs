@@ -19,7 +19,7 @@
 
 use crate::coreset::CoreSet;
 use crate::machine::{Machine, MAX_CORE_TYPES};
-use crate::workload::{Signature, ThreadKind};
+use crate::workload::{Signature, SoloIps, ThreadKind};
 
 pub type ThreadId = u32;
 pub type AppId = u32;
@@ -61,13 +61,18 @@ impl Signals {
     pub const HINTS: Signals = Signals(1 << 3);
     /// The simulator itself: an oracle that simulates alternatives. Never live.
     pub const SIMULATOR: Signals = Signals(1 << 4);
+    /// Offline solo profiles (`AppView::solo_ips`) for every app: what profiling runs of each
+    /// program alone on each core type measured before the run. The runner measures them when a
+    /// policy needs them; never live.
+    pub const PROFILE: Signals = Signals(1 << 5);
 
-    const NAMES: [(Signals, &'static str, &'static str); 5] = [
+    const NAMES: [(Signals, &'static str, &'static str); 6] = [
         (Signals::COUNTERS, "counters", "per-thread hardware counters (instructions, cycles, LLC misses)"),
         (Signals::LOCKS, "locks", "lock waits and who caused them"),
         (Signals::SPIN, "spin", "spin-wait time"),
         (Signals::HINTS, "hints", "static program hints (signatures) for every app"),
         (Signals::SIMULATOR, "simulator", "the simulator itself (an oracle)"),
+        (Signals::PROFILE, "profile", "offline solo profiles (each program's instructions per second alone on each core type)"),
     ];
 
     /// The signal a short name ("counters", "locks", ...) stands for; the error lists the
@@ -243,11 +248,15 @@ pub struct AppView {
     /// offline profiling run would have measured, never the engine's per-phase truth. Needs
     /// `Signals::HINTS`.
     pub signatures: Vec<Option<Signature>>,
+    /// Per group (index = `ThreadView::group`): its instructions per second of CPU time on each
+    /// core type (index = machine core type), measured offline by running the program alone on a
+    /// machine of that type only (`Group::solo_ips`). Needs `Signals::PROFILE`.
+    pub solo_ips: Vec<Option<SoloIps>>,
 }
 
 impl AppView {
     pub fn new(id: AppId, name: String, priority: i32) -> AppView {
-        AppView { id, name, priority, live_threads: 0, runnable_threads: 0, signatures: Vec::new() }
+        AppView { id, name, priority, live_threads: 0, runnable_threads: 0, signatures: Vec::new(), solo_ips: Vec::new() }
     }
 }
 

@@ -148,7 +148,15 @@ pub struct Group {
     /// else the whole-run signature of the group's phases (`Signature::of_phases`), as an
     /// offline profiling run would measure it; None only for a group that retires nothing.
     pub signature: Option<Signature>,
+    /// The group's instructions per second alone on each core type (`Signals::PROFILE`):
+    /// measured by the runner's offline profiling runs when a policy needs them, never read
+    /// from a file.
+    pub solo_ips: Option<SoloIps>,
 }
+
+/// Instructions per second of CPU time on each core type (index = machine core type; 0 for a
+/// type the machine lacks).
+pub type SoloIps = [f64; crate::machine::MAX_CORE_TYPES];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct App {
@@ -303,6 +311,11 @@ impl Workload {
         self.apps.iter().all(|a| a.groups.iter().all(|g| g.signature.is_some()))
     }
 
+    /// True when every group of every app has its offline solo profile (`Signals::PROFILE`).
+    pub fn has_solo_profiles(&self) -> bool {
+        self.apps.iter().all(|a| a.groups.iter().all(|g| g.solo_ips.is_some()))
+    }
+
     pub fn total_threads(&self) -> u32 {
         self.apps.iter().map(App::threads).sum()
     }
@@ -339,7 +352,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         let phases = read_body(n, programs, &mut locks)?;
         check_steps(n, &phases, repeat)?;
         let signature = read_signature(n)?.or_else(|| Signature::of_phases(&phases));
-        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, signature });
+        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, signature, solo_ips: None });
     } else {
         for key in ["threads", "phase", "program", "repeat", "signature"] {
             if n.has(key) {
@@ -363,7 +376,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
                 return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
             }
             g.finish()?;
-            groups.push(Group { name: gname, count, kind, repeat, phases, signature });
+            groups.push(Group { name: gname, count, kind, repeat, phases, signature, solo_ips: None });
         }
     }
     // A run that takes no time would restart forever at the same instant.

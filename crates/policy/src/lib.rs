@@ -47,6 +47,8 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &thesis::busyfcs::INFO,
     &thesis::hass_s::INFO,
     &thesis::hass_d::INFO,
+    &thesis::ipc_driven::INFO,
+    &thesis::static_ipc_driven::INFO,
     &baseline::best_static::INFO,
 ];
 

@@ -210,11 +210,13 @@ impl View {
 
     /// Every app, indexed by app id: id, name, priority (nice), live_threads, runnable_threads,
     /// signatures (per group: {"cpi", "miss_curve": {"size_kb": [...], "mpki": [...]}} or None,
-    /// a flat curve one point; needs "hints").
+    /// a flat curve one point; needs "hints"), solo_ips (per group: instructions per second
+    /// alone on each core type, a list by core type, or None; needs "profile").
     #[getter]
     fn apps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty_bound(py);
-        for a in self.get()?.apps {
+        let v = self.get()?;
+        for a in v.apps {
             let d = PyDict::new_bound(py);
             d.set_item("id", a.id)?;
             d.set_item("name", &a.name)?;
@@ -237,6 +239,15 @@ impl View {
                 }
             }
             d.set_item("signatures", sigs)?;
+            let ntypes = v.machine.core_types.len();
+            let ips = PyList::empty_bound(py);
+            for p in &a.solo_ips {
+                match p {
+                    Some(p) => ips.append(PyList::new_bound(py, &p[..ntypes]))?,
+                    None => ips.append(py.None())?,
+                }
+            }
+            d.set_item("solo_ips", ips)?;
             list.append(d)?;
         }
         Ok(list)

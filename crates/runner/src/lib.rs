@@ -9,7 +9,7 @@ pub use ampsched_sim::Interrupt;
 
 use std::collections::BTreeMap;
 
-use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, Workload};
+use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, SoloIps, Workload, MAX_CORE_TYPES};
 use ampsched_model::Signals;
 use ampsched_policy::baseline::best_static::{self, BestStatic};
 use ampsched_policy::baseline::bound::Bound;
@@ -111,6 +111,8 @@ pub struct Experiment {
     /// The workload as errors name it: its path, or its catalog file.
     workload_file: String,
     solo_s: Option<Vec<f64>>,
+    /// The workload with every group's offline solo profile, once a policy needed it.
+    profiled: Option<Workload>,
 }
 
 impl Experiment {
@@ -123,7 +125,7 @@ impl Experiment {
         let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;
         let workload_file = catalog::workload_file(workload);
-        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None })
+        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None })
     }
 
     fn config(&self, segments: usize) -> SimConfig {
@@ -154,7 +156,7 @@ impl Experiment {
         for i in 0..self.workload.apps.len() {
             let solo = self.workload.solo(i);
             // Copies of one app have the same reference; simulate it once.
-            let key = format!("{:?}{:?}{}", solo.apps[0].groups, solo.apps[0].locks, solo.apps[0].priority);
+            let key = solo_key(&solo);
             let t = match cache.get(&key) {
                 Some(t) => *t,
                 None => {
@@ -183,7 +185,68 @@ impl Experiment {
         }
         let info = ampsched_policy::info(&spec.name)?;
         Options::new(&spec, info.options)?;
-        self.check_needs(&spec.canonical(), &spec.name, info.needs)
+        // The offline profiles are made for the policy that needs them (`profile_for`): always
+        // there by the time it runs.
+        self.check_needs(&self.workload, &spec.canonical(), &spec.name, info.needs.without(Signals::PROFILE))
+    }
+
+    /// Each app's offline solo profile, as profiling runs before the run would measure it: per
+    /// group, its instructions per second of CPU time alone on each core type (the app alone,
+    /// under `oblivious`, on this machine with every core of that type: the solo references'
+    /// runs, on each type instead of only the fastest). What `Signals::PROFILE` gives a policy.
+    pub fn solo_profiles(&mut self) -> Result<Vec<Vec<SoloIps>>, Error> {
+        let machines: Vec<Machine> = (0..self.machine.core_types.len()).map(|ty| self.machine.all_of_type(ty)).collect();
+        let mut out = Vec::new();
+        let mut cache: BTreeMap<String, Vec<SoloIps>> = BTreeMap::new();
+        for i in 0..self.workload.apps.len() {
+            let solo = self.workload.solo(i);
+            let key = solo_key(&solo);
+            if let Some(p) = cache.get(&key) {
+                out.push(p.clone());
+                continue;
+            }
+            let mut ips = vec![[0.0; MAX_CORE_TYPES]; solo.apps[0].groups.len()];
+            for (ty, m) in machines.iter().enumerate() {
+                let r = self.simulate_on(m, &solo, &mut Oblivious, 0)?;
+                for (g, rate) in ips.iter_mut().enumerate() {
+                    // The machine has one core type, index 0.
+                    let (instructions, ns) = r
+                        .threads
+                        .iter()
+                        .filter(|t| t.group as usize == g)
+                        .fold((0.0, 0u64), |(i, n), t| (i + t.per_type[0].instructions, n + t.per_type[0].time_ns));
+                    rate[ty] = if ns > 0 { instructions / ns as f64 * 1e9 } else { 0.0 };
+                }
+            }
+            cache.insert(key, ips.clone());
+            out.push(ips);
+        }
+        Ok(out)
+    }
+
+    /// Measure the solo profiles if a policy that needs `needs` will read them (once per
+    /// experiment): `workload_of` then gives the workload with them.
+    fn profile_for(&mut self, needs: Signals) -> Result<(), Error> {
+        if needs.contains(Signals::PROFILE) && self.profiled.is_none() {
+            let profiles = self.solo_profiles()?;
+            let mut w = self.workload.clone();
+            for (app, ips) in w.apps.iter_mut().zip(profiles) {
+                for (g, rate) in app.groups.iter_mut().zip(ips) {
+                    g.solo_ips = Some(rate);
+                }
+            }
+            self.profiled = Some(w);
+        }
+        Ok(())
+    }
+
+    /// The workload a policy that needs `needs` runs: with the solo profiles (`profile_for`) if
+    /// it needs them.
+    fn workload_of(&self, needs: Signals) -> &Workload {
+        match &self.profiled {
+            Some(w) if needs.contains(Signals::PROFILE) => w,
+            _ => &self.workload,
+        }
     }
 
     /// Run one registered policy, or the default baseline (`DEFAULT_BASELINE`); returns its
@@ -199,12 +262,14 @@ impl Experiment {
         let solo = self.solo_references()?;
         let segments = self.segments();
         let info = ampsched_policy::info(&spec.name)?;
-        self.check_needs(&spec.canonical(), &spec.name, info.needs)?;
+        self.profile_for(info.needs)?;
+        self.check_needs(self.workload_of(info.needs), &spec.canonical(), &spec.name, info.needs)?;
         let (result, extra) = if let ampsched_policy::Build::Oracle = info.build {
             self.best_static(&spec, &solo, segments)?
         } else {
+            let workload = self.workload_of(info.needs);
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
-            (self.simulate_on(&self.machine, &self.workload, policy.as_mut(), segments)?, None)
+            (self.simulate_on(&self.machine, workload, policy.as_mut(), segments)?, None)
         };
         self.result_json(&spec, &result, &solo, extra)
     }
@@ -215,8 +280,10 @@ impl Experiment {
     pub fn run_policy(&mut self, label: &str, needs: Signals, policy: &mut dyn Policy) -> Result<Value, Error> {
         let solo = self.solo_references()?;
         let segments = self.segments();
-        self.check_needs(label, label, needs)?;
-        let result = self.simulate_on(&self.machine, &self.workload, policy, segments);
+        self.profile_for(needs)?;
+        let workload = self.workload_of(needs);
+        self.check_needs(workload, label, label, needs)?;
+        let result = self.simulate_on(&self.machine, workload, policy, segments);
         if let Some(why) = policy.failure() {
             return Err(InputError::new("--policy", label, why).into());
         }
@@ -238,9 +305,9 @@ impl Experiment {
     }
 
     /// The check every policy passes before it runs: the simulator gives what it needs.
-    fn check_needs(&self, key: &str, name: &str, needs: Signals) -> Result<(), Error> {
+    fn check_needs(&self, workload: &Workload, key: &str, name: &str, needs: Signals) -> Result<(), Error> {
         needs
-            .check(simulator_signals(&self.workload), &format!("the simulator with workload '{}'", self.workload.name))
+            .check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name))
             .map_err(|why| InputError::new("--policy", key, format!("{name} cannot run: {why}")).into())
     }
 
@@ -429,6 +496,11 @@ impl Experiment {
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
+}
+
+/// What makes two apps' solo runs the same: copies of one app are simulated once.
+fn solo_key(solo: &Workload) -> String {
+    format!("{:?}{:?}{}", solo.apps[0].groups, solo.apps[0].locks, solo.apps[0].priority)
 }
 
 /// Write a trace file; a failure names the option and the path.

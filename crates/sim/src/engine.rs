@@ -243,14 +243,16 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
-/// not give.
+/// not give, and the solo profiles only once the runner has measured them.
 pub fn simulator_signals(w: &Workload) -> Signals {
-    let all = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN | Signals::SIMULATOR;
+    let mut all = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN | Signals::SIMULATOR;
     if w.has_signatures() {
-        all | Signals::HINTS
-    } else {
-        all
+        all = all | Signals::HINTS;
     }
+    if w.has_solo_profiles() {
+        all = all | Signals::PROFILE;
+    }
+    all
 }
 
 impl<'a> Engine<'a, Cfs> {
@@ -269,7 +271,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             .apps
             .iter()
             .enumerate()
-            .map(|(i, a)| AppView { signatures: a.groups.iter().map(|g| g.signature.clone()).collect(), ..AppView::new(i as u32, a.name.clone(), a.priority) })
+            .map(|(i, a)| AppView {
+                signatures: a.groups.iter().map(|g| g.signature.clone()).collect(),
+                solo_ips: a.groups.iter().map(|g| g.solo_ips).collect(),
+                ..AppView::new(i as u32, a.name.clone(), a.priority)
+            })
             .collect();
         Engine {
             m,

@@ -1,11 +1,16 @@
 //! What several policies share, so that none of them re-derives it: core partitions and the
-//! moves between them, per-thread state, speedup-factor estimation.
+//! moves between them, per-thread state, speedup-factor estimation, ranking threads by a
+//! fast/slow ratio.
 
 pub mod filing;
+pub mod key;
 pub mod partition;
+pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
 
 pub use partition::{Claim, Level, Partitions, FAST};
 pub use filing::Filing;
+pub use key::F64Key;
+pub use ratio_rank::RatioRank;
 pub use per_thread::PerThread;

@@ -11,11 +11,12 @@
 //! partition while a slow core idles. On a machine of more than two capacities, the fast side is
 //! the fastest partition and the slow side all the others.
 
-use std::cmp::Ordering;
-
 use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::{Claim, Filing, Partitions, PerThread, FAST};
+// A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
+// slow thread most behind up and the fast thread most ahead down.
+use crate::common::F64Key as Bc;
+use crate::common::{Filing, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -48,30 +49,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// got fast time nobody else wanted is not made to pay it back beyond this many thresholds, or
 /// it would be kept off fast cores long after others arrive.
 const BC_CLAMP_THRESHOLDS: f64 = 2.0;
-
-/// A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
-/// slow thread most behind up and the fast thread most ahead down. Ordered by `total_cmp`, so that the index
-/// `Partitions` keeps and a comparison of the counters themselves never disagree.
-#[derive(Debug, Clone, Copy, Default)]
-struct Bc(f64);
-
-impl Ord for Bc {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-impl PartialOrd for Bc {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl PartialEq for Bc {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Bc {}
-impl Claim for Bc {}
 
 pub struct RoundRobin {
     parts: Partitions<Bc>,
