@@ -250,7 +250,7 @@ def test_thesis_ch4_machinery_with_stand_ins(ch4_stand_ins):
         assert "Fig" in fig.caption and (folder / fig.file).read_bytes()[:4] == b"\x89PNG"
     # The document names the policy in every role, the stand-ins here.
     assert "HASS-S: `static`" in text and "HAFS: `rr`" in text
-    for w in ("hh1", "mh4", "lh1-x4", "w3"):
+    for w in ("hh1", "mh4", "mh1-x4", "w5"):
         assert f"../../catalog/workloads/{w}.toml" in text and os.path.isfile(
             os.path.join(REPO, "catalog", "workloads", f"{w}.toml"))
 

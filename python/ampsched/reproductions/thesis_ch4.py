@@ -162,33 +162,38 @@ def measure(ctx, plan, policies) -> dict:
     # One run per policy, whatever roles it plays (the tests give one policy several roles).
     names = list(dict.fromkeys(policies[r] for r in ROLES))
     out = {"apps": {}, "default": {}, "ideal": {}, "bound": {}, "wait": {}, "mgrid": {}, "fixed": {}, "nfc": {},
-           "migrations": {}}
-    for machine in MACHINES:
-        nfc, cores = _cores(machine)
-        out["nfc"][machine] = (nfc, cores)
-        wls = workloads_of(machine, plan)
-        df = ctx.sweep([machine], wls, names, plan["seeds"])
+           "migrations": {}, "order": {}}
+    # 2FC-2SC-A and -B run the same workloads with the same core count: one sweep each for both
+    # (each sweep starts its pool of processes anew).
+    for group in ((A, B), (C,)):
+        nfc, cores = _cores(group[0])
+        wls = workloads_of(group[0], plan)
+        df = ctx.sweep(list(group), wls, names, plan["seeds"])
         apps = df.attrs["apps"]
-        migrations = df.groupby(["workload", "policy"])["migrations"].mean()
-        for (w, p), g in apps.groupby(["workload", "policy"]):
+        migrations = df.groupby(["machine", "workload", "policy"])["migrations"].mean()
+        for (machine, w, p), g in apps.groupby(["machine", "workload", "policy"]):
             means = g.groupby("app")[["turnaround_s", "fast_share"]].mean()
             table = {a: (r.turnaround_s, r.fast_share) for a, r in means.iterrows()}
             for role in ROLES:
                 if policies[role] == p:
                     out["apps"][(machine, w, role)] = table
-                    out["migrations"][(machine, w, role)] = migrations[(w, p)]
+                    out["migrations"][(machine, w, role)] = migrations[(machine, w, p)]
         # A bound run does not depend on the seed (README, Baselines): one seed.
         rotations = [f"bound:offset={r}" for r in range(cores)]
-        bdf = ctx.sweep([machine], wls, rotations, "1")
-        alpha = nfc / cores
-        for w, g in bdf.attrs["apps"].groupby("workload"):
+        bdf = ctx.sweep(list(group), wls, rotations, "1")
+        for (machine, w), g in bdf.attrs["apps"].groupby(["machine", "workload"]):
+            # The workload's listing order (the table's rows come per run in it): the figures
+            # show the apps as Table 4.2 lists them, CPU-intensive first.
+            out["order"][(machine, w)] = list(dict.fromkeys(g["app"]))
+            nfc, cores = _cores(machine)
+            out["nfc"][machine] = (nfc, cores)
             default, ideal, bound = {}, {}, {}
             for a, ga in g.groupby("app"):
                 default[a] = ga["turnaround_s"].mean()
                 fast = ga[ga["fast_share"] > ON_FAST]["turnaround_s"].mean()
                 slow = ga[ga["fast_share"] <= ON_FAST]["turnaround_s"].mean()
                 bound[a] = (fast, slow)
-                ideal[a] = ideal_rr(fast, slow, alpha)
+                ideal[a] = ideal_rr(fast, slow, nfc / cores)
             out["default"][(machine, w)], out["ideal"][(machine, w)], out["bound"][(machine, w)] = default, ideal, bound
     # Fig. 4.8.
     paths = []
@@ -606,18 +611,20 @@ def figure_set1(ctx, res, machine, workloads, policies, stem, caption) -> None:
     axes = fig.subplots(2, 4, squeeze=False).ravel()
     for ax, w in zip(axes, workloads):
         per = {r: normalised(res, machine, w, r) for r in roles}
-        progs = list(dict.fromkeys(a.split("#")[0] for a in per["best"]))
+        progs = list(dict.fromkeys(a.split("#")[0] for a in res["order"][(machine, w)]))
+        top = 0
         width = 0.8 / len(roles)
         for i, r in enumerate(roles):
             vals = [100 * sum(v for a, v in per[r].items() if a.split("#")[0] == p) /
                     sum(1 for a in per[r] if a.split("#")[0] == p) for p in progs]
             vals.append(100 * _geo(per[r].values()))
+            top = max(top, max(vals))
             ax.bar([j + i * width for j in range(len(vals))], vals, width, color=COLORS[r], label=_label(r, policies))
         ax.axhline(100, color="black", linewidth=0.7)
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(progs) + 1)])
         ax.set_xticklabels(progs + ["geomean"], rotation=30, fontsize=7)
         ax.set_title(_name(w), fontsize=9)
-        ax.set_ylim(60, 140)
+        ax.set_ylim(50, max(140, 10 * math.ceil(top / 10)))
     for ax in axes[len(workloads):]:
         ax.set_visible(False)
     axes[0].set_ylabel("completion time / default (%)")
@@ -640,7 +647,8 @@ def figure_4_5(ctx, res, workloads, policies) -> None:
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
     ax.set_xticklabels([_name(w) for w in workloads])
     ax.set_ylabel("geomean completion time / default (%)")
-    ax.set_ylim(70, 115)
+    vals = [100 - gain(res, C, w, r) for w in workloads for r in roles]
+    ax.set_ylim(min(70, 5 * math.floor(min(vals) / 5)), max(115, 5 * math.ceil(max(vals) / 5)))
     ax.legend(fontsize=6, ncol=3)
     fig.tight_layout()
     ctx.figure(fig, "fig4-5", "Redraws the Sáez thesis's Fig. 4.5: geometric mean of completion times relative to the "
@@ -690,7 +698,7 @@ def figure_4_8_4_9(ctx, res, workloads) -> None:
     ax2.set_xticks(range(len(vals)))
     ax2.set_xticklabels(labels, rotation=90, fontsize=5)
     ax2.set_ylabel("T_HAFS / T_idealRR (%)")
-    ax2.set_ylim(90, 115)
+    ax2.set_ylim(min(90, 5 * math.floor(min(vals) / 5)), max(115, 5 * math.ceil(max(vals) / 5)))
     ax2.set_title("Fig. 4.9: HAFS over ideal round robin, 2FC-2SC-A", fontsize=9)
     fig.tight_layout()
     ctx.figure(fig, "fig4-8-4-9", "Redraws the Sáez thesis's Figs. 4.8 (each copy's share of time on fast cores "
