@@ -485,12 +485,6 @@ def claims(res, plan) -> list:
     out.append(_near("hass-s-behind-best-static-b", src, "on 2FC-2SC-B HASS-S performs 0.5% worse than best static on average (HH and MH)",
                      0.5, x, f"{x:.1f} points behind on average", "HASS-S is {ours:.1f} points behind best static against {theirs}" + f"; it put other apps on the fast cores than best static in {', '.join(_name(w) for w in ws if on_fast(res, B, w, 'hass-s') != on_fast(res, B, w, 'best')) or 'none'}",
                      tol=WITHIN_TOL, theirs_text="0.5%"))
-    mean_a = sum(g[(A, w, "hass-s")] for w in s1[A]) / len(s1[A])
-    mean_b = sum(g[(B, w, "hass-s")] for w in s1[B]) / len(s1[B])
-    out.append(_claim("gains-larger-on-a-than-b", "§4.3.4 (Evaluation of HASS-S), Figs. 4.2, 4.3; §4.5",
-                      "asymmetry-aware scheduling gains more on 2FC-2SC-A (2x clock) than on 2FC-2SC-B (1.5x), set #1",
-                      "A > B", f"HASS-S mean {_pct(mean_a)} (A) against {_pct(mean_b)} (B)", "direction", mean_a > mean_b,
-                      f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A"))
     # SF from the bound runs: (SF - 1) / (SF_max - 1), the share of a program's time not stalled
     # on memory, compared across the two machines (their SF_max differ: 2.0 and 1.5).
     sf = {}
@@ -498,6 +492,24 @@ def claims(res, plan) -> list:
         for w in s1[m]:
             for app, (fast, slow) in res["bound"][(m, w)].items():
                 sf.setdefault(app.split("#")[0], {})[m] = (slow / fast - 1) / (top - 1)
+    src_b = "§4.3.4 (Evaluation of HASS-D), Fig. 4.3b"
+    wrong = {r: [w for w in ws if on_fast(res, B, w, r) != on_fast(res, B, w, "best")] for r in ("hass-s", "hass-d")}
+    named = [w for w in ("mh1", "mh3") if w in ws]
+    ok = all(w in wrong[r] for r in wrong for w in named)
+    out.append(_claim("hass-mispredicts-mh1-mh3-b", src_b,
+                      "on 2FC-2SC-B both HASS variants fail to find best static's assignment for MH1 and MH3, with small impact",
+                      "MH1 and MH3, both variants",
+                      "; ".join(f"{LABEL[r]} differs from best static on {', '.join(_name(w) for w in wrong[r]) or 'none'}" for r in wrong)
+                      + "; gaps (HASS-S / HASS-D): " + ", ".join(f"{_name(w)} {g[(B, w, 'best')] - g[(B, w, 'hass-s')]:.1f} / {g[(B, w, 'best')] - g[(B, w, 'hass-d')]:.1f} points" for w in named),
+                      "both variants differ on MH1 and MH3", ok,
+                      "; ".join(f"on {_name(w)} {LABEL[r]} runs {' + '.join(on_fast(res, B, w, r)) or 'none'} on the fast cores, best static {' + '.join(on_fast(res, B, w, 'best')) or 'none'}"
+                                for w in named for r in wrong if w not in wrong[r])))
+    mean_a = sum(g[(A, w, "hass-s")] for w in s1[A]) / len(s1[A])
+    mean_b = sum(g[(B, w, "hass-s")] for w in s1[B]) / len(s1[B])
+    out.append(_claim("gains-larger-on-a-than-b", "§4.3.4 (Evaluation of HASS-S), Figs. 4.2, 4.3; §4.5",
+                      "asymmetry-aware scheduling gains more on 2FC-2SC-A (2x clock) than on 2FC-2SC-B (1.5x), set #1",
+                      "A > B", f"HASS-S mean {_pct(mean_a)} (A) against {_pct(mean_b)} (B)", "direction", mean_a > mean_b,
+                      f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A"))
     progs = sorted(p for p in sf if A in sf[p] and B in sf[p])
     more = [p for p in progs if sf[p][B] > sf[p][A]]
     out.append(_claim("more-cpu-bound-on-b", "§4.3.4 (Evaluation of HASS-S), on Fig. 4.3",
@@ -560,6 +572,20 @@ def claims(res, plan) -> list:
     out.append(_claim("hass-never-worse-than-default-4fc-12sc", src, "on the shared-cache system (4FC-12SC) HASS never performs worse than the default scheduler",
                       "never worse", f"lowest {_pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})", "at least -0.5%",
                       g[(C, low[0], low[1])] >= -0.5, f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}"))
+    src = "§4.3.4 (Summary)"
+    every = [(m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])]
+    ahead = [k for k in every if g[(k[0], k[1], "hass-s")] >= g[(k[0], k[1], "hass-d")]]
+    out.append(_claim("hass-s-usually-beats-hass-d", src, "in most cases HASS-S delivers slightly better gains than HASS-D",
+                      "most cases", f"HASS-S ahead (or equal) on {len(ahead)} of {len(every)} workloads", "more than half",
+                      2 * len(ahead) > len(every), f"HASS-D is ahead on {len(every) - len(ahead)} of {len(every)} workloads"))
+    more = [k for k in every if res["migrations"][(k[0], k[1], "hass-d")] > res["migrations"][(k[0], k[1], "hass-s")]]
+    out.append(_claim("hass-d-migrates-more", src, "HASS-D triggers additional migrations over HASS-S",
+                      "more migrations", f"HASS-D migrates more on {len(more)} of {len(every)} workloads", "more than half",
+                      2 * len(more) > len(every), f"HASS-D migrates more on only {len(more)} of {len(every)} workloads"))
+    pays = [k for k in every if g[(k[0], k[1], "hafs")] > 0]
+    out.append(_claim("hafs-usually-pays-off", src, "fair sharing of fast cores with HAFS comes at a cost, but in most cases the benefits justify it (HAFS beats the default metric)",
+                      "most cases", f"HAFS ahead of the default metric on {len(pays)} of {len(every)} workloads", "more than half",
+                      2 * len(pays) > len(every), f"HAFS is behind the default metric on {len(every) - len(pays)} of {len(every)} workloads"))
     groups = overall(res, plan)
     gap = {k: v["best"] - max(v["hass-s"], v["hass-d"]) for k, v in groups.items()}
     worst = max(gap, key=gap.get)
