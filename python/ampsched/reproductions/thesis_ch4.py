@@ -716,9 +716,10 @@ def figure_4_8_4_9(ctx, res, workloads) -> None:
     ax1.legend(fontsize=7)
     labels, vals = [], []
     for w in workloads:
-        for a, o in hafs_overheads(res, A, w).items():
+        over = hafs_overheads(res, A, w)
+        for a in res["order"][(A, w)]:
             labels.append(f"{_name(w)}:{a}")
-            vals.append(100 + o)
+            vals.append(100 + over[a])
     ax2.bar(range(len(vals)), vals, color="tab:orange")
     ax2.axhline(100, color="black", linewidth=0.7)
     ax2.set_xticks(range(len(vals)))
