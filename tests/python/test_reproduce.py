@@ -327,12 +327,12 @@ class PhaseProbe(ampsched.Policy):
     needs = ("counters",)
 
     # ampsched.run runs a copy of the policy object: what it records goes here, by key.
-    seen = {}
+    seen, samples = {}, {}
 
     def __init__(self, fast):
         self.fast, self.last, self.quiet = fast, None, 0
         self.key = f"fast={fast}"
-        PhaseProbe.seen[self.key] = []
+        PhaseProbe.seen[self.key], PhaseProbe.samples[self.key] = [], []
 
     def decide(self, view):
         fast = view.machine["fast_cores"]
@@ -347,6 +347,7 @@ class PhaseProbe(ampsched.Policy):
                 continue  # a partial interval (the thread's start or end): not a sample
             instructions = sum(x["instructions"] for x in c)
             rate = sum(x["llc_misses"] for x in c) / instructions * 1000
+            PhaseProbe.samples[self.key].append(rate)
             if self.last is not None and abs(rate / self.last - 1) > 0.12:
                 self.quiet = 0
             else:
@@ -374,6 +375,11 @@ def test_mcf_phases_are_seen_by_a_phase_detector(fast, tmp_path):
     assert len(low) >= 2 and len(high) >= 2, levels
     changes = sum(1 for a, b in zip(levels, levels[1:]) if abs(b / a - 1) > 0.12)
     assert changes >= 3, levels
+    if fast:
+        # "those phases last only 25% of mcf's execution time" (on a fast core, where it is
+        # worth running them): the share of 200 ms samples at the high-IPC level.
+        samples = PhaseProbe.samples[probe.key]
+        assert abs(sum(x < 5 for x in samples) / len(samples) - 0.25) < 0.03, samples
 
 
 def test_hafs_gives_copies_of_mgrid_equal_fast_core_time(tmp_path):
