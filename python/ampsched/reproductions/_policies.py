@@ -5,6 +5,8 @@ through the same sweep as every other.
 SlowOnly is the "base" configuration of the Sáez thesis's speedups in ch. 6 (§6.1: "Tbase is
 the completion time for the application in the 'base' configuration, where only slow cores are
 used"): every thread may run on the slow cores only, the local scheduler places it among them.
+TwolfOnFast and VortexOnFast are the two fixed assignments of MH1 x4 on 4FC-12SC the thesis
+compares in ch. 4 (thesis-ch4).
 """
 
 import os
