@@ -22,12 +22,19 @@ REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pa
 DOCS = os.path.join(REPO, "docs", "reproduction")
 
 
+def runnable():
+    """The reproductions this build can run: thesis-ch4 needs policies (hass-s, hass-d,
+    ipc-driven, static-ipc-driven) written in other branches; until they are merged it is left
+    out here and checked by the thesis-ch4 tests below with stand-ins."""
+    return [name for name in reproductions.registry() if not reproductions.unavailable(name)]
+
+
 @pytest.fixture(scope="module")
 def quick_runs(tmp_path_factory):
     """Every reproduction's quick version, twice: with one job and with two (the document must
     not depend on the job count)."""
     out = {}
-    for name in reproductions.registry():
+    for name in runnable():
         runs = []
         for jobs in (1, 2):
             folder = tmp_path_factory.mktemp(f"{name}-jobs{jobs}")
@@ -40,7 +47,7 @@ def quick_runs(tmp_path_factory):
 # ---- every reproduction
 
 def test_every_reproduction_has_a_committed_document():
-    for name in reproductions.registry():
+    for name in runnable():
         assert os.path.isfile(os.path.join(DOCS, f"{name}.md")), f"run `ampsched reproduce {name}` and commit it"
 
 
@@ -196,3 +203,207 @@ def test_python_api_returns_the_claims(quick_runs):
     assert list(claims.columns) == reproductions.COLUMNS
     with pytest.raises(ValueError, match="unknown reproduction"):
         ampsched.reproduce("nope")
+
+
+# ---- thesis-ch4
+
+from ampsched.reproductions import thesis_ch4  # noqa: E402
+
+# Stand-ins for the thesis's schedulers, to run the machinery (sweeps, metrics, every claim,
+# every figure, the document) before they are registered. Their numbers mean nothing for the
+# thesis and never go into a document: `build` refuses to run without the real ones.
+STAND_INS = dict(thesis_ch4.POLICIES, **{"hass-s": "static", "hass-d": "busyfcs", "ipc": "oblivious",
+                                         "static-ipc": "static"})
+
+
+def test_thesis_ch4_refuses_to_run_without_its_policies(tmp_path):
+    policies = dict(thesis_ch4.POLICIES, ipc="no-such-policy")
+    with pytest.raises(reproductions.ReproductionError, match="no-such-policy.* not registered"):
+        thesis_ch4.check_policies(policies)
+    missing = thesis_ch4.missing_policies()
+    assert missing == reproductions.unavailable("thesis-ch4")
+    if missing:
+        with pytest.raises(reproductions.ReproductionError, match=", ".join(missing)):
+            reproductions.run("thesis-ch4", quick=True, output=str(tmp_path))
+        assert os.listdir(tmp_path) == []  # refused before any run or file
+
+
+@pytest.fixture(scope="module")
+def ch4_quick(request, tmp_path_factory):
+    """thesis-ch4's quick version: the real one (from quick_runs) once its policies are
+    registered; before, the machinery run with STAND_INS (never written to docs/)."""
+    if not thesis_ch4.missing_policies():
+        folder, claims, text = request.getfixturevalue("quick_runs")["thesis-ch4"][0]
+        return folder, claims, text, thesis_ch4.POLICIES
+    folder = tmp_path_factory.mktemp("thesis-ch4-stand-ins")
+    ctx = reproductions.Context("thesis-ch4", True, str(folder), str(folder), jobs=2)
+    report = thesis_ch4.build_with(ctx, STAND_INS)
+    text = reproductions.markdown("thesis-ch4", thesis_ch4, report, ctx)
+    return folder, reproductions.claims_frame(report.claims), text, STAND_INS
+
+
+def test_thesis_ch4_machinery(ch4_quick):
+    folder, claims, text, policies = ch4_quick
+    ids = list(claims["id"])
+    assert len(ids) == len(set(ids)) and len(ids) >= 40
+    assert claims["ours"].str.len().min() > 0
+    # Every figure of ch. 4 the reproduction redraws is written, shown, and its caption names it.
+    for stem, fig in (("fig4-2", "Fig. 4.2"), ("fig4-3", "Fig. 4.3"), ("fig4-4", "Fig. 4.4"), ("fig4-5", "Fig. 4.5"),
+                      ("fig4-7", "Fig. 4.7"), ("fig4-8-4-9", "Figs. 4.8"), ("fig4-10", "Fig. 4.10")):
+        file = f"thesis-ch4-{stem}.png"
+        assert (folder / file).read_bytes()[:4] == b"\x89PNG" and f"]({file})" in text
+        assert f"*Redraws the Sáez thesis's {fig}" in text
+    # The document names the policy playing every role.
+    for role in ("hass-s", "hass-d", "ipc", "static-ipc", "hafs", "best"):
+        assert f"{thesis_ch4.LABEL[role]}: `{policies[role]}`" in text
+    for w in ("hh1", "mh4", "mh1-x4", "w5"):
+        assert f"../../catalog/workloads/{w}.toml" in text and os.path.isfile(
+            os.path.join(REPO, "catalog", "workloads", f"{w}.toml"))
+
+
+def test_thesis_ch4_claims_that_do_not_depend_on_the_new_policies(ch4_quick):
+    """The bench script's checks (bench/thesis_ch4.py, replaced by the reproduction) on the
+    parts that are the existing policies' own: HAFS's fair shares are exact by construction,
+    best static picks twolf's copies for MH1 x4's fast chip because of cache sharing, and
+    more programs are CPU-bound on the Intel box."""
+    claims = ch4_quick[1].set_index("id")
+    for cid in ("hafs-mgrid-shares", "mh1-x4-twolf-over-vortex", "more-cpu-bound-on-b"):
+        assert claims.loc[cid, "verdict"] == "reproduced", claims.loc[cid].to_dict()
+    assert "3: 66.7%, 4: 50.0%" in claims.loc["hafs-mgrid-shares", "ours"]
+    assert "best static twolf" in claims.loc["mapping-mh1-4fc-12sc", "ours"]
+
+
+def test_ideal_round_robin_and_gain_by_hand():
+    # 1 fast + 3 slow cores (alpha 1/4); an app taking 10 s bound fast and 20 s bound slow would,
+    # moved round robin for free, progress at 1/4 x 1/10 + 3/4 x 1/20 of its work per second: 16 s.
+    assert math.isclose(thesis_ch4.ideal_rr(10.0, 20.0, 0.25), 16.0)
+    # Two apps, 10% faster and 10% slower than default: 1 - sqrt(0.9 x 1.1) = 0.501%.
+    res = {"default": {("m", "w"): {"a": 10.0, "b": 20.0}},
+           "apps": {("m", "w", "r"): {"a": (9.0, 1.0), "b": (22.0, 0.0)}}}
+    assert math.isclose(thesis_ch4.gain(res, "m", "w", "r"), 100 * (1 - math.sqrt(0.9 * 1.1)))
+    assert thesis_ch4.on_fast(res, "m", "w", "r") == ["a"]
+
+
+# Table 4.2 of the Sáez thesis, as printed (set #1 a, set #2 b); W8 lists each program twice.
+TABLE_4_2 = {
+    "hh1": "sixtrack crafty mcf equake", "hh2": "gzip sixtrack mcf swim", "hh3": "mesa perlbmk equake swim",
+    "lh1": "wupwise wupwise wupwise wupwise", "mh1": "vortex twolf fma3d art", "mh2": "gap parser applu vpr",
+    "mh3": "apsi ammp lucas mgrid", "mh4": "bzip2 gcc wupwise art",
+    "w1": "sixtrack crafty eon gzip twolf mesa parser bzip2 gap vortex ammp mgrid gcc apsi vpr wupwise",
+    "w2": "sixtrack crafty twolf perlbmk mesa parser bzip2 gap vortex ammp mgrid apsi vpr wupwise fma3d art",
+    "w3": "gzip bzip2 parser gap vortex ammp mgrid gcc apsi vpr wupwise fma3d art applu swim lucas",
+    "w4": "eon gzip perlbmk gap mgrid gcc apsi vpr wupwise fma3d art applu swim lucas mcf equake",
+    "w5": "gzip sixtrack crafty perlbmk gap mgrid apsi vpr wupwise fma3d art applu swim lucas mcf equake",
+    "w6": "parser gap vortex ammp mgrid gcc apsi vpr wupwise fma3d art applu swim lucas mcf equake",
+    "w7": "sixtrack crafty twolf mesa gap mgrid apsi vpr wupwise fma3d art applu swim lucas mcf equake",
+    "w8": " ".join(p for p in "sixtrack crafty art applu swim lucas mcf equake".split() for _ in range(2)),
+}
+
+
+def _programs(workload):
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(REPO, "catalog", "workloads", f"{workload}.toml"), "rb") as f:
+        w = tomllib.load(f)
+    assert w["constant_load"] and w["baseline"] == "default"
+    assert all(app.get("runs", 1) >= 3 for app in w["app"])  # "each benchmark runs at least three times"
+    return [app["program"] for app in w["app"] for _ in range(app.get("copies", 1))]
+
+
+@pytest.mark.parametrize("workload", sorted(TABLE_4_2))
+def test_catalog_workloads_are_table_4_2(workload):
+    assert _programs(workload) == TABLE_4_2[workload].split()
+    if workload in thesis_ch4.SET1:
+        # §4.3.2: four copies of each benchmark of set #1 on 4FC-12SC.
+        assert sorted(_programs(f"{workload}-x4")) == sorted(TABLE_4_2[workload].split() * 4)
+
+
+class PhaseProbe(ampsched.Policy):
+    """HASS-D's phase detector (Sáez thesis §4.2.2 / summary §3.4), run on one thread bound to
+    one core type: the LLC miss rate sampled every 200 ms (20 ticks), a transition when it
+    differs by more than 12% from the previous interval's, a stable phase after 2 intervals
+    without one. Records the miss rate of every stable phase it sees begin."""
+
+    quantum_ms = 200.0
+    needs = ("counters",)
+
+    # ampsched.run runs a copy of the policy object: what it records goes here, by key.
+    seen, samples = {}, {}
+
+    def __init__(self, fast):
+        self.fast, self.last, self.quiet = fast, None, 0
+        self.key = f"fast={fast}"
+        PhaseProbe.seen[self.key], PhaseProbe.samples[self.key] = [], []
+
+    def decide(self, view):
+        fast = view.machine["fast_cores"]
+        cores = fast if self.fast else [c for c in range(len(view.machine["cores"])) if c not in fast]
+        out = ampsched.Placement()
+        for t in view.live:
+            if view.thread(t).allowed != cores[:1]:
+                out.set(t, cores[:1])
+        for t in view.live:
+            c = view.interval(t)
+            if sum(x["time_ns"] for x in c) < 0.9 * self.quantum_ms * 1e6:
+                continue  # a partial interval (the thread's start or end): not a sample
+            instructions = sum(x["instructions"] for x in c)
+            rate = sum(x["llc_misses"] for x in c) / instructions * 1000
+            PhaseProbe.samples[self.key].append(rate)
+            if self.last is not None and abs(rate / self.last - 1) > 0.12:
+                self.quiet = 0
+            else:
+                self.quiet += 1
+                if self.quiet == 2:
+                    PhaseProbe.seen[self.key].append(rate)
+            self.last = rate
+        return out
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_mcf_phases_are_seen_by_a_phase_detector(fast, tmp_path):
+    """mcf is the program the thesis describes as phased (§4.3.4: high-IPC phases lasting 25% of
+    its execution, Fig. 4.6): its catalog phases must be long and distinct enough for HASS-D's
+    detector on either core type, so that the phase-aware schedulers have phases to follow."""
+    path = tmp_path / "mcf.toml"
+    path.write_text('name = "mcf-alone"\n[[app]]\nname = "mcf"\nprogram = "mcf"\nruns = 1\n')
+    probe = PhaseProbe(fast)
+    ampsched.run("2fc-2sc-amd", str(path), probe)
+    levels = PhaseProbe.seen[probe.key]
+    # The stable phases alternate between the high-IPC level (about 2 misses per kilo-instruction)
+    # and the memory-bound one (about 33): both cycles seen, each change far over 12%.
+    low = [x for x in levels if x < 5]
+    high = [x for x in levels if x > 20]
+    assert len(low) >= 2 and len(high) >= 2, levels
+    changes = sum(1 for a, b in zip(levels, levels[1:]) if abs(b / a - 1) > 0.12)
+    assert changes >= 3, levels
+    if fast:
+        # "those phases last only 25% of mcf's execution time" (on a fast core, where it is
+        # worth running them): the share of 200 ms samples at the high-IPC level.
+        samples = PhaseProbe.samples[probe.key]
+        assert abs(sum(x < 5 for x in samples) / len(samples) - 0.25) < 0.03, samples
+
+
+def test_hafs_gives_copies_of_mgrid_equal_fast_core_time(tmp_path):
+    # Fig. 4.8: 2 fast cores among 3 copies is 2/3 each; among 4 or more, 1/2 (the thesis's 66%
+    # and 50%); exact by construction of round robin.
+    for n, share in ((3, 2 / 3), (4, 0.5), (7, 0.5)):
+        path = tmp_path / f"mgrid-{n}.toml"
+        path.write_text(thesis_ch4._mgrid_toml(n))
+        apps = ampsched.run("2fc-2sc-amd", str(path), "rr").apps
+        assert (abs(apps["fast_share"] - share) < 0.01).all(), (n, list(apps["fast_share"]))
+
+
+def test_set_2_runs_from_least_to_most_memory_intensive():
+    """§4.3.2: W1 is the least memory-intensive workload of set #2 and W8, with "up to twelve
+    highly memory-intensive programs", the most; measured by the mean solo speedup factor on
+    2FC-2SC-A of the catalog's programs (the catalog's own calculator, bench/catalog_curves.py;
+    the workloads between are not in order in the thesis's own listings either: W5 is W4 with
+    eon and gcc replaced by sixtrack and crafty)."""
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    import catalog_curves as cc
+
+    progs, amd = cc.load_programs("spec2000"), cc.load_machine("2fc-2sc-amd")
+    mean = {w: sum(cc.sf(progs[p], amd) for p in _programs(w)) / 16 for w in (f"w{i}" for i in range(1, 9))}
+    assert max(mean, key=mean.get) == "w1" and min(mean, key=mean.get) == "w8", mean
+    heavy = {"art", "applu", "swim", "lucas", "mcf", "equake"}  # the six lowest SFs (catalog header)
+    assert sum(p in heavy for p in _programs("w8")) == 12

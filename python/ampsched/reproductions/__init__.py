@@ -96,6 +96,13 @@ def load(name: str):
     return importlib.import_module(f"{__name__}.{modules[name]}")
 
 
+def unavailable(name: str) -> list:
+    """What reproduction NAME needs and this build lacks (a module may define
+    `missing_policies()`: the policies it runs that are not registered); [] when it can run."""
+    module = load(name)
+    return list(getattr(module, "missing_policies", lambda: [])())
+
+
 def listing() -> list:
     """(NAME, TITLE) of every reproduction."""
     return [(name, load(name).TITLE) for name in registry()]
