@@ -2,6 +2,7 @@
 //! moves between them, per-thread state, speedup-factor estimation, ranking threads by a
 //! fast/slow ratio.
 
+pub mod changes;
 pub mod filing;
 pub mod key;
 pub mod partition;
@@ -9,6 +10,7 @@ pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
 
+pub use changes::Changes;
 pub use partition::{Claim, Level, Partitions, FAST};
 pub use filing::Filing;
 pub use key::F64Key;

@@ -41,7 +41,7 @@
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use crate::common::ratio_rank::side;
-use crate::common::{F64Key, Level, Partitions, PerThread, RatioRank, FAST};
+use crate::common::{Changes, F64Key, Level, Partitions, PerThread, RatioRank, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -196,7 +196,8 @@ pub struct IpcDriven {
     sample_ns: u64,
     /// Periods count wall time (`clock=wall`), not the thread's CPU time.
     wall_clock: bool,
-    last_call: u64,
+    /// Which threads to look at again in a call (every live one after a missed call).
+    changes: Changes,
     log: Vec<Event>,
     /// New phases seen while the thread could not be forced to migrate yet (inactivity).
     deferred: u64,
@@ -215,7 +216,7 @@ impl IpcDriven {
             inactivity_ns: o.ms("swap_inactivity_ms"),
             sample_ns: o.ms("sample_ms"),
             wall_clock: o.choice("clock") == "wall",
-            last_call: 0,
+            changes: Changes::default(),
             log: Vec::new(),
             deferred: 0,
         }
@@ -406,8 +407,7 @@ impl Policy for IpcDriven {
         if !self.parts.asymmetric() {
             return;
         }
-        let changed = if view.call == self.last_call + 1 { view.changed } else { view.live };
-        self.last_call = view.call;
+        let changed = self.changes.since_last(view);
         for &t in changed {
             self.refile(view, t, out);
         }

@@ -16,7 +16,7 @@ use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, System
 // A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
 // slow thread most behind up and the fast thread most ahead down.
 use crate::common::F64Key as Bc;
-use crate::common::{Filing, Partitions, PerThread, FAST};
+use crate::common::{Changes, Filing, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -67,9 +67,8 @@ pub struct RoundRobin {
     /// Runnable expired threads of each side (0 fast, 1 slow), oldest expiry first: the FIFO
     /// lists Algorithm 4.4 pairs, and where each thread is filed in them.
     candidates: Filing<u64>,
-    /// The view call last seen: after a gap (a call this policy did not see), every live
-    /// thread counts as changed.
-    last_call: u64,
+    /// Which threads to look at again in a call (every live one after a missed call).
+    changes: Changes,
 }
 
 impl RoundRobin {
@@ -87,7 +86,7 @@ impl RoundRobin {
             touched: Vec::new(),
             is_touched: PerThread::new(),
             candidates: Filing::new(2),
-            last_call: 0,
+            changes: Changes::default(),
         }
     }
 
@@ -175,8 +174,7 @@ impl Policy for RoundRobin {
         if !self.parts.asymmetric() {
             return;
         }
-        let changed = if view.call == self.last_call + 1 { view.changed } else { view.live };
-        self.last_call = view.call;
+        let changed = self.changes.since_last(view);
         for &t in changed {
             self.touch(t);
             self.refile(view, t);

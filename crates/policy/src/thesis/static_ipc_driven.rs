@@ -15,7 +15,7 @@
 
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::{F64Key, Partitions, PerThread, RatioRank, FAST};
+use crate::common::{Changes, F64Key, Partitions, PerThread, RatioRank, FAST};
 use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -35,7 +35,8 @@ pub struct StaticIpcDriven {
     fast_type: usize,
     slow_type: usize,
     ratio: PerThread<f64>,
-    last_call: u64,
+    /// Which threads to look at again in a call (every live one after a missed call).
+    changes: Changes,
 }
 
 impl StaticIpcDriven {
@@ -43,7 +44,7 @@ impl StaticIpcDriven {
         let parts: Partitions<F64Key> = Partitions::new(m);
         let fast_type = m.fastest_type();
         let slow_type = if parts.asymmetric() { parts.cores(FAST + 1).first().map_or(fast_type, |c| m.cores[c].core_type) } else { fast_type };
-        StaticIpcDriven { parts, rank: RatioRank::new(), fast_type, slow_type, ratio: PerThread::new(), last_call: 0 }
+        StaticIpcDriven { parts, rank: RatioRank::new(), fast_type, slow_type, ratio: PerThread::new(), changes: Changes::default() }
     }
 
     /// Thread `t`'s ratio, from its program group's solo profile.
@@ -97,8 +98,7 @@ impl Policy for StaticIpcDriven {
             self.parts.set_claim(t, F64Key(ratio));
             self.parts.place_new(view, t, out);
         }
-        let changed = if view.call == self.last_call + 1 { view.changed } else { view.live };
-        self.last_call = view.call;
+        let changed = self.changes.since_last(view);
         for &t in changed {
             self.refile(view, t, out);
         }

@@ -1,0 +1,20 @@
+//! Which threads a policy must look at again in this call.
+
+use ampsched_model::{SystemView, ThreadId};
+
+/// Tracks a policy's calls so that it reads the view's `changed` list, or every live thread
+/// when it missed a call (the engine skips calls in idle stretches): per-thread state it keeps
+/// from `changed` would be stale then.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Changes {
+    last_call: u64,
+}
+
+impl Changes {
+    /// The threads to refresh in this call (and records the call).
+    pub fn since_last<'a>(&mut self, view: &SystemView<'a>) -> &'a [ThreadId] {
+        let out = if view.call == self.last_call + 1 { view.changed } else { view.live };
+        self.last_call = view.call;
+        out
+    }
+}
