@@ -4,6 +4,7 @@ and its figures, the thesis-uf formulas against hand-derived numbers, and the CL
 
 import math
 import os
+import re
 
 import pytest
 
@@ -86,10 +87,15 @@ def test_the_document_has_its_parts(quick_runs):
                 assert f"]({f})" in text
                 with open(folder / f, "rb") as png:
                     assert png.read(8) == b"\x89PNG\r\n\x1a\n"
-        # Catalog links point at files that exist, from docs/reproduction/.
-        for m in ("2fc-8sc", "1fc-12sc", "4fc-12sc-mf"):
-            link = f"../../catalog/machines/{m}.toml"
-            assert link in text and os.path.isfile(os.path.join(DOCS, link))
+        # Catalog links point at files that exist, from docs/reproduction/, and every machine
+        # the reproduction names is linked.
+        links = re.findall(r"\]\((\.\./\.\./catalog/[^)]+\.toml)\)", text)
+        assert links, name
+        for link in links:
+            assert os.path.isfile(os.path.join(DOCS, link)), link
+        for m in reproductions.load(name).MACHINES if hasattr(reproductions.load(name), "MACHINES") else ():
+            if os.path.isfile(os.path.join(DOCS, f"../../catalog/machines/{m}.toml")):
+                assert f"../../catalog/machines/{m}.toml" in links, m
 
 
 # ---- thesis-uf: the formulas, by hand
