@@ -7,7 +7,7 @@ The thesis runs single-threaded SPEC CPU2000 workloads (Table 4.2: set #1, HH1-3
 constant load (§4.3.3), and reports each benchmark's completion time normalised to the
 "default metric" (its time bound to a fast core averaged with its time bound to a slow core)
 and the geometric mean per workload. Its figures are images: only the numbers its prose states
-survive (collected in /work/shared/research/seed_003a_thesis.md, §7); those are the claims
+survive (mostly in §4.3.4 and the chapter's introduction and conclusions); those are the claims
 here, with the figures redrawn from our runs.
 
 Our runs, all through `ampsched.sweep`:

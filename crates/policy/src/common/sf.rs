@@ -12,7 +12,7 @@
 //! workload or derived from its phases), its miss curve read at each core type's LLC size.
 //! It knows no phases and no co-runners.
 //!
-//! **Dynamic** (HASS-D, thesis §4.2.2 and §3.4 of our summary): from each thread's counters over
+//! **Dynamic** (HASS-D, thesis §4.2.2 "dynamic signatures"): from each thread's counters over
 //! each sampling period (`SystemView::interval`: instructions, cycles, LLC misses):
 //! - a sample is taken every `period` (the thesis: 20 timer ticks, about 200 ms; the policy's
 //!   quantum), for each thread that ran in it;
