@@ -73,7 +73,9 @@ def parse_seeds(text: str) -> list:
             raise _error(f"seeds: the range {part} is empty (write it low-high)")
         # Counted before the list is built: a typo such as 1-1000000000 must not fill the memory.
         if len(seeds) + ends[-1] - ends[0] + 1 > MAX_RUNS:
-            raise _error(f"seeds: over {MAX_RUNS:,} seeds in {_shown_text(text)}")
+            from . import _shown
+
+            raise _error(f"seeds: over {MAX_RUNS:,} seeds in {_shown(text)}")
         seeds.extend(range(ends[0], ends[-1] + 1))
     return _seed_list(seeds)
 
@@ -83,11 +85,6 @@ def _seed_number(text: str, part: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) >= 2 ** 64:
         raise _error(f"seeds: {part!r}: a seed is a whole number from 0 to 2^64-1")
     return int(text)
-
-
-def _shown_text(text) -> str:
-    text = repr(text)
-    return text if len(text) <= 80 else f"{text[:40]}…({len(text) - 40} more chars)"
 
 
 def _seed_list(seeds) -> list:
@@ -104,7 +101,9 @@ def _seed_list(seeds) -> list:
         if isinstance(seed, str):
             out.extend(parse_seeds(seed))
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
-            raise _error(f"seeds: a seed is a whole number from 0 to 2^64-1, got {_shown_text(seed)}")
+            from . import _shown
+
+            raise _error(f"seeds: a seed is a whole number from 0 to 2^64-1, got {_shown(seed)}")
         else:
             out.append(seed)
         if len(out) > MAX_RUNS:
