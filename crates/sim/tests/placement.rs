@@ -6,7 +6,7 @@ mod common;
 use ampsched_model::{Machine, Placement, Trigger, Workload};
 use ampsched_sim::{metrics, RunResult};
 
-use common::{apps, machine, simulate};
+use common::{apps, machine, simulate, simulate_seeded};
 
 const SLICE_NS: u64 = ampsched_sim::DEFAULT_SLICE_NS;
 const ROUND_NS: u64 = 30_000_000;
@@ -171,4 +171,48 @@ fn without_frequency_changes_energy_is_nominal_power_times_busy_time() {
     assert_eq!(r.makespan_ns, 1_000_000_000);
     let met = metrics(&m, &r, &[1.0]);
     assert_eq!(met.energy_j, 10.0 + 1.0);
+}
+
+/// 2 fast cores (0, 1) and 4 slow ones (2-5) in two LLC domains of one fast and two slow cores
+/// each: {0, 2, 3} and {1, 4, 5}.
+const TWO_LLCS: &str = "[[core_type]]\nname = \"fast\"\ncount = 2\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 4\nfreq_ghz = 1.0\n[[llc]]\nsize_kb = 2048\ncores = \"0,2-3\"\n[[llc]]\nsize_kb = 2048\ncores = \"1,4-5\"\n";
+
+/// The slow core thread 0 runs on first after being held on fast core `from` until 100 ms and
+/// then allowed only on the slow cores; `busy` slow cores are each held by a thread of its own.
+fn slow_core_after_moving_from(from: usize, busy: &[usize], seed: u64) -> usize {
+    let m = machine(TWO_LLCS);
+    let mut threads = vec![(1e9, 1.0, 0.0)];
+    threads.extend(busy.iter().map(|_| (1e9, 1.0, 0.0)));
+    let w = apps(&threads);
+    let busy = busy.to_vec();
+    let r = simulate_seeded(&m, &w, Some(100_000_000), seed, move |v, out| match v.trigger {
+        Trigger::Start(0) => out.set(0, ampsched_model::CoreSet::single(from)),
+        Trigger::Start(t) => out.set(t, ampsched_model::CoreSet::single(busy[t as usize - 1])),
+        Trigger::Quantum if v.now_ns < 150_000_000 => out.set(0, ampsched_model::CoreSet::from_cores(2..6)),
+        _ => {}
+    });
+    r.segments.iter().find(|s| s.thread == 0 && s.core >= 2).expect("thread 0 ran on a slow core").core as usize
+}
+
+#[test]
+fn a_thread_moved_to_another_core_type_stays_in_its_llc_when_cores_there_are_as_free() {
+    // Each slow core is idle: the two in the source core's LLC are as good as the two outside,
+    // and the local scheduler takes one that keeps the cache. Without the preference, 16 seeds
+    // x 2 source cores landing inside by chance would have probability 2^-32.
+    for seed in 0..16 {
+        assert!([2, 3].contains(&slow_core_after_moving_from(0, &[], seed)), "seed {seed}");
+        assert!([4, 5].contains(&slow_core_after_moving_from(1, &[], seed)), "seed {seed}");
+    }
+}
+
+#[test]
+fn the_llc_preference_never_beats_load() {
+    // Both slow cores of core 0's LLC are busy: an idle core of the other LLC wins.
+    for seed in 0..8 {
+        assert!([4, 5].contains(&slow_core_after_moving_from(0, &[2, 3], seed)), "seed {seed}");
+    }
+    // One of them is busy: the other one, idle and near.
+    for seed in 0..8 {
+        assert_eq!(slow_core_after_moving_from(0, &[2], seed), 3, "seed {seed}");
+    }
 }

@@ -1,6 +1,6 @@
 //! A CFS-like local scheduler: per-core queues ordered by virtual runtime (`runqueue`), wake-up
-//! placement on the last or an idle or the least loaded allowed core, pulls by idle cores, and
-//! periodic balancing of queue lengths.
+//! placement on the last or an idle or the least loaded allowed core (among equals, one that
+//! shares the last core's LLC), pulls by idle cores, and periodic balancing of queue lengths.
 
 use ampsched_model::rng::Rng;
 
@@ -32,6 +32,8 @@ struct Entity {
 #[derive(Debug, Clone)]
 pub struct Cfs {
     queues: Vec<RunQueue>,
+    /// Per core, the index of its LLC domain (the machine's `[[llc]]`).
+    llc_of: Vec<u32>,
     threads: Vec<Entity>,
     /// The default time slice; also the most sleeper credit a waking thread gets.
     slice_ns: u64,
@@ -39,9 +41,10 @@ pub struct Cfs {
 }
 
 impl Cfs {
-    /// `seed` draws among equally good cores for a waking thread.
-    pub fn new(cores: usize, slice_ns: u64, seed: u64) -> Cfs {
-        Cfs { queues: vec![RunQueue::default(); cores], threads: Vec::new(), slice_ns, rng: Rng::new(seed) }
+    /// `llc_of` gives each core's LLC domain (its length is the number of cores); `seed` draws
+    /// among equally good cores for a waking thread.
+    pub fn new(llc_of: Vec<u32>, slice_ns: u64, seed: u64) -> Cfs {
+        Cfs { queues: vec![RunQueue::default(); llc_of.len()], llc_of, threads: Vec::new(), slice_ns, rng: Rng::new(seed) }
     }
 
     /// Threads running or queued on core `c` (Linux's nr_running).
@@ -90,7 +93,11 @@ impl LocalScheduler for Cfs {
     }
 
     /// Its last core if idle, else an idle allowed core (at random, seeded: like a default
-    /// scheduler's arbitrary binding), else the least loaded allowed core.
+    /// scheduler's arbitrary binding), else the least loaded allowed core; among equally loaded
+    /// cores, one in the last core's LLC domain when there is one, so that a thread moved to
+    /// another core type keeps its cache where the machine allows (Linux's select_idle_sibling
+    /// looks in the previous core's LLC first; the Sáez thesis's partition framework, §5.2.4
+    /// footnote 7 and §6.2.3, prefers a target core in the source core's LLC).
     fn select_core(&mut self, sys: &SchedView, t: u32) -> usize {
         let allowed = sys.allowed(t);
         let last = sys.last_ran(t);
@@ -99,16 +106,21 @@ impl LocalScheduler for Cfs {
                 return prev;
             }
         }
+        let last_llc = last.map(|p| self.llc_of[p]);
         let mut best_nr = usize::MAX;
         let mut ties = 0usize;
+        let mut near_ties = 0usize;
         let mut choice = allowed.first().unwrap_or(0);
         for c in allowed.iter() {
             let nr = self.nr(sys, c);
+            let near = last_llc == Some(self.llc_of[c]);
             if nr < best_nr {
                 best_nr = nr;
                 ties = 1;
+                near_ties = near as usize;
                 choice = c;
             } else if nr == best_nr {
+                near_ties += near as usize;
                 // Reservoir sampling: each tied core is equally likely.
                 ties += 1;
                 if self.rng.below(ties) == 0 {
@@ -116,12 +128,21 @@ impl LocalScheduler for Cfs {
                 }
             }
         }
-        if let Some(prev) = last {
-            if allowed.contains(prev) && self.nr(sys, prev) == best_nr {
-                return prev;
-            }
+        let Some(prev) = last else { return choice };
+        if allowed.contains(prev) && self.nr(sys, prev) == best_nr {
+            return prev;
         }
-        choice
+        // The draw above stands when it is near already (every tie on a one-LLC machine), so
+        // machines without a choice of LLC draw exactly as before; else draw again among the near.
+        if near_ties == 0 || last_llc == Some(self.llc_of[choice]) {
+            return choice;
+        }
+        let pick = self.rng.below(near_ties);
+        allowed
+            .iter()
+            .filter(|&c| self.llc_of[c] == self.llc_of[prev] && self.nr(sys, c) == best_nr)
+            .nth(pick)
+            .unwrap_or(choice)
     }
 
     /// Placed by its lag relative to the core's floor. A thread that slept gets at most one

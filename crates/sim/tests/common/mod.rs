@@ -42,7 +42,12 @@ pub fn apps(threads: &[(f64, f64, f64)]) -> Workload {
 }
 
 pub fn simulate(m: &Machine, w: &Workload, quantum_ns: Option<u64>, decide: impl FnMut(&SystemView, &mut Placement) + Send) -> RunResult {
+    simulate_seeded(m, w, quantum_ns, SimConfig::default().seed, decide)
+}
+
+/// `simulate` with the seed of the local scheduler's draws.
+pub fn simulate_seeded(m: &Machine, w: &Workload, quantum_ns: Option<u64>, seed: u64, decide: impl FnMut(&SystemView, &mut Placement) + Send) -> RunResult {
     let mut p = TestPolicy { quantum_ns, decide };
-    Engine::new(m, w, &SimpleModel, &mut p, SimConfig { max_segments: 1_000_000, ..SimConfig::default() }).run().unwrap()
+    Engine::new(m, w, &SimpleModel, &mut p, SimConfig { max_segments: 1_000_000, seed, ..SimConfig::default() }).run().unwrap()
 }
 
