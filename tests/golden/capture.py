@@ -7,6 +7,7 @@ a change of the model that moves results regenerates the file on purpose:
     python tests/golden/capture.py --quick     # check the quick part of the grid (make test)
     python tests/golden/capture.py --write --workloads java-like   # rewrite only these rows
     python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's rows
+    python tests/golden/capture.py --write --policies hass-s        # add a new policy's rows
 
 `--quick` checks the workloads of at most QUICK_THREADS threads on every machine, and the
 larger ones (the 16-app sets of the thesis's 4FC-12SC) only where they have a core per thread,
@@ -23,7 +24,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "run_json.sha256.tsv")
-POLICIES = ["oblivious", "static", "rr", "busyfcs", "best-static"]
+# The baselines, then the schedulers of the Sáez thesis, chapter 4 (their defaults).
+POLICIES = ["oblivious", "static", "rr", "busyfcs", "best-static", "hass-s", "hass-d", "ipc-driven", "static-ipc-driven"]
 QUICK_THREADS = 8
 
 
@@ -37,7 +39,7 @@ def one(job):
     return machine, workload, policy, hashlib.sha256(text.encode()).hexdigest()
 
 
-def current(jobs=None, quick=False, only=None, machines_only=None):
+def current(jobs=None, quick=False, only=None, machines_only=None, policies_only=None):
     import ampsched
     core = ampsched._core
     machines = json.loads(core.list_catalog("machines"))
@@ -48,7 +50,8 @@ def current(jobs=None, quick=False, only=None, machines_only=None):
 
     grid = [(m["name"], w["name"], p) for m in machines for w in workloads for p in POLICIES
             if (not quick or in_quick(m, w, p)) and (only is None or w["name"] in only)
-            and (machines_only is None or m["name"] in machines_only)]
+            and (machines_only is None or m["name"] in machines_only)
+            and (policies_only is None or p in policies_only)]
     with ProcessPoolExecutor(jobs or os.cpu_count()) as pool:
         return list(pool.map(one, grid, chunksize=4))
 
@@ -74,13 +77,18 @@ def main():
     parser.add_argument("--workloads", help="only these workloads (comma-separated); with --write, "
                         "their rows are rewritten and the others kept")
     parser.add_argument("--machines", help="only these machines (comma-separated), as --workloads")
+    parser.add_argument("--policies", help="only these policies (comma-separated), as --workloads")
     args = parser.parse_args()
     if args.write and args.quick:
         parser.error("--write needs every run: leave out --quick")
     only = None if args.workloads is None else set(args.workloads.split(","))
     machines = None if args.machines is None else set(args.machines.split(","))
-    rows = current(args.jobs, args.quick, only, machines)
-    partial = only is not None or machines is not None
+    policies = None if args.policies is None else set(args.policies.split(","))
+    unknown = sorted(policies - set(POLICIES)) if policies else []
+    if unknown:
+        parser.error(f"not in the golden grid: {', '.join(unknown)} (add them to POLICIES)")
+    rows = current(args.jobs, args.quick, only, machines, policies)
+    partial = only is not None or machines is not None or policies is not None
     if args.write:
         # A partial rewrite keeps the other rows, and every row its place in the grid's order.
         table = {} if not partial else read_golden()
