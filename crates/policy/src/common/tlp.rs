@@ -29,7 +29,7 @@
 //!   phase of a fork-join app is only visible in the runnable count). PA-RTX passes the count
 //!   less the threads its runtime reports as spinning.
 
-use ampsched_model::view::AppId;
+use ampsched_model::view::{AppId, SystemView, ThreadId, ThreadState, ThreadView};
 use ampsched_model::Machine;
 
 /// A Solaris clock tick (100 per second): the unit of the thesis's `amp_boost_ticks`.
@@ -235,5 +235,53 @@ mod tests {
             (a.class, a.boost_left_ns(100)),
             (AppClass::SerialPhase, 100)
         );
+    }
+}
+
+/// The live threads of each app, so that a policy whose per-thread claim derives from its app's
+/// TLP can re-rank all of an app's threads when the app's count or class changes.
+#[derive(Debug, Clone, Default)]
+pub struct AppThreads {
+    threads: Vec<std::collections::BTreeSet<ThreadId>>,
+    touched: Vec<AppId>,
+    is_touched: Vec<bool>,
+}
+
+impl AppThreads {
+    /// Thread `v` started, exited or changed state: keep the sets and mark its app touched.
+    pub fn note(&mut self, v: &ThreadView) {
+        let a = v.app as usize;
+        if a >= self.threads.len() {
+            self.threads.resize(a + 1, Default::default());
+            self.is_touched.resize(a + 1, false);
+        }
+        if v.state == ThreadState::Exited {
+            self.threads[a].remove(&v.id);
+        } else {
+            self.threads[a].insert(v.id);
+        }
+        self.touch(v.app);
+    }
+
+    /// App `a`'s count or class must be read again.
+    pub fn touch(&mut self, a: AppId) {
+        if !std::mem::replace(&mut self.is_touched[a as usize], true) {
+            self.touched.push(a);
+        }
+    }
+
+    /// The apps touched since the last call, in the order they were touched.
+    pub fn take_touched(&mut self) -> Vec<AppId> {
+        let out = std::mem::take(&mut self.touched);
+        for &a in &out {
+            self.is_touched[a as usize] = false;
+        }
+        out
+    }
+
+    /// App `a`'s threads not seen to exit (a thread whose exit fell in a missed call is
+    /// filtered out by the caller's view).
+    pub fn of<'v>(&'v self, view: &'v SystemView, a: AppId) -> impl Iterator<Item = ThreadId> + 'v {
+        self.threads.get(a as usize).into_iter().flatten().copied().filter(move |&t| view.thread(t).state != ThreadState::Exited)
     }
 }
