@@ -284,6 +284,30 @@ impl<C: Claim> Partitions<C> {
         swaps
     }
 
+    /// While a partition has more runnable threads than cores and they do not all claim alike,
+    /// move its thread of lowest claim to the next slower partition, if that keeps the machine
+    /// balanced (`move_keeps_balance`). The §2.3 placement ties new threads to the faster
+    /// partition, so a thread of low claim can share a fast core with one of high claim while
+    /// the slow partition could take it: PA's rule 1 (ST and MP before HP, Sáez thesis §5.2.1)
+    /// and MinTLP's "threads that do not fit stay on slow cores" (§5.2.2) want it down, and a
+    /// swap cannot do it (no slow thread claims more). Returns how many moved.
+    pub fn shed_weaker(&mut self, view: &SystemView, out: &mut Placement) -> usize {
+        self.sync(view);
+        let mut moved = 0;
+        for level in 0..self.levels().saturating_sub(1) {
+            while self.load(level) > self.ncores(level) {
+                self.file_claims();
+                let (Some(&(weak, t)), Some((strong, _))) = (self.runnable.set(level).first(), self.top(level)) else { break };
+                if weak >= strong || !self.move_keeps_balance(t, level + 1) {
+                    break;
+                }
+                self.assign(view, t, level + 1, out);
+                moved += 1;
+            }
+        }
+        moved
+    }
+
     /// The (claim, thread) of highest claim in partition `level`, ties to the lowest id.
     fn top(&self, level: Level) -> Option<(C, ThreadId)> {
         let set = self.runnable.set(level);

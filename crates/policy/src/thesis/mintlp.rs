@@ -4,7 +4,7 @@
 //! cores: their threads' claim on a fast core is the app's runnable count, the fewer the
 //! stronger. A slow thread is swapped with a fast one whenever its app has strictly fewer
 //! runnable threads, and a fast core left idle is filled at once; threads that do not fit stay
-//! on slow cores. There is no fair sharing among threads of equal claim (the thesis: "simple and
+//! on slow cores (one of a weaker claim sharing a fast core goes down when balance allows). There is no fair sharing among threads of equal claim (the thesis: "simple and
 //! not always fair") and no limit on how long a serial phase keeps a fast core. It reacts on every
 //! start, exit, block and wake (the thesis: "immediately"), and on its quantum only to catch up.
 
@@ -92,6 +92,7 @@ impl Policy for MinTlp {
         }
         let claims = &self.claims;
         self.parts.swap_up_while(view, out, |_, _| true, |t, _| claims.value(t));
+        self.parts.shed_weaker(view, out);
         self.parts.keep_fast_busy(view, out, |v| claims.value(v.id));
         debug_assert!(view.live_threads().all(|v| v.state == ThreadState::Exited || self.claims.value(v.id) == self.parts.claim(v.id)));
     }

@@ -232,6 +232,20 @@ impl Pa {
     }
 }
 
+impl Pa {
+    /// One-way moves that keep the balance: an HP thread sharing a fast core with an ST one goes
+    /// down (`Partitions::shed_weaker`). The moved threads start a stint on their new side.
+    fn shed_weaker(&mut self, view: &SystemView, out: &mut Placement) {
+        let before = out.affinity.len();
+        if self.parts.shed_weaker(view, out) > 0 {
+            let moved: Vec<ThreadId> = out.affinity[before..].iter().map(|&(t, _)| t).collect();
+            for t in moved {
+                self.reclaim(view, t);
+            }
+        }
+    }
+}
+
 /// Thread `t`'s rank in Table 5.1's lists (and PA-RTX's spinning threads below them all).
 fn claim_of(tlp: &Tlp, stint: &PerThread<Stint>, rtx: Option<&RuntimeHints>, view: &SystemView, t: ThreadId) -> PaClaim {
     let v = view.thread(t);
@@ -295,6 +309,7 @@ impl Policy for Pa {
         if view.trigger == Trigger::Quantum {
             self.swap_lists(view, out);
         }
+        self.shed_weaker(view, out);
         let claims = &self.claims;
         self.parts.keep_fast_busy(view, out, |v| claims.value(v.id));
     }
