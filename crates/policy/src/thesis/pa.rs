@@ -157,13 +157,9 @@ impl Pa {
         self.parts.set_claim(t, c);
     }
 
-    /// Whether thread `t` shares fast cores by expiry (ST/MP, and PA-RTX's master).
+    /// Whether thread `t` shares fast cores by expiry (ST and MP threads).
     fn expires(&self, view: &SystemView, t: ThreadId) -> bool {
-        match self.tlp.class(view.thread(t).app) {
-            AppClass::SingleThreaded | AppClass::MildlyParallel => true,
-            AppClass::HighlyParallel => self.rtx.as_ref().is_some_and(|r| r.is_master(view, t)),
-            AppClass::SerialPhase => false,
-        }
+        matches!(self.tlp.class(view.thread(t).app), AppClass::SingleThreaded | AppClass::MildlyParallel)
     }
 
     /// Count the last quantum's CPU time: stints (and their expiry) and serial-phase boosts.
@@ -254,7 +250,8 @@ fn claim_of(tlp: &Tlp, stint: &PerThread<Stint>, rtx: Option<&RuntimeHints>, vie
     }
     match tlp.class(v.app) {
         AppClass::SerialPhase => PaClaim { rank: Rank::SerialPhase, tiebreak: 0 },
-        AppClass::HighlyParallel if !rtx.is_some_and(|r| r.is_master(view, t)) => PaClaim { rank: Rank::HighlyParallel, tiebreak: 0 },
+        // PA-RTX's master goes up first, and down last, of its app's HP threads.
+        AppClass::HighlyParallel => PaClaim { rank: Rank::HighlyParallel, tiebreak: rtx.is_some_and(|r| r.is_master(view, t)) as u64 },
         _ => {
             let s = stint.value(t);
             match (s.on_fast, s.expired_at) {

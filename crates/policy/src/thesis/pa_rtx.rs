@@ -6,9 +6,14 @@
 //! (b) which thread is the app's master (the one running `main`, which runs the serial code).
 //! The scheduler then counts a notified spinning thread as not runnable when it classes the app,
 //! ranks it first to leave a fast core (the thesis marks it a fast-to-slow candidate; where in
-//! the list is left open, §7: first, as it makes no progress), and ranks the master of a highly
-//! parallel app as a mildly parallel thread, so that it runs on a fast core whenever it is
-//! active without being bound there. Otherwise this is `pa` (`pa.rs`).
+//! the list is left open: first, as it makes no progress). The thesis has PA "try to ensure the
+//! master runs on a fast core whenever it is active", without binding it and with the other
+//! threads competing as in PA, and leaves open how the hint meets Table 5.1. Our reading: the
+//! master ranks first among its app's threads of the same rank (the first of an HP app to go up,
+//! the last to go down), never above another app's thread; a serial phase, once the spinners
+//! are discounted, is the master's anyway. (Ranking an HP app's master as MP, above the rank
+//! Table 5.1 gives HP, made it share the fast core with ST apps in every parallel phase: on the
+//! catalog's forkjoin workload on 1fc-3sc, ANTT 1.54 against PA's 1.43.) Otherwise this is `pa`.
 //!
 //! Here the runtime is the simulator's wait model: `ThreadView::spinning` is the wait a thread is
 //! in (spin, or spin_then_block before its limit), and `spin_ns` its spin time; the master is
