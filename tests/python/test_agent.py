@@ -329,7 +329,7 @@ def test_pa_beats_rr_on_serial_phases_beside_a_single_threaded_app_under_emulati
     # A 2-thread fork-join program (6 phases: a serial section of 150 ms of work at full speed,
     # the other thread blocked on a barrier, then 10 ms of parallel work each) beside a
     # single-threaded CPU-bound program ("hog", 1.5 s of work), CPU 0 fast and CPU 1 at half
-    # speed. PA (Sáez thesis §5.2.1; hp_threshold = 1 fast core + 1 = 2) sees each serial
+    # speed. PA (Sáez thesis §5.1.1; hp_threshold = 1 fast core + 1 = 2) sees each serial
     # section as a serial phase (one runnable thread) and boosts it to CPU 0 for up to 1 s of
     # fast-core time, more than a section takes; rr (HAFS) shares CPU 0 equally between the two
     # runnable threads. Predicted, for the serial sections' samples on CPU 0: ~1 under PA,

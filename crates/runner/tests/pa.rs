@@ -1,4 +1,4 @@
-//! PA, MinTLP and PA-RTX (Sáez thesis, §5.2): checked on hand-built workloads whose timing
+//! PA, MinTLP and PA-RTX (Sáez thesis, §5.1): checked on hand-built workloads whose timing
 //! follows from the performance model (no memory stalls: an instruction at CPI 1 takes 1/f ns),
 //! on the recorded schedule (segments) and at each policy call.
 //!

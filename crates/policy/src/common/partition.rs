@@ -252,7 +252,7 @@ impl<C: Claim> Partitions<C> {
     /// Swap the strongest claims up, one pair at a time: the runnable thread of highest claim
     /// of a slower partition with the runnable thread of lowest claim of the next faster one,
     /// while `wanted(slower's claim, faster's claim)`; `moved(t, level)` is thread `t`'s claim in
-    /// its new partition `level` (a policy resets what it keeps per side). Sáez thesis, §5.2.1: PA and
+    /// its new partition `level` (a policy resets what it keeps per side). Sáez thesis, §5.1.1: PA and
     /// MinTLP pair the top of their slow-to-fast list with the top of their fast-to-slow list,
     /// and a swap keeps every partition's load, so the §2.3 balance holds. Only a higher claim
     /// moves up (`wanted` must imply `slower > faster`), so a pass ends; it is also bounded by
@@ -288,8 +288,8 @@ impl<C: Claim> Partitions<C> {
     /// move its thread of lowest claim to the next slower partition, if that keeps the machine
     /// balanced (`move_keeps_balance`). The §2.3 placement ties new threads to the faster
     /// partition, so a thread of low claim can share a fast core with one of high claim while
-    /// the slow partition could take it: PA's rule 1 (ST and MP before HP, Sáez thesis §5.2.1)
-    /// and MinTLP's "threads that do not fit stay on slow cores" (§5.2.2) want it down, and a
+    /// the slow partition could take it: PA's rule 1 (ST and MP before HP, Sáez thesis §5.1.1)
+    /// and MinTLP's "threads that do not fit stay on slow cores" (§5.1.1) want it down, and a
     /// swap cannot do it (no slow thread claims more). Returns how many moved.
     pub fn shed_weaker(&mut self, view: &SystemView, out: &mut Placement) -> usize {
         self.sync(view);

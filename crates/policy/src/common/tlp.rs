@@ -2,7 +2,7 @@
 //! its class from its runnable-thread count, and the boost a serial phase gets on fast cores.
 //! Shared by PA, MinTLP and PA-RTX (Sáez thesis, ch. 5) and CAMP (ch. 6).
 //!
-//! Sáez thesis, §5.2.1, Fig. 5.1 and Table 5.1. The OS sees an app's TLP as its number of
+//! Sáez thesis, §5.1.1, Fig. 5.1 and Table 5.1. The OS sees an app's TLP as its number of
 //! runnable threads (user threads map 1:1 onto kernel threads). PA classes each app:
 //! - **ST**, single-threaded: a new app, until it first has two runnable threads;
 //! - **MP**, mildly parallel: 2 ≤ runnable < `hp_threshold`, which like ST has a high claim on
@@ -15,7 +15,7 @@
 //!   (it shares fast cores like an ST app) until its next serial phase. The boost keeps one app
 //!   from monopolising a fast core with a long serial phase.
 //!
-//! Transitions the thesis leaves open (Sáez thesis, §5.2.1 describes ST→MP, MP→HP, HP→MP,
+//! Transitions the thesis leaves open (Sáez thesis, §5.1.1 describes ST→MP, MP→HP, HP→MP,
 //! MP→SP, SP→MP on expiry); our choices, each the reading that keeps the three rules:
 //! - HP → SP when the count falls straight from ≥ `hp_threshold` to 1: a fork-join app with
 //!   more threads than fast cores would otherwise never have its serial phases seen.
@@ -35,18 +35,18 @@ use ampsched_model::Machine;
 /// A Solaris clock tick (100 per second): the unit of the thesis's `amp_boost_ticks`.
 pub const TICK_NS: u64 = 10_000_000;
 
-/// `amp_boost_ticks` (Sáez thesis, §5.2.1): how long a serial phase keeps its fast-core boost,
+/// `amp_boost_ticks` (Sáez thesis, §5.1.1): how long a serial phase keeps its fast-core boost,
 /// in ticks spent on a fast core. 100 ticks = 1 s, the value an exhaustive sweep chose there.
 pub const DEFAULT_BOOST_TICKS: u64 = 100;
 
-/// The thesis's hp_threshold (§5.2.1): an app with at least this many runnable threads is
+/// The thesis's hp_threshold (§5.1.1): an app with at least this many runnable threads is
 /// highly parallel. Fast cores + 1: such an app could not run all its threads on fast cores
 /// even alone, so it gains little from any one of them.
 pub fn default_hp_threshold(m: &Machine) -> u32 {
     m.fast_cores().len() as u32 + 1
 }
 
-/// An application's TLP class (Sáez thesis, §5.2.1, Fig. 5.1).
+/// An application's TLP class (Sáez thesis, §5.1.1, Fig. 5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum AppClass {
     /// Single-threaded: never had two runnable threads.

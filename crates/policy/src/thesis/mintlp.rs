@@ -1,4 +1,4 @@
-//! `mintlp`: MinTLP of the Sáez thesis (§5.2.2), a simpler parallelism-aware scheduler.
+//! `mintlp`: MinTLP of the Sáez thesis (§5.1.1), a simpler parallelism-aware scheduler.
 //!
 //! The apps with the fewest runnable threads (the lowest thread-level parallelism) get the fast
 //! cores: their threads' claim on a fast core is the app's runnable count, the fewer the
@@ -19,7 +19,7 @@ use crate::{Build, PolicyInfo};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "mintlp",
     description: "fast cores to the apps with the fewest runnable threads, without fair sharing",
-    source: "Sáez thesis, §5.2.2 (MinTLP)",
+    source: "Sáez thesis, §5.1.1 (MinTLP)",
     options: &[OptionInfo {
         name: "quantum_ms",
         // Decisions are made on events; the quantum only bounds how stale a missed one can get.

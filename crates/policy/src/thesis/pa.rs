@@ -1,4 +1,4 @@
-//! `pa`: the Parallelism-Aware scheduler of the Sáez thesis (§5.2.1, Fig. 5.1, Table 5.1).
+//! `pa`: the Parallelism-Aware scheduler of the Sáez thesis (§5.1.1, Fig. 5.1, Table 5.1).
 //!
 //! Each app is classed by its runnable-thread count (`common::tlp`): single-threaded (ST),
 //! mildly parallel (MP), highly parallel (HP, ≥ fast cores + 1 runnable) or in a serial phase
@@ -8,12 +8,12 @@
 //! expired on the slow side > ST/MP unexpired; fast-to-slow: HP > ST/MP expired on the fast side
 //! > ST/MP unexpired. Every quantum the top of each list are swapped while the slow one ranks
 //! higher and the fast one is a candidate (HP or expired; any non-SP thread for an SP one): the
-//! four swap scenarios of §5.2.1 are the class changes that make such pairs. ST/MP threads
+//! four swap scenarios of §5.1.1 are the class changes that make such pairs. ST/MP threads
 //! share fast cores as HAFS does (§4.2.4): a stint of `expire_fast_ms` of CPU time on a fast
 //! core, or `expire_slow_ms` on a slow one, expires the thread. On block, wake, start and exit,
 //! one-way moves keep fast cores busy (the best-ranked slow thread goes up).
 //!
-//! `pa-rtx` (thesis §5.2.3) is this policy with the runtime's two hints (`pa_rtx.rs`).
+//! `pa-rtx` (thesis §5.1.2) is this policy with the runtime's two hints (`pa_rtx.rs`).
 
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
@@ -63,7 +63,7 @@ pub const OPTIONS: &[OptionInfo] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pa",
     description: "parallelism-aware: fast cores to single-threaded apps, mildly parallel apps and serial phases before highly parallel apps",
-    source: "Sáez thesis, §5.2.1, Fig. 5.1, Table 5.1 (PA)",
+    source: "Sáez thesis, §5.1.1, Fig. 5.1, Table 5.1 (PA)",
     options: OPTIONS,
     needs: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(Pa::new(o, m, None))),
@@ -157,9 +157,14 @@ impl Pa {
         self.parts.set_claim(t, c);
     }
 
-    /// Whether thread `t` shares fast cores by expiry (ST and MP threads).
+    /// Whether thread `t` shares fast cores by expiry (ST and MP threads, and PA-RTX's master
+    /// of an HP app).
     fn expires(&self, view: &SystemView, t: ThreadId) -> bool {
-        matches!(self.tlp.class(view.thread(t).app), AppClass::SingleThreaded | AppClass::MildlyParallel)
+        match self.tlp.class(view.thread(t).app) {
+            AppClass::SingleThreaded | AppClass::MildlyParallel => true,
+            AppClass::HighlyParallel => self.rtx.as_ref().is_some_and(|r| r.master_as_mp(view, t)),
+            AppClass::SerialPhase => false,
+        }
     }
 
     /// Count the last quantum's CPU time: stints (and their expiry) and serial-phase boosts.
@@ -190,7 +195,7 @@ impl Pa {
     }
 
     /// Read the touched apps' runnable counts; an app whose class changed has all its threads
-    /// ranked again (scenarios 2-4 of §5.2.1: its threads enter the swap lists).
+    /// ranked again (scenarios 2-4 of §5.1.1: its threads enter the swap lists).
     fn reclass(&mut self, view: &SystemView) {
         for a in self.apps.take_touched() {
             let spinning = self.rtx.as_ref().map_or(0, |r| r.spinners(a));
@@ -250,8 +255,11 @@ fn claim_of(tlp: &Tlp, stint: &PerThread<Stint>, rtx: Option<&RuntimeHints>, vie
     }
     match tlp.class(v.app) {
         AppClass::SerialPhase => PaClaim { rank: Rank::SerialPhase, tiebreak: 0 },
-        // PA-RTX's master goes up first, and down last, of its app's HP threads.
-        AppClass::HighlyParallel => PaClaim { rank: Rank::HighlyParallel, tiebreak: rtx.is_some_and(|r| r.is_master(view, t)) as u64 },
+        // PA-RTX's master of an HP app shares fast cores as an MP thread would (`master=mp`), or
+        // goes up first and down last of its app's HP threads (`master=app`).
+        AppClass::HighlyParallel if !rtx.is_some_and(|r| r.master_as_mp(view, t)) => {
+            PaClaim { rank: Rank::HighlyParallel, tiebreak: rtx.is_some_and(|r| r.is_master(view, t)) as u64 }
+        }
         _ => {
             let s = stint.value(t);
             match (s.on_fast, s.expired_at) {
