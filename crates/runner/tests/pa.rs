@@ -225,3 +225,26 @@ fn pa_and_mintlp_are_deterministic() {
     }
 }
 
+
+#[test]
+fn pa_shares_the_fast_core_among_st_threads_and_mintlp_does_not() {
+    // Three single-threaded apps on one fast and three slow cores (scenario 1 of §5.1.1: more
+    // ST threads than fast cores). PA swaps an ST thread whose 50 ms stint on the fast core
+    // expired with one expired on a slow core, so while all three run each gets about a third
+    // of the fast core; MinTLP ranks them alike (one runnable thread each) and never swaps,
+    // so the first keeps the fast core.
+    let m = machine_1f3s();
+    let app = |i: usize| format!("[[app]]\nname = \"st{i}\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 2e9\n");
+    let w = workload(&(0..3).map(app).collect::<String>());
+    let fast_shares = |r: &RunResult| {
+        let window = (0..3).map(|t| last_end(r, t)).min().unwrap();
+        let fast: Vec<u64> = (0..3)
+            .map(|t| segments_of(r, t).iter().filter(|&&(c, s, _)| c == 0 && s < window).map(|&(_, s, e)| e.min(window) - s).sum())
+            .collect();
+        fast.iter().map(|&f| f as f64 / window as f64).collect::<Vec<f64>>()
+    };
+    let pa = fast_shares(&simulate(&m, &w, "pa:expire_fast_ms=50:expire_slow_ms=50"));
+    assert!(pa.iter().all(|&s| (0.28..=0.40).contains(&s)), "PA's fast-core shares {pa:?}");
+    let mintlp = fast_shares(&simulate(&m, &w, "mintlp"));
+    assert!(mintlp.iter().filter(|&&s| s > 0.99).count() == 1 && mintlp.iter().filter(|&&s| s == 0.0).count() == 2, "MinTLP's fast-core shares {mintlp:?}");
+}
