@@ -252,11 +252,13 @@ impl<C: Claim> Partitions<C> {
     /// Swap the strongest claims up, one pair at a time: the runnable thread of highest claim
     /// of a slower partition with the runnable thread of lowest claim of the next faster one,
     /// while `wanted(slower's claim, faster's claim)`; `moved(t, level)` is thread `t`'s claim in
-    /// its new partition `level` (a policy resets what it keeps per side). Sáez thesis, §5.1.1: PA and
-    /// MinTLP pair the top of their slow-to-fast list with the top of their fast-to-slow list,
-    /// and a swap keeps every partition's load, so the §2.3 balance holds. Only a higher claim
-    /// moves up (`wanted` must imply `slower > faster`), so a pass ends; it is also bounded by
-    /// the runnable count. Returns how many swaps were made.
+    /// its new partition `level` (a policy resets what it keeps per side). Sáez thesis, §5.1.1:
+    /// PA and MinTLP pair the top of their slow-to-fast list with the top of their fast-to-slow
+    /// list, and a swap keeps every partition's load, so the §2.3 balance holds. Only a higher
+    /// claim moves up (`wanted` is asked only when `slower > faster`). On more than two
+    /// partitions the neighbouring pairs are visited again until none swaps, so a claim climbs
+    /// as far as it beats; the swaps are bounded by runnable threads × partitions in case
+    /// `moved` raises claims. Returns how many swaps were made.
     pub fn swap_up_while(
         &mut self,
         view: &SystemView,
@@ -265,23 +267,28 @@ impl<C: Claim> Partitions<C> {
         mut moved: impl FnMut(ThreadId, Level) -> C,
     ) -> usize {
         self.sync(view);
+        let bound = (0..self.levels()).map(|l| self.load(l)).sum::<usize>() * self.levels();
         let mut swaps = 0;
-        for fast in 0..self.levels().saturating_sub(1) {
-            let bound = self.load(fast) + self.load(fast + 1);
-            for _ in 0..bound {
-                self.file_claims();
-                let (Some((up_claim, up)), Some(&(down_claim, down))) = (self.top(fast + 1), self.runnable.set(fast).first()) else { break };
-                if up_claim <= down_claim || !wanted(up_claim, down_claim) {
-                    break;
+        loop {
+            let before = swaps;
+            for fast in 0..self.levels().saturating_sub(1) {
+                while swaps < bound {
+                    self.file_claims();
+                    let (Some((up_claim, up)), Some(&(down_claim, down))) = (self.top(fast + 1), self.runnable.set(fast).first()) else { break };
+                    if up_claim <= down_claim || !wanted(up_claim, down_claim) {
+                        break;
+                    }
+                    self.swap(view, up, down, out);
+                    let (cu, cd) = (moved(up, fast), moved(down, fast + 1));
+                    self.set_claim(up, cu);
+                    self.set_claim(down, cd);
+                    swaps += 1;
                 }
-                self.swap(view, up, down, out);
-                let (cu, cd) = (moved(up, fast), moved(down, fast + 1));
-                self.set_claim(up, cu);
-                self.set_claim(down, cd);
-                swaps += 1;
+            }
+            if swaps == before || swaps >= bound {
+                return swaps;
             }
         }
-        swaps
     }
 
     /// While a partition has more runnable threads than cores and they do not all claim alike,

@@ -4,14 +4,16 @@
 //! mildly parallel (MP), highly parallel (HP, ≥ fast cores + 1 runnable) or in a serial phase
 //! (SP). Three rules: ST and MP threads come before HP threads on fast cores; a serial phase goes
 //! to a fast core at once, for at most `boost_ticks` of fast-core time; balance and fair sharing
-//! are kept. Threads are ranked as Table 5.1's swap lists rank them, slow-to-fast: SP > ST/MP
-//! expired on the slow side > ST/MP unexpired; fast-to-slow: HP > ST/MP expired on the fast side
-//! > ST/MP unexpired. Every quantum the top of each list are swapped while the slow one ranks
-//! higher and the fast one is a candidate (HP or expired; any non-SP thread for an SP one): the
-//! four swap scenarios of §5.1.1 are the class changes that make such pairs. ST/MP threads
-//! share fast cores as HAFS does (§4.2.4): a stint of `expire_fast_ms` of CPU time on a fast
-//! core, or `expire_slow_ms` on a slow one, expires the thread. On block, wake, start and exit,
-//! one-way moves keep fast cores busy (the best-ranked slow thread goes up).
+//! are kept. Threads are ranked as Table 5.1's swap lists rank them, slow-to-fast: SP, then
+//! ST/MP expired on the slow side, then ST/MP unexpired; fast-to-slow: HP, then ST/MP expired on
+//! the fast side, then ST/MP unexpired. Every quantum the tops of the two lists are swapped
+//! while the slow one ranks higher and the fast one is a candidate (HP or expired; any non-SP
+//! thread for an SP one): the four swap scenarios of §5.1.1 are the class changes that make
+//! such pairs. ST/MP threads share fast cores as HAFS does (§4.2.4): a stint of
+//! `expire_fast_ms` of CPU time on a fast core, or `expire_slow_ms` on a slow one, expires the
+//! thread. On block, wake, start and exit, one-way moves keep fast cores busy (the best-ranked
+//! slow thread goes up), and a thread sharing an overloaded fast partition with a better-ranked
+//! one goes down when the §2.3 balance allows (`Partitions::shed_weaker`).
 //!
 //! `pa-rtx` (thesis §5.1.2) is this policy with the runtime's two hints (`pa_rtx.rs`).
 
