@@ -17,6 +17,7 @@
 //!
 //! `pa-rtx` (thesis §5.1.2) is this policy with the runtime's two hints (`pa_rtx.rs`).
 
+use ampsched_model::view::AppId;
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use super::pa_rtx::RuntimeHints;
@@ -171,6 +172,7 @@ impl Pa {
 
     /// Count the last quantum's CPU time: stints (and their expiry) and serial-phase boosts.
     fn count_quantum(&mut self, view: &SystemView) {
+        let mut boost_over = Vec::new();
         for &t in view.ran {
             let v = view.thread(t);
             if v.state == ThreadState::Exited {
@@ -181,7 +183,7 @@ impl Pa {
             let fast_ns: u64 = interval.iter().zip(self.fast_types).filter(|&(_, f)| f).map(|(c, _)| c.time_ns).sum();
             let total_ns: u64 = interval.iter().map(|c| c.time_ns).sum();
             if self.tlp.charge_boost(v.app, fast_ns) {
-                self.apps.touch(v.app);
+                boost_over.push(v.app);
             }
             if self.expires(view, t) {
                 let (expire_fast, expire_slow) = (self.expire_fast_ns, self.expire_slow_ns);
@@ -194,23 +196,33 @@ impl Pa {
             }
             self.reclaim(view, t);
         }
+        // SP → MP: the app's threads are ranked as MP threads from now on.
+        for a in boost_over {
+            self.reclaim_app(view, a, AppClass::SerialPhase);
+        }
     }
 
-    /// Read the touched apps' runnable counts; an app whose class changed has all its threads
-    /// ranked again (scenarios 2-4 of §5.1.1: its threads enter the swap lists).
+    /// Rank app `a`'s threads again after its class changed from `before` (scenarios 2-4 of
+    /// §5.1.1: its threads enter the swap lists).
+    fn reclaim_app(&mut self, view: &SystemView, a: AppId, before: AppClass) {
+        let threads: Vec<ThreadId> = self.apps.of(view, a).collect();
+        for t in threads {
+            // Scenario 2 (HP → MP): expiration counters are turned on afresh.
+            if before == AppClass::HighlyParallel {
+                *self.stint.get_mut(t) = Stint::default();
+            }
+            self.reclaim(view, t);
+        }
+    }
+
+    /// Read the touched apps' runnable counts (less PA-RTX's notified spinners); an app whose
+    /// class changed has all its threads ranked again.
     fn reclass(&mut self, view: &SystemView) {
         for a in self.apps.take_touched() {
             let spinning = self.rtx.as_ref().map_or(0, |r| r.spinners(a));
             let runnable = view.apps[a as usize].runnable_threads.saturating_sub(spinning);
             if let Some(before) = self.tlp.observe(a, runnable) {
-                let threads: Vec<ThreadId> = self.apps.of(view, a).collect();
-                for t in threads {
-                    // Scenario 2 (HP → MP): expiration counters are turned on afresh.
-                    if before == AppClass::HighlyParallel {
-                        *self.stint.get_mut(t) = Stint::default();
-                    }
-                    self.reclaim(view, t);
-                }
+                self.reclaim_app(view, a, before);
             }
         }
     }
@@ -233,9 +245,7 @@ impl Pa {
             self.claims.set(t, self.parts.claim(t));
         }
     }
-}
 
-impl Pa {
     /// One-way moves that keep the balance: an HP thread sharing a fast core with an ST one goes
     /// down (`Partitions::shed_weaker`). The moved threads start a stint on their new side.
     fn shed_weaker(&mut self, view: &SystemView, out: &mut Placement) {
