@@ -39,9 +39,10 @@ pub const TICK_NS: u64 = 10_000_000;
 /// in ticks spent on a fast core. 100 ticks = 1 s, the value an exhaustive sweep chose there.
 pub const DEFAULT_BOOST_TICKS: u64 = 100;
 
-/// The thesis's hp_threshold (§5.1.1): an app with at least this many runnable threads is
-/// highly parallel. Fast cores + 1: such an app could not run all its threads on fast cores
-/// even alone, so it gains little from any one of them.
+/// The thesis's hp_threshold (§5.1.1, chosen there by an exhaustive sweep): an app with at
+/// least this many runnable threads is highly parallel. Fast cores + 1: such an app could not
+/// run all its threads on fast cores even alone, so it gains little from any one of them. With
+/// one fast core it is 2, so MP is empty there: a parallel app is HP at once.
 pub fn default_hp_threshold(m: &Machine) -> u32 {
     m.fast_cores().len() as u32 + 1
 }
