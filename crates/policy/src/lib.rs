@@ -49,6 +49,9 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &thesis::hass_d::INFO,
     &thesis::ipc_driven::INFO,
     &thesis::static_ipc_driven::INFO,
+    &thesis::pa::INFO,
+    &thesis::mintlp::INFO,
+    &thesis::pa_rtx::INFO,
     &baseline::best_static::INFO,
 ];
 

@@ -1,6 +1,6 @@
 //! What several policies share, so that none of them re-derives it: core partitions and the
 //! moves between them, per-thread state, speedup-factor estimation, ranking threads by a
-//! fast/slow ratio.
+//! fast/slow ratio, an app's thread-level parallelism (class and serial-phase boost).
 
 pub mod changes;
 pub mod filing;
@@ -9,6 +9,7 @@ pub mod partition;
 pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
+pub mod tlp;
 
 pub use changes::Changes;
 pub use partition::{Claim, Level, Partitions, FAST};
@@ -16,3 +17,4 @@ pub use filing::Filing;
 pub use key::F64Key;
 pub use ratio_rank::RatioRank;
 pub use per_thread::PerThread;
+pub use tlp::{AppClass, AppThreads, AppTlp, Tlp};
