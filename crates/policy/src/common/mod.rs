@@ -1,6 +1,7 @@
 //! What several policies share, so that none of them re-derives it: core partitions and the
-//! moves between them, per-thread state, speedup-factor estimation and the utility factor, ranking threads by a
-//! fast/slow ratio, sharing fast cores equally (HAFS).
+//! moves between them, per-thread state, speedup-factor estimation and the utility factor,
+//! ranking threads by a fast/slow ratio, sharing fast cores equally (HAFS), an app's
+//! thread-level parallelism (class and serial-phase boost).
 
 pub mod changes;
 pub mod fair_share;
@@ -10,6 +11,7 @@ pub mod partition;
 pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
+pub mod tlp;
 pub mod uf;
 
 pub use changes::Changes;
@@ -19,3 +21,4 @@ pub use filing::Filing;
 pub use key::F64Key;
 pub use ratio_rank::RatioRank;
 pub use per_thread::PerThread;
+pub use tlp::{AppClass, AppTlp, Tlp};
