@@ -49,6 +49,9 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &thesis::hass_d::INFO,
     &thesis::ipc_driven::INFO,
     &thesis::static_ipc_driven::INFO,
+    &thesis::sfd::INFO,
+    &thesis::camp::INFO,
+    &thesis::pa_uf::INFO,
     &baseline::best_static::INFO,
 ];
 
