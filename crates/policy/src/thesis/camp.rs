@@ -19,7 +19,8 @@
 //!   would cost them their caches);
 //! - a new thread warms up as LOW until its SF is first estimated;
 //! - an app whose threads could not reach MEDIUM even at the highest SF the machine allows is
-//!   skipped: its threads are LOW and not sampled until its runnable count falls.
+//!   skipped: its threads are LOW, and a new SF estimate of theirs changes nothing (no UF is
+//!   computed) until its runnable count falls.
 //! The §2.3 framework places new threads (lowest scaled load, ties to fast), swaps threads whose
 //! classes are out of order, and keeps fast cores busy with one-way moves.
 //!
@@ -95,7 +96,7 @@ pub const SF_CATEGORIES: OptionInfo = OptionInfo {
 pub const SKIP: OptionInfo = OptionInfo {
     name: "skip",
     kind: OptionKind::Flag(true),
-    doc: "skip estimating SFs for an app that could not reach MEDIUM even at the highest SF, until its runnable count falls (thesis §6.2.1's optimisation)",
+    doc: "skip the UF and class updates of an app that could not reach MEDIUM even at the highest SF, until its runnable count falls (thesis §6.2.1's optimisation; its miss rates are still sampled, so no decision changes)",
 };
 
 pub const OPTIONS: [OptionInfo; 12] = [
@@ -348,7 +349,11 @@ impl Camp {
     fn sample(&mut self, view: &SystemView) {
         for &t in view.ran {
             let app = view.thread(t).app;
-            if self.estimator.is_some() && !self.skipped(view, app) && self.estimator.as_mut().is_some_and(|e| e.sample(view, t)) {
+            // Sampling goes on for a skipped app (its cost is negligible, §6.2.1), so its
+            // threads' SFs are current when its runnable count falls; what the skip saves is
+            // the UF and class updates a new SF would cause.
+            let new_sf = self.estimator.as_mut().is_some_and(|e| e.sample(view, t));
+            if new_sf && !self.skipped(view, app) {
                 self.dirty.push(t);
             }
             if self.class(t) == Utility::SequentialBoosted {
