@@ -252,3 +252,64 @@ fn new_threads_warm_up_as_low() {
 }
 
 
+
+/// A chapter-6 policy whose class order is checked after every call.
+struct Checked {
+    camp: Camp,
+    inversion: Option<(u64, u32, u32)>,
+}
+
+impl ampsched_model::Policy for Checked {
+    fn name(&self) -> &str {
+        self.camp.name()
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        self.camp.quantum_ns()
+    }
+    fn triggers(&self) -> ampsched_model::Triggers {
+        self.camp.triggers()
+    }
+    fn decide(&mut self, view: &ampsched_model::SystemView, out: &mut ampsched_model::Placement) {
+        self.camp.decide(view, out);
+        if let (None, Some((s, f))) = (self.inversion, self.camp.class_inversion()) {
+            self.inversion = Some((view.now_ns, s, f));
+        }
+    }
+}
+
+mod common;
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 128, rng_seed: proptest::test_runner::RngSeed::Fixed(6), ..Default::default() })]
+
+    /// On random two-type machines and workloads (every phase kind, several groups, short
+    /// sampling periods so that classes change often), every variant finishes every measured run,
+    /// and after every call no runnable slow thread has a higher class than a runnable fast one.
+    #[test]
+    fn classes_stay_in_order_on_random_runs(
+        types in proptest::collection::vec((1u32..4, 0.5f64..3.0, 1.0f64..2.0), 2..3),
+        wl in common::workload_strategy(),
+        which in 0usize..3,
+        seed in 0u64..1000,
+    ) {
+        let m = Machine::from_toml("prop-machine", &common::machine_toml(&types)).unwrap();
+        proptest::prop_assume!(m.capacity_levels().len() == 2);
+        let w = Workload::from_toml("prop-workload", &wl, &Programs::new());
+        proptest::prop_assume!(!matches!(&w, Err(e) if e.message.contains("does no work")));
+        let w = w.unwrap();
+        let (variant, spec) = [
+            (Variant::CAMP, "camp:sample_ms=5:amp_boost_ticks=2:share_threshold_ms=2"),
+            (Variant::SFD, "sfd:sample_ms=5:share_threshold_ms=2"),
+            (Variant::PA_UF, "pa-uf:quantum_ms=2:amp_boost_ticks=1"),
+        ][which];
+        let spec = PolicySpec::parse(spec).unwrap();
+        let info = POLICIES.iter().find(|p| p.name == variant.name).unwrap();
+        let mut p = Checked { camp: Camp::new(variant, &Options::new(&spec, info.options).unwrap(), &m), inversion: None };
+        let r = Engine::new(&m, &w, &SimpleModel, &mut p, SimConfig { seed, ..SimConfig::default() }).run().unwrap();
+        for (a, res) in w.apps.iter().zip(&r.apps) {
+            proptest::prop_assert_eq!(res.turnarounds_ns.len() as u32, a.runs);
+        }
+        proptest::prop_assert!(p.inversion.is_none(), "at {:?} (ns, slow thread, fast thread)", p.inversion);
+    }
+}
+

@@ -250,6 +250,15 @@ impl Camp {
         self.rank.value(t).class
     }
 
+    /// The order CAMP keeps after every call (§6.2.1's priorities: SEQUENTIAL_BOOSTED, HIGH,
+    /// MEDIUM, LOW): a runnable thread of the slow partition whose class beats a runnable thread's
+    /// of the fast one, as (slow thread, fast thread), if there is one. For tests; O(threads).
+    pub fn class_inversion(&self) -> Option<(ThreadId, ThreadId)> {
+        let lowest_fast = self.parts.runnable_in(FAST).min_by_key(|&t| (self.class(t), t))?;
+        let highest_slow = (1..self.parts.levels()).flat_map(|l| self.parts.runnable_in(l)).max_by_key(|&t| (self.class(t), t))?;
+        (self.class(highest_slow) > self.class(lowest_fast)).then_some((highest_slow, lowest_fast))
+    }
+
     fn thresholds(&self) -> Thresholds {
         if self.mt_mode {
             self.mt
@@ -451,6 +460,9 @@ impl Policy for Camp {
         self.note_changes(view);
         if let Trigger::Start(t) = view.trigger {
             self.parts.place_new(view, t, out);
+            // Placed by load, not class: put it in its class's place below. (A thread that
+            // started with it was listed as changed while it had no partition yet.)
+            self.to_place.push(t);
         }
         let quantum = view.trigger == Trigger::Quantum;
         if quantum {
