@@ -38,7 +38,7 @@ use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, D
 use crate::common::tlp::{AppClass, Tlp, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
 use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
-use crate::options::{OptionInfo, OptionKind, Options};
+use crate::options::{joined, OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
 // ---- options, shared with `sfd` and `pa-uf`
@@ -99,20 +99,10 @@ pub const SKIP: OptionInfo = OptionInfo {
     doc: "skip the UF and class updates of an app that could not reach MEDIUM even at the highest SF, until its runnable count falls (thesis §6.2.1's optimisation; its miss rates are still sampled, so no decision changes)",
 };
 
-pub const OPTIONS: [OptionInfo; 12] = [
-    DYNAMIC_OPTIONS[0],
-    DYNAMIC_OPTIONS[1],
-    DYNAMIC_OPTIONS[2],
-    DYNAMIC_OPTIONS[3],
-    ST_LOWER,
-    ST_UPPER,
-    MT_LOWER,
-    MT_UPPER,
-    BOOST_TICKS,
-    SHARE_THRESHOLD,
-    SF_CATEGORIES,
-    SKIP,
-];
+/// The four utility thresholds, in every variant.
+pub const THRESHOLD_OPTIONS: [OptionInfo; 4] = [ST_LOWER, ST_UPPER, MT_LOWER, MT_UPPER];
+
+pub const OPTIONS: [OptionInfo; 12] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP]]);
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "camp",

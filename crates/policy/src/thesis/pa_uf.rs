@@ -11,24 +11,18 @@
 
 use ampsched_model::Signals;
 
-use crate::thesis::camp::{Camp, Variant, BOOST_TICKS, MT_LOWER, MT_UPPER, SHARE_THRESHOLD, ST_LOWER, ST_UPPER};
-use crate::options::{OptionInfo, OptionKind};
+use crate::options::{joined, OptionInfo, OptionKind};
+use crate::thesis::camp::{Camp, Variant, BOOST_TICKS, SHARE_THRESHOLD, THRESHOLD_OPTIONS};
 use crate::{Build, PolicyInfo};
 
-const OPTIONS: [OptionInfo; 7] = [
-    OptionInfo {
-        name: "quantum_ms",
-        // A Solaris tick, the grain amp_boost_ticks counts in, and rr's quantum.
-        kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
-        doc: "how often boosts' fast-core time and HIGH threads' balance counters are brought up to date, ms (ours: a 10 ms tick)",
-    },
-    ST_LOWER,
-    ST_UPPER,
-    MT_LOWER,
-    MT_UPPER,
-    BOOST_TICKS,
-    SHARE_THRESHOLD,
-];
+/// A Solaris tick, the grain amp_boost_ticks counts in, and rr's quantum.
+const QUANTUM: OptionInfo = OptionInfo {
+    name: "quantum_ms",
+    kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
+    doc: "how often boosts' fast-core time and HIGH threads' balance counters are brought up to date, ms (ours: a 10 ms tick)",
+};
+
+const OPTIONS: [OptionInfo; 7] = joined(&[&[QUANTUM], &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD]]);
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pa-uf",

@@ -12,22 +12,11 @@
 use ampsched_model::Signals;
 
 use crate::common::sf::DYNAMIC_OPTIONS;
-use crate::thesis::camp::{Camp, Variant, MT_LOWER, MT_UPPER, SF_CATEGORIES, SHARE_THRESHOLD, ST_LOWER, ST_UPPER};
-use crate::options::OptionInfo;
+use crate::options::{joined, OptionInfo};
+use crate::thesis::camp::{Camp, Variant, SF_CATEGORIES, SHARE_THRESHOLD, THRESHOLD_OPTIONS};
 use crate::{Build, PolicyInfo};
 
-const OPTIONS: [OptionInfo; 10] = [
-    DYNAMIC_OPTIONS[0],
-    DYNAMIC_OPTIONS[1],
-    DYNAMIC_OPTIONS[2],
-    DYNAMIC_OPTIONS[3],
-    ST_LOWER,
-    ST_UPPER,
-    MT_LOWER,
-    MT_UPPER,
-    SHARE_THRESHOLD,
-    SF_CATEGORIES,
-];
+const OPTIONS: [OptionInfo; 10] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[SHARE_THRESHOLD, SF_CATEGORIES]]);
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sfd",
