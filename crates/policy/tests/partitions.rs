@@ -262,3 +262,70 @@ fn exchange_swaps_with_the_neighbour_partition_by_claim_and_balance_rules_hold()
     // Staying put is balanced.
     assert!(p.move_keeps_balance(2, 2));
 }
+
+#[test]
+fn swap_up_while_pairs_the_strongest_slower_thread_with_the_weakest_faster_one() {
+    use ampsched_policy::common::F64Key as K;
+    let m = Machine::from_toml("m", MACHINE).unwrap();
+    let (big, mid, little) = (CoreSet::single(0), CoreSet::single(1), CoreSet::from_cores([2, 3]));
+    // 0 on big (claim 1), 1 on mid (2), 2 and 3 on little (3 and 0).
+    let mut b = book(&m, &[&big, &mid, &little, &little]);
+    let mut p: Partitions<K> = Partitions::new(&m);
+    for (t, c) in [(0, 1.0), (1, 2.0), (2, 3.0), (3, 0.0)] {
+        p.set_claim(t, K(c));
+    }
+    let mut out = Placement::default();
+    b.begin_call(Trigger::Quantum, 0);
+    let v = b.view(&m, Trigger::Quantum, 0);
+    // First pass: big/mid: 1 (claim 2) over 0 (1): swap. mid/little: 2 (3) over 0 (1): swap.
+    // Second pass: big/mid: 2 (3) over 1 (2): swap; mid/little: 0 (1) under 1 (2). Third: none.
+    // Moved threads keep their claims.
+    let claim = |t: ThreadId| K([1.0, 2.0, 3.0, 0.0][t as usize]);
+    let mut moved = Vec::new();
+    let refuse_all = p.clone().swap_up_while(&v, &mut Placement::default(), |_, _| false, |t, _| claim(t));
+    assert_eq!(refuse_all, 0, "`wanted` refusing every pair swaps nothing");
+    let swaps = p.swap_up_while(&v, &mut out, |_, _| true, |t, level| {
+        moved.push((t, level));
+        claim(t)
+    });
+    assert_eq!(swaps, 3);
+    assert_eq!(moved, vec![(1, 0), (0, 1), (2, 1), (0, 2), (2, 0), (1, 1)]);
+    assert_eq!((p.level(0), p.level(1), p.level(2), p.level(3)), (Some(2), Some(1), Some(0), Some(2)));
+    assert_eq!((p.load(0), p.load(1), p.load(2)), (1, 1, 2), "swaps keep every load");
+    // Sorted by claim now: nothing left to swap.
+    assert_eq!(p.swap_up_while(&v, &mut out, |_, _| true, |t, _| claim(t)), 0);
+}
+
+#[test]
+fn shed_weaker_moves_a_weaker_thread_off_an_overloaded_partition_only_when_balance_allows() {
+    use ampsched_policy::common::F64Key as K;
+    // Two partitions: one fast core, three slow.
+    let m = Machine::from_toml("m", "memory_latency_ns = 100\n[[core_type]]\nname = \"f\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"s\"\ncount = 3\nfreq_ghz = 1.0\n").unwrap();
+    let (fast, slow) = (CoreSet::single(0), CoreSet::from_cores([1, 2, 3]));
+    // Fast: 0 (claim 5) and 1 (claim 1); slow: 2, 3, 4. Moving 1 down gives loads 1 and 4
+    // (scaled 1 and 1): balanced, so it goes.
+    let mut b = book(&m, &[&fast, &fast, &slow, &slow, &slow]);
+    let mut p: Partitions<K> = Partitions::new(&m);
+    for (t, c) in [(0, 5.0), (1, 1.0), (2, 1.0), (3, 1.0), (4, 1.0)] {
+        p.set_claim(t, K(c));
+    }
+    let mut out = Placement::default();
+    b.begin_call(Trigger::Quantum, 0);
+    assert_eq!(p.shed_weaker(&b.view(&m, Trigger::Quantum, 0), &mut out), 1);
+    assert_eq!(out.affinity, vec![(1, slow.clone())]);
+    // Equal claims on the fast core: no move (sharing among equals is the policy's business).
+    let mut b = book(&m, &[&fast, &fast, &slow]);
+    let mut p: Partitions<K> = Partitions::new(&m);
+    let mut out = Placement::default();
+    b.begin_call(Trigger::Quantum, 0);
+    assert_eq!(p.shed_weaker(&b.view(&m, Trigger::Quantum, 0), &mut out), 0);
+    // Unequal, but the slow partition is fuller than the fast one would be: 3 fast, 6 slow;
+    // moving one down gives scaled loads 2 and 2 (balanced), a second would give 1 and 2 (not).
+    let mut b = book(&m, &[&fast, &fast, &fast, &slow, &slow, &slow, &slow, &slow, &slow]);
+    let mut p: Partitions<K> = Partitions::new(&m);
+    p.set_claim(0, K(5.0));
+    let mut out = Placement::default();
+    b.begin_call(Trigger::Quantum, 0);
+    assert_eq!(p.shed_weaker(&b.view(&m, Trigger::Quantum, 0), &mut out), 1);
+    assert_eq!(out.affinity, vec![(1, slow)], "the weakest, lowest id first");
+}

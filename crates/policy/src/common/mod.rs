@@ -21,4 +21,4 @@ pub use filing::Filing;
 pub use key::F64Key;
 pub use ratio_rank::RatioRank;
 pub use per_thread::PerThread;
-pub use tlp::{AppClass, AppTlp, Tlp};
+pub use tlp::{AppClass, AppThreads, AppTlp, Tlp};

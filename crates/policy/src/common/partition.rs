@@ -256,6 +256,72 @@ impl<C: Claim> Partitions<C> {
         swaps
     }
 
+    /// Swap the strongest claims up, one pair at a time: the runnable thread of highest claim
+    /// of a slower partition with the runnable thread of lowest claim of the next faster one,
+    /// while `wanted(slower's claim, faster's claim)`; `moved(t, level)` is thread `t`'s claim in
+    /// its new partition `level` (a policy resets what it keeps per side). Sáez thesis, §5.1.1:
+    /// PA and MinTLP pair the top of their slow-to-fast list with the top of their fast-to-slow
+    /// list, and a swap keeps every partition's load, so the §2.3 balance holds. Only a higher
+    /// claim moves up (`wanted` is asked only when `slower > faster`). On more than two
+    /// partitions the neighbouring pairs are visited again until none swaps, so a claim climbs
+    /// as far as it beats; the swaps are bounded by runnable threads × partitions in case
+    /// `moved` raises claims. Returns how many swaps were made.
+    pub fn swap_up_while(
+        &mut self,
+        view: &SystemView,
+        out: &mut Placement,
+        wanted: impl Fn(C, C) -> bool,
+        mut moved: impl FnMut(ThreadId, Level) -> C,
+    ) -> usize {
+        self.sync(view);
+        let bound = (0..self.levels()).map(|l| self.load(l)).sum::<usize>() * self.levels();
+        let mut swaps = 0;
+        loop {
+            let before = swaps;
+            for fast in 0..self.levels().saturating_sub(1) {
+                while swaps < bound {
+                    self.file_claims();
+                    let (Some((up_claim, up)), Some(&(down_claim, down))) = (self.top(fast + 1), self.runnable.set(fast).first()) else { break };
+                    if up_claim <= down_claim || !wanted(up_claim, down_claim) {
+                        break;
+                    }
+                    self.swap(view, up, down, out);
+                    let (cu, cd) = (moved(up, fast), moved(down, fast + 1));
+                    self.set_claim(up, cu);
+                    self.set_claim(down, cd);
+                    swaps += 1;
+                }
+            }
+            if swaps == before || swaps >= bound {
+                return swaps;
+            }
+        }
+    }
+
+    /// While a partition has more runnable threads than cores and they do not all claim alike,
+    /// move its thread of lowest claim to the next slower partition, if that keeps the machine
+    /// balanced (`move_keeps_balance`). The §2.3 placement ties new threads to the faster
+    /// partition, so a thread of low claim can share a fast core with one of high claim while
+    /// the slow partition could take it: PA's rule 1 (ST and MP before HP, Sáez thesis §5.1.1)
+    /// and MinTLP's "threads that do not fit stay on slow cores" (§5.1.1) want it down, and a
+    /// swap cannot do it (no slow thread claims more). Returns how many moved.
+    pub fn shed_weaker(&mut self, view: &SystemView, out: &mut Placement) -> usize {
+        self.sync(view);
+        let mut moved = 0;
+        for level in 0..self.levels().saturating_sub(1) {
+            while self.load(level) > self.ncores(level) {
+                self.file_claims();
+                let (Some(&(weak, t)), Some((strong, _))) = (self.runnable.set(level).first(), self.top(level)) else { break };
+                if weak >= strong || !self.move_keeps_balance(t, level + 1) {
+                    break;
+                }
+                self.assign(view, t, level + 1, out);
+                moved += 1;
+            }
+        }
+        moved
+    }
+
     /// The (claim, thread) of highest claim in partition `level`, ties to the lowest id.
     fn top(&self, level: Level) -> Option<(C, ThreadId)> {
         let set = self.runnable.set(level);

@@ -2,7 +2,7 @@
 //! its class from its runnable-thread count, and the boost a serial phase gets on fast cores.
 //! Shared by PA, MinTLP and PA-RTX (Sáez thesis, ch. 5) and CAMP (ch. 6).
 //!
-//! Sáez thesis, §5.2.1, Fig. 5.1 and Table 5.1. The OS sees an app's TLP as its number of
+//! Sáez thesis, §5.1.1, Fig. 5.1 and Table 5.1. The OS sees an app's TLP as its number of
 //! runnable threads (user threads map 1:1 onto kernel threads). PA classes each app:
 //! - **ST**, single-threaded: a new app, until it first has two runnable threads;
 //! - **MP**, mildly parallel: 2 ≤ runnable < `hp_threshold`, which like ST has a high claim on
@@ -15,7 +15,7 @@
 //!   (it shares fast cores like an ST app) until its next serial phase. The boost keeps one app
 //!   from monopolising a fast core with a long serial phase.
 //!
-//! Transitions the thesis leaves open (Sáez thesis, §5.2.1 describes ST→MP, MP→HP, HP→MP,
+//! Transitions the thesis leaves open (Sáez thesis, §5.1.1 describes ST→MP, MP→HP, HP→MP,
 //! MP→SP, SP→MP on expiry); our choices, each the reading that keeps the three rules:
 //! - HP → SP when the count falls straight from ≥ `hp_threshold` to 1: a fork-join app with
 //!   more threads than fast cores would otherwise never have its serial phases seen.
@@ -29,24 +29,24 @@
 //!   phase of a fork-join app is only visible in the runnable count). PA-RTX passes the count
 //!   less the threads its runtime reports as spinning.
 
-use ampsched_model::view::AppId;
+use ampsched_model::view::{AppId, SystemView, ThreadId, ThreadState, ThreadView};
 use ampsched_model::Machine;
 
 /// A Solaris clock tick (100 per second): the unit of the thesis's `amp_boost_ticks`.
 pub const TICK_NS: u64 = 10_000_000;
 
-/// `amp_boost_ticks` (Sáez thesis, §5.2.1): how long a serial phase keeps its fast-core boost,
+/// `amp_boost_ticks` (Sáez thesis, §5.1.1): how long a serial phase keeps its fast-core boost,
 /// in ticks spent on a fast core. 100 ticks = 1 s, the value an exhaustive sweep chose there.
 pub const DEFAULT_BOOST_TICKS: u64 = 100;
 
-/// The thesis's hp_threshold (§5.2.1): an app with at least this many runnable threads is
+/// The thesis's hp_threshold (§5.1.1): an app with at least this many runnable threads is
 /// highly parallel. Fast cores + 1: such an app could not run all its threads on fast cores
 /// even alone, so it gains little from any one of them.
 pub fn default_hp_threshold(m: &Machine) -> u32 {
     m.fast_cores().len() as u32 + 1
 }
 
-/// An application's TLP class (Sáez thesis, §5.2.1, Fig. 5.1).
+/// An application's TLP class (Sáez thesis, §5.1.1, Fig. 5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum AppClass {
     /// Single-threaded: never had two runnable threads.
@@ -235,5 +235,53 @@ mod tests {
             (a.class, a.boost_left_ns(100)),
             (AppClass::SerialPhase, 100)
         );
+    }
+}
+
+/// The live threads of each app, so that a policy whose per-thread claim derives from its app's
+/// TLP can re-rank all of an app's threads when the app's count or class changes.
+#[derive(Debug, Clone, Default)]
+pub struct AppThreads {
+    threads: Vec<std::collections::BTreeSet<ThreadId>>,
+    touched: Vec<AppId>,
+    is_touched: Vec<bool>,
+}
+
+impl AppThreads {
+    /// Thread `v` started, exited or changed state: keep the sets and mark its app touched.
+    pub fn note(&mut self, v: &ThreadView) {
+        let a = v.app as usize;
+        if a >= self.threads.len() {
+            self.threads.resize(a + 1, Default::default());
+            self.is_touched.resize(a + 1, false);
+        }
+        if v.state == ThreadState::Exited {
+            self.threads[a].remove(&v.id);
+        } else {
+            self.threads[a].insert(v.id);
+        }
+        self.touch(v.app);
+    }
+
+    /// App `a`'s count or class must be read again.
+    pub fn touch(&mut self, a: AppId) {
+        if !std::mem::replace(&mut self.is_touched[a as usize], true) {
+            self.touched.push(a);
+        }
+    }
+
+    /// The apps touched since the last call, in the order they were touched.
+    pub fn take_touched(&mut self) -> Vec<AppId> {
+        let out = std::mem::take(&mut self.touched);
+        for &a in &out {
+            self.is_touched[a as usize] = false;
+        }
+        out
+    }
+
+    /// App `a`'s threads not seen to exit (a thread whose exit fell in a missed call is
+    /// filtered out by the caller's view).
+    pub fn of<'v>(&'v self, view: &'v SystemView, a: AppId) -> impl Iterator<Item = ThreadId> + 'v {
+        self.threads.get(a as usize).into_iter().flatten().copied().filter(move |&t| view.thread(t).state != ThreadState::Exited)
     }
 }

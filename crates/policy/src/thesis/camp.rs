@@ -29,13 +29,11 @@
 //! boosting) and `pa-uf` (SF fixed at the machine's highest: TLP classes, every serial phase
 //! boosted). `Variant` says which.
 
-use std::collections::BTreeSet;
-
 use ampsched_model::view::AppId;
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS};
-use crate::common::tlp::{AppClass, Tlp, DEFAULT_BOOST_TICKS};
+use crate::common::tlp::{AppClass, AppThreads, Tlp, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
 use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
 use crate::options::{joined, OptionInfo, OptionKind, Options};
@@ -172,17 +170,17 @@ pub struct Camp {
     /// The multi-threaded pair of thresholds is in use.
     mt_mode: bool,
     rank: PerThread<Rank>,
-    /// Per app (indexed by `AppId`): its live threads as last seen, whether it ever had two
-    /// live threads (a multi-threaded app, also in its serial phases), its shape as classified.
-    app_threads: PerThread<BTreeSet<ThreadId>>,
+    /// Each app's live threads, and the apps whose runnable count may have changed (or whose
+    /// boost ended) since their threads were classified.
+    apps: AppThreads,
+    /// Per app (indexed by `AppId`): whether it ever had two live threads (a multi-threaded
+    /// app, also in its serial phases), its shape as classified.
     multithreaded: PerThread<bool>,
     shape: PerThread<Option<Shape>>,
     /// Runnable threads per class, and the class each is counted under.
     runnable_in_class: [usize; 4],
     counted: PerThread<Option<Utility>>,
-    /// Work lists of a call: apps whose runnable count may have changed, threads to classify
-    /// again, threads to put in their class's place.
-    dirty_apps: Vec<AppId>,
+    /// Work lists of a call: threads to classify again, threads to put in their class's place.
     dirty: Vec<ThreadId>,
     to_place: Vec<ThreadId>,
     changes: crate::common::Changes,
@@ -217,12 +215,11 @@ impl Camp {
             variant,
             mt_mode: false,
             rank: PerThread::new(),
-            app_threads: PerThread::new(),
+            apps: AppThreads::default(),
             multithreaded: PerThread::new(),
             shape: PerThread::new(),
             runnable_in_class: [0; 4],
             counted: PerThread::new(),
-            dirty_apps: Vec::new(),
             dirty: Vec::new(),
             to_place: Vec::new(),
             changes: Default::default(),
@@ -329,13 +326,7 @@ impl Camp {
     fn note_changes(&mut self, view: &SystemView) {
         for &t in self.changes.since_last(view) {
             let v = view.thread(t);
-            let threads = self.app_threads.get_mut(v.app);
-            if v.state == ThreadState::Exited {
-                threads.remove(&t);
-            } else {
-                threads.insert(t);
-            }
-            self.dirty_apps.push(v.app);
+            self.apps.note(v);
             self.dirty.push(t);
             self.share.touch(t);
             if v.state.is_runnable() {
@@ -358,7 +349,7 @@ impl Camp {
             if self.class(t) == Utility::SequentialBoosted {
                 let fast_ns: u64 = view.interval_of(t).iter().zip(&self.fast_types).filter(|&(_, &f)| f).map(|(c, _)| c.time_ns).sum();
                 if self.tlp.charge_boost(app, fast_ns) {
-                    self.dirty_apps.push(app);
+                    self.apps.touch(app);
                 }
             }
         }
@@ -380,23 +371,16 @@ impl Camp {
 
     /// Classify again the threads whose class may have changed.
     fn reclassify(&mut self, view: &SystemView) {
-        let mut apps = std::mem::take(&mut self.dirty_apps);
-        apps.sort_unstable();
-        apps.dedup();
-        for &a in &apps {
+        for a in self.apps.take_touched() {
             let runnable = view.apps[a as usize].runnable_threads;
             if self.variant.tlp {
                 self.tlp.observe(a, runnable);
             }
             let shape = Some((crate::common::uf::iterations(self.n_of(view, a), self.nfc), self.tlp.class(a) == AppClass::SerialPhase));
             if std::mem::replace(self.shape.get_mut(a), shape) != shape {
-                let threads = self.app_threads.get_mut(a);
-                threads.retain(|&t| view.thread(t).state != ThreadState::Exited);
-                self.dirty.extend(threads.iter().copied());
+                self.dirty.extend(self.apps.of(view, a));
             }
         }
-        apps.clear();
-        self.dirty_apps = apps;
         let mut dirty = std::mem::take(&mut self.dirty);
         dirty.sort_unstable();
         dirty.dedup();
