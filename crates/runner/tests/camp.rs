@@ -38,7 +38,7 @@ fn simulate(m: &Machine, w: &Workload, variant: Variant, spec: &str) -> (RunResu
     let spec = PolicySpec::parse(spec).unwrap();
     let info = POLICIES.iter().find(|p| p.name == variant.name).unwrap();
     let options = Options::new(&spec, info.options).unwrap();
-    let mut camp = Camp::new(variant, &options, m);
+    let mut camp = Camp::new(variant, &options, m).with_history();
     let r = Engine::new(m, w, &SimpleModel, &mut camp, SimConfig::default()).run().unwrap();
     (r, camp)
 }

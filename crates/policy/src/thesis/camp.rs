@@ -35,7 +35,7 @@ use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, 
 use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS};
 use crate::common::tlp::{AppClass, AppThreads, Tlp, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
-use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
+use crate::common::{Changes, Claim, F64Key, FairShare, Partitions, PerThread, FAST};
 use crate::options::{joined, OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -183,9 +183,10 @@ pub struct Camp {
     /// Work lists of a call: threads to classify again, threads to put in their class's place.
     dirty: Vec<ThreadId>,
     to_place: Vec<ThreadId>,
-    changes: crate::common::Changes,
-    /// Every class change: (time, thread, new class).
-    history: Vec<(u64, ThreadId, Utility)>,
+    changes: Changes,
+    /// Every class change, (time, thread, new class), when asked for (`with_history`): a long
+    /// run would otherwise keep a list as long as its events.
+    history: Option<Vec<(u64, ThreadId, Utility)>>,
 }
 
 impl Camp {
@@ -222,14 +223,20 @@ impl Camp {
             counted: PerThread::new(),
             dirty: Vec::new(),
             to_place: Vec::new(),
-            changes: Default::default(),
-            history: Vec::new(),
+            changes: Changes::default(),
+            history: None,
         }
     }
 
-    /// Every class change so far: (time ns, thread, its new class).
+    /// Keep every class change, for `history`.
+    pub fn with_history(mut self) -> Self {
+        self.history = Some(Vec::new());
+        self
+    }
+
+    /// Every class change so far, (time ns, thread, its new class), if `with_history` asked.
     pub fn history(&self) -> &[(u64, ThreadId, Utility)] {
-        &self.history
+        self.history.as_deref().unwrap_or_default()
     }
 
     /// Thread `t`'s class now.
@@ -305,7 +312,9 @@ impl Camp {
             if r.class == Utility::High {
                 self.share.reset(t);
             }
-            self.history.push((view.now_ns, t, r.class));
+            if let Some(h) = &mut self.history {
+                h.push((view.now_ns, t, r.class));
+            }
             self.to_place.push(t);
         }
     }
