@@ -199,7 +199,7 @@ fn a_boosted_thread_whose_sf_drops_is_downgraded() {
          [[app.phase]]\nkind = \"serial\"\ninstructions = 1e9\nllc_mpki = 20\nwait = \"block\"\n",
         st_app("st", 2e10, 0.0)
     ));
-    let (r, camp) = simulate(&m, &w, Variant::CAMP, "camp:amp_boost_ticks=1000");
+    let (r, camp) = simulate(&m, &w, Variant::CAMP, "camp:boost_ticks=1000");
     let h = camp.history();
     let boost = h.iter().find(|h| h.2 == Utility::SequentialBoosted).expect("boosted");
     let down = h.iter().find(|x| x.1 == boost.1 && x.0 > boost.0).expect("downgraded");
@@ -298,9 +298,9 @@ proptest::proptest! {
         proptest::prop_assume!(!matches!(&w, Err(e) if e.message.contains("does no work")));
         let w = w.unwrap();
         let (variant, spec) = [
-            (Variant::CAMP, "camp:sample_ms=5:amp_boost_ticks=2:share_threshold_ms=2"),
+            (Variant::CAMP, "camp:sample_ms=5:boost_ticks=2:share_threshold_ms=2"),
             (Variant::SFD, "sfd:sample_ms=5:share_threshold_ms=2"),
-            (Variant::PA_UF, "pa-uf:quantum_ms=2:amp_boost_ticks=1"),
+            (Variant::PA_UF, "pa-uf:quantum_ms=2:boost_ticks=1"),
         ][which];
         let spec = PolicySpec::parse(spec).unwrap();
         let info = POLICIES.iter().find(|p| p.name == variant.name).unwrap();

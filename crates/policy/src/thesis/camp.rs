@@ -9,8 +9,9 @@
 //! thresholds: one pair while only single-threaded apps run, another once a multi-threaded app
 //! runs. Then:
 //! - SEQUENTIAL_BOOSTED threads (a HIGH thread alone runnable in its parallel app: a serial
-//!   phase) come first for fast cores, for `amp_boost_ticks` of fast-core time per serial phase
-//!   (`common::tlp`); a boosted thread whose SF drops is downgraded to its UF's class at once;
+//!   phase) come first for fast cores, for `boost_ticks` (the thesis's `amp_boost_ticks`) of
+//!   fast-core time per serial phase (`common::tlp`); a boosted thread whose SF drops is
+//!   downgraded to its UF's class at once;
 //!   boosted threads are not fair-shared (the first keeps its core until its boost ends or it
 //!   blocks);
 //! - HIGH threads run on fast cores, shared equally by HAFS's round robin when they outnumber
@@ -76,9 +77,9 @@ pub const MT_UPPER: OptionInfo = OptionInfo {
     doc: "MEDIUM|HIGH utility threshold once a multi-threaded app runs, fraction of the highest SF's gain (ours: 0.6, above a memory-bound serial phase)",
 };
 pub const BOOST_TICKS: OptionInfo = OptionInfo {
-    name: "amp_boost_ticks",
+    name: "boost_ticks",
     kind: OptionKind::Integer { default: DEFAULT_BOOST_TICKS as i64, min: 1, max: 1_000_000 },
-    doc: "fast-core time a serial phase stays SEQUENTIAL_BOOSTED, in 10 ms ticks (the thesis: 100, 1 s)",
+    doc: "amp_boost_ticks: fast-core time a serial phase stays SEQUENTIAL_BOOSTED, in 10 ms ticks (the thesis: 100, 1 s; named as pa's option)",
 };
 pub const SHARE_THRESHOLD: OptionInfo = OptionInfo {
     name: "share_threshold_ms",
