@@ -177,9 +177,30 @@ fn hass_d_runs_live_only_where_counters_are_offered() {
 
 #[test]
 fn hass_d_estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_fast_core() {
+    estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_fast_core("hass-d");
+}
+
+/// CAMP and SFD (Sáez thesis, ch. 6) estimate SFs the way HASS-D does and run live alike. Here
+/// the two threads are one process's: CAMP's UF counts its 2 runnable threads on 1 fast core
+/// (2 iterations): 1 + (1.9 − 1)/4 = 1.225 for the compute-bound thread (MEDIUM, over 1.2) and
+/// 1 + (1.25 − 1)/4 = 1.06 for the other (LOW); SFD's is the SF's category label alone, 1.9
+/// (HIGH) and 1.25 (MEDIUM). Either way they swap when the estimates are made.
+#[test]
+fn camp_and_sfd_estimate_from_the_agents_counters_as_hass_d_does() {
+    for name in ["camp", "sfd"] {
+        use ampsched_agent::agent::{agent_signals, check_policy};
+        let needs = ampsched_policy::info(name).unwrap().needs;
+        assert_eq!(needs, Signals::COUNTERS);
+        assert!(check_policy(name, needs, agent_signals(true, false), None).is_ok());
+        assert!(check_policy(name, needs, agent_signals(false, true), Some("no PMU")).is_err());
+        estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_fast_core(name);
+    }
+}
+
+fn estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_fast_core(name: &str) {
     use ampsched_model::{Placement, Trigger};
     let machine = Machine::from_toml("machine", MACHINE).unwrap();
-    let proc = ProcTree::new("counters-hass-d");
+    let proc = ProcTree::new(&format!("counters-{name}"));
     let pid = 7000;
     // 7000 (id 0) starts first, so goes to the fast CPU 0 (new threads have the lowest SF, ties
     // go fast); 7001 (id 1) to the slow CPU 1.
@@ -190,7 +211,7 @@ fn hass_d_estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_o
     m.counting = Some(Counting::new(Box::new(Scripted(script.clone()))));
     m.book.available = Signals::COUNTERS;
     assert!(m.add_process(pid));
-    let mut policy = ampsched_policy::build(&ampsched_policy::PolicySpec::parse("hass-d:sample_ms=10").unwrap(), &machine).unwrap();
+    let mut policy = ampsched_policy::build(&ampsched_policy::PolicySpec::parse(&format!("{name}:sample_ms=10")).unwrap(), &machine).unwrap();
     let mut out = Placement::default();
     // What the enforcer would do: the affinities decided become the view's.
     let mut decide = |m: &mut Monitor, trigger: Trigger, now: u64, out: &mut Placement| {
@@ -231,7 +252,7 @@ fn hass_d_estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_o
     }
     // The first period (the start) discarded, the second starts the phase, the third and
     // fourth are stable: at 40 ms the estimates are 1.143 and 2, and the two swap.
-    assert_eq!(swapped_at, Some(4));
+    assert_eq!(swapped_at, Some(4), "{name}");
     assert_eq!(m.book.threads[1].allowed, fast);
     assert!((policy.sf_estimate(0).unwrap() - 8.0 / 7.0).abs() < 1e-4, "{:?}", policy.sf_estimate(0));
     assert!((policy.sf_estimate(1).unwrap() - 2.0).abs() < 1e-9);

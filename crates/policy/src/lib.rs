@@ -52,6 +52,9 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &thesis::pa::INFO,
     &thesis::mintlp::INFO,
     &thesis::pa_rtx::INFO,
+    &thesis::sfd::INFO,
+    &thesis::camp::INFO,
+    &thesis::pa_uf::INFO,
     &baseline::best_static::INFO,
 ];
 

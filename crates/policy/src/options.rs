@@ -32,6 +32,25 @@ pub struct OptionInfo {
     pub doc: &'static str,
 }
 
+/// Option lists joined into one, in order, at compile time: for policies that share groups of
+/// options (the SF estimator's, CAMP's thresholds). `N` must be the total length.
+pub const fn joined<const N: usize>(lists: &[&[OptionInfo]]) -> [OptionInfo; N] {
+    const NONE: OptionInfo = OptionInfo { name: "", kind: OptionKind::Flag(false), doc: "" };
+    let mut out = [NONE; N];
+    let (mut k, mut i) = (0, 0);
+    while i < lists.len() {
+        let mut j = 0;
+        while j < lists[i].len() {
+            out[k] = lists[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(k == N, "joined: N is not the lists' total length");
+    out
+}
+
 impl OptionInfo {
     /// The kind in a word, for listings: "number 0.1..1000", "integer 1..64", "true|false", "a|b".
     pub fn kind_text(&self) -> String {

@@ -1,8 +1,10 @@
 //! What several policies share, so that none of them re-derives it: core partitions and the
-//! moves between them, per-thread state, speedup-factor estimation, ranking threads by a
-//! fast/slow ratio, an app's thread-level parallelism (class and serial-phase boost).
+//! moves between them, per-thread state, speedup-factor estimation and the utility factor,
+//! ranking threads by a fast/slow ratio, sharing fast cores equally (HAFS), an app's
+//! thread-level parallelism (class and serial-phase boost).
 
 pub mod changes;
+pub mod fair_share;
 pub mod filing;
 pub mod key;
 pub mod partition;
@@ -10,8 +12,10 @@ pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
 pub mod tlp;
+pub mod uf;
 
 pub use changes::Changes;
+pub use fair_share::FairShare;
 pub use partition::{Claim, Level, Partitions, FAST};
 pub use filing::Filing;
 pub use key::F64Key;

@@ -235,13 +235,20 @@ impl<C: Claim> Partitions<C> {
     /// runnable slow thread claims more than `t` on a fast core, or than `t` has if it is slow
     /// and a fast thread claims less. Returns how many swaps were made.
     pub fn exchange(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement) -> usize {
+        self.exchange_while(view, t, out, |a, b| a > b)
+    }
+
+    /// `exchange` where a claim `a` must beat `b` (`beats(a, b)`) for a swap: a coarser order
+    /// than the claims' own, which it must agree with (if a claim beats another, it is also
+    /// higher). CAMP swaps on utility classes while its claims also order threads within a class.
+    pub fn exchange_while(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement, beats: impl Fn(&C, &C) -> bool) -> usize {
         self.sync(view);
         self.file_claims();
         let mut swaps = 0;
         while let Some((level, _)) = self.runnable.filed(t) {
             let mine = self.claim(t);
-            let up = (level > FAST).then(|| self.runnable.set(level - 1).first().copied()).flatten().filter(|&(c, _)| c < mine);
-            let down = (level + 1 < self.levels()).then(|| self.top(level + 1)).flatten().filter(|&(c, _)| c > mine);
+            let up = (level > FAST).then(|| self.runnable.set(level - 1).first().copied()).flatten().filter(|(c, _)| beats(&mine, c));
+            let down = (level + 1 < self.levels()).then(|| self.top(level + 1)).flatten().filter(|(c, _)| beats(c, &mine));
             let Some((_, partner)) = up.or(down) else { break };
             self.swap(view, t, partner, out);
             swaps += 1;

@@ -1,5 +1,5 @@
-//! Speedup-factor (SF) estimation, for every scheduler that needs an SF (HASS-S, HASS-D, and
-//! later CAMP): one model, a static and a dynamic estimator.
+//! Speedup-factor (SF) estimation, for every scheduler that needs an SF (HASS-S, HASS-D, SFD
+//! and CAMP): one model, a static and a dynamic estimator, and CAMP's SF categories.
 //!
 //! **Model** (Sáez thesis, §4.1.3 "Performance model"; `ampsched_model::perf::sf_at`): a chunk
 //! of N instructions takes T = N × CPI / f + N × (LLC misses per instruction) × memory latency
@@ -46,6 +46,33 @@ use crate::options::{OptionInfo, OptionKind, Options};
 /// The SF a thread has before anything is known of it: the lowest the model attains (every
 /// instruction a miss, so the clock does not matter), thesis §4.2.2.
 pub const LOWEST_SF: f64 = 1.0;
+
+/// The highest SF the model attains on machine `m`: a thread that never misses, whose SF is the
+/// ratio of the cores' peak rates (clock over `cpi_scale`). The Sáez thesis's "theoretical
+/// maximum for the instruction-per-second ratios between fast and slow cores" (§6.2.2): 2.0 on
+/// its AMD machines, 1.5 on its Intel ones.
+pub fn highest_sf(m: &Machine) -> f64 {
+    sf_at(&SimpleModel, m, 1.0, 0.0, 0.0, m.memory_latency_ns)
+}
+
+/// CAMP's SF categories (Sáez thesis, §6.2.1 "Computing the speedup factor" and §6.3.1): an
+/// estimate is replaced by the representative SF of its category (low, medium or high), so that
+/// estimates that differ a little are treated alike. The boundaries are "1/2 and 4/5 of the
+/// maximum SF attainable"; we read them as fractions of the maximum *gain* SF − 1 (1.5 and 1.8
+/// on the AMD machines, 1.25 and 1.4 on the Intel ones): read literally (0.5 × 2.0 = 1.0 on
+/// AMD) the lower boundary is below every SF and there would be two categories, not three.
+pub const SF_CATEGORY_BOUNDS: [f64; 2] = [0.5, 0.8];
+/// The representative SF of each category as a fraction of the maximum gain. The thesis set
+/// them "empirically" and gives none; ours is the middle of each category's range of gains,
+/// the value that is off by least for an estimate anywhere in it (1.25, 1.65 and 1.9 on AMD).
+pub const SF_CATEGORY_LABELS: [f64; 3] = [0.25, 0.65, 0.9];
+
+/// The representative SF of `sf`'s category, on a machine whose highest SF is `highest`.
+pub fn categorized_sf(sf: f64, highest: f64) -> f64 {
+    let gain = highest - 1.0;
+    let category = SF_CATEGORY_BOUNDS.iter().filter(|&&b| sf >= 1.0 + b * gain).count();
+    1.0 + SF_CATEGORY_LABELS[category] * gain
+}
 
 /// A phase-change test on miss rates compares against at least this many misses per thousand
 /// instructions: at 0.1 MPKI a 12% change moves T by under 0.5% on every catalog machine
@@ -202,6 +229,11 @@ impl DynamicSf {
         self.tracks.get(t).and_then(|k| k.sf).unwrap_or(LOWEST_SF)
     }
 
+    /// Thread `t`'s latest stable estimate; None before its first (a thread still warming up).
+    pub fn estimated(&self, t: ThreadId) -> Option<f64> {
+        self.tracks.get(t).and_then(|k| k.sf)
+    }
+
     /// Take thread `t`'s sample from the view's last period (call at a quantum, for the threads
     /// in `view.ran`). Whether its SF in use changed.
     pub fn sample(&mut self, view: &SystemView, t: ThreadId) -> bool {
@@ -265,6 +297,17 @@ fn changed(p: &Sample, s: &Sample, threshold: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn categories_split_the_gain_at_a_half_and_four_fifths() {
+        let close = |got: &[f64], want: &[f64]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-12);
+        // Highest SF 2.0 (the thesis's AMD machines): boundaries 1.5 and 1.8, labels 1.25, 1.65, 1.9.
+        let got: Vec<f64> = [1.0, 1.49, 1.5, 1.79, 1.8, 2.0].iter().map(|&sf| categorized_sf(sf, 2.0)).collect();
+        assert!(close(&got, &[1.25, 1.25, 1.65, 1.65, 1.9, 1.9]), "{got:?}");
+        // Highest 1.5 (Intel): boundaries 1.25 and 1.4, labels 1.125, 1.325, 1.45.
+        let got: Vec<f64> = [1.24, 1.25, 1.41].iter().map(|&sf| categorized_sf(sf, 1.5)).collect();
+        assert!(close(&got, &[1.125, 1.325, 1.45]), "{got:?}");
+    }
 
     #[test]
     fn a_phase_change_is_a_relative_change_of_miss_rate_or_cpi() {

@@ -11,12 +11,12 @@
 //! partition while a slow core idles. On a machine of more than two capacities, the fast side is
 //! the fastest partition and the slow side all the others.
 
-use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, Trigger, Triggers};
 
 // A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
 // slow thread most behind up and the fast thread most ahead down.
 use crate::common::F64Key as Bc;
-use crate::common::{Changes, Filing, Partitions, PerThread, FAST};
+use crate::common::{Changes, FairShare, Partitions, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -45,28 +45,14 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: Build::Policy(|o, m| Box::new(RoundRobin::new(o, m))),
 };
 
-/// Not in Algorithm 4.4 (a departure of ours, the thesis leaving BC's range open): a thread that
-/// got fast time nobody else wanted is not made to pay it back beyond this many thresholds, or
-/// it would be kept off fast cores long after others arrive.
-const BC_CLAMP_THRESHOLDS: f64 = 2.0;
-
 pub struct RoundRobin {
     parts: Partitions<Bc>,
     alpha: f64,
     /// Which core types count as fast (`Machine::fast_type_mask`), read once: the machine is fixed.
     fast_types: [bool; MAX_CORE_TYPES],
-    threshold_ns: f64,
     quantum_ns: u64,
-    bc: PerThread<f64>,
-    /// When the thread expired on its current side: candidates are matched oldest first (FIFO).
-    expired_at: PerThread<Option<u64>>,
-    /// Threads whose side, runnability or life changed since the last quantum: with those that
-    /// ran, the only ones whose expiry can have changed, so a quantum costs O(those).
-    touched: Vec<ThreadId>,
-    is_touched: PerThread<bool>,
-    /// Runnable expired threads of each side (0 fast, 1 slow), oldest expiry first: the FIFO
-    /// lists Algorithm 4.4 pairs, and where each thread is filed in them.
-    candidates: Filing<u64>,
+    /// Balance counters, expiries and the swaps of expired threads: every thread shares.
+    share: FairShare,
     /// Which threads to look at again in a call (every live one after a missed call).
     changes: Changes,
 }
@@ -79,83 +65,27 @@ impl RoundRobin {
             parts,
             alpha,
             fast_types: m.fast_type_mask(),
-            threshold_ns: o.ms("threshold_ms") as f64,
             quantum_ns: o.ms("quantum_ms"),
-            bc: PerThread::new(),
-            expired_at: PerThread::new(),
-            touched: Vec::new(),
-            is_touched: PerThread::new(),
-            candidates: Filing::new(2),
+            share: FairShare::new(o.ms("threshold_ms") as f64),
             changes: Changes::default(),
         }
     }
 
-    fn touch(&mut self, t: ThreadId) {
-        if !std::mem::replace(self.is_touched.get_mut(t), true) {
-            self.touched.push(t);
-        }
-    }
-
-    /// File thread `t` in the candidate list of its side if it is runnable and expired.
-    fn refile(&mut self, view: &SystemView, t: ThreadId) {
-        let runnable = view.thread(t).state.is_runnable();
-        let want = match (runnable, self.parts.level(t), self.expired_at.value(t)) {
-            (true, Some(level), Some(at)) => Some((usize::from(level != FAST), at)),
-            _ => None,
-        };
-        self.candidates.file(t, want);
-    }
-
-    /// Bring the balance counters up to date with the last quantum's CPU time: a thread that
-    /// did not run and did not change keeps its counter and its expiry.
+    /// Bring the balance counters up to date with the last quantum's CPU time, and the claims
+    /// with them.
     fn update_counters(&mut self, view: &SystemView) {
-        let clamp = BC_CLAMP_THRESHOLDS * self.threshold_ns;
-        for &t in view.ran {
-            self.touch(t);
-        }
-        let touched = std::mem::take(&mut self.touched);
-        for &t in &touched {
-            *self.is_touched.get_mut(t) = false;
-            if view.thread(t).state == ampsched_model::ThreadState::Exited {
-                continue;
-            }
-            let interval = view.interval_of(t);
-            let d_fast: u64 = interval.iter().zip(self.fast_types).filter(|&(_, fast)| fast).map(|(c, _)| c.time_ns).sum();
-            let d_total: u64 = interval.iter().map(|c| c.time_ns).sum();
-            let bc = self.bc.get_mut(t);
-            *bc = (*bc + self.alpha * (d_total - d_fast) as f64 - (1.0 - self.alpha) * d_fast as f64).clamp(-clamp, clamp);
-            let bc = *bc;
-            self.parts.set_claim(t, Bc(bc));
-            let expired = match self.parts.level(t) {
-                Some(FAST) => bc < -self.threshold_ns,
-                Some(_) => bc > self.threshold_ns,
-                None => false,
-            };
-            let at = self.expired_at.get_mut(t);
-            *at = if expired { Some(at.unwrap_or(view.now_ns)) } else { None };
-            self.refile(view, t);
-        }
-    }
-
-    /// Algorithm 4.4: pair expired fast threads with expired slow threads, oldest expiry first
-    /// on each side, and swap each pair.
-    fn swap_expired(&mut self, view: &SystemView, out: &mut Placement) {
-        let pairs: Vec<(ThreadId, ThreadId)> =
-            self.candidates.set(0).iter().zip(self.candidates.set(1).iter()).map(|(&(_, f), &(_, s))| (f, s)).collect();
-        for (f, s) in pairs {
-            self.parts.swap(view, f, s, out);
-            self.expired_at.set(f, None);
-            self.expired_at.set(s, None);
-            self.refile(view, f);
-            self.refile(view, s);
+        let parts = &self.parts;
+        self.share.update(view, self.alpha, &self.fast_types, |t| parts.level(t));
+        for &t in self.share.updated() {
+            self.parts.set_claim(t, Bc(self.share.bc(t)));
         }
     }
 
     /// For one-way moves: the slow thread most behind goes up; the fast thread most ahead goes
     /// down (the claims, set as the counters change).
     fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement) {
-        let bc = &self.bc;
-        self.parts.keep_fast_busy(view, out, |v| Bc(bc.value(v.id)));
+        let share = &self.share;
+        self.parts.keep_fast_busy(view, out, |v| Bc(share.bc(v.id)));
     }
 }
 
@@ -176,14 +106,14 @@ impl Policy for RoundRobin {
         }
         let changed = self.changes.since_last(view);
         for &t in changed {
-            self.touch(t);
-            self.refile(view, t);
+            self.share.touch(t);
+            self.share.refile(view, t, self.parts.level(t));
         }
         match view.trigger {
             Trigger::Start(t) => self.parts.place_new(view, t, out),
             Trigger::Quantum => {
                 self.update_counters(view);
-                self.swap_expired(view, out);
+                self.share.swap_expired(view, &mut self.parts, out);
             }
             Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
         }
