@@ -2,7 +2,7 @@
 //! barrier, serial section, critical sections), starts app runs, and decides what a thread
 //! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
 
-use ampsched_model::workload::{Phase, Profile, Scope, SpinLimit, Wait, Workers};
+use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Wait, Workers};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
 
 use crate::engine::{Engine, Pending, ThreadRt};
@@ -61,7 +61,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let app = &self.w.apps[a];
         let run = &mut self.apps[a];
         run.run_start = self.now;
-        run.live = 0;
+        // Counted before any starts: a thread that exits at once must not end the run.
+        let opens_serial = |g: &Group| g.workers == Workers::PerPhase && matches!(g.phases.first(), Some(Phase::Serial { .. }));
+        run.live = app.groups.iter().map(|g| if opens_serial(g) { 1 } else { g.count }).sum();
         run.group_first.clear();
         run.group_barriers = vec![Barrier::default(); app.groups.len()];
         run.app_barrier = Barrier::default();
@@ -69,8 +71,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         for (g, group) in app.groups.iter().enumerate() {
             self.apps[a].group_first.push(self.book.threads.len() as u32);
             // Per-phase workers of a run that opens with a serial phase are not created yet.
-            let opens_serial = matches!(group.phases.first(), Some(Phase::Serial { .. }));
-            if group.workers == Workers::PerPhase && opens_serial {
+            if opens_serial(group) {
                 // Before the master arrives, so that its arrival completes the serial phase.
                 self.apps[a].group_barriers[g].absent(group.count - 1);
                 self.spawn_thread(a, g, 0, 0);
@@ -83,7 +84,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// Create thread `index` of group `g` of app `a`'s current run at phase step `pc`, and
-    /// start it (its first step decides whether it starts on a CPU at all).
+    /// start it (its first step decides whether it starts on a CPU at all). The caller has
+    /// counted it in the run's live threads.
     fn spawn_thread(&mut self, a: usize, g: usize, index: u32, pc: u32) {
         let id = self.book.threads.len() as u32;
         let all = self.m.all_cores();
@@ -110,7 +112,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         });
         self.allowed.push(all);
         self.apps[a].all_threads.push(id);
-        self.apps[a].live += 1;
         self.able += 1;
         let next = self.advance(id);
         self.apply_next(id, next, true);
@@ -127,6 +128,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             None => {}
             Some(Phase::Serial { .. }) => self.apps[a].group_barriers[g].absent(count - 1),
             Some(_) => {
+                self.apps[a].live += count - 1;
                 for i in 1..count {
                     self.spawn_thread(a, g, i, pc);
                 }
