@@ -110,12 +110,14 @@ pub enum SpinLimit {
 
 /// Cycles one iteration of a spin-wait loop costs: 10. libgomp's loop (config/linux/wait.h,
 /// `do_spin`) is a relaxed load of the flag, a compare, a taken branch and `cpu_relax()`, a
-/// PAUSE on x86. The load hits L1 (the line is shared until the waker writes it) and the loop's
-/// three instructions issue in a cycle or two; PAUSE is what costs: about 10 cycles on the
-/// cores of the thesis's era (Intel before Skylake, where it grew to ~140; AMD family 10h), so
-/// the loop runs at about 10 cycles an iteration. So 1M iterations is ~4.3 ms on a 2.3 GHz
-/// core and ~8.7 ms at 1.15 GHz, 100M ~0.43 s and ~0.87 s: the order at which the thesis
-/// finds blocking thresholds hide serial phases from the OS (Sáez thesis, §5.2.2, Fig. 5.3).
+/// PAUSE on x86. The load hits L1 (the line stays shared until the waker writes it) and the
+/// other three instructions issue in a cycle or two; PAUSE is what costs: about 10 cycles on
+/// Intel cores before Skylake (which raised it to ~140, Intel's optimization manual). The
+/// thesis's Opteron 8356 is taken alike: we found no figure for its PAUSE, and the value only
+/// sets the scale of a threshold given in iterations. So 1M iterations are ~4.3 ms on a
+/// 2.3 GHz core and ~8.7 ms at 1.15 GHz, 100M ~0.43 s and ~0.87 s: the order at which the
+/// thesis finds blocking thresholds hiding serial phases from the OS (Sáez thesis, §5.2.2,
+/// Fig. 5.3).
 pub const CYCLES_PER_SPIN_ITERATION: u64 = 10;
 
 impl SpinLimit {
