@@ -91,6 +91,9 @@ pub const ARRIVAL_S: Bounds = Bounds::closed(0.0, 1e6, "s");
 pub const SLEEP_S: Bounds = Bounds::positive(1e6, "s");
 /// How long a spin-then-block waiter spins: a second is far past any adaptive lock's limit.
 pub const SPIN_LIMIT_US: Bounds = Bounds::positive(1e6, "µs");
+/// The same in spin-loop iterations: 1e10 is 100 times the largest threshold the Sáez thesis
+/// sweeps (100M, §5.2.2), ~100 s of spinning at 1 GHz.
+pub const SPIN_LIMIT_ITERATIONS: Bounds = Bounds::positive(1e10, "iterations");
 
 /// Threads in a workload, all apps and copies counted: 2^18 (262,144), a hundred times a big
 /// server's. A live thread costs a run about 2 KB (its state, the policy's view of it, its

@@ -92,9 +92,60 @@ pub enum Wait {
     Block,
     /// Stays runnable and burns its core until the wait ends.
     Spin,
-    /// Spins for at most `limit_ns` of CPU time, then blocks (adaptive mutexes, OpenMP's
-    /// OMP_WAIT_POLICY/GOMP_SPINCOUNT).
-    SpinThenBlock { limit_ns: u64 },
+    /// Spins for at most `limit` (CPU time, or loop iterations), then blocks (adaptive
+    /// mutexes, OpenMP's OMP_WAIT_POLICY/GOMP_SPINCOUNT).
+    SpinThenBlock { limit: SpinLimit },
+}
+
+/// How long a spin-then-block wait spins before it blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpinLimit {
+    /// CPU time, ns, whatever the core (`spin_limit_us`).
+    Ns(u64),
+    /// Iterations of the spin loop (`spin_limit_iterations`), as an OpenMP runtime counts them
+    /// (GOMP_SPINCOUNT; the Sáez thesis sweeps 1M, 10M and 100M, §5.2.2, Fig. 5.2). Each costs
+    /// `CYCLES_PER_SPIN_ITERATION` cycles, so the CPU time depends on the waiting core's clock.
+    Iterations(u64),
+}
+
+/// Cycles one iteration of a spin-wait loop costs: 10. libgomp's loop (config/linux/wait.h,
+/// `do_spin`) is a relaxed load of the flag, a compare, a taken branch and `cpu_relax()`, a
+/// PAUSE on x86. The load hits L1 (the line stays shared until the waker writes it) and the
+/// other three instructions issue in a cycle or two; PAUSE is what costs: about 10 cycles on
+/// Intel cores before Skylake (which raised it to ~140, Intel's optimization manual). The
+/// thesis's Opteron 8356 is taken alike: we found no figure for its PAUSE, and the value only
+/// sets the scale of a threshold given in iterations. So 1M iterations are ~4.3 ms on a
+/// 2.3 GHz core and ~8.7 ms at 1.15 GHz, 100M ~0.43 s and ~0.87 s: the order at which the
+/// thesis finds blocking thresholds hiding serial phases from the OS (Sáez thesis, §5.2.2,
+/// Fig. 5.3).
+pub const CYCLES_PER_SPIN_ITERATION: u64 = 10;
+
+impl SpinLimit {
+    /// The spin budget in the unit the engine charges it in: ns, or cycles.
+    pub fn cycles(self) -> Option<u64> {
+        match self {
+            SpinLimit::Ns(_) => None,
+            SpinLimit::Iterations(n) => Some(n.saturating_mul(CYCLES_PER_SPIN_ITERATION)),
+        }
+    }
+}
+
+/// Whether a group's workers live through the whole run or are created anew for each
+/// parallel phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Workers {
+    /// A pool created once that waits through the serial phases (OpenMP runtimes): the default.
+    #[default]
+    Persistent,
+    /// Created at every parallel phase and exited at its end, as BLAST and FFTW do (Sáez
+    /// thesis, §5.2.3): at a `serial` phase every thread but the group's first (the master)
+    /// exits, the master runs the serial part alone, and after it `count - 1` fresh threads
+    /// (new ids, `Trigger::Start`) join it for the phases up to the next serial one.
+    PerPhase,
+}
+
+impl Workers {
+    pub const NAMES: [(&'static str, Workers); 2] = [("persistent", Workers::Persistent), ("per_phase", Workers::PerPhase)];
 }
 
 /// Which threads a barrier or serial section synchronises.
@@ -144,6 +195,8 @@ pub struct Group {
     pub kind: ThreadKind,
     pub repeat: u32,
     pub phases: Vec<Phase>,
+    /// `workers = "persistent" | "per_phase"`.
+    pub workers: Workers,
     /// The program hint policies may read (`Signals::HINTS`): the workload's `[signature]`,
     /// else the whole-run signature of the group's phases (`Signature::of_phases`), as an
     /// offline profiling run would measure it; None only for a group that retires nothing.
@@ -152,6 +205,23 @@ pub struct Group {
     /// measured by the runner's offline profiling runs when a policy needs them, never read
     /// from a file.
     pub solo_ips: Option<SoloIps>,
+}
+
+impl Group {
+    /// The threads one run of the group creates: `count`, or for per-phase workers the master
+    /// plus `count - 1` for each parallel stretch (a maximal run of phases other than `serial`
+    /// in the phase list repeated `repeat` times; a stretch that ends one repetition and begins
+    /// the next is one).
+    pub fn threads_per_run(&self) -> u64 {
+        let serial = |p: &Phase| matches!(p, Phase::Serial { .. });
+        if self.workers == Workers::Persistent || !self.phases.iter().any(serial) {
+            return self.count as u64;
+        }
+        let starts = (0..self.phases.len()).filter(|&i| !serial(&self.phases[i]) && (i == 0 || serial(&self.phases[i - 1]))).count() as u64;
+        let wraps = !serial(&self.phases[0]) && !serial(self.phases.last().expect("a group has phases"));
+        let stretches = starts * self.repeat as u64 - if wraps { self.repeat as u64 - 1 } else { 0 };
+        1 + (self.count as u64 - 1) * stretches
+    }
 }
 
 /// Instructions per second of CPU time on each core type (index = machine core type; 0 for a
@@ -213,6 +283,19 @@ pub struct Program {
     pub suite: String,
     pub source: String,
     pub phases: Vec<Phase>,
+    /// How a multithreaded program's workers live (`workers`); an app running it may override.
+    pub workers: Workers,
+    /// How often one run goes through the phases (`repeat`, default 1): a fork-join program's
+    /// loop; an app running it may override.
+    pub repeat: u32,
+}
+
+/// What an app or group runs: its phases, and how its workers live and how often it repeats
+/// the phases unless it says otherwise (a program's, or the defaults for a phase list).
+struct Body {
+    phases: Vec<Phase>,
+    workers: Workers,
+    repeat: u32,
 }
 
 pub type Programs = BTreeMap<String, Program>;
@@ -236,8 +319,11 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
         if into.contains_key(&name) {
             return Err(n.err("name", format!("duplicate program '{name}'")));
         }
+        let workers = read_workers(&mut n, &phases, Workers::Persistent)?;
+        let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
+        check_steps(&n, &phases, repeat)?;
         n.finish()?;
-        into.insert(name.clone(), Program { name, suite, source: src, phases });
+        into.insert(name.clone(), Program { name, suite, source: src, phases, workers, repeat });
     }
     root.finish()
 }
@@ -273,14 +359,14 @@ impl Workload {
             let app = read_app(&mut n, programs)?;
             let app_threads = copies as u64 * app.groups.iter().map(|g| g.count as u64).sum::<u64>();
             threads += app_threads;
-            spawned += app_threads * app.runs as u64;
+            spawned += copies as u64 * app.groups.iter().map(Group::threads_per_run).sum::<u64>() * app.runs as u64;
             // The key that brought the total over: copies if given, else the thread count.
             let key = if copies > 1 { "copies" } else if n.has("group") { "group" } else { "threads" };
             if threads > limits::MAX_THREADS {
                 return Err(n.err(key, format!("brings the workload to {threads} threads; at most {} are supported", limits::MAX_THREADS)));
             }
             if spawned > limits::MAX_THREADS_SPAWNED {
-                let why = format!("brings the threads a run creates (threads × runs) to {spawned}; at most {} are supported", limits::MAX_THREADS_SPAWNED);
+                let why = format!("brings the threads a run creates (threads × runs, per-phase workers counted at each phase) to {spawned}; at most {} are supported", limits::MAX_THREADS_SPAWNED);
                 return Err(n.err("runs", why));
             }
             if apps.iter().any(|other: &App| other.name == app.name || other.name.starts_with(&format!("{}#", app.name))) {
@@ -348,13 +434,15 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     let group_nodes = n.tables("group")?;
     if group_nodes.is_empty() {
         let count = n.opt_count("threads", limits::MAX_THREADS)?.unwrap_or(1);
-        let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
-        let phases = read_body(n, programs, &mut locks)?;
+        let body = read_body(n, programs, &mut locks)?;
+        let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
+        let phases = body.phases;
         check_steps(n, &phases, repeat)?;
+        let workers = read_workers(n, &phases, body.workers)?;
         let signature = read_signature(n)?.or_else(|| Signature::of_phases(&phases));
-        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, signature, solo_ips: None });
+        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, workers, signature, solo_ips: None });
     } else {
-        for key in ["threads", "phase", "program", "repeat", "signature"] {
+        for key in ["threads", "phase", "program", "repeat", "signature", "workers"] {
             if n.has(key) {
                 return Err(n.err(key, "an app with [[app.group]] gives this per group"));
             }
@@ -367,16 +455,25 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
                 Some("runtime") => ThreadKind::Runtime,
                 Some(other) => return Err(g.err("kind", format!("unknown thread kind '{other}' (expected app or runtime)"))),
             };
-            let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
-            let phases = read_body(&mut g, programs, &mut locks)?;
+            let body = read_body(&mut g, programs, &mut locks)?;
+            let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
+            let phases = body.phases;
             check_steps(&g, &phases, repeat)?;
+            let workers = read_workers(&mut g, &phases, body.workers)?;
             let signature = read_signature(&mut g)?.or_else(|| Signature::of_phases(&phases));
             if groups.iter().any(|other: &Group| other.name == gname) {
                 // As core types: a name that picks out two things picks out neither.
                 return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
             }
             g.finish()?;
-            groups.push(Group { name: gname, count, kind, repeat, phases, signature, solo_ips: None });
+            groups.push(Group { name: gname, count, kind, repeat, phases, workers, signature, solo_ips: None });
+        }
+    }
+    if groups.len() > 1 && groups.iter().any(|g| g.workers == Workers::PerPhase) {
+        // Another group's app-wide barrier would count threads that come and go.
+        let app_wide = |p: &Phase| matches!(p, Phase::Serial { scope: Scope::App, .. } | Phase::Barrier { scope: Scope::App, .. });
+        if groups.iter().any(|g| g.phases.iter().any(app_wide)) {
+            return Err(n.err("group", "an app with a workers = \"per_phase\" group may not use scope = \"app\" phases"));
         }
     }
     // A run that takes no time would restart forever at the same instant.
@@ -385,6 +482,29 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         return Err(n.err("phase", "the app does no work: give it a compute, serial, critical or sleep phase"));
     }
     Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks })
+}
+
+/// `workers = "persistent" | "per_phase"` (default persistent). Per-phase workers exit at each
+/// serial phase, whose master runs it alone: an app-wide serial phase or barrier would wait
+/// for threads that are gone.
+/// `default`: the program's, for an app that runs one.
+fn read_workers(n: &mut Node, phases: &[Phase], default: Workers) -> Result<Workers> {
+    let workers = match n.opt_str("workers")? {
+        None => default,
+        Some(w) => match Workers::NAMES.iter().find(|(name, _)| *name == w) {
+            Some((_, v)) => *v,
+            None => return Err(n.err("workers", format!("unknown workers '{w}' (expected persistent or per_phase)"))),
+        },
+    };
+    if workers == Workers::PerPhase {
+        if phases.iter().any(|p| matches!(p, Phase::Serial { scope: Scope::App, .. } | Phase::Barrier { scope: Scope::App, .. })) {
+            return Err(n.err("workers", "per_phase workers need scope = \"group\" serial phases and barriers (the workers exit at each serial phase)"));
+        }
+        if !phases.iter().any(|p| matches!(p, Phase::Serial { .. })) {
+            return Err(n.err("workers", "per_phase workers need a serial phase (the workers exit at each one); without one give persistent"));
+        }
+    }
+    Ok(workers)
 }
 
 /// A thread's place in its phase list repeated `repeat` times is counted in 32 bits.
@@ -396,21 +516,22 @@ fn check_steps(n: &Node, phases: &[Phase], repeat: u32) -> Result<()> {
     Ok(())
 }
 
-/// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both.
-fn read_body(n: &mut Node, programs: &Programs, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
+/// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both; with the
+/// program's workers and repeat (persistent and 1 for a phase list).
+fn read_body(n: &mut Node, programs: &Programs, locks: &mut Vec<String>) -> Result<Body> {
     let program = n.opt_str("program")?;
     let phases = read_phases(n, locks)?;
     match (program, phases.is_empty()) {
         (Some(_), false) => Err(n.err("program", "give either program or [[phase]] tables, not both")),
         (Some(p), true) => match programs.get(&p) {
-            Some(prog) => Ok(prog.phases.clone()),
+            Some(prog) => Ok(Body { phases: prog.phases.clone(), workers: prog.workers, repeat: prog.repeat }),
             None => {
                 let known: Vec<&str> = programs.keys().map(String::as_str).collect();
                 Err(n.err("program", format!("unknown program '{p}' (known: {})", known.join(", "))))
             }
         },
         (None, true) => Err(n.err("phase", "missing: give program = \"...\" or at least one [[phase]]")),
-        (None, false) => Ok(phases),
+        (None, false) => Ok(Body { phases, workers: Workers::Persistent, repeat: 1 }),
     }
 }
 
@@ -484,15 +605,21 @@ fn read_signature(n: &mut Node) -> Result<Option<Signature>> {
 
 fn read_wait(p: &mut Node) -> Result<Wait> {
     let mode = p.opt_str("wait")?;
-    let limit = p.opt_number("spin_limit_us", &limits::SPIN_LIMIT_US)?;
+    let limit_us = p.opt_number("spin_limit_us", &limits::SPIN_LIMIT_US)?;
+    let limit_iterations = p.opt_number("spin_limit_iterations", &limits::SPIN_LIMIT_ITERATIONS)?;
+    let limit = match (limit_us, limit_iterations) {
+        (Some(_), Some(_)) => return Err(p.err("spin_limit_iterations", "give either spin_limit_us or spin_limit_iterations, not both")),
+        (Some(us), None) => Some(("spin_limit_us", SpinLimit::Ns(((us * 1000.0).round() as u64).max(1)))),
+        (None, Some(n)) if n.fract() != 0.0 => return Err(p.err("spin_limit_iterations", format!("must be a whole number of iterations, got {n}"))),
+        (None, Some(n)) => Some(("spin_limit_iterations", SpinLimit::Iterations(n as u64))),
+        (None, None) => None,
+    };
     match (mode.as_deref(), limit) {
         (None | Some("block"), None) => Ok(Wait::Block),
         (Some("spin"), None) => Ok(Wait::Spin),
-        (Some("spin_then_block"), Some(us)) => Ok(Wait::SpinThenBlock { limit_ns: ((us * 1000.0).round() as u64).max(1) }),
-        (Some("spin_then_block"), None) => Err(p.err("spin_limit_us", "wait = \"spin_then_block\" needs spin_limit_us")),
-        (None | Some("block") | Some("spin"), Some(_)) => {
-            Err(p.err("spin_limit_us", "only wait = \"spin_then_block\" takes a spin limit"))
-        }
+        (Some("spin_then_block"), Some((_, limit))) => Ok(Wait::SpinThenBlock { limit }),
+        (Some("spin_then_block"), None) => Err(p.err("spin_limit_us", "wait = \"spin_then_block\" needs spin_limit_us or spin_limit_iterations")),
+        (None | Some("block") | Some("spin"), Some((key, _))) => Err(p.err(key, "only wait = \"spin_then_block\" takes a spin limit")),
         (Some(other), _) => Err(p.err("wait", format!("unknown wait '{other}' (expected block, spin or spin_then_block)"))),
     }
 }

@@ -77,8 +77,42 @@ fn workload_errors_name_file_key_and_problem() {
         .starts_with("w.toml: app[0].phase[0].instructions: unknown key"));
     assert_eq!(
         workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"barrier\"\nwait = \"spin_then_block\"\n"),
-        "w.toml: app[0].phase[0].spin_limit_us: wait = \"spin_then_block\" needs spin_limit_us"
+        "w.toml: app[0].phase[0].spin_limit_us: wait = \"spin_then_block\" needs spin_limit_us or spin_limit_iterations"
     );
+    let serial = |keys: &str| format!("[[app]]\nname = \"a\"\nthreads = 2\n[[app.phase]]\nkind = \"serial\"\ninstructions = 1e6\n{keys}\n");
+    assert_eq!(
+        workload_err(&serial("wait = \"spin_then_block\"\nspin_limit_iterations = 1.5e6\nspin_limit_us = 5")),
+        "w.toml: app[0].phase[0].spin_limit_iterations: give either spin_limit_us or spin_limit_iterations, not both"
+    );
+    assert_eq!(
+        workload_err(&serial("wait = \"spin_then_block\"\nspin_limit_iterations = 2.5")),
+        "w.toml: app[0].phase[0].spin_limit_iterations: must be a whole number of iterations, got 2.5"
+    );
+    assert_eq!(
+        workload_err(&serial("wait = \"spin_then_block\"\nspin_limit_iterations = 0")),
+        "w.toml: app[0].phase[0].spin_limit_iterations: must be greater than 0 and at most 1e10 iterations, got 0"
+    );
+    assert_eq!(
+        workload_err(&serial("wait = \"block\"\nspin_limit_iterations = 1e6")),
+        "w.toml: app[0].phase[0].spin_limit_iterations: only wait = \"spin_then_block\" takes a spin limit"
+    );
+    assert!(workload_err(&format!("workers = \"sometimes\"\n{}", serial(""))).starts_with("w.toml: workers: unknown key"));
+    let with_workers = |w: &str, phase: &str| format!("[[app]]\nname = \"a\"\nthreads = 2\nworkers = \"{w}\"\n[[app.phase]]\n{phase}\n");
+    assert_eq!(
+        workload_err(&with_workers("sometimes", "kind = \"serial\"\ninstructions = 1e6")),
+        "w.toml: app[0].workers: unknown workers 'sometimes' (expected persistent or per_phase)"
+    );
+    assert_eq!(
+        workload_err(&with_workers("per_phase", "kind = \"compute\"\ninstructions = 1e6")),
+        "w.toml: app[0].workers: per_phase workers need a serial phase (the workers exit at each one); without one give persistent"
+    );
+    assert_eq!(
+        workload_err(&with_workers("per_phase", "kind = \"serial\"\ninstructions = 1e6\nscope = \"app\"")),
+        "w.toml: app[0].workers: per_phase workers need scope = \"group\" serial phases and barriers (the workers exit at each serial phase)"
+    );
+    let two_groups = "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"w\"\ncount = 2\nworkers = \"per_phase\"\n[[app.group.phase]]\nkind = \"serial\"\ninstructions = 1e6\n\
+                      [[app.group]]\nname = \"h\"\n[[app.group.phase]]\nkind = \"barrier\"\nscope = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n";
+    assert_eq!(workload_err(two_groups), "w.toml: app[0].group: an app with a workers = \"per_phase\" group may not use scope = \"app\" phases");
     assert_eq!(workload_err("name = \"x\"\n"), "w.toml: app: a workload needs at least one [[app]]");
 }
 
@@ -290,7 +324,12 @@ fn a_phase_longer_than_u64_nanoseconds_runs_into_the_budget_not_a_wrapped_clock(
 fn threads_created_over_a_run_are_bounded_too() {
     // Every run creates its threads anew: 2^18 threads run 5 times would be 2^20 + 2^18.
     let app = "[[app]]\nname = \"a\"\nthreads = 262144\nruns = 5\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1\n";
-    assert_eq!(workload_err(app), "w.toml: app[0].runs: brings the threads a run creates (threads × runs) to 1310720; at most 1048576 are supported");
+    assert_eq!(workload_err(app), "w.toml: app[0].runs: brings the threads a run creates (threads × runs, per-phase workers counted at each phase) to 1310720; at most 1048576 are supported");
+    // Per-phase workers are created anew at each parallel phase: 1000 threads, 600 times
+    // (compute, serial) make 1 + 999 × 600 = 599401 a run, two runs 1198802.
+    let app = "[[app]]\nname = \"a\"\nthreads = 1000\nruns = 2\nrepeat = 600\nworkers = \"per_phase\"\n\
+               [[app.phase]]\nkind = \"compute\"\ninstructions = 1\n[[app.phase]]\nkind = \"serial\"\ninstructions = 1\n";
+    assert_eq!(workload_err(app), "w.toml: app[0].runs: brings the threads a run creates (threads × runs, per-phase workers counted at each phase) to 1198802; at most 1048576 are supported");
     // Constant-load restarts are not known ahead: a short app beside a long one restarts
     // without end, and the run stops when it has created its most threads.
     let w = "constant_load = true\n\

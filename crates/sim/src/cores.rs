@@ -75,10 +75,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 ctr.instructions += retired;
                 ctr.llc_misses += retired * rt.llc_mpki / 1000.0;
             }
-            Act::Spin { budget } => {
+            Act::Spin { budget, in_cycles } => {
                 v.spin_ns += useful;
                 if let Some(b) = budget {
-                    *b = b.saturating_sub(useful);
+                    let spent = if *in_cycles { round_ns(useful as f64 * m.core_types[ty].freq_ghz) } else { useful };
+                    *b = b.saturating_sub(spent);
                 }
             }
             Act::Off => {}
@@ -99,8 +100,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
             Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * rt.tpi).max(1),
             Act::Compute { .. } => 0,
-            Act::Spin { budget: Some(b) } => b,
-            Act::Spin { budget: None } => u64::MAX / 4,
+            Act::Spin { budget: Some(b), in_cycles: false } => b,
+            // The cycles left at the core's clock now (a frequency change re-plans it), rounded
+            // up: the spin has not ended before its last cycle.
+            Act::Spin { budget: Some(b), in_cycles: true } => (b as f64 / self.dvfs.machine.core_types[self.dvfs.machine.cores[c].core_type].freq_ghz).ceil() as u64,
+            Act::Spin { budget: None, .. } => u64::MAX / 4,
             Act::Off => unreachable!("a running thread has something to do"),
         };
         // Saturating: a phase can outlast u64 ns (1e15 instructions at 10 MHz and CPI 1000);

@@ -2,7 +2,7 @@
 //! barrier, serial section, critical sections), starts app runs, and decides what a thread
 //! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
 
-use ampsched_model::workload::{Phase, Profile, Scope, Wait};
+use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Wait, Workers};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
 
 use crate::engine::{Engine, Pending, ThreadRt};
@@ -38,8 +38,10 @@ pub(crate) enum Step {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Act {
     Compute { remaining: f64 },
-    /// Spin-waiting; `budget` is the CPU time left before it blocks (None: spins forever).
-    Spin { budget: Option<u64> },
+    /// Spin-waiting; `budget` is what it may still spin before it blocks (None: spins
+    /// forever): CPU time in ns, or in cycles (`in_cycles`) for a limit in loop iterations,
+    /// which a slower clock takes longer to spend.
+    Spin { budget: Option<u64>, in_cycles: bool },
     /// Off the CPU (blocked, sleeping, exited, or not started).
     Off,
 }
@@ -59,44 +61,84 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let app = &self.w.apps[a];
         let run = &mut self.apps[a];
         run.run_start = self.now;
-        run.live = app.threads();
+        // Counted before any starts: a thread that exits at once must not end the run.
+        let opens_serial = |g: &Group| g.workers == Workers::PerPhase && matches!(g.phases.first(), Some(Phase::Serial { .. }));
+        run.live = app.groups.iter().map(|g| if opens_serial(g) { 1 } else { g.count }).sum();
         run.group_first.clear();
         run.group_barriers = vec![Barrier::default(); app.groups.len()];
         run.app_barrier = Barrier::default();
         run.locks = vec![Default::default(); app.locks.len()];
         for (g, group) in app.groups.iter().enumerate() {
             self.apps[a].group_first.push(self.book.threads.len() as u32);
+            // Per-phase workers of a run that opens with a serial phase are not created yet.
+            if opens_serial(group) {
+                // Before the master arrives, so that its arrival completes the serial phase.
+                self.apps[a].group_barriers[g].absent(group.count - 1);
+                self.spawn_thread(a, g, 0, 0);
+                continue;
+            }
             for i in 0..group.count {
-                let id = self.book.threads.len() as u32;
-                let all = self.m.all_cores();
-                self.book.add_thread(ThreadView::started(id, a as u32, g as u16, i, group.kind, all.clone(), self.now));
-                self.sched.add_thread(id, app.priority);
-                self.rts.push(ThreadRt {
-                    app: a as u32,
-                    group: g as u32,
-                    pc: 0,
-                    step: Step::Enter,
-                    act: Act::Off,
-                    tpi: 0.0,
-                    llc_mpki: 0.0,
-                    rate_key: NO_RATE,
-                    home_node: NO_HOME,
-                    share: None,
-                    last_ran: None,
-                    unpaid_move: None,
-                    debt_ns: 0,
-                    refill_ns: 0,
-                    refill_misses: 0.0,
-                    waiting: false,
-                });
-                self.allowed.push(all);
-                self.apps[a].all_threads.push(id);
-                self.able += 1;
-                // The thread's first step decides whether it starts on a CPU at all.
-                let next = self.advance(id);
-                self.apply_next(id, next, true);
+                self.spawn_thread(a, g, i, 0);
             }
         }
+    }
+
+    /// Create thread `index` of group `g` of app `a`'s current run at phase step `pc`, and
+    /// start it (its first step decides whether it starts on a CPU at all). The caller has
+    /// counted it in the run's live threads.
+    fn spawn_thread(&mut self, a: usize, g: usize, index: u32, pc: u32) {
+        let id = self.book.threads.len() as u32;
+        let all = self.m.all_cores();
+        let app = &self.w.apps[a];
+        self.book.add_thread(ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now));
+        self.sched.add_thread(id, app.priority);
+        self.rts.push(ThreadRt {
+            app: a as u32,
+            group: g as u32,
+            pc,
+            step: Step::Enter,
+            act: Act::Off,
+            tpi: 0.0,
+            llc_mpki: 0.0,
+            rate_key: NO_RATE,
+            home_node: NO_HOME,
+            share: None,
+            last_ran: None,
+            unpaid_move: None,
+            debt_ns: 0,
+            refill_ns: 0,
+            refill_misses: 0.0,
+            waiting: false,
+        });
+        self.allowed.push(all);
+        self.apps[a].all_threads.push(id);
+        self.able += 1;
+        let next = self.advance(id);
+        self.apply_next(id, next, true);
+    }
+
+    /// The master `t` of a per-phase group has finished a serial phase: if a parallel phase
+    /// follows, `count - 1` fresh workers (new ids) start it with the master; if another serial
+    /// phase follows, the absent workers count as arrived at it.
+    fn fork_workers(&mut self, t: u32) {
+        let rt = &self.rts[t as usize];
+        let (a, g, pc) = (rt.app as usize, rt.group as usize, rt.pc);
+        let count = self.w.apps[a].groups[g].count;
+        match self.phase_of(t) {
+            None => {}
+            Some(Phase::Serial { .. }) => self.apps[a].group_barriers[g].absent(count - 1),
+            Some(_) => {
+                self.apps[a].live += count - 1;
+                for i in 1..count {
+                    self.spawn_thread(a, g, i, pc);
+                }
+            }
+        }
+    }
+
+    fn per_phase(&self, t: u32) -> bool {
+        let rt = &self.rts[t as usize];
+        self.w.apps[rt.app as usize].groups[rt.group as usize].workers == Workers::PerPhase
     }
 
     pub(crate) fn phase_of(&self, t: u32) -> Option<&'a Phase> {
@@ -138,11 +180,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 Next::Block
             }
             Wait::Spin => {
-                rt.act = Act::Spin { budget: None };
+                rt.act = Act::Spin { budget: None, in_cycles: false };
                 Next::Spin
             }
-            Wait::SpinThenBlock { limit_ns } => {
-                rt.act = Act::Spin { budget: Some(limit_ns) };
+            Wait::SpinThenBlock { limit: SpinLimit::Ns(ns) } => {
+                rt.act = Act::Spin { budget: Some(ns), in_cycles: false };
+                Next::Spin
+            }
+            Wait::SpinThenBlock { limit: limit @ SpinLimit::Iterations(_) } => {
+                rt.act = Act::Spin { budget: limit.cycles(), in_cycles: true };
                 Next::Spin
             }
         }
@@ -175,6 +221,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     self.rts[t as usize].step = Step::SyncWait;
                     return self.start_wait(t, *wait);
                 }
+                (Phase::Serial { scope, .. }, Step::Enter) if self.per_phase(t) && self.leader(t, *scope) != t => {
+                    // A per-phase worker's parallel phase is over: it exits (the master's join).
+                    let leader = self.leader(t, *scope);
+                    let needed = self.w.apps[self.rts[t as usize].app as usize].groups[self.rts[t as usize].group as usize].count;
+                    if self.barrier_mut(t, *scope).leave(needed) {
+                        self.release(leader);
+                    }
+                    self.rts[t as usize].act = Act::Off;
+                    return Next::Exit;
+                }
                 (Phase::Serial { instructions, wait, scope, .. }, Step::Enter) => {
                     let leader = self.leader(t, *scope);
                     let complete = self.arrive(t, *scope, true);
@@ -200,6 +256,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                         self.release(w);
                     }
                     self.next_phase(t);
+                    if self.per_phase(t) {
+                        self.fork_workers(t);
+                    }
                 }
                 (Phase::Critical { between_instructions, .. }, Step::Enter) => {
                     if *between_instructions > 0.0 {

@@ -38,6 +38,24 @@ impl Barrier {
         }
     }
 
+    /// A thread arrives and leaves for good (a per-phase worker at a serial section: it exits
+    /// rather than wait). True if it completes the barrier: the leader, the one waiter, goes on.
+    pub fn leave(&mut self, needed: u32) -> bool {
+        self.arrived += 1;
+        if self.arrived < needed {
+            return false;
+        }
+        self.arrived = 0;
+        self.waiters.clear();
+        true
+    }
+
+    /// `n` threads that do not exist (per-phase workers between parallel phases) count as
+    /// arrived.
+    pub fn absent(&mut self, n: u32) {
+        self.arrived += n;
+    }
+
     /// The serial section's leader is done: the threads it held go on.
     pub fn release_held(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.held)

@@ -23,6 +23,7 @@ pub fn wait_strategy() -> impl Strategy<Value = String> {
         Just("wait = \"block\"".to_string()),
         Just("wait = \"spin\"".to_string()),
         (10u32..500).prop_map(|us| format!("wait = \"spin_then_block\"\nspin_limit_us = {us}")),
+        (1u32..100).prop_map(|k| format!("wait = \"spin_then_block\"\nspin_limit_iterations = {}", k * 10_000)),
     ]
 }
 
@@ -39,8 +40,12 @@ pub fn phase_strategy() -> impl Strategy<Value = String> {
 }
 
 pub fn group_strategy() -> impl Strategy<Value = String> {
-    (1u32..4, 1u32..3, prop::collection::vec(phase_strategy(), 1..5), prop::bool::ANY).prop_map(|(n, rep, phases, runtime)| {
+    (1u32..4, 1u32..3, prop::collection::vec(phase_strategy(), 1..5), prop::bool::ANY, prop::bool::ANY).prop_map(|(n, rep, phases, runtime, per_phase)| {
         let mut s = format!("[[app.group]]\nname = \"g\"\ncount = {n}\nrepeat = {rep}\nkind = \"{}\"\n", if runtime { "runtime" } else { "app" });
+        // Per-phase workers need a serial phase (the generated phases are all group-scoped).
+        if per_phase && phases.iter().any(|p| p.starts_with("kind = \"serial\"")) {
+            s.push_str("workers = \"per_phase\"\n");
+        }
         for p in phases {
             s.push_str(&format!("[[app.group.phase]]\n{p}\n"));
         }
