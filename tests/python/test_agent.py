@@ -382,9 +382,11 @@ def test_lock_holder_identified_by_preload_library(programs, iters_per_ms, tmp_p
     waiters = by_name["waiter"]
     assert len(waiters) == 2
     assert max(rep["threads"], key=lambda t: t["lock_wait_caused_s"])["comm"] == "holder"
-    # 15 rounds x 20 ms held: each waiter waited for most of that, the holder caused at least it.
+    # 15 rounds x 20 ms held: each waiter waited for most of that, the holder caused at least it
+    # (less 10%: "20 ms" is a loop count calibrated once, and a load that changes between the
+    # calibration and the run shortens it; a run measured 0.2990 s on a loaded machine).
     held = 15 * 0.020
-    assert holder["lock_wait_caused_s"] >= held, holder
+    assert holder["lock_wait_caused_s"] >= 0.9 * held, holder
     for w in waiters:
         assert w["lock_wait_s"] >= 0.5 * held and w["contended_locks"] > 0, w
     # The holder also waits when a waiter holds the mutex, longer when a loaded machine preempts

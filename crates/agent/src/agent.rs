@@ -314,18 +314,25 @@ struct Waiter {
     done: HashSet<u32>,
     /// Some watched process has no pidfd (Linux before 5.3, or out of descriptors).
     missing: bool,
+    /// Exits seen since the last `take_exits`: the monitor must know them, as /proc lists an
+    /// exited process until its parent reaps it.
+    fresh_exits: Vec<u32>,
 }
 
-/// pidfd_open(2) (Linux 5.3), which libc does not wrap everywhere.
-fn pidfd_open(pid: u32) -> Option<libc::c_int> {
+/// pidfd_open(2) (Linux 5.3), which libc does not wrap everywhere: the descriptor, or errno.
+fn pidfd_open(pid: u32) -> Result<libc::c_int, i32> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    (fd >= 0).then_some(fd as libc::c_int)
+    if fd >= 0 {
+        Ok(fd as libc::c_int)
+    } else {
+        Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
+    }
 }
 
 impl Waiter {
     fn new(wake_fd: Option<libc::c_int>) -> Waiter {
-        Waiter { wake_fd, pidfds: HashMap::new(), done: HashSet::new(), missing: false }
+        Waiter { wake_fd, pidfds: HashMap::new(), done: HashSet::new(), missing: false, fresh_exits: Vec::new() }
     }
 
     /// Watch exactly `pids` (those not yet seen exiting).
@@ -345,12 +352,26 @@ impl Waiter {
                 continue;
             }
             match pidfd_open(pid) {
-                Some(fd) => {
+                Ok(fd) => {
                     self.pidfds.insert(pid, fd);
                 }
-                None => self.missing = true,
+                // Gone (exited and reaped) since the monitor last saw it alive: an exit like
+                // one a pidfd reports, not a process to poll for until the next sample.
+                Err(libc::ESRCH) => self.exited(pid),
+                Err(_) => self.missing = true,
             }
         }
+    }
+
+    fn exited(&mut self, pid: u32) {
+        if self.done.insert(pid) {
+            self.fresh_exits.push(pid);
+        }
+    }
+
+    /// The processes seen exiting since the last call.
+    fn take_exits(&mut self) -> std::vec::Drain<'_, u32> {
+        self.fresh_exits.drain(..)
     }
 
     /// Wait until `deadline` (CLOCK_MONOTONIC, ns), a watched process's exit, or a stop signal.
@@ -382,7 +403,7 @@ impl Waiter {
                 }
                 for (i, pfd) in fds[first_pid..].iter().enumerate() {
                     if pfd.revents != 0 {
-                        self.done.insert(pids[i]);
+                        self.exited(pids[i]);
                         if let Some(fd) = self.pidfds.remove(&pids[i]) {
                             // SAFETY: our pidfd, closed once.
                             unsafe { libc::close(fd) };
@@ -801,6 +822,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         reap_children(&pids, child.as_ref().map(|c| c.pid));
 
         events.clear();
+        for pid in waiter.take_exits() {
+            s.monitor.saw_exit(pid);
+        }
         s.monitor.sample(now, &mut events);
         if let Some(t) = &s.locks {
             t.read(monotonic_ns(), &mut lock_data);
@@ -912,10 +936,14 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
 fn wait_for_sample(waiter: &mut Waiter, next: u64, child: &mut Option<Child>, s: &Session, until_tree_exits: bool) -> bool {
     loop {
         let running = child.as_ref().filter(|c| c.status.is_none()).map(|c| c.pid);
-        waiter.watch(s.monitor.live_processes().chain(running));
-        let until = if waiter.missing { next.min(monotonic_ns() + NO_PIDFD_POLL_NS) } else { next };
         let exits_seen = waiter.done.len();
-        if waiter.wait_until(until) == Wake::Time && until == next {
+        waiter.watch(s.monitor.live_processes().chain(running));
+        // A process can exit and be reaped between the monitor's look and its pidfd_open (a
+        // shell reaps its jobs at once): `watch` then counts the exit, and nothing would wake
+        // the wait for it.
+        let gone_before_watched = waiter.done.len() > exits_seen;
+        let until = if waiter.missing { next.min(monotonic_ns() + NO_PIDFD_POLL_NS) } else { next };
+        if !gone_before_watched && waiter.wait_until(until) == Wake::Time && until == next {
             return false;
         }
         if STOP_SIGNAL.load(Ordering::SeqCst) != 0 {
@@ -1049,5 +1077,27 @@ fn report(
             ..AgentCost::default()
         },
         threads: report::threads(m),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_gone_before_it_is_watched_counts_as_exited_not_as_unwatchable() {
+        // A child that exited and was reaped: its pid names no process (pid reuse within the
+        // test is as unlikely as a wrap of the pid space).
+        let mut child = std::process::Command::new("true").spawn().expect("spawn true");
+        let pid = child.id();
+        child.wait().expect("reap");
+        let mut waiter = Waiter::new(None);
+        waiter.watch(std::iter::once(pid));
+        assert!(waiter.done.contains(&pid), "a reaped process is done");
+        assert!(!waiter.missing, "ESRCH is an exit, not a missing pidfd (which would poll until the sample)");
+        assert!(waiter.pidfds.is_empty());
+        // Watched again (the monitor still lists it until its next look): not reopened.
+        waiter.watch(std::iter::once(pid));
+        assert!(waiter.pidfds.is_empty() && !waiter.missing);
     }
 }

@@ -106,6 +106,9 @@ pub struct Monitor {
     /// Children of the agent itself (the launched command, and orphans it reaps as subreaper) are targets.
     own_pid: u32,
     last_switches_ns: Option<u64>,
+    /// Followed processes the caller saw exit (a pidfd said so) that the next sample ends,
+    /// although /proc lists them until their parent reaps them.
+    exited: HashSet<u32>,
     /// Where /proc is: "/proc", or a tree a test built (then process CPU clocks and affinities,
     /// which are system calls, are not consulted: every sample reads every thread, and a new
     /// thread's affinity is all the machine's CPUs).
@@ -133,6 +136,7 @@ impl Monitor {
             by_pid: HashMap::new(),
             by_tid: HashMap::new(),
             strangers: HashSet::new(),
+            exited: HashSet::new(),
             own_pid: std::process::id(),
             last_switches_ns: None,
             buf: Vec::with_capacity(4096),
@@ -177,6 +181,14 @@ impl Monitor {
             alive: true,
         });
         true
+    }
+
+    /// Followed process `pid` has exited (its pidfd said so): the next sample ends it, zombie
+    /// or not, instead of waiting for its clock to stand still over a switches period.
+    pub fn saw_exit(&mut self, pid: u32) {
+        if self.by_pid.get(&pid).is_some_and(|&p| self.procs[p].alive) {
+            self.exited.insert(pid);
+        }
     }
 
     /// Never follow process `pid` (the agent's guardian, a child of the agent like the command).
@@ -264,14 +276,17 @@ impl Monitor {
             let cpu = if self.real_proc() { procfs::process_cpu_ns(pid) } else { None };
             let moved = cpu.is_none() || cpu != self.procs[p].cpu_ns;
             self.procs[p].cpu_ns = cpu;
-            if !moved && switches && self.real_proc() && self.is_zombie(pid) {
-                // Exited, waiting for its parent to reap it: its clock stops, so say so here.
+            let seen_exiting = self.exited.remove(&pid);
+            if seen_exiting || (!moved && switches && self.real_proc() && self.is_zombie(pid)) {
+                // Exited, perhaps waiting for its parent to reap it: its clock stops, so say so here.
                 self.sample_process(p, now_ns, false, events);
                 let ids: Vec<(u32, u32)> = self.procs[p].threads.iter().map(|(&a, &b)| (a, b)).collect();
                 for (tid, id) in ids {
                     self.exit_thread(p, tid, id, now_ns, events);
                 }
-                self.process_ended(p);
+                if self.procs[p].alive {
+                    self.process_ended(p); // (sample_process ended it already if it was reaped)
+                }
                 continue;
             }
             if !moved {
