@@ -296,7 +296,7 @@ def claims(res) -> list:
     out.append(_claim("1fc-stci-psmi-camp-rr-pa", src, "STCI-PSMI on 1FC-12SC: CAMP > RR > PA (PA boosts FFTW's long memory-intensive serial phase and pushes gamess to slow cores; CAMP boosts only its CPU-intensive start)",
                       "CAMP > RR > PA", f"CAMP {_pct(c)}, RR 0, PA {_pct(p)}", "order", c > r_ > p,
                       f"the order is CAMP {_pct(c)}, PA {_pct(p)} over RR: gamess's fast share is CAMP {share(res, m, 'stci-psmi', 'camp', 'gamess'):.0f}%, RR {share(res, m, 'stci-psmi', 'rr', 'gamess'):.0f}%, PA {share(res, m, 'stci-psmi', 'pa', 'gamess'):.0f}%. " + _boost_cause(res, m, "stci-psmi", "gamess")))
-    g_sfd, g_rr = share(res, m, "stci-psmi", "sfd", "gamess"), share(res, m, "stci-psmi", "rr", "gamess")
+    g_sfd = share(res, m, "stci-psmi", "sfd", "gamess")
     f_sfd = app_speedups(res, m, "stci-psmi", "sfd")["FFTW"]
     out.append(_claim("1fc-stci-psmi-sfd", src, "STCI-PSMI on 1FC-12SC: SFD primarily runs gamess on the fast core, failing to accelerate FFTW's serial phase",
                       "gamess mostly on fast; FFTW not accelerated", f"gamess {g_sfd:.0f}% on fast under SFD; FFTW's speedup over RR {_pct(f_sfd)}",
@@ -319,7 +319,7 @@ def claims(res) -> list:
     out.append(_claim("1fc-stci-hp-pa-camp-beat-rr", src, "STCI-HP on 1FC-12SC: PA and CAMP keep gamess (HIGH) on the fast core and wupwise_m's threads (LOW) on slow ones, significantly better than RR",
                       "significantly better than RR", f"PA {_pct(pa_)}, CAMP {_pct(ca)}", f"both at least +{SIGNIFICANT:g}%",
                       min(pa_, ca) >= SIGNIFICANT,
-                      f"PA gains {pa_:+.1f}% and CAMP {ca:+.1f}% (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR): with 13 threads RR already gives gamess a 1/13 share, and what the fast core adds to gamess is what wupwise_m's thread loses"))
+                      f"PA gains {pa_:+.1f}% and CAMP {ca:+.1f}% (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: " + ", ".join(f"{a} {x:+.1f}%" for a, x in app_speedups(res, m, 'stci-hp', 'camp').items())))
     src = "§6.3.3 (STMI-PSMI), Fig. 6.6"
     ca = sp(m, "stmi-psmi", "camp")
     out.append(_claim("1fc-stmi-psmi-camp-slightly-above-rr", src, "STMI-PSMI on 1FC-12SC: little room for gains; CAMP beats RR by a small amount (from the CPU-intensive part of FFTW's serial phase)",
