@@ -451,7 +451,7 @@ def test_thesis_ch6_quick_has_every_figure_and_claim(quick_runs):
     folder, claims, text = quick_runs["thesis-ch6"][0]
     ids = list(claims["id"])
     assert len(ids) == len(set(ids)) and len(ids) >= 35
-    for stem, fig in (("fig6-4", "Fig. 6.4"), ("fig6-5", "Fig. 6.5"), ("fig6-6", "Fig. 6.6"), ("fig6-7", "Fig. 6.7"),
+    for stem, fig in (("fig6-3", "Fig. 6.3"), ("fig6-4", "Fig. 6.4"), ("fig6-5", "Fig. 6.5"), ("fig6-6", "Fig. 6.6"), ("fig6-7", "Fig. 6.7"),
                       ("fig6-8", "Fig. 6.8")):
         file = f"thesis-ch6-{stem}.png"
         assert (folder / file).read_bytes()[:4] == b"\x89PNG" and f"]({file})" in text and fig in text
