@@ -1,5 +1,5 @@
 """thesis-ch6: CAMP against RR (HAFS), SFD and PA on single-threaded and multi-threaded
-workloads (Sáez thesis, ch. 6, §6.3: Figs. 6.4-6.8 and every number and comparison the chapter
+workloads (Sáez thesis, ch. 6, §6.3: Figs. 6.3-6.8 and every number and comparison the chapter
 states in prose). §6.1's Utility Factor against BusyFCs (Figs. 6.1 and 6.2) is `thesis-uf`.
 
 The thesis runs three workload sets, every app's completion time averaged over its runs and
@@ -27,7 +27,7 @@ from . import Claim, Report
 from . import check_policies as reproductions_check
 from . import missing_policies as reproductions_missing
 
-TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.4-6.8)"
+TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.3-6.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
 SEED = "003_a767b1077c8aa0e7.txt"
 SUMMARY = """The Sáez thesis (ch. 6) evaluates **CAMP** (Comprehensive AMP scheduling: each thread's Utility
