@@ -413,3 +413,50 @@ def test_set_2_runs_from_least_to_most_memory_intensive():
     assert max(mean, key=mean.get) == "w1" and min(mean, key=mean.get) == "w8", mean
     heavy = {"art", "applu", "swim", "lucas", "mcf", "equake"}  # the six lowest SFs (catalog header)
     assert sum(p in heavy for p in _programs("w8")) == 12
+
+
+# ---- thesis-ch6
+
+from ampsched.reproductions import thesis_ch6  # noqa: E402
+
+
+def test_thesis_ch6_refuses_to_run_without_its_policies():
+    policies = dict(thesis_ch6.POLICIES, camp="no-such-policy")
+    with pytest.raises(reproductions.ReproductionError, match="no-such-policy is not registered"):
+        thesis_ch6.check_policies(policies)
+    assert thesis_ch6.missing_policies() == reproductions.unavailable("thesis-ch6")
+
+
+def test_thesis_ch6_speedups_over_rr_by_hand():
+    # Two apps: RR 10 s and 20 s; CAMP 8 s and 25 s; PA 10 s and 16 s.
+    res = {"apps": {("m", "w", "rr"): {"a": (10.0, 0.5), "b": (20.0, 0.5)},
+                    ("m", "w", "camp"): {"a": (8.0, 0.9), "b": (25.0, 0.1)},
+                    ("m", "w", "pa"): {"a": (10.0, 0.5), "b": (16.0, 0.5)}}}
+    # Per app T_RR / T - 1: 10/8 - 1 = +25%, 20/25 - 1 = -20%.
+    s = thesis_ch6.app_speedups(res, "m", "w", "camp")
+    assert s["a"] == pytest.approx(25.0) and s["b"] == pytest.approx(-20.0)
+    # The workload: geometric mean of 1.25 and 0.8 = 1, so 0%; PA: sqrt(1 x 1.25) - 1 = 11.80%.
+    assert thesis_ch6.speedup(res, "m", "w", "camp") == pytest.approx(0.0, abs=1e-12)
+    assert thesis_ch6.speedup(res, "m", "w", "pa") == pytest.approx(100 * (math.sqrt(1.25) - 1))
+    # CAMP over PA: sqrt(10/8 x 16/25) - 1 = sqrt(0.8) - 1 = -10.56%.
+    assert thesis_ch6.over(res, "m", "w", "camp", "pa") == pytest.approx(100 * (math.sqrt(0.8) - 1))
+    # Fast shares in %, copies of one program folded.
+    res["apps"][("m", "w", "x")] = {"p#0": (1.0, 0.2), "p#1": (1.0, 0.6), "q": (1.0, 1.0)}
+    assert thesis_ch6.share(res, "m", "w", "x", "p") == pytest.approx(40.0)
+
+
+def test_thesis_ch6_quick_has_every_figure_and_claim(quick_runs):
+    if "thesis-ch6" not in quick_runs:
+        pytest.skip("thesis-ch6's policies are not registered in this build")
+    folder, claims, text = quick_runs["thesis-ch6"][0]
+    ids = list(claims["id"])
+    assert len(ids) == len(set(ids)) and len(ids) >= 35
+    for stem, fig in (("fig6-3", "Fig. 6.3"), ("fig6-4", "Fig. 6.4"), ("fig6-5", "Fig. 6.5"), ("fig6-6", "Fig. 6.6"), ("fig6-7", "Fig. 6.7"),
+                      ("fig6-8", "Fig. 6.8")):
+        file = f"thesis-ch6-{stem}.png"
+        assert (folder / file).read_bytes()[:4] == b"\x89PNG" and f"]({file})" in text and fig in text
+    # The thesis's numbers and comparisons are all there, the diagnostics never as ours.
+    for cid in ("extra-camp-over-pa-up-to-13", "1fc-stci-psmi-camp-rr-pa", "st-pa-like-rr-amd", "st-camp-like-sfd-amd",
+                "only-camp-gains-everywhere", "4fc-camp-like-pa-always"):
+        assert cid in ids
+    assert "(thesis-uf.md)" in text
