@@ -32,12 +32,22 @@
 use ampsched_model::view::{AppId, SystemView, ThreadId, ThreadState, ThreadView};
 use ampsched_model::Machine;
 
+use crate::options::{OptionInfo, OptionKind};
+
 /// A Solaris clock tick (100 per second): the unit of the thesis's `amp_boost_ticks`.
 pub const TICK_NS: u64 = 10_000_000;
 
 /// `amp_boost_ticks` (Sáez thesis, §5.1.1): how long a serial phase keeps its fast-core boost,
 /// in ticks spent on a fast core. 100 ticks = 1 s, the value an exhaustive sweep chose there.
 pub const DEFAULT_BOOST_TICKS: u64 = 100;
+
+/// The option that sets `amp_boost_ticks`, one definition for every policy that boosts serial
+/// phases (PA, PA-RTX, CAMP, PA on the UF).
+pub const BOOST_TICKS_OPTION: OptionInfo = OptionInfo {
+    name: "boost_ticks",
+    kind: OptionKind::Integer { default: DEFAULT_BOOST_TICKS as i64, min: 1, max: 1_000_000 },
+    doc: "amp_boost_ticks: fast-core time a serial phase keeps its boost, in 10 ms ticks (thesis: 100 = 1 s)",
+};
 
 /// The thesis's hp_threshold (§5.1.1, chosen there by an exhaustive sweep): an app with at
 /// least this many runnable threads is highly parallel. Fast cores + 1: such an app could not

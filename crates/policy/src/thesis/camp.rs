@@ -34,7 +34,7 @@ use ampsched_model::view::AppId;
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS};
-use crate::common::tlp::{AppClass, AppThreads, Tlp, DEFAULT_BOOST_TICKS};
+use crate::common::tlp::{AppClass, AppThreads, Tlp, BOOST_TICKS_OPTION, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
 use crate::common::{Changes, Claim, F64Key, FairShare, Partitions, PerThread, FAST};
 use crate::options::{joined, OptionInfo, OptionKind, Options};
@@ -76,11 +76,7 @@ pub const MT_UPPER: OptionInfo = OptionInfo {
     kind: OptionKind::Range { default: 0.6, min: 0.0, max: 1.0 },
     doc: "MEDIUM|HIGH utility threshold once a multi-threaded app runs, fraction of the highest SF's gain (ours: 0.6, above a memory-bound serial phase)",
 };
-pub const BOOST_TICKS: OptionInfo = OptionInfo {
-    name: "boost_ticks",
-    kind: OptionKind::Integer { default: DEFAULT_BOOST_TICKS as i64, min: 1, max: 1_000_000 },
-    doc: "amp_boost_ticks: fast-core time a serial phase stays SEQUENTIAL_BOOSTED, in 10 ms ticks (the thesis: 100, 1 s; named as pa's option)",
-};
+pub const BOOST_TICKS: OptionInfo = BOOST_TICKS_OPTION;
 pub const SHARE_THRESHOLD: OptionInfo = OptionInfo {
     name: "share_threshold_ms",
     // rr's: the thesis uses HAFS's mechanism for HIGH threads and gives no threshold for either.

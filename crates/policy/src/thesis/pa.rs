@@ -21,7 +21,7 @@ use ampsched_model::view::AppId;
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use super::pa_rtx::RuntimeHints;
-use crate::common::tlp::DEFAULT_BOOST_TICKS;
+use crate::common::tlp::BOOST_TICKS_OPTION;
 use crate::common::{AppClass, AppThreads, Changes, Claim, Partitions, PerThread, Tlp, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
@@ -37,11 +37,7 @@ pub const OPTIONS: &[OptionInfo] = &[
         doc: "swap period: how often expirations and boosts are counted and the swap lists paired \
               (the thesis leaves it open; one 10 ms Solaris tick)",
     },
-    OptionInfo {
-        name: "boost_ticks",
-        kind: OptionKind::Integer { default: DEFAULT_BOOST_TICKS as i64, min: 1, max: 1_000_000 },
-        doc: "amp_boost_ticks: fast-core time a serial phase keeps its boost, in 10 ms ticks (thesis: 100 = 1 s)",
-    },
+    BOOST_TICKS_OPTION,
     OptionInfo {
         name: "hp_threshold",
         kind: OptionKind::Integer { default: 0, min: 0, max: 1_000_000 },
@@ -127,7 +123,7 @@ impl Pa {
         let hp = o.integer("hp_threshold") as u32;
         Pa {
             parts: Partitions::new(m),
-            tlp: Tlp::new(m, (hp > 0).then_some(hp), o.integer("boost_ticks") as u64),
+            tlp: Tlp::new(m, (hp > 0).then_some(hp), o.integer(BOOST_TICKS_OPTION.name) as u64),
             apps: AppThreads::default(),
             fast_types: m.fast_type_mask(),
             quantum_ns: o.ms("quantum_ms"),
