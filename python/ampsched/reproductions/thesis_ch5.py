@@ -976,7 +976,10 @@ Generated (written by the reproduction, from the catalog's programs and machines
 - Fig. 5.8: the overhead study's apps ({', '.join(plan['ten'])}) alone with threads = cores, on variants of
   1FC-12SC, 1FC-3SC and 4FC-12SC whose fast type starts at the slow clock (`freq_levels_ghz = [1.15, 2.3]`,
   `start_freq_ghz = 1.15`): no policy here sets a frequency, so every core runs at 1.15 GHz while the fast type's
-  capacity, what a policy reads, stays 2.3 GHz's.
+  capacity, what a policy reads, stays 2.3 GHz's;
+- NUMA controls, to measure what remote memory after a move across chips costs: 1FC-12SC, 4FC-12SC and the
+  all-slow variants of both with one memory node (their `[[numa]]` tables and remote latency removed), for PA
+  (block) against Default on the OpenMP apps, PA against MinTLP on set #2, and PA's overhead.
 
 Policies (thesis name: ours): {roles}. PA-RTX runs with the 100M blocking threshold and spin thresholds of
 {' and '.join(f'{k} iterations (`{rtx_option(v)}`)' for k, v in RTX_SPIN.items())}, iterations converted at the slow
