@@ -103,6 +103,26 @@ def unavailable(name: str) -> list:
     return list(getattr(module, "missing_policies", lambda: [])())
 
 
+def unregistered(policies: dict) -> list:
+    """The policies of `policies` (role -> policy name) that are not registered, in role order."""
+    import ampsched
+
+    registered = set(ampsched.list_policies()["name"])
+    return [name for name in policies.values() if name not in registered]
+
+
+def require_policies(name: str, policies: dict, what: str) -> None:
+    """Refuse to run reproduction NAME, naming them, when some of `policies` are not
+    registered: a reproduction reports no scheduler in place of another. WHAT: what it needs
+    ("every scheduler of the thesis's ch. 4")."""
+    missing = unregistered(policies)
+    if missing:
+        raise ReproductionError(
+            f"reproduce {name}: the polic{'ies' if len(missing) > 1 else 'y'} {', '.join(missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} not registered in this build (see `ampsched list policies`); "
+            f"this reproduction needs {what} and reports none in place of another")
+
+
 def listing() -> list:
     """(NAME, TITLE) of every reproduction."""
     return [(name, load(name).TITLE) for name in registry()]

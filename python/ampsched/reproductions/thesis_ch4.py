@@ -32,7 +32,7 @@ to check the machinery, never to make a document.
 import math
 import os
 
-from . import Claim, ReproductionError, Report
+from . import Claim, Report, require_policies, unregistered
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -101,20 +101,13 @@ ON_FAST = 0.5
 
 def missing_policies(policies=None) -> list:
     """The policies of `policies` (default POLICIES) that are not registered, in role order."""
-    import ampsched
-
-    registered = set(ampsched.list_policies()["name"])
     policies = POLICIES if policies is None else policies
-    return [policies[r] for r in ROLES if policies[r] not in registered]
+    return unregistered({r: policies[r] for r in ROLES})
 
 
 def check_policies(policies=None) -> None:
-    missing = missing_policies(policies)
-    if missing:
-        raise ReproductionError(
-            f"reproduce thesis-ch4: the polic{'ies' if len(missing) > 1 else 'y'} {', '.join(missing)} "
-            f"{'are' if len(missing) > 1 else 'is'} not registered in this build (see `ampsched list policies`); "
-            "this reproduction needs every scheduler of the thesis's ch. 4 and reports none in place of another")
+    policies = POLICIES if policies is None else policies
+    require_policies("thesis-ch4", {r: policies[r] for r in ROLES}, "every scheduler of the thesis's ch. 4")
 
 
 # ---- the runs

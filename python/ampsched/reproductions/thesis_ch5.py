@@ -30,7 +30,7 @@ import math
 import os
 import tomllib
 
-from . import Claim, ReproductionError, Report
+from . import Claim, Report, require_policies, unregistered
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -95,10 +95,11 @@ RTX_BLOCK = 1e8   # §5.2.2: the PA-RTX experiments' blocking threshold
 FULL = {"seeds": "1-5", "openmp": OPENMP, "set1": tuple(SET1), "set2": tuple(SET2), "ten": tuple(TEN)}
 # The tests run this for every change: every experiment, fewer apps (RNA and applu_m with short
 # loops, FT and semphy with large serial phases, fma3d_m with neither), set #1 in full (the claims
-# name most of its workloads), two of set #2, six of the ten, one seed.
+# name most of its workloads), two of set #2, seven of the ten (TPC-C, the one whose overhead
+# shows), one seed.
 QUICK = {"seeds": "1", "openmp": ("applu_m", "fma3d_m", "FT", "semphy", "RNA"), "set1": tuple(SET1),
          "set2": ("2stci-2stmi-1hp", "3stci-3stmi-1psci"),
-         "ten": ("RNA", "wupwise_m", "applu_m", "BLAST", "FFTW", "swaptions")}
+         "ten": ("RNA", "wupwise_m", "applu_m", "BLAST", "FFTW", "swaptions", "TPC-C")}
 
 # Tolerances, chosen before the runs, one per kind of claim (never per claim): a percentage the
 # thesis states, read off its text from programs whose lengths and inputs it does not give (ours
@@ -118,20 +119,14 @@ TIE = EVEN_TOL / 2
 # ---- policies
 
 def missing_policies(policies=None) -> list:
-    import ampsched
-
-    registered = set(ampsched.list_policies()["name"])
+    """The policies of `policies` (default POLICIES) that are not registered, in role order."""
     policies = POLICIES if policies is None else policies
-    return [policies[r] for r in ROLES if policies[r] not in registered]
+    return unregistered({r: policies[r] for r in ROLES})
 
 
 def check_policies(policies=None) -> None:
-    missing = missing_policies(policies)
-    if missing:
-        raise ReproductionError(
-            f"reproduce thesis-ch5: the polic{'ies' if len(missing) > 1 else 'y'} {', '.join(missing)} "
-            f"{'are' if len(missing) > 1 else 'is'} not registered in this build (see `ampsched list policies`); "
-            "this reproduction needs every scheduler of the thesis's ch. 5 and reports none in place of another")
+    policies = POLICIES if policies is None else policies
+    require_policies("thesis-ch5", {r: policies[r] for r in ROLES}, "every scheduler of the thesis's ch. 5")
 
 
 # ---- generated inputs
@@ -451,7 +446,8 @@ def claims(res, plan) -> list:
         "with sleep or adaptive waits the apps with large serial phases get a noticeable speedup under PA",
         "noticeable speedup", "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {_pct(v)}" for a, v in blk.items()),
         f"each at least +{NOTICEABLE:g}%", _v(ok),
-        "" if ok else "the serial phases are shorter than the boost PA gives them, so part of their time still runs slow"))
+        "" if ok else "the OS sees " + ", ".join(f"{100 * res['seen'][(a, 'block')]:.0f}% of {a}" for a in large)
+        + " as serial with blocking waits; PA's gain on each is at most that share times (SF - 1)"))
     blk_all = {a: wait_speedup(res, a, "block") for a in apps}
     short = [a for a in apps if a in SHORT_LOOPS]
     worst = sorted(apps, key=lambda a: blk_all[a])[:len(short)]
@@ -498,16 +494,19 @@ def claims(res, plan) -> list:
         "sees " + ", ".join(f"{100 * res['seen'][(a, '1M')]:.0f}% of {a}'s time" for a in short) + " as serial and PA "
         "hardly migrates; their loop and serial-part lengths are chosen (catalog parallel.toml), the thesis gives none"))
     rtx = {(a, k): rtx_speedup(res, a, k) for a in apps for k in RTX_SPIN}
-    losses = {k: v for k, v in rtx.items() if v < 0}
+    losses = {k: v for k, v in rtx.items() if v < -TIE}
     worst_rtx = min(rtx.values())
-    ok = worst_rtx >= -(4 + WITHIN_TOL)
+    ok = worst_rtx >= -(4 + WITHIN_TOL) and len(losses) <= 1
     out.append(Claim(
         "fig5.4-rtx-within-4", f"{S}, §5.2.2, Fig. 5.4",
         "PA-RTX degrades performance (against Default) by at most 4%, in one case only (1K-iteration spin threshold)",
-        "at most 4%, once", f"worst {_pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below 0"
+        "at most 4%, once", f"worst {_pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
         + (f" ({', '.join(f'{a} {k}' for (a, k) in losses)})" if losses else ""),
-        f"worst no lower than -{4 + WITHIN_TOL:g}%", _v(ok),
-        "" if ok else "PA-RTX's serial-phase boost meets the short loops' migrations"))
+        f"worst no lower than -{4 + WITHIN_TOL:g}%, at most one point below -{TIE:g}%", _v(ok),
+        "" if ok else f"PA-RTX loses more than {TIE:g} point on " + ", ".join(f"{a} ({k}, {_pct(v)})" for (a, k), v in losses.items())
+        + "; with one memory node PA (block) against Default is " + ", ".join(
+            f"{_pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
+        + ": the master's moves to the fast core on another chip make its memory remote"))
     gain = {a: speedup(res["wait"][(a, best_adaptive(res, a))], min(res["rtx"][(a, k)] for k in RTX_SPIN)) for a in apps}
     top = max(gain, key=gain.get)
     ok = abs(gain[top] - 5) <= GAIN_TOL
@@ -821,14 +820,23 @@ COLORS = {"default": "tab:gray", "rr": "tab:orange", "busyfcs": "tab:olive", "st
           "pa": "tab:blue", "mintlp": "tab:green", "pa-rtx": "tab:purple"}
 
 
-def _bars(ax, groups, series, values, colors, labels):
-    """Grouped bars: one group per entry of GROUPS, one bar per entry of SERIES."""
+def _bars(ax, groups, series, values, colors, labels, ylabel, title=None, ticks=None, ncol=None):
+    """Grouped bars on AX: one group per entry of GROUPS (tick labels TICKS, default the groups),
+    one bar per entry of SERIES, a zero line, the labels and the legend."""
     width = 0.8 / len(series)
     for i, s in enumerate(series):
         ax.bar([j + i * width for j in range(len(groups))], [values[(g, s)] for g in groups], width,
                color=colors[i], label=labels[i])
     ax.axhline(0, color="black", linewidth=0.7)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(groups))])
+    if ticks is None:
+        ax.set_xticklabels(groups, fontsize=8)
+    else:
+        ax.set_xticklabels(ticks, rotation=25, fontsize=7, ha="right")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, ncol=ncol or len(series))
 
 
 def figure_5_2_5_3(ctx, res, plan) -> None:
@@ -840,18 +848,12 @@ def figure_5_2_5_3(ctx, res, plan) -> None:
     modes = list(MODES)
     cmap = ["tab:red", "tab:cyan", "tab:blue", "tab:purple", "tab:gray"]
     _bars(ax1, apps, modes, {(a, m): wait_speedup(res, a, m) for a in apps for m in modes}, cmap,
-          [f"PA, {m}" for m in modes])
-    ax1.set_xticklabels(apps, fontsize=8)
-    ax1.set_ylabel("speedup over Default (%)")
-    ax1.set_title("Fig. 5.2: PA under each wait mode, 1FC-12SC (Default: adaptive, 2e7 iterations)", fontsize=9)
-    ax1.legend(fontsize=7, ncol=5)
+          [f"PA, {m}" for m in modes], "speedup over Default (%)",
+          "Fig. 5.2: PA under each wait mode, 1FC-12SC (Default: adaptive, 2e7 iterations)")
     modes3 = modes + ["adaptive"]
     _bars(ax2, apps, modes3, {(a, m): 100 * res["seen"][(a, m)] for a in apps for m in modes3},
-          cmap + ["black"], [m if m != "adaptive" else "adaptive (2e7)" for m in modes3])
-    ax2.set_xticklabels(apps, fontsize=8)
-    ax2.set_ylabel("serial fraction seen by the OS (%)")
-    ax2.set_title("Fig. 5.3: share of time the workers are blocked, under Default", fontsize=9)
-    ax2.legend(fontsize=7, ncol=6)
+          cmap + ["black"], [m if m != "adaptive" else "adaptive (2e7)" for m in modes3],
+          "serial fraction seen by the OS (%)", "Fig. 5.3: share of time the workers are blocked, under Default")
     fig.tight_layout()
     ctx.figure(fig, "fig5-2-5-3", "Redraws the Sáez thesis's Figs. 5.2 (PA's speedup over Default for the PA-RTX study's "
                "OpenMP apps under each wait mode: spin, spin-then-block after 100M, 10M and 1M iterations, block) and 5.3 "
@@ -872,10 +874,8 @@ def figure_5_4(ctx, res, plan) -> None:
     fig = Figure(figsize=(12, 3.5))
     ax = fig.subplots()
     _bars(ax, apps, series, vals, ["tab:red", "tab:blue", "tab:purple", "tab:pink"],
-          ["PA-base (spin)", "PA-base (adaptive, best of 10M/1M)"] + [f"PA-RTX (spin threshold {k}, block 100M)" for k in RTX_SPIN])
-    ax.set_xticklabels(apps, fontsize=8)
-    ax.set_ylabel("speedup over Default (%)")
-    ax.legend(fontsize=7, ncol=4)
+          ["PA-base (spin)", "PA-base (adaptive, best of 10M/1M)"] + [f"PA-RTX (spin threshold {k}, block 100M)" for k in RTX_SPIN],
+          "speedup over Default (%)")
     fig.tight_layout()
     ctx.figure(fig, "fig5-4", "Redraws the Sáez thesis's Fig. 5.4: PA-RTX against PA-base on 1FC-12SC, speedups over "
                "Default (adaptive), from our runs.")
@@ -894,11 +894,8 @@ def figure_multi(ctx, res, key, groups, names, stem, caption, title) -> None:
                 vals[(w, r)] = set2_speedup(res, w, r)
             else:
                 vals[(w, r)] = set1_speedup(res, key, w, r)
-    _bars(ax, groups, roles, vals, [COLORS[r] for r in roles], [LABEL[r] for r in roles])
-    ax.set_xticklabels([names[w] for w in groups], rotation=25, fontsize=7, ha="right")
-    ax.set_ylabel("workload speedup over Default (%)")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, ncol=5)
+    _bars(ax, groups, roles, vals, [COLORS[r] for r in roles], [LABEL[r] for r in roles],
+          "workload speedup over Default (%)", title, ticks=[names[w] for w in groups])
     fig.tight_layout()
     ctx.figure(fig, stem, caption)
 
@@ -911,19 +908,13 @@ def figure_5_7_5_8(ctx, res, plan) -> None:
     ax1, ax2 = fig.subplots(2, 1)
     roles = [r for r in SINGLE if r != "default"]
     _bars(ax1, ten, roles, {(a, r): speedup(res["single"][(a, "default")], res["single"][(a, r)]) for a in ten for r in roles},
-          [COLORS[r] for r in roles], [LABEL[r] for r in roles])
-    ax1.set_xticklabels(ten, fontsize=8)
-    ax1.set_ylabel("speedup over Default (%)")
-    ax1.set_title("Fig. 5.7: one application, 16 threads, 4FC-12SC", fontsize=9)
-    ax1.legend(fontsize=7, ncol=4)
+          [COLORS[r] for r in roles], [LABEL[r] for r in roles], "speedup over Default (%)",
+          "Fig. 5.7: one application, 16 threads, 4FC-12SC")
     series = [(m, r) for m in (ONE, FOUR, SMALL) for r in ("pa", "busyfcs")]
     vals = {(a, s): overhead(res, s[0], a, s[1]) for a in ten for s in series}
     _bars(ax2, ten, series, vals, ["tab:blue", "lightsteelblue", "tab:green", "palegreen", "tab:red", "lightsalmon"],
-          [f"{LABEL[r]}, {CONFIG[m]}" for m, r in series])
-    ax2.set_xticklabels(ten, fontsize=8)
-    ax2.set_ylabel("overhead over Default (%)")
-    ax2.set_title("Fig. 5.8: migration overhead, all cores slow while the scheduler believes some fast", fontsize=9)
-    ax2.legend(fontsize=7, ncol=6)
+          [f"{LABEL[r]}, {CONFIG[m]}" for m, r in series], "overhead over Default (%)",
+          "Fig. 5.8: migration overhead, all cores slow while the scheduler believes some fast")
     fig.tight_layout()
     ctx.figure(fig, "fig5-7-5-8", "Redraws the Sáez thesis's Figs. 5.7 (single-application workloads on 4FC-12SC, "
                "speedup over Default) and 5.8 (migration overhead of PA and BusyFCs on 1FC-12SC, 4FC-12SC and 1FC-3SC "
@@ -1023,7 +1014,7 @@ minus 1."""
 - **Not reproduced here.** The motivation examples of ch. 5's introduction are arithmetic (1.1x against 1.5x on
   1FC-9SC); the thesis's tables of thread counts are checked by `tests/python/test_catalog_tlp.py`.
 - **Quick version.** `--quick` runs every experiment with one seed, five of the ten OpenMP apps
-  ({', '.join(QUICK['openmp'])}), set #1 in full, two workloads of set #2 and six single apps; claims over what it
+  ({', '.join(QUICK['openmp'])}), set #1 in full, two workloads of set #2 and seven single apps; claims over what it
   leaves out are judged on what it runs."""
     sections = [("Every workload", tables), ("Notes", notes)]
     return Report(claims=claims(res, plan), machines=list(MACHINES), workloads=workloads, sections=sections)
