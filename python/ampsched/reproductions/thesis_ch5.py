@@ -699,7 +699,8 @@ def claims(res, plan) -> list:
 def _spin_reason(res, spin) -> str:
     gaining = [a for a, v in spin.items() if abs(v) > EVEN_TOL]
     return (f"{', '.join(f'{a} {_pct(spin[a])}' for a in gaining)}: PA places a new app's first thread (the master, "
-            "which runs every serial part) on the fast core (placement ties go to fast, thesis §2.3) and with spinning "
+            "which runs every serial part) on the fast core (a new thread goes to the partition of lowest scaled load, "
+            "§2.3, ties to fast: README, PA) and with spinning "
             "waits nothing moves it: the master's fast-core share is " + ", ".join(
                 f"{100 * res['master'][(a, 'pa')]:.0f}% ({a})" for a in gaining) + " under PA against " + ", ".join(
                 f"{100 * res['master'][(a, 'default')]:.0f}%" for a in gaining)
