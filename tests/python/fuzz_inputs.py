@@ -87,7 +87,7 @@ LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 
 # else the unknown key masks it. A phase's keys are the union over its kinds.
 TABLE_KEYS = {
     "machine": ["name", "memory_latency_ns", "remote_memory_latency_ns", "migration", "llc", "numa", "core_type"],
-    "core_type": ["name", "count", "freq_ghz", "cpi_scale", "power_active_w", "power_idle_w", "freq_levels_ghz",
+    "core_type": ["name", "count", "freq_ghz", "cpi_scale", "power_active_w", "power_idle_w", "freq_levels_ghz", "start_freq_ghz",
                   "power_levels_w", "cpus"],
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],

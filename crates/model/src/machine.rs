@@ -28,6 +28,11 @@ pub struct CoreType {
     pub freq_levels_ghz: Vec<f64>,
     /// Active power at each level, W (index = `freq_levels_ghz`); the last is `power_active_w`.
     pub power_levels_w: Vec<f64>,
+    /// The level the type runs at when a run starts (one of `freq_levels_ghz`; default
+    /// `freq_ghz`). Capacity, and so what a policy believes about the type, stays `freq_ghz`:
+    /// a lower start is the Sáez thesis's way of measuring migration overhead (§5.2.4: "all
+    /// cores slow while the scheduler believes some are fast").
+    pub start_freq_ghz: f64,
     /// Multiplies a thread's CPI on this core type: 1.0 for the reference big core, > 1 for a simpler core.
     pub cpi_scale: f64,
     pub power_active_w: f64,
@@ -122,7 +127,11 @@ impl Machine {
             let power_active_w = n.opt_number("power_active_w", &limits::POWER_W)?.unwrap_or(0.0);
             let power_idle_w = n.opt_number("power_idle_w", &limits::POWER_W)?.unwrap_or(0.0);
             let (freq_levels_ghz, power_levels_w) = read_levels(&mut n, freq_ghz, power_active_w, power_idle_w)?;
-            let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, cpi_scale, power_active_w, power_idle_w, capacity: 0 };
+            let start_freq_ghz = n.opt_number("start_freq_ghz", &limits::FREQ_GHZ)?.unwrap_or(freq_ghz);
+            if !freq_levels_ghz.contains(&start_freq_ghz) {
+                return Err(n.err("start_freq_ghz", format!("must be one of the type's levels {freq_levels_ghz:?}")));
+            }
+            let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, start_freq_ghz, cpi_scale, power_active_w, power_idle_w, capacity: 0 };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
             }

@@ -37,3 +37,15 @@ fn bad_levels_name_the_key() {
     );
     assert!(machine("freq_levels_ghz = []\n").unwrap_err().starts_with("m.toml: core_type[0].freq_levels_ghz: expected a non-empty list"));
 }
+
+#[test]
+fn a_type_may_start_below_its_nominal_level_and_keeps_its_capacity() {
+    let m = machine("freq_levels_ghz = [1.0, 2.0]\nstart_freq_ghz = 1.0\n").unwrap();
+    assert_eq!(m.core_types[0].start_freq_ghz, 1.0);
+    assert_eq!(m.core_types[0].capacity, 1024);
+    assert_eq!(machine("").unwrap().core_types[0].start_freq_ghz, 2.0);
+    assert_eq!(
+        machine("freq_levels_ghz = [1.0, 2.0]\nstart_freq_ghz = 1.5\n").unwrap_err(),
+        "m.toml: core_type[0].start_freq_ghz: must be one of the type's levels [1.0, 2.0]"
+    );
+}

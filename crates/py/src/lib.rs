@@ -35,6 +35,24 @@ fn list_catalog(kind: &str) -> PyResult<String> {
     list(kind).map(|v| v.to_string()).map_err(to_py)
 }
 
+/// The text of a shipped catalog file (kind "machines", "programs" or "workloads"), for
+/// scripts that derive a variant of it (a reproduction's machine with another start clock).
+#[pyfunction]
+fn catalog_text(kind: &str, name: &str) -> PyResult<String> {
+    use ampsched_runner::catalog::{MACHINES, PROGRAMS, WORKLOADS};
+    let files = match kind {
+        "machines" => MACHINES,
+        "programs" => PROGRAMS,
+        "workloads" => WORKLOADS,
+        _ => return Err(InputError::new_err(format!("catalog_text: kind {kind:?} is not machines, programs or workloads"))),
+    };
+    files
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| text.to_string())
+        .ok_or_else(|| InputError::new_err(format!("catalog_text: no {kind} file {name:?} in the catalog")))
+}
+
 /// A Python policy object checked and wrapped; bad ones raise `InputError` naming `label`.
 fn py_policy(object: &Bound<'_, PyAny>, label: &str) -> PyResult<PyPolicy> {
     PyPolicy::new(object, label.to_string()).map_err(|why| InputError::new_err(format!("--policy: {label}: {why}")))
@@ -301,6 +319,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_runs, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(default_compare, m)?)?;

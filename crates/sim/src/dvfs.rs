@@ -24,11 +24,16 @@ pub struct Dvfs {
 }
 
 impl Dvfs {
-    /// Every type at its nominal frequency, its highest level.
+    /// Every type at its start frequency (`start_freq_ghz`: its nominal, highest level unless
+    /// the machine says otherwise).
     pub fn new(m: &Machine) -> Dvfs {
+        let mut machine = m.clone();
+        for t in &mut machine.core_types {
+            t.freq_ghz = t.start_freq_ghz;
+        }
         Dvfs {
-            machine: m.clone(),
-            level: m.core_types.iter().map(|t| t.freq_levels_ghz.len() - 1).collect(),
+            machine,
+            level: m.core_types.iter().map(|t| t.freq_levels_ghz.iter().position(|&l| l == t.start_freq_ghz).expect("a validated start level")).collect(),
             level_busy: m.cores.iter().map(|c| vec![0; m.core_types[c.core_type].freq_levels_ghz.len()]).collect(),
             counted: vec![0; m.cores.len()],
             epoch: 0,

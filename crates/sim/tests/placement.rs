@@ -173,6 +173,25 @@ fn without_frequency_changes_energy_is_nominal_power_times_busy_time() {
     assert_eq!(met.energy_j, 10.0 + 1.0);
 }
 
+#[test]
+fn a_type_that_starts_at_a_lower_level_runs_there_until_a_policy_raises_it() {
+    // start_freq_ghz = 1.0: 2e9 instructions at CPI 1 take 1 ns each, 2 s at 4 W; the capacity
+    // stays the nominal one (the Sáez thesis's migration-overhead measurement, §5.2.4).
+    let m = machine(&format!("{DVFS}start_freq_ghz = 1.0\n"));
+    assert_eq!(m.core_types[0].capacity, 1024);
+    let r = simulate(&m, &apps(&[(2e9, 1.0, 0.0)]), None, |_, _| {});
+    assert_eq!(r.makespan_ns, 2_000_000_000);
+    let met = metrics(&m, &r, &[1.0]);
+    assert!((met.energy_j - (2.0 * 4.0 + 2.0 * 1.0)).abs() < 1e-9, "energy {}", met.energy_j);
+    // Raised to 2 GHz at 0.5 s: 5e8 done, the other 1.5e9 take 0.75 s; done at 1.25 s.
+    let r = simulate(&m, &apps(&[(2e9, 1.0, 0.0)]), Some(500_000_000), |v, out| {
+        if v.trigger == Trigger::Quantum {
+            out.set_frequency(0, 2.0);
+        }
+    });
+    assert_eq!(r.makespan_ns, 1_250_000_000);
+}
+
 /// 2 fast cores (0, 1) and 4 slow ones (2-5) in two LLC domains of one fast and two slow cores
 /// each: {0, 2, 3} and {1, 4, 5}.
 const TWO_LLCS: &str = "[[core_type]]\nname = \"fast\"\ncount = 2\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 4\nfreq_ghz = 1.0\n[[llc]]\nsize_kb = 2048\ncores = \"0,2-3\"\n[[llc]]\nsize_kb = 2048\ncores = \"1,4-5\"\n";

@@ -103,25 +103,24 @@ def unavailable(name: str) -> list:
     return list(getattr(module, "missing_policies", lambda: [])())
 
 
-def missing_policies(policies: dict) -> list:
-    """The policies of `policies` (role -> policy name) that are not registered in this build,
-    in role order (what a reproduction's `missing_policies()` reports)."""
+def unregistered(policies: dict) -> list:
+    """The policies of `policies` (role -> policy name) that are not registered, in role order."""
     import ampsched
 
     registered = set(ampsched.list_policies()["name"])
-    return [p for p in policies.values() if p not in registered]
+    return [name for name in policies.values() if name not in registered]
 
 
-def check_policies(name: str, policies: dict, chapter: str) -> None:
-    """Refuse (ReproductionError) to run reproduction `name` when one of its policies is not
-    registered, naming them, rather than leave a claim out or fill it with another scheduler's
-    numbers."""
-    missing = missing_policies(policies)
+def require_policies(name: str, policies: dict, what: str) -> None:
+    """Refuse to run reproduction NAME, naming them, when some of `policies` are not
+    registered: a reproduction reports no scheduler in place of another. WHAT: what it needs
+    ("every scheduler of the thesis's ch. 4")."""
+    missing = unregistered(policies)
     if missing:
         raise ReproductionError(
             f"reproduce {name}: the polic{'ies' if len(missing) > 1 else 'y'} {', '.join(missing)} "
             f"{'are' if len(missing) > 1 else 'is'} not registered in this build (see `ampsched list policies`); "
-            f"this reproduction needs every scheduler of {chapter} and reports none in place of another")
+            f"this reproduction needs {what} and reports none in place of another")
 
 
 def listing() -> list:

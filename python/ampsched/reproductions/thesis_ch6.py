@@ -23,9 +23,7 @@ on the Utility Factor; chapter 5's `pa` is not the one compared here), `camp` an
 
 import math
 
-from . import Claim, Report
-from . import check_policies as reproductions_check
-from . import missing_policies as reproductions_missing
+from . import Claim, Report, require_policies, unregistered
 
 TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.3-6.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -92,11 +90,13 @@ CLOSE = 3.0
 
 def missing_policies(policies=None) -> list:
     """The policies of `policies` (default POLICIES) that are not registered, in role order."""
-    return reproductions_missing({r: (POLICIES if policies is None else policies)[r] for r in ROLES})
+    policies = POLICIES if policies is None else policies
+    return unregistered({r: policies[r] for r in ROLES})
 
 
 def check_policies(policies=None) -> None:
-    reproductions_check("thesis-ch6", {r: (POLICIES if policies is None else policies)[r] for r in ROLES}, "the thesis's ch. 6")
+    policies = POLICIES if policies is None else policies
+    require_policies("thesis-ch6", {r: policies[r] for r in ROLES}, "every scheduler of the thesis's ch. 6")
 
 
 # ---- the runs
