@@ -123,6 +123,24 @@ def require_policies(name: str, policies: dict, what: str) -> None:
             f"this reproduction needs {what} and reports none in place of another")
 
 
+def policy_roles(name: str, defaults: dict, what: str):
+    """`missing_policies(policies=None)` and `check_policies(policies=None)` for reproduction
+    NAME, whose roles are the keys of `defaults` (role -> policy name); `policies` replaces the
+    defaults (a test names an unregistered policy), WHAT is what `require_policies` says it needs."""
+    def chosen(policies):
+        policies = defaults if policies is None else policies
+        return {r: policies[r] for r in defaults}
+
+    def missing_policies(policies=None) -> list:
+        """The policies of `policies` (default: the reproduction's) that are not registered, in role order."""
+        return unregistered(chosen(policies))
+
+    def check_policies(policies=None) -> None:
+        require_policies(name, chosen(policies), what)
+
+    return missing_policies, check_policies
+
+
 def listing() -> list:
     """(NAME, TITLE) of every reproduction."""
     return [(name, load(name).TITLE) for name in registry()]

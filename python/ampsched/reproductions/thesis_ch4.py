@@ -32,7 +32,7 @@ to check the machinery, never to make a document.
 import math
 import os
 
-from . import Claim, Report, require_policies, unregistered
+from . import Claim, Report, policy_roles
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -99,15 +99,7 @@ ON_FAST = 0.5
 
 # ---- policies
 
-def missing_policies(policies=None) -> list:
-    """The policies of `policies` (default POLICIES) that are not registered, in role order."""
-    policies = POLICIES if policies is None else policies
-    return unregistered({r: policies[r] for r in ROLES})
-
-
-def check_policies(policies=None) -> None:
-    policies = POLICIES if policies is None else policies
-    require_policies("thesis-ch4", {r: policies[r] for r in ROLES}, "every scheduler of the thesis's ch. 4")
+missing_policies, check_policies = policy_roles("thesis-ch4", POLICIES, "every scheduler of the thesis's ch. 4")
 
 
 # ---- the runs

@@ -30,7 +30,7 @@ import math
 import os
 import tomllib
 
-from . import Claim, Report, require_policies, unregistered
+from . import Claim, Report, policy_roles
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -118,15 +118,7 @@ TIE = EVEN_TOL / 2
 
 # ---- policies
 
-def missing_policies(policies=None) -> list:
-    """The policies of `policies` (default POLICIES) that are not registered, in role order."""
-    policies = POLICIES if policies is None else policies
-    return unregistered({r: policies[r] for r in ROLES})
-
-
-def check_policies(policies=None) -> None:
-    policies = POLICIES if policies is None else policies
-    require_policies("thesis-ch5", {r: policies[r] for r in ROLES}, "every scheduler of the thesis's ch. 5")
+missing_policies, check_policies = policy_roles("thesis-ch5", POLICIES, "every scheduler of the thesis's ch. 5")
 
 
 # ---- generated inputs

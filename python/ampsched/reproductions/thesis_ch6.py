@@ -23,7 +23,7 @@ on the Utility Factor; chapter 5's `pa` is not the one compared here), `camp` an
 
 import math
 
-from . import Claim, Report, require_policies, unregistered
+from . import Claim, Report, policy_roles
 
 TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.3-6.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -88,15 +88,7 @@ CLOSE = 3.0
 
 # ---- policies
 
-def missing_policies(policies=None) -> list:
-    """The policies of `policies` (default POLICIES) that are not registered, in role order."""
-    policies = POLICIES if policies is None else policies
-    return unregistered({r: policies[r] for r in ROLES})
-
-
-def check_policies(policies=None) -> None:
-    policies = POLICIES if policies is None else policies
-    require_policies("thesis-ch6", {r: policies[r] for r in ROLES}, "every scheduler of the thesis's ch. 6")
+missing_policies, check_policies = policy_roles("thesis-ch6", POLICIES, "every scheduler of the thesis's ch. 6")
 
 
 # ---- the runs
