@@ -37,7 +37,7 @@ AGENT_KEYS = ["cpu_s", "cpu_share", "samples", "late_samples", "mean_sample_ms",
               "nice_values_restored", "slices_restored", "cpufreq_files_restored"]
 THREAD_KEYS = ["tid", "pid", "comm", "app", "kind", "time_s", "run_queue_wait_s", "migrations", "decisions",
                "voluntary_switches", "involuntary_switches", "lock_wait_s", "lock_wait_caused_s", "contended_locks",
-               "exited"]
+               "spin_s", "exited"]
 
 
 def run_ampsched(*args, timeout=120):

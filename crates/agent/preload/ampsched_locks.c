@@ -8,8 +8,14 @@
  * times the wait with CLOCK_MONOTONIC, and charges it to the waiter (wait_ns) and the holder seen
  * at the start of the wait (caused_ns).
  *
- * Not seen: mutexes re-acquired inside glibc (pthread_cond_wait's relock), spinlocks, futexes used
- * directly (Rust's std, Go), statically linked programs, and setuid programs (which ignore LD_PRELOAD). */
+ * It also records spin-waits, the signal of PA-RTX's runtime (Sáez thesis, §5.1.2: a waiting thread
+ * that spins tells the scheduler, which counts it as not runnable): a thread that finds a
+ * pthread spinlock busy marks "spinning since" in its entry for as long as it spins, and adds the
+ * spin to spin_ns when it gets the lock. The uncontended path is again one trylock more.
+ *
+ * Not seen: mutexes re-acquired inside glibc (pthread_cond_wait's relock), futexes used directly
+ * (Rust's std, Go), spin loops of a program's or runtime's own (OpenMP's libgomp spins in its own
+ * code), statically linked programs, and setuid programs (which ignore LD_PRELOAD). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,6 +30,7 @@
 #include "ampsched_locks.h"
 
 static int (*real_lock)(pthread_mutex_t *);
+static int (*real_spin_lock)(pthread_spinlock_t *);
 static struct ampsched_lock_table *table;
 static __thread struct ampsched_lock_entry *self_entry;
 
@@ -35,6 +42,7 @@ static void forget_entry(void) {
 
 __attribute__((constructor)) static void ampsched_locks_init(void) {
     real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    real_spin_lock = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
     pthread_atfork(NULL, NULL, forget_entry);
     const char *path = getenv("AMPSCHED_LOCKS_SHM");
     if (!path)
@@ -125,5 +133,29 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
         if (h)
             __atomic_fetch_add(&h->caused_ns, waited, __ATOMIC_RELEASE);
     }
+    return r;
+}
+
+int pthread_spin_lock(pthread_spinlock_t *l) {
+    if (!real_spin_lock)
+        real_spin_lock = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
+    if (!table)
+        return real_spin_lock(l);
+    int r = pthread_spin_trylock(l);
+    if (r != EBUSY)
+        return r; /* acquired */
+    if (!self_entry)
+        self_entry = entry_of((uint32_t)syscall(SYS_gettid));
+    struct ampsched_lock_entry *me = self_entry;
+    if (!me)
+        return real_spin_lock(l);
+    uint64_t start = now_ns();
+    __atomic_store_n(&me->spin_since_ns, start, __ATOMIC_RELEASE);
+    r = real_spin_lock(l);
+    uint64_t spun = now_ns() - start;
+    /* The total first, then the mark: the agent never sees the spin in neither (it may see it
+     * in both for an instant, an overestimate of one sample's reading at most). */
+    __atomic_fetch_add(&me->spin_ns, spun, __ATOMIC_RELEASE);
+    __atomic_store_n(&me->spin_since_ns, 0, __ATOMIC_RELEASE);
     return r;
 }

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #define AMPSCHED_LOCKS_MAGIC 0x4b434f4c504d41ULL /* "AMPLOCK" */
-#define AMPSCHED_LOCKS_VERSION 1
+/* 2: spin_since_ns and spin_ns (pthread_spin_lock waits) in place of the reserved field. */
+#define AMPSCHED_LOCKS_VERSION 2
 /* 16 384 threads: the agent's target is 10 000 threads; past that, threads go unrecorded. */
 #define AMPSCHED_LOCKS_ENTRIES 16384
 #define AMPSCHED_LOCKS_INDEX (2 * AMPSCHED_LOCKS_ENTRIES)
@@ -20,7 +21,8 @@ struct ampsched_lock_entry {
     uint64_t wait_ns;         /* total time waited on contended mutexes, finished waits */
     uint64_t caused_ns;       /* total time others waited while this thread held the mutex */
     uint64_t contended;       /* number of contended acquisitions */
-    uint64_t reserved;
+    uint64_t spin_since_ns;   /* CLOCK_MONOTONIC start of the current spin on a busy spinlock, 0 if none */
+    uint64_t spin_ns;         /* total time spun on busy spinlocks, finished spins */
 };
 
 struct ampsched_lock_table {

@@ -532,27 +532,34 @@ fn reap_children(pids: &[u32], child: Option<u32>) {
 }
 
 /// What the agent measures for a policy here: hardware counters where the machine gives them,
-/// lock waits when it launches the command with the preload library. Never spin time, program
-/// hints or the simulator.
+/// lock waits and spin-waits (pthread mutexes and spinlocks) when it launches the command with
+/// the preload library. Never program hints or the simulator.
 pub fn agent_signals(counters: bool, locks: bool) -> Signals {
     let mut s = Signals::NONE;
     if counters {
         s = s | Signals::COUNTERS;
     }
     if locks {
-        s = s | Signals::LOCKS;
+        s = s | Signals::LOCKS | Signals::SPIN;
     }
     s
 }
+
+/// Why the preload library is not active, when a policy needs what only it measures.
+const NO_PRELOAD: &str = "the agent sees lock and spin waits only through its preload library, \
+                          injected into a command it launches: not with --pid or --no-locks";
 
 /// Refuse a policy whose needs the agent does not meet here, by the check the simulator makes;
 /// `no_counters` is why the machine gives no hardware counters, if it does not.
 pub fn check_policy(name: &str, needs: Signals, available: Signals, no_counters: Option<&str>) -> Result<(), AgentError> {
     needs.check(available, "the live agent here").map_err(|why| {
-        let counters = match no_counters {
+        let mut counters = match no_counters {
             Some(e) if needs.contains(Signals::COUNTERS) => format!(" ({e})"),
             _ => String::new(),
         };
+        if !available.contains(Signals::LOCKS) && (needs.contains(Signals::LOCKS) || needs.contains(Signals::SPIN)) {
+            counters.push_str(&format!(" ({NO_PRELOAD})"));
+        }
         input("--policy", name, format!("{name} cannot run live: {why}{counters}"))
     })
 }

@@ -18,7 +18,7 @@ pub const TABLE_FILE: &str = "locks.shm";
 pub const FILES: [&str; 2] = [LIBRARY_FILE, TABLE_FILE];
 
 const MAGIC: u64 = 0x4b43_4f4c_504d_41; // "AMPLOCK", AMPSCHED_LOCKS_MAGIC
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 pub const ENTRIES: usize = 16384;
 const INDEX: usize = 2 * ENTRIES;
 
@@ -30,7 +30,8 @@ struct Entry {
     wait_ns: AtomicU64,
     caused_ns: AtomicU64,
     contended: AtomicU64,
-    reserved: AtomicU64,
+    spin_since_ns: AtomicU64,
+    spin_ns: AtomicU64,
 }
 
 #[repr(C)]
@@ -54,6 +55,10 @@ pub struct LockRecord {
     /// Time others waited on mutexes it held, ns, finished waits plus those in progress.
     pub caused_ns: u64,
     pub contended: u64,
+    /// Spinning on a busy pthread spinlock now.
+    pub spinning: bool,
+    /// Time spun on busy pthread spinlocks, finished spins plus the one in progress, ns.
+    pub spin_ns: u64,
 }
 
 /// The table, mapped into the agent, and the directory holding it and the library.
@@ -144,6 +149,12 @@ impl LockTable {
             r.wait_ns += e.wait_ns.load(Ordering::Acquire) + current;
             r.caused_ns += e.caused_ns.load(Ordering::Acquire);
             r.contended += e.contended.load(Ordering::Relaxed);
+            // The library adds a finished spin to spin_ns before it clears the mark, so a spin
+            // read in both at once counts twice for this one reading; never in neither.
+            let spin_since = e.spin_since_ns.load(Ordering::Acquire);
+            let spinning = spin_since != 0 && spin_since <= now_ns;
+            r.spin_ns += e.spin_ns.load(Ordering::Acquire) + if spinning { now_ns - spin_since } else { 0 };
+            r.spinning |= spinning;
             if waiting && holder != 0 {
                 r.waiting_for = Some(holder);
                 ongoing.push((holder, current));

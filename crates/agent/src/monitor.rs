@@ -18,8 +18,9 @@
 //! one in force, which a fast-core share narrows to one side) when that covers one type, else to
 //! the type of the CPU it last ran on. Hardware counters, where the machine has them
 //! (`counters.rs`), are read for the threads that ran and charged to the same type. Migrations are changes of
-//! that CPU between samples (a lower bound). `spinning` and `spin_ns` are unknown and stay 0
-//! (the agent never offers `Signals::SPIN`). Per core, `nr_running` counts the target threads
+//! that CPU between samples (a lower bound). `spinning` and `spin_ns` come from the preload
+//! library (waits on busy pthread spinlocks) when it is active, else stay 0 (and
+//! `Signals::SPIN` is not offered). Per core, `nr_running` counts the target threads
 //! seen runnable there at the last sample and `busy_ns` the target threads' CPU time charged
 //! there: other processes are not counted. Lock edges (who waited on whom) are approximate: a
 //! thread's lock wait that grew between two samples is credited to the holder it was seen
@@ -330,7 +331,12 @@ impl Monitor {
 
     fn sample_process(&mut self, p: usize, now_ns: u64, switches: bool, events: &mut Vec<Trigger>) {
         let pid = self.procs[p].pid;
-        let tids = procfs::list_ids(&format!("{}/{pid}/task", self.proc)).unwrap_or_default();
+        let mut tids = procfs::list_ids(&format!("{}/{pid}/task", self.proc)).unwrap_or_default();
+        // The main thread (tid = pid) first: seen first, it is its process's group 0, index 0,
+        // the master PA-RTX's runtime names, even where thread ids wrapped below the pid.
+        if let Some(i) = tids.iter().position(|&t| t == pid) {
+            tids[..=i].rotate_right(1);
+        }
         if tids.is_empty() {
             self.process_ended(p);
         }
@@ -555,6 +561,10 @@ impl Monitor {
             t.lock_wait_ns = r.wait_ns;
             t.lock_wait_caused_ns = r.caused_ns;
             t.waiting_for = holder;
+            t.spinning = r.spinning;
+            // Kept monotonic: a spin that ends as the table is read can count twice in that one
+            // reading (see `LockTable::read`), and policies take differences of spin_ns.
+            t.spin_ns = t.spin_ns.max(r.spin_ns);
             self.extra[id as usize].contended_locks = r.contended;
         }
     }

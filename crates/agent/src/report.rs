@@ -116,6 +116,8 @@ pub struct ThreadReport {
     pub lock_wait_s: f64,
     pub lock_wait_caused_s: f64,
     pub contended_locks: u64,
+    /// Time spun on busy pthread spinlocks (preload library).
+    pub spin_s: f64,
     pub exited: bool,
     /// Core type name → counts, where hardware counters were read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -179,6 +181,7 @@ pub fn threads(m: &Monitor) -> Vec<ThreadReport> {
                 lock_wait_s: t.lock_wait_ns as f64 / 1e9,
                 lock_wait_caused_s: t.lock_wait_caused_ns as f64 / 1e9,
                 contended_locks: e.contended_locks,
+                spin_s: t.spin_ns as f64 / 1e9,
                 exited: t.state == ThreadState::Exited,
                 counters,
             }

@@ -33,3 +33,14 @@ fn static_ipc_driven_is_refused_live_even_with_counters() {
         assert!(!line.contains('\n') && line.contains("offline solo profiles"), "{line}");
     }
 }
+
+#[test]
+fn pa_rtx_runs_live_only_with_the_preload_library_and_is_refused_in_one_line_saying_why() {
+    let needs = ampsched_policy::info("pa-rtx").unwrap().needs;
+    for counters in [true, false] {
+        assert!(check_policy("pa-rtx", needs, agent_signals(counters, true), None).is_ok(), "the library gives spin waits");
+        let Err(AgentError::Input(e)) = check_policy("pa-rtx", needs, agent_signals(counters, false), None) else { panic!("refused") };
+        let line = e.to_string();
+        assert!(!line.contains('\n') && line.contains("spin") && line.contains("preload library"), "{line}");
+    }
+}

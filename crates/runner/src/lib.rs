@@ -766,16 +766,19 @@ pub fn list(kind: &str) -> Result<Value, Error> {
 }
 
 /// Where a policy can run live, by the same check the agent makes: what the agent can measure
-/// at best (hardware counters where the machine has them; locks when it launches the command).
+/// at best (hardware counters where the machine has them; lock and spin waits when it launches
+/// the command, through the preload library).
 pub fn live_text(needs: Signals) -> &'static str {
     let anywhere = Signals::NONE;
-    let at_best = Signals::COUNTERS | Signals::LOCKS;
+    let at_best = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN;
     if needs.check(anywhere, "").is_ok() {
         "yes"
     } else if needs.check(at_best, "").is_err() {
         "no (simulator only)"
     } else if needs.contains(Signals::COUNTERS) {
         "with hardware counters"
+    } else if needs.contains(Signals::SPIN) {
+        "with the preload library (pthread spinlock waits)"
     } else {
         "when it launches the command (lock insight)"
     }

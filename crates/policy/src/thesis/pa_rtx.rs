@@ -18,13 +18,17 @@
 //! reading: the master only goes up first, and down last, of its app's HP threads (ANTT 1.43
 //! there). Otherwise this is `pa`.
 //!
-//! Here the runtime is the simulator's wait model: `ThreadView::spinning` is the wait a thread is
+//! In the simulator the runtime is the wait model: `ThreadView::spinning` is the wait a thread is
 //! in (spin, or spin_then_block before its limit), and `spin_ns` its spin time; the master is
 //! the first thread of the app's first group, the leader of its serial sections. A notification
-//! is seen at the next quantum (the thesis's swaps are periodic anyway). Live, the agent does
-//! not measure spinning (`Signals::SPIN`), so this policy runs only in the simulator; the
-//! preload library would have to report the spin threshold crossing and its end per thread (for
-//! example through a shared-memory flag the agent reads), as the thesis's new syscalls do.
+//! is seen at the next quantum (the thesis's swaps are periodic anyway). Live, the runtime is
+//! the agent's preload library, for programs that wait in pthread primitives: a thread spinning
+//! on a busy `pthread_spin_lock` is marked in the shared table, which gives `spinning` and
+//! `spin_ns` (`Signals::SPIN`, offered only when the agent launches the command with the
+//! library); the threshold is then applied here as in the simulator. The runtime names the
+//! master as the thread whose tid is its process's pid (the one running `main`): the agent
+//! numbers it first, group 0 and index 0, so `is_master` below holds for it. Spin loops of a
+//! program's or runtime's own (OpenMP's libgomp), and statically linked programs, are not seen.
 
 use std::collections::BTreeSet;
 
@@ -106,7 +110,8 @@ impl RuntimeHints {
         self.per_app.get(a as usize).copied().unwrap_or(0)
     }
 
-    /// The master thread the runtime names: the first thread of the app's first group.
+    /// The master thread the runtime names: the first thread of the app's first group (live, the
+    /// main thread, tid = pid, which the agent numbers first).
     pub fn is_master(&self, view: &SystemView, t: ThreadId) -> bool {
         let v = view.thread(t);
         v.group == 0 && v.index_in_group == 0
