@@ -51,6 +51,11 @@ fn a_policys_weights_renice_the_target_while_the_agent_runs_and_are_restored_whe
         eprintln!("skipped: putting a lowered nice value back needs CAP_SYS_NICE (run as root)");
         return;
     }
+    // A test run as a background job of a non-interactive shell (`make test &`) inherits SIGINT
+    // ignored, and the agent rightly leaves an ignored signal ignored: the SIGINT below would
+    // then stop nothing, and the agent would run until its target's end (30 s).
+    // SAFETY: sets this test process's SIGINT disposition to the default, before the agent runs.
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
     let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
     let pid = sleeper.id();
     let nice_before = nice_of(pid).unwrap();
