@@ -11,6 +11,8 @@ import os
 import sys
 import time
 
+import signal
+
 import pytest
 
 SOURCE = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "python")
@@ -80,3 +82,10 @@ def wait_for(predicate, timeout=20.0, what="condition"):
             return
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def sigint_as_in_a_terminal():
+    """A child's SIGINT as a user's terminal gives it (for `preexec_fn`): a child of a shell
+    without job control (CI, `make test &`) starts with SIGINT ignored, which exec keeps and
+    Python and the agent then respect, so a test's Ctrl-C would stop nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

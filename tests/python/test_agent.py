@@ -22,7 +22,7 @@ import time
 import pytest
 
 import ampsched
-from conftest import env_with_package, thread_affinities, wait_for
+from conftest import env_with_package, sigint_as_in_a_terminal, thread_affinities, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")
@@ -446,7 +446,8 @@ def test_affinities_restored_after_signal(programs, sig):
         before = thread_affinities(target.pid)
         agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "static", "--interval", "10",
                                               "--emulate", "small=1:0.5", "--pid", str(target.pid)),
-                                 env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=sigint_as_in_a_terminal)
         # `static` pins each thread to one CPU: wait until the agent has done it.
         wait_for(lambda: all(len(a) == 1 for a in thread_affinities(target.pid).values()), what="pinning")
         assert len(stealer_threads(agent.pid)) == 1

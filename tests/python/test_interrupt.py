@@ -17,7 +17,7 @@ import time
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import env_with_package, sigint_as_in_a_terminal
 
 pytestmark = pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built")
 
@@ -86,13 +86,6 @@ def slow_workload(tmp_path):
     path = tmp_path / "slow.toml"
     path.write_text(SLOW_WORKLOAD)
     return str(path)
-
-
-def sigint_as_in_a_terminal():
-    # A child of a shell without job control (CI, `pytest &`) starts with SIGINT ignored, and
-    # Python then leaves it so; a user's process has the default, which Python turns into
-    # KeyboardInterrupt.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def interrupt_cli(*args):

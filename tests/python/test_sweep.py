@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import env_with_package, sigint_as_in_a_terminal
 from test_cli import assert_one_line_error, run_module
 
 pytest.importorskip("pyarrow")
@@ -170,7 +170,7 @@ def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig):
             "--jobs", "2"]
     full, out = tmp_path / "full.parquet", tmp_path / "s.parquet"
     proc = subprocess.Popen([sys.executable, "-m", "ampsched", "sweep", *grid, "--output", str(out)],
-                            stderr=subprocess.PIPE, text=True, env=env_with_package())
+                            stderr=subprocess.PIPE, text=True, env=env_with_package(), preexec_fn=sigint_as_in_a_terminal)
     parts = tmp_path / "s.parquet.parts"
     wait_for(lambda: parts.is_dir() and any(n.endswith(".arrow") for n in os.listdir(parts)), 120, "a part file")
     workers = _children(proc.pid)
