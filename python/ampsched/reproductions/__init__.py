@@ -13,7 +13,7 @@ draws its figures through, and the markdown writer.
 A reproduction module defines:
 
     TITLE       the paper and the part of it reproduced, one line
-    PAPER       the paper's authors and title; SEED, the seed file it was read from
+    PAPER       the paper's authors and title (sources are cited by title, section, table and figure)
     SUMMARY     a paragraph for the top of the document
     build(ctx)  runs what it needs (ctx.sweep), draws its figures (ctx.figure) and returns a
                 `Report`: claims, machines and workloads used, extra markdown sections.
@@ -41,7 +41,7 @@ class ReproductionError(ValueError):
 
 @dataclass
 class Claim:
-    """One claim of a paper. `source`: where the paper states it (seed file, section, table or
+    """One claim of a paper. `source`: where the paper states it (section, table or
     figure); `theirs`: their value (a number, a range or a direction); `ours`: what our runs
     give, as shown; `verdict`: one of VERDICTS, with `reason` (one sentence) unless reproduced."""
 
@@ -243,7 +243,7 @@ def markdown(name, module, report, ctx) -> str:
         "",
         module.SUMMARY.strip(),
         "",
-        f"Paper: {module.PAPER} (seed file `{module.SEED}`); the claims' sources below are its sections, "
+        f"Paper: {module.PAPER}; the claims' sources below are its sections, "
         "tables and figures.",
         "",
         "Regenerate this document and its figures from the repository root:",

@@ -36,7 +36,6 @@ from . import Claim, Report, policy_roles
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
-SEED = "003_a767b1077c8aa0e7.txt"
 SUMMARY = """The Sáez thesis (ch. 4) evaluates **HASS-S** (static signatures), **HASS-D** (LLC miss rates
 measured online), **IPC-Driven** (Becchi and Crowley's IPC ratios sampled on both core types) and **HAFS**
 (asymmetry-aware round robin) on single-threaded SPEC CPU2000 workloads, against the default metric (each

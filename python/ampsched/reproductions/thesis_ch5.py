@@ -34,7 +34,6 @@ from . import Claim, Report, policy_roles
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
-SEED = "003_a767b1077c8aa0e7.txt"
 SUMMARY = """The Sáez thesis (ch. 5) evaluates **PA** (parallelism-aware: serial phases and single-threaded apps
 to fast cores, fair-shared), **MinTLP** (the apps of fewest runnable threads on fast cores) and **PA-RTX** (PA with
 the runtime's spin notifications and master-thread hint) against **Default** (the stock OpenSolaris scheduler),

@@ -27,7 +27,6 @@ from . import Claim, Report, policy_roles
 
 TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.3-6.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
-SEED = "003_a767b1077c8aa0e7.txt"
 SUMMARY = """The Sáez thesis (ch. 6) evaluates **CAMP** (Comprehensive AMP scheduling: each thread's Utility
 Factor, from its speedup factor and its app's thread-level parallelism) against **SFD** (speedup factor only),
 **PA** (parallelism only, rebuilt on the Utility Factor) and **RR** (its HAFS, asymmetry-aware round robin, the

@@ -24,7 +24,6 @@ from . import Claim, Report
 TITLE = "Utility Factor against BusyFCs's speedup (Sáez thesis, ch. 6, Figs. 6.1 and 6.2)"
 # The seed text has no title page; the thesis's Spanish summary names the university.
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
-SEED = "003_a767b1077c8aa0e7.txt"
 SUMMARY = """The Sáez thesis (ch. 6) schedules with the **Utility Factor** (eq. 6.14), a cheap approximation of
 the speedup a parallel application gets from the fast cores under BusyFCs (eq. 6.13, from Algorithm 6.1). Its
 Fig. 6.1 shows UF against eq. 6.13 on 2FC-8SC for SF_avg 1.2 to 2.0, and Fig. 6.2 UF against the speedup observed
