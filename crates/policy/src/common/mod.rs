@@ -11,6 +11,7 @@ pub mod partition;
 pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
+pub mod speedup;
 pub mod tlp;
 pub mod uf;
 
@@ -21,4 +22,5 @@ pub use filing::Filing;
 pub use key::F64Key;
 pub use ratio_rank::RatioRank;
 pub use per_thread::PerThread;
+pub use speedup::{CoreTypeRatio, SpeedupPredictor};
 pub use tlp::{AppClass, AppThreads, AppTlp, Tlp};
