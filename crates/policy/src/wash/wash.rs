@@ -374,7 +374,11 @@ impl Wash {
     /// The contended threads that count (Lock% above the threshold, enough of the app's time).
     fn contended(&self, view: &SystemView, app: &AppState) -> Vec<ThreadId> {
         let least = self.exec_share * app.exec_ns as f64;
-        app.contended.iter().copied().filter(|&t| view.thread(t).total_time_ns() as f64 >= least).collect()
+        app.contended
+            .iter()
+            .copied()
+            .filter(|&t| view.thread(t).state != ThreadState::Exited && view.thread(t).total_time_ns() as f64 >= least)
+            .collect()
     }
 
     /// The execution set: active threads of highest adjusted priority, taken until their
@@ -410,6 +414,7 @@ impl Wash {
         let size = (self.big_core_share * contended.len() as f64).ceil() as usize;
         let mut candidates: Vec<(u64, ThreadId)> = if self.lock_candidates_contended { contended.to_vec() } else { app.holders.iter().copied().collect() }
             .into_iter()
+            .filter(|&t| view.thread(t).state != ThreadState::Exited)
             .map(|t| (view.thread(t).lock_wait_caused_ns, t))
             .filter(|&(caused, _)| caused > 0)
             .collect();
