@@ -31,6 +31,10 @@ pub struct Report {
     pub target: Target,
     /// What hardware counters were read, or why none.
     pub counters: String,
+    /// Where the policy's speedup predictions came from (`Policy::speedup_source`).
+    pub speedup: String,
+    /// The thread-name patterns that made threads runtime helpers (`--runtime-threads`).
+    pub runtime_threads: String,
     pub locks: String,
     /// The guardian process, which restores what the agent changed if the agent is killed.
     pub guardian: String,
