@@ -284,7 +284,16 @@ impl Wash {
         }
         if !info.known {
             *info = ThreadInfo { known: true, app: v.app, ranked, speedup: prior, ..ThreadInfo::default() };
+        } else if info.ranked != ranked {
+            // Live, a thread's kind follows its name, and a runtime names its helpers just after
+            // they start: one first seen under its creator's name changes kind. File it afresh.
+            info.ranked = ranked;
+            let app = self.app_mut(v.app);
+            for set in [&mut app.ranked, &mut app.helpers, &mut app.contended, &mut app.holders, &mut app.boosted, &mut app.big] {
+                set.remove(&t);
+            }
         }
+        let info = self.threads.get_mut(t);
         if !v.state.is_runnable() {
             info.last_blocked_ns = Some(view.now_ns);
         }
