@@ -63,4 +63,33 @@ fn a_helper_renamed_after_it_started_goes_to_the_small_core_under_wash() {
         let t = &monitor.book.threads[monitor.thread_of_tid(tid).unwrap() as usize];
         assert!(t.allowed.contains(fast.iter().next().unwrap()), "application thread {tid} may use the big core: {:?}", t.allowed);
     }
+    // The view offered no counters: what the agent's report says of wash's speedups.
+    assert_eq!(policy.speedup_source().as_deref(), Some("core type alone: no hardware counters"));
+}
+
+#[test]
+fn wash_and_pfs_say_where_their_speedups_come_from_and_bindvm_predicts_none() {
+    let machine = Machine::from_toml("fixture machine", common::ONE_FAST_ONE_SLOW).unwrap();
+    for name in ["wash", "pfs", "bindvm"] {
+        let mut policy = build(&PolicySpec::parse(name).unwrap(), &machine).unwrap();
+        let proc = ProcTree::new(&format!("speedup-{name}"));
+        proc.thread_named(8181, 8181, "java", 'R', 0, 1_000);
+        for counters in [false, true] {
+            let mut monitor = Monitor::with_proc_root(machine.clone(), &proc.path());
+            let available = if counters { Signals::LOCKS | Signals::COUNTERS } else { Signals::LOCKS };
+            monitor.book = ViewBook::new(machine.num_cores(), available, true);
+            assert!(monitor.add_process(8181));
+            let mut events = Vec::new();
+            monitor.sample(0, &mut events);
+            let mut enforcer = Enforcer::new(Path::new("/nonexistent"), 10_000_000);
+            call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut None, &mut Placement::default()).unwrap();
+            let said = policy.speedup_source();
+            match (name, counters) {
+                ("bindvm", _) => assert_eq!(said, None),
+                (_, false) => assert_eq!(said.as_deref(), Some("core type alone: no hardware counters"), "{name}"),
+                // model=core-type (the only model yet) reads no counters for its predictions.
+                (_, true) => assert!(said.as_deref().is_some_and(|s| s.starts_with("core type alone: model=core-type")), "{name}: {said:?}"),
+            }
+        }
+    }
 }
