@@ -93,3 +93,29 @@ fn wash_and_pfs_say_where_their_speedups_come_from_and_bindvm_predicts_none() {
         }
     }
 }
+
+#[test]
+fn a_helper_renamed_after_it_started_is_bound_to_the_small_core_under_bindvm() {
+    let machine = Machine::from_toml("fixture machine", common::ONE_FAST_ONE_SLOW).unwrap();
+    let mut policy = build(&PolicySpec::parse("bindvm").unwrap(), &machine).unwrap();
+    let proc = ProcTree::new("bindvm-rename");
+    let (pid, gc) = (9191u32, 9192u32);
+    proc.thread_named(pid, pid, "java", 'R', 0, 1_000);
+    proc.thread_named(pid, gc, "java", 'R', 1, 1_000);
+    let mut monitor = Monitor::with_proc_root(machine.clone(), &proc.path());
+    monitor.book = ViewBook::new(machine.num_cores(), Signals::LOCKS, true);
+    assert!(monitor.add_process(pid));
+    let mut enforcer = Enforcer::new(Path::new("/nonexistent"), 10_000_000);
+    let (mut events, mut last_quantum, mut out) = (Vec::new(), None, Placement::default());
+    let gc_allowed = |monitor: &Monitor| monitor.book.threads[monitor.thread_of_tid(gc).unwrap() as usize].allowed.clone();
+    monitor.sample(0, &mut events);
+    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut last_quantum, &mut out).unwrap();
+    assert_eq!(gc_allowed(&monitor), machine.fast_cores(), "first seen as an application thread");
+    // Renamed; no thread starts, so only bindvm's quantum can see it.
+    proc.thread_named(pid, gc, "GC Thread#0", 'R', 1, 50_000_000);
+    events.clear();
+    monitor.sample(50_000_000, &mut events);
+    assert!(events.is_empty());
+    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 50_000_000, &events, &mut last_quantum, &mut out).unwrap();
+    assert_eq!(gc_allowed(&monitor), machine.slow_cores(), "a runtime helper once renamed");
+}
