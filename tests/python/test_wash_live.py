@@ -275,3 +275,18 @@ def test_bindvm_and_pfs_run_live_bindvm_binding_by_kind(lockholder, iters_per_ms
     _, rep = agent("pfs", args, tmp_path / "pfs.json", *EMULATE)
     assert rep["speedup"] == "core type alone: no hardware counters"
     assert rep["decisions_not_applied"] == 0
+
+
+def test_the_text_summary_says_where_wash_s_speedups_came_from(lockholder, iters_per_ms):
+    if not registered("wash"):
+        pytest.skip("the wash policy is not registered in this build")
+    r = run_ampsched("agent", "--policy", "wash", "--interval", "10", "--", lockholder, "2", "5",
+                     str(int(5 * iters_per_ms)), "1")
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    speedup = [line for line in lines if line.startswith("speedup: ")]
+    counted = any("counters: read:" in line for line in speedup)
+    expected = "speedup: core type alone: model=core-type" if counted else "speedup: core type alone: no hardware counters"
+    assert len(speedup) == 1 and speedup[0].startswith(expected), r.stderr
+    # The thread table gives each thread's kind: the helper named "GC Thread#0" is a runtime thread.
+    assert any(line.split()[1:4] == ["GC", "Thread#0", "runtime"] for line in lines if "GC Thread#0" in line), r.stderr
