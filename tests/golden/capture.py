@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "run_json.sha256.tsv")
 # The baselines, then the schedulers of the Sáez thesis, chapters 4, 5 and 6 (their defaults).
 POLICIES = ["oblivious", "static", "rr", "busyfcs", "best-static", "hass-s", "hass-d", "ipc-driven", "static-ipc-driven",
-            "pa", "mintlp", "pa-rtx", "sfd", "camp", "pa-uf"]
+            "pa", "mintlp", "pa-rtx", "sfd", "camp", "pa-uf", "wash", "bindvm", "pfs"]
 QUICK_THREADS = 8
 
 

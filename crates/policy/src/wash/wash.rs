@@ -89,8 +89,8 @@ pub const OPTIONS: [OptionInfo; 7] = [
     OptionInfo {
         name: "lock_candidates",
         kind: OptionKind::Choice { default: "holders", choices: &["holders", "contended"] },
-        doc: "who may enter the lock set: every thread others waited on (holders), or only contended threads \
-              (Algorithm 1 read literally, where a holder that never waits itself is never promoted)",
+        doc: "who may enter the lock set (pfs has none): every thread others waited on (holders), or only contended \
+              threads (Algorithm 1 read literally, where a holder that never waits itself is never promoted)",
     },
     OptionInfo {
         name: "model",
@@ -387,7 +387,11 @@ impl Wash {
     /// The contended threads that count (Lock% above the threshold, enough of the app's time).
     fn contended(&self, view: &SystemView, app: &AppState) -> Vec<ThreadId> {
         let least = self.exec_share * app.exec_ns as f64;
-        app.contended.iter().copied().filter(|&t| view.thread(t).total_time_ns() as f64 >= least).collect()
+        app.contended
+            .iter()
+            .copied()
+            .filter(|&t| view.thread(t).state != ThreadState::Exited && view.thread(t).total_time_ns() as f64 >= least)
+            .collect()
     }
 
     /// The execution set: active threads of highest adjusted priority, taken until their
@@ -416,13 +420,18 @@ impl Wash {
         }
     }
 
-    /// The lock set: the threads others waited on longest (LockRank, cumulative waits caused),
-    /// ceil(B / (B + S) × |T_Contd|) of them (rounded up: on 1B5S a single contended thread
-    /// would otherwise never promote anyone).
+    /// The lock set: the threads others waited on longest (LockRank, cumulative waits caused, as
+    /// §4's "accrued lock waiting time" suggests), ceil(B / (B + S) × |T_Contd|) of them (rounded
+    /// up: on 1B5S a single contended thread would otherwise never promote anyone). Candidates are
+    /// by default every thread others waited on: Algorithm 1's LockRank(t, T_Contd) read as t's
+    /// rank by the waits it caused, T_Contd sizing the set. Read literally (`lock_candidates =
+    /// contended`) only contended threads qualify, and a holder that seldom waits itself, the
+    /// bottleneck of §4 ("threads that make other threads wait the longest"), never would.
     fn lock_set(&self, view: &SystemView, app: &AppState, contended: &[ThreadId], into: &mut BTreeSet<ThreadId>) {
         let size = (self.big_core_share * contended.len() as f64).ceil() as usize;
         let mut candidates: Vec<(u64, ThreadId)> = if self.lock_candidates_contended { contended.to_vec() } else { app.holders.iter().copied().collect() }
             .into_iter()
+            .filter(|&t| view.thread(t).state != ThreadState::Exited)
             .map(|t| (view.thread(t).lock_wait_caused_ns, t))
             .filter(|&(caused, _)| caused > 0)
             .collect();
