@@ -24,7 +24,7 @@ import pytest
 
 import ampsched
 from conftest import env_with_package
-from test_agent import ATTEMPTS, IS_ROOT, TWO_CPUS, high_priority, in_attempts, run_ampsched
+from test_agent import IS_ROOT, TWO_CPUS, high_priority, in_attempts, run_ampsched
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")

@@ -119,3 +119,47 @@ fn a_helper_renamed_after_it_started_is_bound_to_the_small_core_under_bindvm() {
     call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 50_000_000, &events, &mut last_quantum, &mut out).unwrap();
     assert_eq!(gc_allowed(&monitor), machine.slow_cores(), "a runtime helper once renamed");
 }
+
+/// Records where bindvm placed threads at its quantum calls.
+struct QuantumDecisions {
+    inner: Box<dyn ampsched_model::Policy>,
+    at_quantum: usize,
+    quanta: usize,
+}
+
+impl ampsched_model::Policy for QuantumDecisions {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        self.inner.quantum_ns()
+    }
+    fn triggers(&self) -> ampsched_model::Triggers {
+        self.inner.triggers()
+    }
+    fn decide(&mut self, view: &ampsched_model::SystemView, out: &mut Placement) {
+        let before = out.affinity.len();
+        self.inner.decide(view, out);
+        if view.trigger == ampsched_model::Trigger::Quantum {
+            self.quanta += 1;
+            self.at_quantum += out.affinity.len() - before;
+        }
+    }
+}
+
+#[test]
+fn in_the_simulator_bindvm_s_quantum_calls_bind_nothing() {
+    // Kinds never change in the simulator: bindvm's rebinding at its quanta (for live renames)
+    // must leave every simulated run as its start-time binding made it.
+    let machine = Machine::from_toml("wash-2b4s", include_str!("../../../catalog/machines/wash-2b4s.toml")).unwrap();
+    let workload = ampsched_model::Workload::from_toml(
+        "java-like",
+        include_str!("../../../catalog/workloads/java-like.toml"),
+        &ampsched_model::workload::Programs::new(),
+    )
+    .unwrap();
+    let mut rec = QuantumDecisions { inner: build(&PolicySpec::parse("bindvm").unwrap(), &machine).unwrap(), at_quantum: 0, quanta: 0 };
+    ampsched_sim::Engine::new(&machine, &workload, &ampsched_model::SimpleModel, &mut rec, ampsched_sim::SimConfig::default()).run().unwrap();
+    assert!(rec.quanta > 10, "the run lasts many quanta: {}", rec.quanta);
+    assert_eq!(rec.at_quantum, 0);
+}
