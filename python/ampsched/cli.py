@@ -242,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "exited (default: end with the command, restoring those left running)")
     p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"],
                    help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})")
+    p.add_argument("--runtime-threads", metavar="PATTERNS",
+                   help="comma-separated shell-style globs on thread names (as Linux cuts them, 15 bytes) that "
+                        "mark a managed runtime's helper threads (GC, JIT, ...), e.g. 'GC*,C2 CompilerThre*'; "
+                        "the other threads are the application's (default: HotSpot's and OpenJ9's helper "
+                        "names, listed in the README)")
     p.add_argument("--json", action="store_true",
                    help="print the JSON report on stdout at the end (after the command's own output)")
     p.add_argument("--output", metavar="FILE", help="write the JSON report to FILE")
@@ -468,7 +473,8 @@ def _cmd_agent(args) -> int:
         text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
                           locks=not args.no_locks, status=True, policy_object=policy_object,
-                          seed=args.seed, until_tree_exits=args.until_tree_exits)
+                          seed=args.seed, until_tree_exits=args.until_tree_exits,
+                          runtime_threads=args.runtime_threads)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
@@ -546,20 +552,25 @@ def format_agent(r: dict) -> str:
     """The summary `ampsched agent` prints on stderr at the end (stdout is the command's)."""
     agent = r.get("agent", {})
     types = [c["name"] for c in (r.get("machine") or {}).get("core_types", [])]
-    rows = [[t.get("tid"), t.get("comm")] + [(t.get("time_s") or {}).get(n) for n in types]
-            + [t.get("migrations"), t.get("decisions"), t.get("lock_wait_s")] for t in r.get("threads", [])]
+    rows = [[t.get("tid"), t.get("comm"), t.get("kind")] + [(t.get("time_s") or {}).get(n) for n in types]
+            + [t.get("migrations"), t.get("decisions"), t.get("lock_wait_s"), t.get("lock_wait_caused_s")]
+            for t in r.get("threads", [])]
     head = (f"ampsched agent: policy {r.get('policy')} | {r.get('stopped_by')} after "
             f"{(r.get('target') or {}).get('wall_s', 0):.2f} s | {agent.get('samples')} samples, "
             f"{r.get('decisions')} decisions, {r.get('migrations')} migrations | agent CPU "
             f"{agent.get('cpu_s', 0):.3f} s ({100 * agent.get('cpu_share', 0):.2f}%)")
+    # Where the policy's speedups came from: "core type alone: no hardware counters" tells a user
+    # that it could not tell threads apart by how much a fast core helps them.
+    speedup = f"speedup: {r.get('speedup')} | counters: {r.get('counters')}"
     shown = rows[:20]
-    table = format_table(["tid", "thread"] + [f"{n}_s" for n in types] + ["migrations", "decisions", "lock_wait_s"], shown)
+    table = format_table(["tid", "thread", "kind"] + [f"{n}_s" for n in types]
+                         + ["migrations", "decisions", "lock_wait_s", "lock_caused_s"], shown)
     more = [f"... and {len(rows) - len(shown)} more threads (--json has them all)"] if len(rows) > len(shown) else []
     left = (r.get("target") or {}).get("processes_left_running") or []
     if left:
         names = ", ".join(f"{p.get('pid')} ({p.get('command')})" for p in left)
         more.append(f"left running, with their affinities restored: {names}")
-    return "\n".join([head, table] + more)
+    return "\n".join([head, speedup, table] + more)
 
 
 def format_run(r: dict) -> str:

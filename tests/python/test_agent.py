@@ -199,6 +199,11 @@ def test_topology_emulate_and_cores_overrides():
     (["agent", "--policy", "oblivious", "--interval", "0.1", "--", "true"], "--interval: must be between 1 and 3600000 ms"),
     (["agent", "--policy", "oblivious", "--interval", "1e14", "--", "true"], "--interval: must be between 1 and 3600000 ms"),
     (["agent", "--policy", "oblivious", "--machine", "nosuch", "--", "true"], "no such machine"),
+    (["agent", "--policy", "oblivious", "--runtime-threads", "", "--", "true"], "--runtime-threads: is empty"),
+    (["agent", "--policy", "oblivious", "--runtime-threads", "GC*,,C2*", "--", "true"], "pattern 2 is empty"),
+    (["agent", "--policy", "oblivious", "--runtime-threads", "G1 [Conc", "--", "true"], "without its closing ']'"),
+    (["agent", "--policy", "oblivious", "--runtime-threads", "C2 CompilerThread*", "--", "true"],
+     "can match no thread: Linux cuts thread names at 15 bytes"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, words):
     if "small=1" in " ".join(args) and not TWO_CPUS:

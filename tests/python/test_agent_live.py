@@ -29,13 +29,13 @@ pytestmark = [
 
 # The report's keys, in order (crates/agent/src/report.rs).
 REPORT_KEYS = ["policy", "policy_spec", "interval_ms", "machine", "emulate", "command", "pids", "stopped_by",
-               "target", "counters", "locks", "guardian", "decisions", "migrations", "unmanaged_threads",
+               "target", "counters", "speedup", "runtime_threads", "locks", "guardian", "decisions", "migrations", "unmanaged_threads",
                "decisions_not_applied", "not_applied", "fast_share_rounds", "agent", "threads"]
 TARGET_KEYS = ["wall_s", "status", "left_running", "processes_left_running"]
 AGENT_KEYS = ["cpu_s", "cpu_share", "samples", "late_samples", "mean_sample_ms", "max_sample_ms", "policy_calls",
               "affinities_restored", "threads_vanished_before_restore", "emulation_threads_stopped",
               "nice_values_restored", "slices_restored", "cpufreq_files_restored"]
-THREAD_KEYS = ["tid", "pid", "comm", "app", "kind", "time_s", "run_queue_wait_s", "migrations", "decisions",
+THREAD_KEYS = ["tid", "pid", "comm", "app", "kind", "time_s", "run_queue_wait_s", "migrations", "decisions", "affinity",
                "voluntary_switches", "involuntary_switches", "lock_wait_s", "lock_wait_caused_s", "contended_locks",
                "spin_s", "exited"]
 

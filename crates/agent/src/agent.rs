@@ -44,6 +44,7 @@ use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
 use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
+use crate::runtime_threads::RuntimeThreads;
 use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, ProcessLeft, Report, Target};
 use crate::topology::{detect, Topology};
 
@@ -88,6 +89,9 @@ pub struct AgentConfig {
     /// After the launched command exits, go on until every process it started has exited too
     /// (otherwise the agent ends with the command, restoring those left running).
     pub until_tree_exits: bool,
+    /// `--runtime-threads`: comma-separated globs on thread names that mark a managed runtime's
+    /// helper threads (`runtime_threads.rs`); None for the defaults (HotSpot's and OpenJ9's).
+    pub runtime_threads: Option<String>,
 }
 
 impl Default for AgentConfig {
@@ -106,6 +110,7 @@ impl Default for AgentConfig {
             sysfs_root: "/".into(),
             seed: ampsched_model::defaults::SEED,
             until_tree_exits: false,
+            runtime_threads: None,
         }
     }
 }
@@ -579,7 +584,16 @@ fn check_config(cfg: &AgentConfig) -> Result<(), AgentError> {
     if !(cfg.emulate_period_ms >= 0.1 && cfg.emulate_period_ms <= 1000.0) {
         return Err(input("--emulate-period", cfg.emulate_period_ms.to_string(), "must be between 0.1 and 1000 ms"));
     }
+    runtime_threads(cfg)?;
     Ok(())
+}
+
+/// The thread-name patterns of `--runtime-threads`, or the defaults.
+fn runtime_threads(cfg: &AgentConfig) -> Result<RuntimeThreads, AgentError> {
+    Ok(match &cfg.runtime_threads {
+        Some(spec) => RuntimeThreads::parse(spec)?,
+        None => RuntimeThreads::default(),
+    })
 }
 
 /// Run the agent until the target ends or a stop signal arrives. Returns the `--json` report.
@@ -606,6 +620,7 @@ pub fn run_with(
     build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
 ) -> Result<Value, AgentError> {
     check_config(cfg)?;
+    let kinds = runtime_threads(cfg)?;
     // First of all: a stop signal from here on ends the agent with its report and everything
     // put back, never by the default action halfway through (dropped last: after the restore).
     let signals = SignalGuard::install();
@@ -665,6 +680,7 @@ pub fn run_with(
     let interval_ns = ms_to_ns(cfg.interval_ms);
     let mut monitor = Monitor::new(machine);
     monitor.ledger = ledger;
+    monitor.runtime_threads = kinds;
     if let Some(g) = &guardian {
         monitor.ignore_process(g.pid());
     }
@@ -1009,6 +1025,10 @@ pub fn call_policy(
     Ok((calls, decisions))
 }
 
+/// The report's `speedup` line for a policy that does not say where its speedups come from
+/// (most predict none).
+pub const NO_SPEEDUP_SOURCE: &str = "not stated by the policy";
+
 /// What hardware counters the run read, or why none.
 fn counters_line(run: &Run, m: &Monitor) -> String {
     match (&m.counting, &run.counters_unavailable) {
@@ -1056,6 +1076,8 @@ fn report(
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
         target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
+        speedup: policy.speedup_source().unwrap_or_else(|| NO_SPEEDUP_SOURCE.to_string()),
+        runtime_threads: m.runtime_threads.patterns().collect::<Vec<_>>().join(","),
         locks: match &s.locks {
             Some(t) if t.dropped() > 0 => format!("preload library ({} threads past the table's capacity unrecorded)", t.dropped()),
             Some(_) => "preload library".to_string(),

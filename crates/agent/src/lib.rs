@@ -11,6 +11,7 @@
 //! - `emulate`: slow cores by cycle stealing, for symmetric machines;
 //! - `perf`: per-thread counter groups from perf_event_open;
 //! - `report`: the `--json` report;
+//! - `runtime_threads`: application or runtime helper thread, by name (`--runtime-threads`);
 //! - `guardian`: a process outside the agent's fate that restores what it changed if it dies;
 //! - `agent`: the loop, and the guarantees on exit.
 
@@ -25,6 +26,7 @@ pub mod monitor;
 pub mod perf;
 pub mod procfs;
 pub mod report;
+pub mod runtime_threads;
 pub mod topology;
 
 pub use agent::{call_policy, check_policy, resolve_topology, run, run_with, run_with_policy, AgentConfig, AgentError};

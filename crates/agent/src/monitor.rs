@@ -24,29 +24,25 @@
 //! seen runnable there at the last sample and `busy_ns` the target threads' CPU time charged
 //! there: other processes are not counted. Lock edges (who waited on whom) are approximate: a
 //! thread's lock wait that grew between two samples is credited to the holder it was seen
-//! waiting for at the first of them (or, if none, at the second). A thread's affinity is read
+//! waiting for at the first of them (or, if none, at the second). A thread's kind (application
+//! or runtime helper) comes from its name (`runtime_threads.rs`) and follows it when the thread
+//! renames itself (seen at its next sample after the rename). A thread's affinity is read
 //! when the thread is first seen and then kept as the agent sets it: an affinity the target
 //! program sets itself later is not seen (nor marked as a change).
 
 use std::collections::{HashMap, HashSet};
 
-use ampsched_model::{AppView, CoreSet, CoreView, Machine, Signals, ThreadKind, ThreadState, ThreadView, Trigger, ViewBook};
+use ampsched_model::{AppView, CoreSet, CoreView, Machine, Signals, ThreadState, ThreadView, Trigger, ViewBook};
 
 use crate::counters::{CounterDelta, Counting};
 use crate::guardian::Ledger;
 use crate::locks::LockRecord;
 use crate::procfs::{self, get_affinity, CpuMask};
+use crate::runtime_threads::RuntimeThreads;
 
 /// How often context-switch counts are refreshed: `status` is the costliest file per thread, and
 /// the counts are only reported, never given to a policy.
 pub const SWITCHES_PERIOD_NS: u64 = 1_000_000_000;
-
-/// Thread names of managed runtimes' helper threads, which the simulator calls `Runtime`
-/// threads (WASH, "Portable Performance on Asymmetric Multicore Processors" §3: the JVM's
-/// garbage-collector and compiler threads are scheduled apart from application threads).
-/// Linux truncates names to 15 bytes; these are the HotSpot and OpenJ9 prefixes.
-const RUNTIME_THREAD_PREFIXES: &[&str] =
-    &["GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM Thread", "VM Periodic", "GC Slave", "JIT Compilation", "Signal Dispatch"];
 
 /// Per-thread facts the view has no field for, reported by `--json`.
 #[derive(Debug, Clone, Default)]
@@ -120,6 +116,8 @@ pub struct Monitor {
     pub counting: Option<Counting>,
     /// The guardian's ledger: every original is written there before the agent changes it.
     pub ledger: Option<Ledger>,
+    /// Which thread names make a thread a runtime helper (`--runtime-threads`).
+    pub runtime_threads: RuntimeThreads,
 }
 
 impl Monitor {
@@ -144,6 +142,7 @@ impl Monitor {
             migrations: 0,
             counting: None,
             ledger: None,
+            runtime_threads: RuntimeThreads::default(),
         }
     }
 
@@ -421,7 +420,7 @@ impl Monitor {
         };
         let index_in_group = self.procs[p].group_sizes[group];
         self.procs[p].group_sizes[group] += 1;
-        let kind = if RUNTIME_THREAD_PREFIXES.iter().any(|pre| st.comm.starts_with(pre)) { ThreadKind::Runtime } else { ThreadKind::App };
+        let kind = self.runtime_threads.kind_of(&st.comm);
         let id = self.book.threads.len() as u32;
         let group = group.min(u16::MAX as usize) as u16;
         let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, self.cores_of(&current), now_ns);
@@ -455,7 +454,15 @@ impl Monitor {
         let Some(st) = procfs::parse_stat(&self.buf) else { return };
         let core = self.machine.core_of_cpu(st.processor);
         if self.extra[id as usize].comm != st.comm {
-            self.extra[id as usize].comm = st.comm; // renamed (pthread_setname_np) since first seen
+            // Renamed (pthread_setname_np) since last seen. Its kind follows the name: a runtime
+            // names its helpers from inside them just after they start, so the first name seen
+            // may be the creator's (`runtime_threads.rs`). Its group stays the first name's.
+            let kind = self.runtime_threads.kind_of(&st.comm);
+            if self.book.threads[id as usize].kind != kind {
+                self.book.threads[id as usize].kind = kind;
+                self.book.mark_changed(id);
+            }
+            self.extra[id as usize].comm = st.comm;
         }
         let before = self.book.threads[id as usize].state;
         let state = match st.state {

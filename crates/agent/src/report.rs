@@ -31,6 +31,10 @@ pub struct Report {
     pub target: Target,
     /// What hardware counters were read, or why none.
     pub counters: String,
+    /// Where the policy's speedup predictions came from (`Policy::speedup_source`).
+    pub speedup: String,
+    /// The thread-name patterns that made threads runtime helpers (`--runtime-threads`).
+    pub runtime_threads: String,
     pub locks: String,
     /// The guardian process, which restores what the agent changed if the agent is killed.
     pub guardian: String,
@@ -111,6 +115,10 @@ pub struct ThreadReport {
     pub run_queue_wait_s: f64,
     pub migrations: u32,
     pub decisions: u32,
+    /// The Linux CPUs the thread was last allowed (its affinity as the policy left it, or as
+    /// the agent found it if no decision named it), as ranges ("0", "0-3,6"); what a test of a
+    /// placement reads. Its original comes back when the agent ends.
+    pub affinity: String,
     pub voluntary_switches: u64,
     pub involuntary_switches: u64,
     pub lock_wait_s: f64,
@@ -176,6 +184,7 @@ pub fn threads(m: &Monitor) -> Vec<ThreadReport> {
                 run_queue_wait_s: e.wait_ns as f64 / 1e9,
                 migrations: t.migrations,
                 decisions: e.decisions,
+                affinity: format_ranges(&m.mask_of(&t.allowed).cpus()),
                 voluntary_switches: e.voluntary_switches,
                 involuntary_switches: e.involuntary_switches,
                 lock_wait_s: t.lock_wait_ns as f64 / 1e9,

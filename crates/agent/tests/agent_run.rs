@@ -124,6 +124,18 @@ fn the_interval_is_refused_outside_1_ms_to_1_hour_in_one_line() {
     }
 }
 
+#[test]
+fn bad_runtime_thread_patterns_are_refused_before_anything_starts() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    for spec in ["", "GC*,,VM*", "[GC", "C2 CompilerThread*"] {
+        let cfg = AgentConfig { runtime_threads: Some(spec.into()), ..config(std::process::id()) };
+        let err = run_with(&cfg, "idle", Signals::NONE, |_| unreachable!("refused before it is built")).unwrap_err();
+        let AgentError::Input(e) = err else { panic!("an input error (exit status 2)") };
+        let line = e.to_string();
+        assert!(line.starts_with("--runtime-threads: ") && !line.contains('\n'), "{line}");
+    }
+}
+
 /// Does nothing: for runs that must end before any decision matters.
 struct Idle;
 

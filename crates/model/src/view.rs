@@ -507,6 +507,12 @@ pub trait Policy: Send {
     fn sf_estimate(&self, _t: ThreadId) -> Option<f64> {
         None
     }
+    /// Where the policy's speedup predictions came from, for a report to say (the live agent's
+    /// `speedup` line): e.g. "core type alone: no hardware counters" when it had to predict every
+    /// thread the cores' peak-rate ratio. None (the default) for a policy that does not say.
+    fn speedup_source(&self) -> Option<String> {
+        None
+    }
     /// Why the policy cannot go on, once it cannot: a policy written in Python whose `decide`
     /// raised. It then decides nothing more, and whoever runs it (the runner, the agent) ends
     /// the run with this error. A Rust policy never fails.

@@ -240,7 +240,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false, runtime_threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -257,10 +257,11 @@ fn agent(
     policy_object: Option<Bound<'_, PyAny>>,
     seed: u64,
     until_tree_exits: bool,
+    runtime_threads: Option<String>,
 ) -> PyResult<String> {
     let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
     let python = policy_object.map(|o| py_policy(&o, &policy)).transpose()?;
-    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed, until_tree_exits };
+    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed, until_tree_exits, runtime_threads };
     py.allow_threads(|| match python {
         Some(p) => {
             let needs = p.needs;

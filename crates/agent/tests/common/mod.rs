@@ -61,3 +61,16 @@ impl Drop for ProcTree {
     }
 }
 
+
+impl ProcTree {
+    /// A thread as `thread` writes it, under the name `comm` (what pthread_setname_np sets).
+    pub fn thread_named(&self, pid: u32, tid: u32, comm: &str, state: char, cpu: usize, run_ns: u64) {
+        self.thread(pid, tid, state, cpu, run_ns);
+        let dir = self.0.join(format!("{pid}/task/{tid}"));
+        let line = Self::stat_line(tid, state, cpu).replacen("(forkjoin)", &format!("({comm})"), 1);
+        fs::write(dir.join("stat"), &line).unwrap();
+        if pid == tid {
+            fs::write(self.0.join(format!("{pid}/stat")), line).unwrap();
+        }
+    }
+}

@@ -5,10 +5,17 @@
 //! cores, once, when each thread starts. It reads nothing: all application threads share C_B
 //! even when they outnumber it ("bindVM confines the application to one big core" on 1B5S,
 //! WASH §7.3).
+//!
+//! Live, a thread's kind follows its name, and a runtime names its helpers just after they start:
+//! the agent may report a helper's start under its creator's name, an application thread's. So
+//! at every call (a start, and every WASH quantum, 40 ms) the threads that changed since the last
+//! call are bound by their kind where their affinity differs. In the simulator kinds never
+//! change, and this binds each thread once, at its start.
 
-use ampsched_model::{Placement, Policy, Signals, SystemView, Trigger, Triggers};
+use ampsched_model::{Placement, Policy, Signals, SystemView, ThreadState, Triggers};
 
 use super::bind_vm_cores;
+use super::wash::QUANTUM_MS;
 use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -29,13 +36,23 @@ impl Policy for BindVm {
     fn triggers(&self) -> Triggers {
         Triggers::START
     }
+    fn quantum_ns(&self) -> Option<u64> {
+        Some((QUANTUM_MS * 1e6) as u64)
+    }
     fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        let Trigger::Start(t) = view.trigger else { return };
         let m = view.machine;
         // On a machine of one kind of core there are no small cores to bind helpers to.
         if m.slow_cores().is_empty() {
             return;
         }
-        out.set(t, bind_vm_cores(m, view.thread(t).kind));
+        // A starting thread is among the changed ones; so is one whose kind changed since its
+        // start (live: renamed), whichever call comes first.
+        for &t in view.changed {
+            let v = view.thread(t);
+            let cores = bind_vm_cores(m, v.kind);
+            if v.state != ThreadState::Exited && v.allowed != cores {
+                out.set(t, cores);
+            }
+        }
     }
 }

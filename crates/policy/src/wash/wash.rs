@@ -203,6 +203,9 @@ pub struct Wash {
     apps: Vec<AppState>,
     dirty: Vec<AppId>,
     changes: Changes,
+    /// Whether the views it was called with offered hardware counters (None before its first
+    /// call): without them every prediction is the prior, the core types' ratio.
+    counters: Option<bool>,
 }
 
 impl Wash {
@@ -245,6 +248,7 @@ impl Wash {
             apps: Vec::new(),
             dirty: Vec::new(),
             changes: Changes::default(),
+            counters: None,
         }
     }
 
@@ -284,7 +288,16 @@ impl Wash {
         }
         if !info.known {
             *info = ThreadInfo { known: true, app: v.app, ranked, speedup: prior, ..ThreadInfo::default() };
+        } else if info.ranked != ranked {
+            // Live, a thread's kind follows its name, and a runtime names its helpers just after
+            // they start: one first seen under its creator's name changes kind. File it afresh.
+            info.ranked = ranked;
+            let app = self.app_mut(v.app);
+            for set in [&mut app.ranked, &mut app.helpers, &mut app.contended, &mut app.holders, &mut app.boosted, &mut app.big] {
+                set.remove(&t);
+            }
         }
+        let info = self.threads.get_mut(t);
         if !v.state.is_runnable() {
             info.last_blocked_ns = Some(view.now_ns);
         }
@@ -553,7 +566,20 @@ impl Policy for Wash {
         let s = self.threads.value(t).speedup;
         Some(if s > 0.0 { s } else { self.prior_speedup })
     }
+    /// What a report says of the predictions (the live agent's `speedup` line): without counters
+    /// every thread is predicted the core types' peak-rate ratio, whatever `model` says.
+    fn speedup_source(&self) -> Option<String> {
+        let model = self.predictor.name();
+        Some(match (self.counters, model) {
+            (None, _) => "none: the policy was never called".to_string(),
+            (Some(false), "core-type") => "core type alone: no hardware counters".to_string(),
+            (Some(false), m) => format!("core type alone: no hardware counters (model {m} needs them)"),
+            (Some(true), "core-type") => "core type alone: model=core-type (hardware counters not used for speedups)".to_string(),
+            (Some(true), m) => format!("hardware counters, model {m}"),
+        })
+    }
     fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+        self.counters = Some(view.available.contains(Signals::COUNTERS));
         // On a machine of one kind of core there is nothing to steer.
         if self.small.is_empty() {
             return;
