@@ -1,5 +1,5 @@
-//! ampsched's schedulers, one file each in the folder of its family (`baseline/`, `thesis/`;
-//! WASH, big.LITTLE and fairness families to come), each opening with the paper it comes from
+//! ampsched's schedulers, one file each in the folder of its family (`baseline/`, `thesis/`,
+//! `wash/`; big.LITTLE and fairness families to come), each opening with the paper it comes from
 //! and its algorithm. What policies share (partitions, moves, per-thread state) is in `common/`.
 //!
 //! Adding a policy is one file and one line: the file defines `pub const INFO: PolicyInfo`
@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod common;
 pub mod options;
 pub mod thesis;
+pub mod wash;
 
 use ampsched_model::{InputError, Machine, Policy, Signals};
 
@@ -55,6 +56,9 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &thesis::sfd::INFO,
     &thesis::camp::INFO,
     &thesis::pa_uf::INFO,
+    &wash::wash::INFO,
+    &wash::bindvm::INFO,
+    &wash::pfs::INFO,
     &baseline::best_static::INFO,
 ];
 

@@ -1,12 +1,13 @@
 //! Each policy's own promise, checked on the recorded schedule of random runs:
 //! - `static` never moves a thread;
 //! - `busyfcs` never leaves a fast core idle while a slow core runs a thread;
-//! - `rr` (HAFS) gives every thread a fast-core share of its CPU time of F/(F+S).
+//! - `rr` (HAFS) gives every thread a fast-core share of its CPU time of F/(F+S);
+//! - `bindvm` never runs an application thread on a slow core, nor a runtime thread on a fast one.
 //!
 //! The random cases are drawn from fixed seeds, so a run is repeatable.
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, SimpleModel, Workload};
+use ampsched_model::{Machine, SimpleModel, ThreadKind, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, RunResult, SimConfig};
 use proptest::prelude::*;
@@ -198,6 +199,29 @@ proptest! {
             prop_assert!((share - alpha).abs() <= tolerance,
                 "thread {} of {}: fast share {:.4}, α = {:.4}, tolerance {:.4} (CPU time {:.2} s of a {:.2} s window)",
                 t, n, share, alpha, tolerance, total_ns[t] as f64 / 1e9, window as f64 / 1e9);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(64, 0xb1d_0f))]
+
+    #[test]
+    fn bindvm_runs_application_threads_on_fast_cores_and_runtime_threads_on_slow_ones(
+        types in prop::collection::vec((1u32..4, 0.5f64..3.0, 1.0f64..2.0), 1..4),
+        wl in workload_strategy(),
+        slice_ms in 1u64..8,
+        seed in 0u64..1000,
+    ) {
+        let m = Machine::from_toml("prop-machine", &machine_toml(&types)).unwrap();
+        // On a machine of one capacity there is nothing to bind to.
+        prop_assume!(!m.slow_cores().is_empty());
+        let w = parse_workload(&wl);
+        prop_assume!(w.is_some());
+        let r = simulate(&m, &w.unwrap(), "bindvm", slice_ms, seed);
+        for s in &r.segments {
+            let kind = r.threads[s.thread as usize].kind;
+            prop_assert_eq!(m.is_fast(s.core as usize), kind == ThreadKind::App, "{:?} thread {} ran on core {}", kind, s.thread, s.core);
         }
     }
 }

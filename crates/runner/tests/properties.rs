@@ -46,7 +46,7 @@ proptest! {
     fn every_run_ends_consistently(
         types in prop::collection::vec((1u32..4, 0.5f64..3.0, 1.0f64..2.0), 1..4),
         wl in workload_strategy(),
-        policy in prop::sample::select(vec!["oblivious", "static", "rr", "busyfcs", "rr:threshold_ms=5:quantum_ms=2", "pa", "pa:expire_fast_ms=5:boost_ticks=3", "mintlp", "pa-rtx:spin_threshold_us=50", "pa-rtx:master=app"]),
+        policy in prop::sample::select(vec!["oblivious", "static", "rr", "busyfcs", "rr:threshold_ms=5:quantum_ms=2", "pa", "pa:expire_fast_ms=5:boost_ticks=3", "mintlp", "pa-rtx:spin_threshold_us=50", "pa-rtx:master=app", "wash", "wash:quantum_ms=5:behind_window_quanta=1:lock_candidates=contended", "bindvm", "pfs"]),
         slice_ms in 1u64..8,
         seed in 0u64..1000,
     ) {

@@ -11,6 +11,12 @@ pub struct Changes {
 }
 
 impl Changes {
+    /// Whether calls were missed since the last one (then `since_last` gives every live thread,
+    /// and a policy that files threads by `changed` may have missed exits).
+    pub fn missed(&self, view: &SystemView) -> bool {
+        view.call != self.last_call + 1
+    }
+
     /// The threads to refresh in this call (and records the call).
     pub fn since_last<'a>(&mut self, view: &SystemView<'a>) -> &'a [ThreadId] {
         let out = if view.call == self.last_call + 1 { view.changed } else { view.live };

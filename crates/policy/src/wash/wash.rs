@@ -1,0 +1,590 @@
+//! `wash`: WASH, the scheduler of "Portable Performance on Asymmetric Multicore Processors"
+//! (Jibaja et al., CGO 2016), Algorithm 1 with the refinements of its prose (§4–§6). Each app is
+//! one managed runtime with its own WASH; every quantum (40 ms) and for each app, with T_A its
+//! application threads and C_B / C_S the machine's big / small cores:
+//! - |T_A| ≤ |C_B|: the application threads share |T_A| of the big cores; the runtime's helper
+//!   threads get the small cores and the big cores the application leaves free;
+//! - otherwise the helpers get C_S only, and the app is *scalable* if every application thread
+//!   waits on locks less than `lock_thresh` of its time (Lock%) and none falls behind: its threads
+//!   get all cores. Else it is *non-scalable*: the *execution set* (the threads of highest
+//!   ExecRank, taken until their speed-adjusted instruction rate reaches the big cores' share of
+//!   the machine's instruction-retirement capacity) and the *lock set* (the threads that made
+//!   others wait longest, LockRank, as many as the big cores' share of cores of the contended
+//!   threads) are bound to C_B, the others get all cores.
+//!
+//! ExecRank: a running total of each thread's retired instructions, those retired on small cores
+//! scaled by its predicted speedup (so the total is its progress as if on big cores), times its
+//! predicted speedup (§6's "adjusted priority"). A thread starts on its bindVM place (application
+//! threads on C_B, helpers on C_S, §6's fallback) and keeps it until it has lived a whole quantum.
+//! `pfs` is this code with the application-over-runtime preference and the lock set switched off.
+//!
+//! Cost per quantum: the threads that ran or changed, plus, per app whose thread counts crossed
+//! |C_B| or whose class changed, its live threads; the falls-behind check reads an app's threads
+//! once per window.
+
+use std::collections::BTreeSet;
+
+use ampsched_model::view::AppId;
+use ampsched_model::{CoreSet, Counters, Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadKind, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
+
+use super::bind_vm_cores;
+use crate::common::{Changes, CoreTypeRatio, PerThread, SpeedupPredictor};
+use crate::options::{OptionInfo, OptionKind, Options};
+use crate::{Build, PolicyInfo};
+
+/// WASH's scheduling quantum, §6: 40 ms, after prior work that saw no migration overhead on
+/// shared-LLC AMPs at 25 ms.
+pub const QUANTUM_MS: f64 = 40.0;
+/// §4: "a threshold of 0.5 contention level (time spent contended / time executing) beyond which
+/// a thread is classified as contended", established empirically from Figure 4.
+pub const LOCK_THRESH: f64 = 0.5;
+/// §4: a contended thread makes the app non-scalable only if it "is responsible for a threshold of
+/// execution time as a function of the total available hardware resources (e.g., 1% with 2 cores,
+/// 0.5% with 4 cores, and so on)": the paper's examples are 2% / cores, this constant over the
+/// machine's core count. The share is of the CPU time of the app's ranked threads so far.
+pub const EXEC_SHARE: f64 = 0.02;
+/// §6: a thread is active if it "has not been blocked during the last two scheduling quanta".
+pub const ACTIVE_QUANTA: u64 = 2;
+/// The falls-behind check of the scalable case (§4 and §6 name it, give no numbers): over a
+/// window, a thread that was runnable throughout and retired fewer instructions than this
+/// fraction of the mean of such threads of its app has fallen behind. A quarter: on 1B5S eight
+/// homogeneous threads under CFS leave two small cores shared, whose threads retire ~0.47 of the
+/// mean (the unevenness any oversubscribed AMP shows, which the paper's scalable class tolerates:
+/// WASH performs like Oblivious there, §7.6); a thread sharing a small core with three or more
+/// others (an OS co-runner, §8.6) retires less than a quarter. 0 turns the check off.
+pub const BEHIND_FRACTION: f64 = 0.25;
+/// The falls-behind window, in quanta: 5 × 40 ms = 200 ms, fifty 4 ms CFS slices and twenty
+/// 10 ms balancer periods, so ordinary time sharing evens out within it, while a starved thread
+/// is found within a fifth of a second.
+pub const BEHIND_WINDOW_QUANTA: i64 = 5;
+
+pub const OPTIONS: [OptionInfo; 7] = [
+    OptionInfo {
+        name: "quantum_ms",
+        kind: OptionKind::Range { default: QUANTUM_MS, min: 0.1, max: 1e6 },
+        doc: "how often affinities are recomputed (WASH §6: 40 ms)",
+    },
+    OptionInfo {
+        name: "lock_thresh",
+        kind: OptionKind::Range { default: LOCK_THRESH, min: 0.0, max: 1.0 },
+        doc: "Lock% (lock wait / time alive) above which a thread is contended (WASH §4: 0.5)",
+    },
+    OptionInfo {
+        name: "exec_share",
+        kind: OptionKind::Range { default: EXEC_SHARE, min: 0.0, max: 1.0 },
+        doc: "a contended thread counts (non-scalable app, lock set) only with at least exec_share / cores of its app's \
+              CPU time (WASH §4's 1% with 2 cores, 0.5% with 4: 2% / cores)",
+    },
+    OptionInfo {
+        name: "behind_fraction",
+        kind: OptionKind::Range { default: BEHIND_FRACTION, min: 0.0, max: 1.0 },
+        doc: "in a scalable app, a thread runnable through a window that retires less than this fraction of the mean of \
+              such threads has fallen behind: bound to a big core for a window, the app non-scalable from then on (0: no check)",
+    },
+    OptionInfo {
+        name: "behind_window_quanta",
+        kind: OptionKind::Integer { default: BEHIND_WINDOW_QUANTA, min: 1, max: 100_000 },
+        doc: "the falls-behind window, in quanta (200 ms at 40 ms)",
+    },
+    OptionInfo {
+        name: "lock_candidates",
+        kind: OptionKind::Choice { default: "holders", choices: &["holders", "contended"] },
+        doc: "who may enter the lock set: every thread others waited on (holders), or only contended threads \
+              (Algorithm 1 read literally, where a holder that never waits itself is never promoted)",
+    },
+    OptionInfo {
+        name: "model",
+        kind: OptionKind::Choice { default: "core-type", choices: &["core-type"] },
+        doc: "the speedup predictor: core-type (every thread the cores' peak-rate ratio, no counters needed)",
+    },
+];
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "wash",
+    description: "WASH: app threads before runtime helpers on big cores; lock bottlenecks and the most progressing, sensitive threads bound to big cores in non-scalable apps",
+    source: "WASH (Jibaja et al., Portable Performance on Asymmetric Multicore Processors, CGO 2016), Algorithm 1, §4-§6",
+    options: &OPTIONS,
+    needs: Signals::LOCKS,
+    build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { name: INFO.name, app_over_runtime: true, lock_set: true }))),
+};
+
+/// What distinguishes WASH from PFS, which the paper built from it (§3, §8.5).
+#[derive(Debug, Clone, Copy)]
+pub struct Switches {
+    pub name: &'static str,
+    /// Application threads before the runtime's helpers (off: every thread ranked as an
+    /// application thread).
+    pub app_over_runtime: bool,
+    /// The lock set: holders of contended locks bound to big cores.
+    pub lock_set: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct ThreadInfo {
+    /// Seen alive and filed under its app.
+    known: bool,
+    app: AppId,
+    /// Ranked as an application thread (every thread under `pfs`).
+    ranked: bool,
+    /// The current speedup prediction; 0 before the first.
+    speedup: f64,
+    /// Retired instructions so far, those on slower cores scaled to big-core equivalents.
+    big_equiv: f64,
+    /// Big-core-equivalent instructions in the last quantum it ran in, and when that ended.
+    rate: f64,
+    ran_at_ns: u64,
+    /// The latest time it was seen off the CPU (blocked, sleeping): for "active".
+    last_blocked_ns: Option<u64>,
+    /// Raw retired instructions in its app's falls-behind window `window`.
+    window: u64,
+    window_instructions: f64,
+    /// Bound to a big core after falling behind, until then.
+    boosted_until_ns: u64,
+}
+
+/// The affinities of one app's plan: ranked threads not in the big set, ranked threads in it,
+/// helpers.
+#[derive(Debug, Clone, PartialEq)]
+struct Masks {
+    ranked: CoreSet,
+    big_set: CoreSet,
+    helper: CoreSet,
+}
+
+#[derive(Debug, Default)]
+struct AppState {
+    ranked: BTreeSet<ThreadId>,
+    helpers: BTreeSet<ThreadId>,
+    /// Ranked threads whose Lock% is above the threshold (as of when they last ran or changed).
+    contended: BTreeSet<ThreadId>,
+    /// Ranked threads others have waited on.
+    holders: BTreeSet<ThreadId>,
+    boosted: BTreeSet<ThreadId>,
+    /// CPU time of its ranked threads so far (exited ones included).
+    exec_ns: u64,
+    /// Once a thread fell behind, the app is non-scalable for good (§4: "from then on").
+    non_scalable: bool,
+    window: u64,
+    window_start_ns: Option<u64>,
+    /// The ranked threads bound to C_B by the last plan, and its masks.
+    big: BTreeSet<ThreadId>,
+    masks: Option<Masks>,
+    /// Its threads that ran or changed since its last plan.
+    touched: Vec<ThreadId>,
+    ran: Vec<ThreadId>,
+    dirty: bool,
+}
+
+pub struct Wash {
+    switches: Switches,
+    quantum_ns: u64,
+    lock_thresh: f64,
+    /// `exec_share` over the machine's cores.
+    exec_share: f64,
+    behind_fraction: f64,
+    behind_window_ns: u64,
+    lock_candidates_contended: bool,
+    predictor: Box<dyn SpeedupPredictor>,
+    /// The prediction before any counters: the cores' peak-rate ratio.
+    prior_speedup: f64,
+    big: CoreSet,
+    small: CoreSet,
+    all: CoreSet,
+    /// B_RI / (B_RI + S_RI): the big cores' share of the machine's peak instruction rate.
+    big_rate_share: f64,
+    /// B / (B + S): the big cores' share of cores.
+    big_core_share: f64,
+    /// Per core type, instructions per ns at CPI 1 (an estimate of retired instructions where no
+    /// counters are read), and how far the type is from the big cores in peak rate: 0 for big,
+    /// 1 for the slowest (the speedup applies in full), between for a middle type.
+    peak_rate: [f64; MAX_CORE_TYPES],
+    slowness: [f64; MAX_CORE_TYPES],
+    threads: PerThread<ThreadInfo>,
+    apps: Vec<AppState>,
+    dirty: Vec<AppId>,
+    changes: Changes,
+}
+
+impl Wash {
+    pub fn new(o: &Options, m: &Machine, switches: Switches) -> Self {
+        let predictor = predictor(o.choice("model"));
+        let prior_speedup = CoreTypeRatio.predict(m, &Default::default()).unwrap_or(1.0);
+        let mut peak_rate = [0.0; MAX_CORE_TYPES];
+        for (i, ct) in m.core_types.iter().enumerate() {
+            peak_rate[i] = ct.freq_ghz / ct.cpi_scale;
+        }
+        let top = peak_rate.iter().cloned().fold(0.0, f64::max);
+        let bottom = peak_rate[..m.core_types.len()].iter().cloned().fold(f64::INFINITY, f64::min);
+        let mut slowness = [0.0; MAX_CORE_TYPES];
+        for i in 0..m.core_types.len() {
+            if !m.is_fast_type(i) && top > bottom {
+                slowness[i] = (top / peak_rate[i] - 1.0) / (top / bottom - 1.0);
+            }
+        }
+        let rate_of = |cores: &CoreSet| cores.iter().map(|c| peak_rate[m.cores[c].core_type]).sum::<f64>();
+        let (big, small, all) = (m.fast_cores(), m.slow_cores(), m.all_cores());
+        let total_rate = rate_of(&all);
+        Wash {
+            switches,
+            quantum_ns: o.ms("quantum_ms"),
+            lock_thresh: o.number("lock_thresh"),
+            exec_share: o.number("exec_share") / m.num_cores() as f64,
+            behind_fraction: o.number("behind_fraction"),
+            behind_window_ns: o.ms("quantum_ms") * o.integer("behind_window_quanta") as u64,
+            lock_candidates_contended: o.choice("lock_candidates") == "contended",
+            predictor,
+            prior_speedup,
+            big_rate_share: if total_rate > 0.0 { rate_of(&big) / total_rate } else { 1.0 },
+            big_core_share: big.len() as f64 / all.len() as f64,
+            big,
+            small,
+            all,
+            peak_rate,
+            slowness,
+            threads: PerThread::new(),
+            apps: Vec::new(),
+            dirty: Vec::new(),
+            changes: Changes::default(),
+        }
+    }
+
+    fn app_mut(&mut self, a: AppId) -> &mut AppState {
+        let i = a as usize;
+        if i >= self.apps.len() {
+            self.apps.resize_with(i + 1, AppState::default);
+        }
+        &mut self.apps[i]
+    }
+
+    fn touch(&mut self, a: AppId, t: ThreadId) {
+        let app = self.app_mut(a);
+        app.touched.push(t);
+        if !app.dirty {
+            app.dirty = true;
+            self.dirty.push(a);
+        }
+    }
+
+    /// A thread that started, exited, blocked, woke or was placed: file it, note when it was
+    /// off the CPU, and its Lock%.
+    fn refresh(&mut self, view: &SystemView, t: ThreadId) {
+        let v = view.thread(t);
+        let ranked = !self.switches.app_over_runtime || v.kind == ThreadKind::App;
+        let prior = self.prior_speedup;
+        let info = self.threads.get_mut(t);
+        if v.state == ThreadState::Exited {
+            if std::mem::take(&mut info.known) {
+                let app = self.app_mut(v.app);
+                for set in [&mut app.ranked, &mut app.helpers, &mut app.contended, &mut app.holders, &mut app.boosted, &mut app.big] {
+                    set.remove(&t);
+                }
+                self.touch(v.app, t);
+            }
+            return;
+        }
+        if !info.known {
+            *info = ThreadInfo { known: true, app: v.app, ranked, speedup: prior, ..ThreadInfo::default() };
+        }
+        if !v.state.is_runnable() {
+            info.last_blocked_ns = Some(view.now_ns);
+        }
+        let app = self.app_mut(v.app);
+        if ranked { &mut app.ranked } else { &mut app.helpers }.insert(t);
+        self.update_locks(view, t);
+        self.touch(v.app, t);
+    }
+
+    /// Lock% = time waiting for locks / time alive (WASH §4's "time spent contended / time
+    /// executing"; alive rather than on a CPU so that it stays within [0, 1] with spin-waits,
+    /// which are both), and whether others have waited on the thread.
+    fn update_locks(&mut self, view: &SystemView, t: ThreadId) {
+        let v = view.thread(t);
+        if !self.threads.value(t).ranked {
+            return;
+        }
+        let alive = view.now_ns.saturating_sub(v.started_ns);
+        let contended = alive > 0 && v.lock_wait_ns as f64 / alive as f64 > self.lock_thresh;
+        let app = self.app_mut(v.app);
+        if contended {
+            app.contended.insert(t);
+        } else {
+            app.contended.remove(&t);
+        }
+        if v.lock_wait_caused_ns > 0 {
+            app.holders.insert(t);
+        }
+    }
+
+    /// Instructions a thread retired on core type `ty`: counted, or estimated from its time at
+    /// the type's peak rate where no counters are read.
+    fn retired(&self, view: &SystemView, c: &Counters, ty: usize) -> f64 {
+        if view.available.contains(Signals::COUNTERS) {
+            c.instructions
+        } else {
+            c.time_ns as f64 * self.peak_rate[ty]
+        }
+    }
+
+    /// A thread's last quantum: its speedup prediction, progress, its app's CPU time.
+    fn progress(&mut self, view: &SystemView, t: ThreadId) {
+        if !self.threads.value(t).known {
+            return;
+        }
+        let interval = view.interval_of(t);
+        let m = view.machine;
+        let mut speedup = self.threads.value(t).speedup;
+        if view.available.contains(Signals::COUNTERS) {
+            if let Some(s) = self.predictor.predict(m, interval) {
+                speedup = s;
+            }
+        }
+        let (mut raw, mut equiv, mut time) = (0.0, 0.0, 0);
+        for (ty, c) in interval.iter().enumerate().take(m.core_types.len()) {
+            let r = self.retired(view, c, ty);
+            raw += r;
+            equiv += r * (1.0 + (speedup - 1.0) * self.slowness[ty]);
+            time += c.time_ns;
+        }
+        let info = self.threads.value(t);
+        let app = &mut self.apps[info.app as usize];
+        let window = app.window;
+        if info.ranked {
+            app.exec_ns += time;
+            app.ran.push(t);
+        }
+        let info = self.threads.get_mut(t);
+        info.speedup = speedup;
+        info.big_equiv += equiv;
+        info.rate = equiv;
+        info.ran_at_ns = view.now_ns;
+        if info.window != window {
+            info.window = window;
+            info.window_instructions = 0.0;
+        }
+        info.window_instructions += raw;
+        let a = info.app;
+        self.update_locks(view, t);
+        self.touch(a, t);
+    }
+
+    fn active(&self, t: ThreadId, now: u64) -> bool {
+        self.threads.value(t).last_blocked_ns.is_none_or(|b| b + ACTIVE_QUANTA * self.quantum_ns <= now)
+    }
+
+    /// The contended threads that count (Lock% above the threshold, enough of the app's time).
+    fn contended(&self, view: &SystemView, app: &AppState) -> Vec<ThreadId> {
+        let least = self.exec_share * app.exec_ns as f64;
+        app.contended
+            .iter()
+            .copied()
+            .filter(|&t| view.thread(t).state != ThreadState::Exited && view.thread(t).total_time_ns() as f64 >= least)
+            .collect()
+    }
+
+    /// The execution set: active threads of highest adjusted priority, taken until their
+    /// big-core-equivalent instruction rate reaches B_RI / (B_RI + S_RI) of all active threads'.
+    fn execution_set(&self, view: &SystemView, app: &AppState, into: &mut BTreeSet<ThreadId>) {
+        let now = view.now_ns;
+        let mut active: Vec<(f64, ThreadId, f64)> = app
+            .ran
+            .iter()
+            .copied()
+            .filter(|&t| self.active(t, now) && !young(view, t))
+            .map(|t| {
+                let i = self.threads.value(t);
+                (i.big_equiv * i.speedup, t, i.rate)
+            })
+            .collect();
+        active.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let total: f64 = active.iter().map(|a| a.2).sum();
+        let mut taken = 0.0;
+        for (_, t, rate) in active {
+            if taken >= self.big_rate_share * total || total <= 0.0 {
+                break;
+            }
+            into.insert(t);
+            taken += rate;
+        }
+    }
+
+    /// The lock set: the threads others waited on longest (LockRank, cumulative waits caused),
+    /// ceil(B / (B + S) × |T_Contd|) of them (rounded up: on 1B5S a single contended thread
+    /// would otherwise never promote anyone).
+    fn lock_set(&self, view: &SystemView, app: &AppState, contended: &[ThreadId], into: &mut BTreeSet<ThreadId>) {
+        let size = (self.big_core_share * contended.len() as f64).ceil() as usize;
+        let mut candidates: Vec<(u64, ThreadId)> = if self.lock_candidates_contended { contended.to_vec() } else { app.holders.iter().copied().collect() }
+            .into_iter()
+            .filter(|&t| view.thread(t).state != ThreadState::Exited)
+            .map(|t| (view.thread(t).lock_wait_caused_ns, t))
+            .filter(|&(caused, _)| caused > 0)
+            .collect();
+        candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        into.extend(candidates.into_iter().take(size).map(|(_, t)| t));
+    }
+
+    /// The falls-behind check of a scalable app, at the end of each window: a thread runnable
+    /// throughout the window that retired less than `behind_fraction` of the mean of such threads
+    /// is bound to a big core for a window, and the app is non-scalable from then on.
+    fn check_progress(&mut self, view: &SystemView, a: AppId) {
+        let now = view.now_ns;
+        let Some(start) = self.apps[a as usize].window_start_ns else {
+            let app = &mut self.apps[a as usize];
+            app.window += 1;
+            app.window_start_ns = Some(now);
+            return;
+        };
+        if now < start + self.behind_window_ns {
+            return;
+        }
+        let app = &self.apps[a as usize];
+        let window = app.window;
+        let mut runners: Vec<(ThreadId, f64)> = Vec::new();
+        for &t in &app.ranked {
+            let (v, i) = (view.thread(t), self.threads.value(t));
+            let throughout = v.started_ns <= start && i.last_blocked_ns.is_none_or(|b| b < start) && v.state.is_runnable();
+            if throughout {
+                runners.push((t, if i.window == window { i.window_instructions } else { 0.0 }));
+            }
+        }
+        let mean = runners.iter().map(|r| r.1).sum::<f64>() / runners.len().max(1) as f64;
+        let behind: Vec<ThreadId> =
+            if runners.len() >= 2 { runners.iter().filter(|r| r.1 < self.behind_fraction * mean).map(|r| r.0).collect() } else { Vec::new() };
+        for &t in &behind {
+            self.threads.get_mut(t).boosted_until_ns = now + self.behind_window_ns;
+        }
+        let app = &mut self.apps[a as usize];
+        app.non_scalable |= !behind.is_empty();
+        app.boosted.extend(behind);
+        app.window += 1;
+        app.window_start_ns = Some(now);
+    }
+
+    /// Algorithm 1 for one app: its masks and big set, and the affinities that change.
+    fn plan(&mut self, view: &SystemView, a: AppId, out: &mut Placement) {
+        let now = view.now_ns;
+        let n = self.apps[a as usize].ranked.len();
+        let mut big_set = BTreeSet::new();
+        let masks = if n <= self.big.len() {
+            // The application threads share |T_A| of the big cores; the helpers get the rest.
+            let used = CoreSet::from_cores(self.big.iter().take(n));
+            self.apps[a as usize].window_start_ns = None;
+            Masks { ranked: used.clone(), big_set: used.clone(), helper: self.all.difference(&used) }
+        } else {
+            let contended = self.contended(view, &self.apps[a as usize]);
+            let calm = contended.is_empty() && !self.apps[a as usize].non_scalable;
+            if calm && self.behind_fraction > 0.0 {
+                self.check_progress(view, a);
+            }
+            let threads = &self.threads;
+            let app = &mut self.apps[a as usize];
+            app.boosted.retain(|&t| threads.value(t).boosted_until_ns > now);
+            big_set.extend(app.boosted.iter().copied());
+            if !calm || app.non_scalable {
+                // Windows run only in the scalable class: one starts afresh if it returns.
+                app.window_start_ns = None;
+                let app = &self.apps[a as usize];
+                self.execution_set(view, app, &mut big_set);
+                if self.switches.lock_set && !contended.is_empty() {
+                    self.lock_set(view, app, &contended, &mut big_set);
+                }
+            }
+            Masks { ranked: self.all.clone(), big_set: self.big.clone(), helper: self.small.clone() }
+        };
+        let app = &mut self.apps[a as usize];
+        let old_big = std::mem::replace(&mut app.big, big_set);
+        let mut visit: Vec<ThreadId> = std::mem::take(&mut app.touched);
+        if app.masks.as_ref() != Some(&masks) {
+            visit.extend(app.ranked.iter().chain(app.helpers.iter()).copied());
+            app.masks = Some(masks.clone());
+        } else {
+            visit.extend(old_big.symmetric_difference(&app.big).copied());
+        }
+        visit.sort_unstable();
+        visit.dedup();
+        let app = &self.apps[a as usize];
+        for t in visit {
+            let v = view.thread(t);
+            if v.state == ThreadState::Exited || young(view, t) {
+                continue;
+            }
+            let cores = if !self.threads.value(t).ranked {
+                &masks.helper
+            } else if app.big.contains(&t) {
+                &masks.big_set
+            } else {
+                &masks.ranked
+            };
+            if v.allowed != *cores {
+                out.set(t, cores.clone());
+            }
+        }
+    }
+}
+
+/// The speedup predictor an option value names. Only `core-type` until the trained models of WASH
+/// §5 exist (`common/speedup_model.rs`).
+fn predictor(_choice: &str) -> Box<dyn SpeedupPredictor> {
+    Box::new(CoreTypeRatio)
+}
+
+/// A thread that has not lived through a whole quantum yet keeps its start placement (WASH §6:
+/// threads shorter than a quantum stay on their fallback cores).
+fn young(view: &SystemView, t: ThreadId) -> bool {
+    view.thread(t).started_ns > view.interval_start_ns
+}
+
+impl Policy for Wash {
+    fn name(&self) -> &str {
+        self.switches.name
+    }
+    fn quantum_ns(&self) -> Option<u64> {
+        Some(self.quantum_ns)
+    }
+    /// Starts for the fallback placement; blocks so that "active" (not blocked in the last two
+    /// quanta) sees every block, however short.
+    fn triggers(&self) -> Triggers {
+        Triggers { start: true, block: true, ..Triggers::NONE }
+    }
+    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
+        let s = self.threads.value(t).speedup;
+        Some(if s > 0.0 { s } else { self.prior_speedup })
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+        // On a machine of one kind of core there is nothing to steer.
+        if self.small.is_empty() {
+            return;
+        }
+        if self.changes.missed(view) {
+            // Exits may have gone unseen: file the live threads afresh.
+            for app in &mut self.apps {
+                app.ranked.clear();
+                app.helpers.clear();
+            }
+        }
+        for &t in self.changes.since_last(view) {
+            self.refresh(view, t);
+        }
+        match view.trigger {
+            Trigger::Start(t) => {
+                let v = view.thread(t);
+                let kind = if self.switches.app_over_runtime { v.kind } else { ThreadKind::App };
+                let cores = bind_vm_cores(view.machine, kind);
+                if v.allowed != cores {
+                    out.set(t, cores);
+                }
+            }
+            Trigger::Quantum => {
+                for &t in view.ran {
+                    self.progress(view, t);
+                }
+                for a in std::mem::take(&mut self.dirty) {
+                    self.plan(view, a, out);
+                    let app = &mut self.apps[a as usize];
+                    app.dirty = false;
+                    app.ran.clear();
+                }
+            }
+            Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
+        }
+    }
+}
