@@ -474,42 +474,34 @@ def figure_7_9(ctx, res):
                "then each group's geometric mean (Figure 9a-c); from our runs.")
 
 
-def figure_2(ctx, res):
+def _program_bars(ctx, values, ylabel, stem, caption):
+    """One bar per program and role (values: role -> [value per program]), normalised to Oblivious."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(11, 3.6))
     ax = fig.add_subplot(1, 1, 1)
-    roles = ("pfs", "bindvm", "wash")
-    width = 0.8 / len(roles)
-    for k, r in enumerate(roles):
-        ax.bar([x + (k - 1) * width for x in range(len(PROGRAMS))], [norm(res, "wash-1b5s", p, r, "time") for p in PROGRAMS], width, color=COLORS[r], label=LABEL[r])
+    width = 0.8 / len(values)
+    for k, (r, ys) in enumerate(values.items()):
+        ax.bar([x + (k - len(values) / 2 + 0.5) * width for x in range(len(PROGRAMS))], ys, width, color=COLORS[r], label=LABEL[r])
     ax.axhline(1.0, color="grey", lw=0.6)
     ax.set_xticks(range(len(PROGRAMS)))
     ax.set_xticklabels([_name(p) for p in PROGRAMS], fontsize=7)
-    ax.set_ylabel("time / Oblivious, 1B5S")
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    ctx.figure(fig, "fig2", "Redraws WASH's Figure 2 (with WASH added, as in Figure 8): each program's time on 1B5S under PFS, bindVM and "
-               "WASH, normalised to Oblivious (lower is better); from our runs.")
+    ctx.figure(fig, stem, caption)
+
+
+def figure_2(ctx, res):
+    _program_bars(ctx, {r: [norm(res, "wash-1b5s", p, r, "time") for p in PROGRAMS] for r in ("pfs", "bindvm", "wash")},
+                  "time / Oblivious, 1B5S", "fig2", "Redraws WASH's Figure 2 (with WASH added, as in Figure 8): each program's time on 1B5S "
+                  "under PFS, bindVM and WASH, normalised to Oblivious (lower is better); from our runs.")
 
 
 def figure_12(ctx, adv):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(11, 3.6))
-    ax = fig.add_subplot(1, 1, 1)
-    roles = ("bindvm", "wash")
-    width = 0.8 / len(roles)
-    for k, r in enumerate(roles):
-        ax.bar([x + (k - 0.5) * width for x in range(len(PROGRAMS))], [adv[(p, r)] / adv[(p, "oblivious")] for p in PROGRAMS], width, color=COLORS[r], label=LABEL[r])
-    ax.axhline(1.0, color="grey", lw=0.6)
-    ax.set_xticks(range(len(PROGRAMS)))
-    ax.set_xticklabels([_name(p) for p in PROGRAMS], fontsize=7)
-    ax.set_ylabel("time / Oblivious, 1B5S + eclipse")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    ctx.figure(fig, "fig12", "Redraws WASH's Figure 12: each program's time on 1B5S beside an OS-scheduled eclipse (all cores, no placement "
-               "applies to it) under bindVM and WASH, normalised to Oblivious; from our runs.")
+    _program_bars(ctx, {r: [adv[(p, r)] / adv[(p, "oblivious")] for p in PROGRAMS] for r in ("bindvm", "wash")},
+                  "time / Oblivious, 1B5S + eclipse", "fig12", "Redraws WASH's Figure 12: each program's time on 1B5S beside an "
+                  "OS-scheduled eclipse (all cores, no placement applies to it) under bindVM and WASH, normalised to Oblivious; from our runs.")
 
 
 def _compare_md(res) -> str:
