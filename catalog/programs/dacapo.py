@@ -268,7 +268,7 @@ HEADER = """\
 #   workers of a job-manager master: 1 + 15 threads), so most threads live less than 40 ms. The
 #   time is JavaIndexing's: the same on 3 and 6 cores.
 # - hsqldb (§3): ~80 threads (Main, a connection manager and 80 connection threads: 20 rounds of 4
-#   per-phase workers, each a single ~3 ms transaction under the database lock), Main 65% of all
+#   per-phase workers, each a single ~4 ms transaction under the database lock), Main 65% of all
 #   cycles, holding the database lock for long stretches.
 # - Single-threaded programs: one main thread; the VM's threads still make them respond a little
 #   to more cores (§3).
@@ -276,8 +276,8 @@ HEADER = """\
 #   Phenom but no per-program numbers): each application thread alternates two profiles per GC
 #   cycle (phases differ, which the speedup model must track), from compute-bound (jython,
 #   sunflow, chart: speedup 2.6-3.3) to memory-bound (lusearch, fop, pjbb: 1.8-2.3); flat miss
-#   rates (the paper gives no miss curves). Run length (chosen): 2-6 G application instructions,
-#   1-3 s on one big core, short enough for sweeps of many runs.
+#   rates (the paper gives no miss curves). Run length (chosen): 1.4-8.6 G application
+#   instructions, 1-8 s on one big core, short enough for sweeps of many runs.
 # - Work units: lusearch, sunflow and xalan take many small units of work (queries, image tiles,
 #   documents) from shared queues, so a thread on a fast core does more of them. The engine's
 #   threads have fixed work, so a queue is modelled as more threads than cores: 24 (4 per core
