@@ -252,11 +252,19 @@ pub struct AppView {
     /// core type (index = machine core type), measured offline by running the program alone on a
     /// machine of that type only (`Group::solo_ips`). Needs `Signals::PROFILE`.
     pub solo_ips: Vec<Option<SoloIps>>,
+    /// The catalog program the app runs (a workload's `program = "..."`, e.g. "eclipse"); None
+    /// for inline phases and for live processes. A policy may pick per-program knowledge by it
+    /// (WASH's leave-one-out speedup model: the model trained on the other programs).
+    pub program: Option<String>,
+    /// False for an app left to the OS (a workload's `os_scheduled = true`, WASH's §8.6
+    /// adversary): the engine ignores any placement (affinity, share, slice, weight) that names
+    /// its threads, which keep every core; a policy should leave them alone.
+    pub policy_managed: bool,
 }
 
 impl AppView {
     pub fn new(id: AppId, name: String, priority: i32) -> AppView {
-        AppView { id, name, priority, live_threads: 0, runnable_threads: 0, signatures: Vec::new(), solo_ips: Vec::new() }
+        AppView { id, name, priority, live_threads: 0, runnable_threads: 0, signatures: Vec::new(), solo_ips: Vec::new(), program: None, policy_managed: true }
     }
 }
 

@@ -191,7 +191,18 @@ impl ThreadKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub name: String,
+    /// Threads of the group; for `count = "cores"` the machine's core count, set when the
+    /// workload meets its machine (`Workload::for_machine`; 1 until then).
     pub count: u32,
+    /// `count = "cores"`: as many threads as the machine has cores (a managed runtime's garbage
+    /// collector threads, which WASH's methodology sizes so: WASH, §7, "We configure the number
+    /// of collection threads to be the same as available cores").
+    pub count_per_core: bool,
+    /// `work = "shared"`: the group's compute instructions and critical-section counts are the
+    /// group's total, divided evenly among its threads (a parallel collector has one heap to
+    /// trace however many threads it runs; a benchmark's fixed work over one thread per core).
+    /// Divided when the count is known: at reading, or for `count = "cores"` in `for_machine`.
+    pub shared_work: bool,
     pub kind: ThreadKind,
     pub repeat: u32,
     pub phases: Vec<Phase>,
@@ -239,11 +250,24 @@ pub struct App {
     pub groups: Vec<Group>,
     /// Names of the app's locks; `Phase::Critical::lock` indexes this.
     pub locks: Vec<String>,
+    /// The catalog program the app runs (`program = "..."`), None for inline phases.
+    pub program: Option<String>,
+    /// False for an app left to the OS (`os_scheduled = true`): the engine ignores any
+    /// placement a policy makes for its threads, which keep every core (the OS-scheduled
+    /// eclipse adversary of WASH, §8.6, Figure 12).
+    pub policy_managed: bool,
 }
 
 impl App {
     pub fn threads(&self) -> u32 {
         self.groups.iter().map(|g| g.count).sum()
+    }
+
+    /// The threads an app-wide barrier or serial section waits for: those of the groups with
+    /// persistent workers. Per-phase workers come and go (short-lived threads), so they take
+    /// no part in app-wide phases (they may not have any themselves).
+    pub fn app_scope_threads(&self) -> u32 {
+        self.groups.iter().filter(|g| g.workers == Workers::Persistent).map(|g| g.count).sum()
     }
 }
 
@@ -288,6 +312,11 @@ pub struct Program {
     /// How often one run goes through the phases (`repeat`, default 1): a fork-join program's
     /// loop; an app running it may override.
     pub repeat: u32,
+    /// A program with threads of several roles (`[[program.group]]`, the keys of
+    /// `[[app.group]]`): the groups an app running it gets; `phases` is then empty.
+    pub groups: Vec<Group>,
+    /// The locks of the program's groups' critical phases (`Phase::Critical::lock` indexes it).
+    pub locks: Vec<String>,
 }
 
 /// What an app or group runs: its phases, and how its workers live and how often it repeats
@@ -300,7 +329,9 @@ struct Body {
 
 pub type Programs = BTreeMap<String, Program>;
 
-/// Read a program catalog file: `[[program]]` tables with `name`, `suite`, `source` and `[[program.phase]]`.
+/// Read a program catalog file: `[[program]]` tables with `name`, `suite`, `source` and either
+/// `[[program.phase]]` (one kind of thread) or `[[program.group]]` (threads of several roles,
+/// each group with the keys of `[[app.group]]`; the groups may use locks, which become the app's).
 pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Result<()> {
     let table = parse(source, text)?;
     let mut root = Node::root(source, &table);
@@ -309,21 +340,33 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
         let suite = n.opt_str("suite")?.unwrap_or_default();
         let src = n.opt_str("source")?.unwrap_or_default();
         let mut locks = Vec::new();
-        let phases = read_phases(&mut n, &mut locks)?;
-        if phases.is_empty() {
-            return Err(n.err("phase", "a program needs at least one [[program.phase]]"));
-        }
-        if !locks.is_empty() {
-            return Err(n.err("phase", "program profiles may not use locks; put critical phases in the workload"));
-        }
+        let group_nodes = n.tables("group")?;
+        let program = if group_nodes.is_empty() {
+            let phases = read_phases(&mut n, &mut locks)?;
+            if phases.is_empty() {
+                return Err(n.err("phase", "a program needs at least one [[program.phase]] or [[program.group]]"));
+            }
+            if !locks.is_empty() {
+                return Err(n.err("phase", "a program of one kind of thread may not use locks; give [[program.group]] tables or put critical phases in the workload"));
+            }
+            let workers = read_workers(&mut n, &phases, Workers::Persistent)?;
+            let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
+            check_steps(&n, &phases, repeat)?;
+            Program { name: name.clone(), suite, source: src, phases, workers, repeat, groups: Vec::new(), locks }
+        } else {
+            for key in ["phase", "workers", "repeat"] {
+                if n.has(key) {
+                    return Err(n.err(key, "a program with [[program.group]] gives this per group"));
+                }
+            }
+            let groups = read_groups(&n, group_nodes, &Programs::new(), &mut locks)?;
+            Program { name: name.clone(), suite, source: src, phases: Vec::new(), workers: Workers::Persistent, repeat: 1, groups, locks }
+        };
         if into.contains_key(&name) {
             return Err(n.err("name", format!("duplicate program '{name}'")));
         }
-        let workers = read_workers(&mut n, &phases, Workers::Persistent)?;
-        let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
-        check_steps(&n, &phases, repeat)?;
         n.finish()?;
-        into.insert(name.clone(), Program { name, suite, source: src, phases, workers, repeat });
+        into.insert(name, program);
     }
     root.finish()
 }
@@ -386,6 +429,23 @@ impl Workload {
         Ok(Workload { name, description, source: src, constant_load, baseline, apps })
     }
 
+    /// The workload as it runs on a machine of `cores` cores: every `count = "cores"` group gets
+    /// that many threads. Err when that brings the workload over `limits::MAX_THREADS`.
+    pub fn for_machine(mut self, cores: u32) -> std::result::Result<Workload, String> {
+        for app in &mut self.apps {
+            for g in app.groups.iter_mut().filter(|g| g.count_per_core) {
+                g.count = cores;
+                if g.shared_work {
+                    g.phases = divide_work(&g.phases, cores);
+                }
+            }
+        }
+        if self.total_threads() as u64 > limits::MAX_THREADS {
+            return Err(format!("{} threads on this machine's {cores} cores (count = \"cores\" groups); at most {} are supported", self.total_threads(), limits::MAX_THREADS));
+        }
+        Ok(self)
+    }
+
     /// Whether some phase's miss rate depends on the LLC capacity it gets.
     pub fn has_miss_curves(&self) -> bool {
         self.apps.iter().flat_map(|a| &a.groups).flat_map(|g| &g.phases).any(|p| p.profile().is_some_and(|pr| !pr.misses.is_flat()))
@@ -429,59 +489,114 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         Some(p) => return Err(n.err("priority", format!("must be a nice value from -20 to 19, got {p}"))),
     };
     let runs = n.opt_count("runs", limits::MAX_RUNS)?.unwrap_or(1);
+    let policy_managed = !n.opt_bool("os_scheduled")?.unwrap_or(false);
     let mut locks = Vec::new();
-    let mut groups = Vec::new();
     let group_nodes = n.tables("group")?;
-    if group_nodes.is_empty() {
+    let program = if group_nodes.is_empty() { n.opt_str("program")? } else { None };
+    let grouped = program.as_ref().and_then(|p| programs.get(p)).filter(|p| !p.groups.is_empty());
+    let groups = if let Some(prog) = grouped {
+        // A program of several roles brings its groups and locks whole.
+        for key in ["threads", "phase", "repeat", "signature", "workers"] {
+            if n.has(key) {
+                return Err(n.err(key, format!("program '{}' has [[program.group]] tables, which give this per group", prog.name)));
+            }
+        }
+        locks = prog.locks.clone();
+        prog.groups.clone()
+    } else if group_nodes.is_empty() {
         let count = n.opt_count("threads", limits::MAX_THREADS)?.unwrap_or(1);
-        let body = read_body(n, programs, &mut locks)?;
+        let body = read_body(n, program.as_deref(), programs, &mut locks)?;
         let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
         let phases = body.phases;
         check_steps(n, &phases, repeat)?;
         let workers = read_workers(n, &phases, body.workers)?;
         let signature = read_signature(n)?.or_else(|| Signature::of_phases(&phases));
-        groups.push(Group { name: "main".into(), count, kind: ThreadKind::App, repeat, phases, workers, signature, solo_ips: None });
+        vec![Group { name: "main".into(), count, count_per_core: false, shared_work: false, kind: ThreadKind::App, repeat, phases, workers, signature, solo_ips: None }]
     } else {
         for key in ["threads", "phase", "program", "repeat", "signature", "workers"] {
             if n.has(key) {
                 return Err(n.err(key, "an app with [[app.group]] gives this per group"));
             }
         }
-        for mut g in group_nodes {
-            let gname = g.str("name")?;
-            let count = g.opt_count("count", limits::MAX_THREADS)?.unwrap_or(1);
-            let kind = match g.opt_str("kind")?.as_deref() {
-                None | Some("app") => ThreadKind::App,
-                Some("runtime") => ThreadKind::Runtime,
-                Some(other) => return Err(g.err("kind", format!("unknown thread kind '{other}' (expected app or runtime)"))),
-            };
-            let body = read_body(&mut g, programs, &mut locks)?;
-            let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
-            let phases = body.phases;
-            check_steps(&g, &phases, repeat)?;
-            let workers = read_workers(&mut g, &phases, body.workers)?;
-            let signature = read_signature(&mut g)?.or_else(|| Signature::of_phases(&phases));
-            if groups.iter().any(|other: &Group| other.name == gname) {
-                // As core types: a name that picks out two things picks out neither.
-                return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
-            }
-            g.finish()?;
-            groups.push(Group { name: gname, count, kind, repeat, phases, workers, signature, solo_ips: None });
-        }
-    }
-    if groups.len() > 1 && groups.iter().any(|g| g.workers == Workers::PerPhase) {
-        // Another group's app-wide barrier would count threads that come and go.
-        let app_wide = |p: &Phase| matches!(p, Phase::Serial { scope: Scope::App, .. } | Phase::Barrier { scope: Scope::App, .. });
-        if groups.iter().any(|g| g.phases.iter().any(app_wide)) {
-            return Err(n.err("group", "an app with a workers = \"per_phase\" group may not use scope = \"app\" phases"));
-        }
-    }
+        read_groups(n, group_nodes, programs, &mut locks)?
+    };
     // A run that takes no time would restart forever at the same instant.
     let works = |p: &Phase| !matches!(p, Phase::Barrier { .. });
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
         return Err(n.err("phase", "the app does no work: give it a compute, serial, critical or sleep phase"));
     }
-    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks })
+    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, program, policy_managed })
+}
+
+/// `[[app.group]]` or `[[program.group]]` tables. A group in a program may not itself name a
+/// program (`programs` is empty there).
+fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks: &mut Vec<String>) -> Result<Vec<Group>> {
+    let mut groups: Vec<Group> = Vec::new();
+    for mut g in group_nodes {
+        let gname = g.str("name")?;
+        let (count, count_per_core) = read_group_count(&mut g)?;
+        let shared_work = match g.opt_str("work")?.as_deref() {
+            None | Some("per_thread") => false,
+            Some("shared") => true,
+            Some(other) => return Err(g.err("work", format!("unknown work '{other}' (expected per_thread or shared)"))),
+        };
+        let kind = match g.opt_str("kind")?.as_deref() {
+            None | Some("app") => ThreadKind::App,
+            Some("runtime") => ThreadKind::Runtime,
+            Some(other) => return Err(g.err("kind", format!("unknown thread kind '{other}' (expected app or runtime)"))),
+        };
+        let program = g.opt_str("program")?;
+        if let Some(p) = program.as_ref().and_then(|p| programs.get(p)).filter(|p| !p.groups.is_empty()) {
+            return Err(g.err("program", format!("program '{}' has [[program.group]] tables: run it as a whole app (program = \"{}\" in [[app]])", p.name, p.name)));
+        }
+        let body = read_body(&mut g, program.as_deref(), programs, locks)?;
+        let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
+        let mut phases = body.phases;
+        check_steps(&g, &phases, repeat)?;
+        if shared_work && !count_per_core {
+            phases = divide_work(&phases, count);
+        }
+        let workers = read_workers(&mut g, &phases, body.workers)?;
+        let signature = read_signature(&mut g)?.or_else(|| Signature::of_phases(&phases));
+        if groups.iter().any(|other| other.name == gname) {
+            // As core types: a name that picks out two things picks out neither.
+            return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
+        }
+        g.finish()?;
+        groups.push(Group { name: gname, count, count_per_core, shared_work, kind, repeat, phases, workers, signature, solo_ips: None });
+    }
+    let app_wide = |p: &Phase| matches!(p, Phase::Serial { scope: Scope::App, .. } | Phase::Barrier { scope: Scope::App, .. });
+    if groups.iter().any(|g| g.phases.iter().any(app_wide)) && groups.first().is_some_and(|g| g.workers == Workers::PerPhase) {
+        // The app's first thread leads app-wide serial phases and must live through them.
+        return Err(parent.err("group", "an app with scope = \"app\" phases needs a first group with persistent workers (its first thread leads them)"));
+    }
+    Ok(groups)
+}
+
+/// The phases of one of `n` threads sharing a group's work (`work = "shared"`): each compute
+/// phase's instructions and each critical phase's acquisitions divided by `n` (rounded up: at
+/// least one); serial parts (the leader's alone), barriers and sleeps unchanged.
+fn divide_work(phases: &[Phase], n: u32) -> Vec<Phase> {
+    let mut out = phases.to_vec();
+    for p in &mut out {
+        match p {
+            Phase::Compute { instructions, .. } => *instructions /= n as f64,
+            Phase::Critical { count, .. } => *count = count.div_ceil(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A group's `count`: a whole number, or `"cores"` (as many as the machine has, resolved by
+/// `Workload::for_machine`; 1 until then).
+fn read_group_count(g: &mut Node) -> Result<(u32, bool)> {
+    match g.opt_str("count") {
+        Ok(Some(s)) if s == "cores" => Ok((1, true)),
+        Ok(Some(s)) => Err(g.err("count", format!("expected a whole number or \"cores\", got \"{s}\""))),
+        Ok(None) => Ok((1, false)),
+        Err(_) => Ok((g.count("count", limits::MAX_THREADS)?, false)),
+    }
 }
 
 /// `workers = "persistent" | "per_phase"` (default persistent). Per-phase workers exit at each
@@ -518,12 +633,11 @@ fn check_steps(n: &Node, phases: &[Phase], repeat: u32) -> Result<()> {
 
 /// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both; with the
 /// program's workers and repeat (persistent and 1 for a phase list).
-fn read_body(n: &mut Node, programs: &Programs, locks: &mut Vec<String>) -> Result<Body> {
-    let program = n.opt_str("program")?;
+fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &mut Vec<String>) -> Result<Body> {
     let phases = read_phases(n, locks)?;
     match (program, phases.is_empty()) {
         (Some(_), false) => Err(n.err("program", "give either program or [[phase]] tables, not both")),
-        (Some(p), true) => match programs.get(&p) {
+        (Some(p), true) => match programs.get(p) {
             Some(prog) => Ok(Body { phases: prog.phases.clone(), workers: prog.workers, repeat: prog.repeat }),
             None => {
                 let known: Vec<&str> = programs.keys().map(String::as_str).collect();

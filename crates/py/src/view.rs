@@ -208,8 +208,9 @@ impl View {
         Ok(self.get()?.interval_start_ns)
     }
 
-    /// Every app, indexed by app id: id, name, priority (nice), live_threads, runnable_threads,
-    /// signatures (per group: {"cpi", "miss_curve": {"size_kb": [...], "mpki": [...]}} or None,
+    /// Every app, indexed by app id: id, name, priority (nice), program (the catalog program it
+    /// runs, or None), policy_managed (False: left to the OS, placements naming its threads are
+    /// ignored), live_threads, runnable_threads, signatures (per group: {"cpi", "miss_curve": {"size_kb": [...], "mpki": [...]}} or None,
     /// a flat curve one point; needs "hints"), solo_ips (per group: instructions per second
     /// alone on each core type, a list by core type, or None; needs "profile").
     #[getter]
@@ -221,6 +222,8 @@ impl View {
             d.set_item("id", a.id)?;
             d.set_item("name", &a.name)?;
             d.set_item("priority", a.priority)?;
+            d.set_item("program", a.program.as_deref())?;
+            d.set_item("policy_managed", a.policy_managed)?;
             d.set_item("live_threads", a.live_threads)?;
             d.set_item("runnable_threads", a.runnable_threads)?;
             let sigs = PyList::empty_bound(py);

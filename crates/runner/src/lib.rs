@@ -125,6 +125,8 @@ impl Experiment {
         let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;
         let workload_file = catalog::workload_file(workload);
+        // `count = "cores"` groups (a managed runtime's GC threads) get this machine's cores.
+        let w = w.for_machine(m.num_cores() as u32).map_err(|why| InputError::new(&workload_file, "count", why))?;
         Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None })
     }
 
@@ -745,7 +747,7 @@ pub fn list(kind: &str) -> Result<Value, Error> {
             .collect::<Result<_, Error>>()?,
         "programs" => catalog::programs()?
             .values()
-            .map(|p| json!({"name": p.name, "description": p.suite, "source": p.source, "phases": p.phases.len()}))
+            .map(|p| json!({"name": p.name, "description": p.suite, "source": p.source, "phases": p.phases.len() + p.groups.iter().map(|g| g.phases.len()).sum::<usize>()}))
             .collect(),
         "policies" => POLICIES
             .iter()

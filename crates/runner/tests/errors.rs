@@ -112,8 +112,43 @@ fn workload_errors_name_file_key_and_problem() {
     );
     let two_groups = "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"w\"\ncount = 2\nworkers = \"per_phase\"\n[[app.group.phase]]\nkind = \"serial\"\ninstructions = 1e6\n\
                       [[app.group]]\nname = \"h\"\n[[app.group.phase]]\nkind = \"barrier\"\nscope = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n";
-    assert_eq!(workload_err(two_groups), "w.toml: app[0].group: an app with a workers = \"per_phase\" group may not use scope = \"app\" phases");
+    // Per-phase workers take no part in app-wide phases, but the app's first thread leads them.
+    assert_eq!(workload_err(two_groups), "w.toml: app[0].group: an app with scope = \"app\" phases needs a first group with persistent workers (its first thread leads them)");
     assert_eq!(workload_err("name = \"x\"\n"), "w.toml: app: a workload needs at least one [[app]]");
+}
+
+#[test]
+fn program_group_errors_name_file_key_and_problem() {
+    use ampsched_model::workload::programs_from_toml;
+    let program_err = |text: &str| {
+        let mut p = Programs::new();
+        programs_from_toml("p.toml", text, &mut p).unwrap_err().to_string()
+    };
+    let group = |keys: &str| format!("[[program]]\nname = \"j\"\n[[program.group]]\nname = \"g\"\n{keys}\n[[program.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n");
+    assert_eq!(program_err(&group("count = \"many\"")), "p.toml: program[0].group[0].count: expected a whole number or \"cores\", got \"many\"");
+    assert_eq!(program_err(&group("count = 0")), "p.toml: program[0].group[0].count: must be a whole number from 1 to 262144, got 0");
+    assert_eq!(program_err(&group("work = \"half\"")), "p.toml: program[0].group[0].work: unknown work 'half' (expected per_thread or shared)");
+    assert_eq!(program_err(&group("program = \"x\"")), "p.toml: program[0].group[0].program: give either program or [[phase]] tables, not both");
+    assert_eq!(
+        program_err(&format!("repeat = 2\n{}", group("")).replacen("[[program]]\nname = \"j\"\n", "", 1).replacen("repeat = 2\n", "[[program]]\nname = \"j\"\nrepeat = 2\n", 1)),
+        "p.toml: program[0].repeat: a program with [[program.group]] gives this per group"
+    );
+    let one_kind = "[[program]]\nname = \"j\"\n[[program.phase]]\nkind = \"critical\"\nlock = \"l\"\ncs_instructions = 1e6\ncount = 2\n";
+    assert_eq!(
+        program_err(one_kind),
+        "p.toml: program[0].phase: a program of one kind of thread may not use locks; give [[program.group]] tables or put critical phases in the workload"
+    );
+    // An app running a program of groups gives nothing the groups give.
+    let mut progs = Programs::new();
+    programs_from_toml("p.toml", &group("count = \"cores\""), &mut progs).unwrap();
+    let app_err = |keys: &str| Workload::from_toml("w.toml", &format!("[[app]]\nname = \"a\"\nprogram = \"j\"\n{keys}\n"), &progs).unwrap_err().to_string();
+    assert_eq!(app_err("threads = 4"), "w.toml: app[0].threads: program 'j' has [[program.group]] tables, which give this per group");
+    assert_eq!(app_err("os_scheduled = \"yes\""), "w.toml: app[0].os_scheduled: expected true or false, got string");
+    let in_group = "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"g\"\nprogram = \"j\"\n";
+    assert_eq!(
+        Workload::from_toml("w.toml", in_group, &progs).unwrap_err().to_string(),
+        "w.toml: app[0].group[0].program: program 'j' has [[program.group]] tables: run it as a whole app (program = \"j\" in [[app]])"
+    );
 }
 
 #[test]

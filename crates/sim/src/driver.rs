@@ -34,16 +34,21 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             return Err(SimError::Policy(format!("{} {e}", self.policy.name())));
         }
         let mut changed = 0;
-        for (t, cores) in &placement.affinity {
+        // Threads of an app left to the OS (`os_scheduled`) keep what the OS gives them.
+        let affinity: Vec<_> = placement.affinity.iter().filter(|(t, _)| self.managed(*t)).cloned().collect();
+        let fast_share: Vec<_> = placement.fast_share.iter().filter(|(t, _)| self.managed(*t)).copied().collect();
+        let slice_ns: Vec<_> = placement.slice_ns.iter().filter(|(t, _)| self.managed(*t)).copied().collect();
+        let weight: Vec<_> = placement.weight.iter().filter(|(t, _)| self.managed(*t)).copied().collect();
+        for (t, cores) in &affinity {
             changed += self.set_affinity(*t, cores) as u64;
         }
-        for &(t, share) in &placement.fast_share {
+        for (t, share) in fast_share {
             changed += self.set_fast_share(t, share) as u64;
         }
-        for &(t, slice) in &placement.slice_ns {
+        for (t, slice) in slice_ns {
             changed += self.set_slice(t, slice) as u64;
         }
-        for &(t, weight) in &placement.weight {
+        for (t, weight) in weight {
             changed += self.set_weight(t, weight) as u64;
         }
         for &(ty, ghz) in &placement.frequency {
@@ -62,6 +67,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         Ok(())
+    }
+
+    /// Whether thread `t`'s app takes placements from the policy (not `os_scheduled`).
+    fn managed(&self, t: u32) -> bool {
+        self.w.apps[self.rts[t as usize].app as usize].policy_managed
     }
 
     fn exited(&self, t: u32) -> bool {

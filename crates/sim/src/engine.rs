@@ -274,6 +274,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             .map(|(i, a)| AppView {
                 signatures: a.groups.iter().map(|g| g.signature.clone()).collect(),
                 solo_ips: a.groups.iter().map(|g| g.solo_ips).collect(),
+                program: a.program.clone(),
+                policy_managed: a.policy_managed,
                 ..AppView::new(i as u32, a.name.clone(), a.priority)
             })
             .collect();

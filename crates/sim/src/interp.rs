@@ -337,7 +337,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let app = &self.w.apps[rt.app as usize];
         let needed = match scope {
             Scope::Group => app.groups[rt.group as usize].count,
-            Scope::App => app.threads(),
+            Scope::App => app.app_scope_threads(),
         };
         let leader = serial.then(|| self.leader(t, scope));
         let Some(released) = self.barrier_mut(t, scope).arrive(t, needed, leader) else {
