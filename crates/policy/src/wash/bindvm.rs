@@ -50,7 +50,8 @@ impl Policy for BindVm {
         for &t in view.changed {
             let v = view.thread(t);
             let cores = bind_vm_cores(m, v.kind);
-            if v.state != ThreadState::Exited && v.allowed != cores {
+            // An app left to the OS (`policy_managed` false) is another runtime's, not bound.
+            if v.state != ThreadState::Exited && view.apps[v.app as usize].policy_managed && v.allowed != cores {
                 out.set(t, cores);
             }
         }

@@ -273,6 +273,10 @@ impl Wash {
     /// off the CPU, and its Lock%.
     fn refresh(&mut self, view: &SystemView, t: ThreadId) {
         let v = view.thread(t);
+        // Another runtime's threads, left to the OS (WASH §8.6's adversary): not this VM's.
+        if !view.apps[v.app as usize].policy_managed {
+            return;
+        }
         let ranked = !self.switches.app_over_runtime || v.kind == ThreadKind::App;
         let prior = self.prior_speedup;
         let info = self.threads.get_mut(t);
@@ -595,7 +599,7 @@ impl Policy for Wash {
             self.refresh(view, t);
         }
         match view.trigger {
-            Trigger::Start(t) => {
+            Trigger::Start(t) if view.apps[view.thread(t).app as usize].policy_managed => {
                 let v = view.thread(t);
                 let kind = if self.switches.app_over_runtime { v.kind } else { ThreadKind::App };
                 let cores = bind_vm_cores(view.machine, kind);
@@ -614,7 +618,7 @@ impl Policy for Wash {
                     app.ran.clear();
                 }
             }
-            Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
+            Trigger::Start(_) | Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
         }
     }
 }
