@@ -93,3 +93,37 @@ fn a_bad_model_file_gets_an_error_naming_the_key() {
         assert!(err.contains(key) && err.contains(why), "expected '{key}' and '{why}' in: {err}");
     }
 }
+
+/// A program alone on `m`, under `oblivious`: its first thread's counters.
+fn counters_alone(m: &ampsched_model::Machine, program: &str) -> ampsched_model::Counters {
+    use ampsched_sim::{Engine, SimConfig};
+    let programs = ampsched_runner::catalog::programs().unwrap();
+    let text = format!("name = \"t\"\n[[app]]\nname = \"{program}\"\nprogram = \"{program}\"\n");
+    let w = ampsched_model::Workload::from_toml("t", &text, &programs).unwrap();
+    let mut p = ampsched_policy::baseline::oblivious::Oblivious;
+    let r = Engine::new(m, &w, &ampsched_model::SimpleModel, &mut p, SimConfig::default()).run().unwrap();
+    r.threads[0].per_type[0]
+}
+
+#[test]
+fn the_predictor_reads_each_side_from_its_core_type() {
+    // On the 1B5S machine (big type 0, small type 1), a thread's counters from the big type go to
+    // the big-side model, from the small type to the small-side one; each, trained without the
+    // program, predicts its measured speedup within the bound above, and the negated model
+    // misses by more.
+    let m = ampsched_runner::catalog::machine(DEFAULT_MACHINE).unwrap();
+    let (big, small) = (m.all_of_type(0), m.all_of_type(1));
+    for program in ["mcf_2006", "povray", "libquantum"] {
+        let (on_big, on_small) = (counters_alone(&big, program), counters_alone(&small, program));
+        let measured = (on_big.instructions / on_big.time_ns as f64) / (on_small.instructions / on_small.time_ns as f64);
+        let (model, negated) = (trained("default", Some(program)).unwrap(), trained("negated", Some(program)).unwrap());
+        for (ty, c, bound) in [(0, on_big, 0.001), (1, on_small, 0.15)] {
+            let mut interval = ampsched_model::PerType::default();
+            interval[ty] = c;
+            let predicted = model.predict(&m, &interval).unwrap();
+            assert!((predicted - measured).abs() / measured < bound, "{program} on type {ty}: {predicted} for {measured}");
+            let bad = negated.predict(&m, &interval).unwrap();
+            assert!((bad - measured).abs() > (predicted - measured).abs(), "{program} on type {ty}: negated {bad} for {measured}");
+        }
+    }
+}
