@@ -107,28 +107,28 @@ impl CounterBook {
         self.unsynced.clear();
     }
 
-    /// What the policy reads of thread `t` now.
-    pub fn sync(&mut self, book: &mut ViewBook, t: u32) {
-        {
-            let t = t as usize;
-            let truth = self.truth(t);
-            let view = &mut book.threads[t].per_type;
+    /// What the policy reads of thread `t` now, on the machine's first `types` core types (the
+    /// others never count).
+    pub fn sync(&mut self, book: &mut ViewBook, t: u32, types: usize) {
+        let t = t as usize;
+        let view = &mut book.threads[t].per_type;
+        for ty in 0..types {
+            let (hot, more) = (self.hot[t][ty], self.more[t][ty]);
             if self.noise == 0.0 {
-                *view = truth;
-                return;
+                view[ty] = Counters { time_ns: hot.time_ns, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
+                continue;
             }
-            for ty in 0..MAX_CORE_TYPES {
-                let (now, before) = (truth[ty], self.read[t][ty]);
-                view[ty].time_ns = now.time_ns;
-                for e in 0..EVENTS.len() {
-                    let grown = now.event(e) - before.event(e);
-                    if grown > 0.0 {
-                        let factor = 1.0 + self.noise * self.standard();
-                        *view[ty].event_mut(e) += grown * factor;
-                    }
+            let now = Counters { time_ns: hot.time_ns, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
+            let before = self.read[t][ty];
+            view[ty].time_ns = now.time_ns;
+            for e in 0..EVENTS.len() {
+                let grown = now.event(e) - before.event(e);
+                if grown > 0.0 {
+                    let factor = 1.0 + self.noise * self.standard();
+                    *view[ty].event_mut(e) += grown * factor;
                 }
             }
-            self.read[t] = truth;
+            self.read[t][ty] = now;
         }
     }
 }

@@ -14,7 +14,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         for i in 0..self.counters.unsynced() {
             let t = self.counters.unsynced_at(i);
             self.flush_events(t);
-            self.counters.sync(&mut self.book, t);
+            self.counters.sync(&mut self.book, t, self.m.core_types.len());
         }
         self.counters.synced_all();
         self.book.begin_call(trigger, self.now);
