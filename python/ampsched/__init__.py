@@ -127,7 +127,7 @@ def defaults() -> dict:
 # What `defaults()` says when the engine is not built (help texts only; a run needs the engine).
 _DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "agent_interval_min_ms": 1.0,
                         "agent_interval_max_ms": 3600000.0, "emulate_period_ms": 2.0,
-                        "max_sim_s": 1e7, "max_events": 10 ** 9}
+                        "max_sim_s": 1e7, "max_events": 10 ** 9, "counter_noise": 0.02}
 
 
 def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
