@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name '*.c' -o -name '*.h' \)) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-rust test-python bench install clean reproduce
+.PHONY: demo test test-rust test-python bench install clean reproduce speedup-model
 
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ test-python: $(STAMP)
 
 bench:
 	cargo run --release -q -p ampsched-runner --bin ampsched-bench
+
+# WASH's speedup models (catalog/models/wash-speedup.toml; README, "The speedup model").
+speedup-model:
+	cargo run --release -q -p ampsched-runner --bin ampsched-train-speedup-model
 
 clean:
 	rm -rf $(VENV) target out

@@ -127,7 +127,7 @@ def defaults() -> dict:
 # What `defaults()` says when the engine is not built (help texts only; a run needs the engine).
 _DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "agent_interval_min_ms": 1.0,
                         "agent_interval_max_ms": 3600000.0, "emulate_period_ms": 2.0,
-                        "max_sim_s": 1e7, "max_events": 10 ** 9}
+                        "max_sim_s": 1e7, "max_events": 10 ** 9, "counter_noise": 0.02}
 
 
 def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
@@ -155,6 +155,16 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
             raise error(f"max_events: must be a whole number, got {_shown(max_events)}")
         out["max_events"] = max_events
     return out
+
+
+def _noise(counter_noise) -> dict:
+    """The engine's keyword for the counter noise (None: the engine's default); the engine
+    checks the range and names it in its error."""
+    if counter_noise is None:
+        return {}
+    if isinstance(counter_noise, bool) or not isinstance(counter_noise, (int, float)):
+        raise _require_core().InputError(f"counter_noise: must be a number, got {_shown(counter_noise)}")
+    return {"counter_noise": float(counter_noise)}
 
 
 def _is_int(value) -> bool:
@@ -185,7 +195,8 @@ def _text(name: str, value) -> str:
 
 
 def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
-        trace=None, timeline: bool = False, max_sim_s: float = None, max_events: int = None) -> Result:
+        trace=None, timeline: bool = False, max_sim_s: float = None, max_events: int = None,
+        counter_noise: float = None) -> Result:
     """Simulate `workload` on `machine` under one policy; returns a Result.
 
     policy: a spec, or an ampsched.Policy object (the run uses a copy of it).
@@ -194,18 +205,21 @@ def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
     timeline: also return every (core, thread, app, start, end) segment.
     max_sim_s, max_events: the run's budget of simulated seconds and of events (None:
     defaults()); a run still going past either raises InputError.
+    counter_noise: the relative standard deviation of the simulator's measurement noise on the
+    counters the policy reads (None: defaults()["counter_noise"]; 0: exact; 0 to 0.25).
     """
     core = _require_core()
     settings = _settings(seed, slice_ms, max_sim_s, max_events)
     label, policy_object = _resolve_policy(policy)
     text = core.run(_text("machine", machine), _text("workload", workload), _text("policy", label),
                     trace=None if trace is None else _text("trace", trace), timeline=timeline,
-                    policy_object=policy_object, **settings)
+                    policy_object=policy_object, **settings, **_noise(counter_noise))
     return Result(json.loads(text))
 
 
 def compare(machine, workload, policies, baseline=None, seed: int = None, slice_ms: float = None,
-            progress=False, timeline: bool = False, max_sim_s: float = None, max_events: int = None):
+            progress=False, timeline: bool = False, max_sim_s: float = None, max_events: int = None,
+            counter_noise: float = None):
     """Run several policies on the same machine and workload; returns a DataFrame.
 
     One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline.
@@ -219,7 +233,7 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     file's `baseline` key (the thesis workloads name "default"), else the first policy. progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
-    max_sim_s, max_events: each run's budget, as in run().
+    max_sim_s, max_events: each run's budget, as in run(). counter_noise: as in run().
 
     Note: pandas (2.x, 3.0) compares attrs when it concatenates or merges frames and fails
     on DataFrame values ("truth value of a DataFrame is ambiguous"); to pd.concat several
@@ -239,7 +253,8 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     callback = progress if callable(progress) else ProgressBar() if progress else None
     try:
         text = core.compare(_text("machine", machine), _text("workload", workload), labels, baseline=baseline,
-                            timeline=timeline, progress=callback, policy_objects=objects, **settings)
+                            timeline=timeline, progress=callback, policy_objects=objects, **settings,
+                            **_noise(counter_noise))
     finally:
         if isinstance(callback, ProgressBar):
             callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean

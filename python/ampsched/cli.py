@@ -121,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the engine's JSON list (with sources) and nothing else")
     p.set_defaults(handler=_cmd_list)
 
+    def counter_noise(p):
+        p.add_argument("--counter-noise", type=_number, default=DEFAULTS["counter_noise"], metavar="SIGMA",
+                       help=f"relative standard deviation of the simulator's noise on the counters policies "
+                            f"read, 0 = exact (default {DEFAULTS['counter_noise']:g}; results stay exact)")
+
     def common(p, seed=True, with_defaults=True):
         # Without defaults (a sweep), an option not given leaves the value to the sweep file.
         default = DEFAULTS if with_defaults else {}
@@ -142,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", required=True, metavar="P",
                    help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
     common(p)
+    counter_noise(p)
     p.add_argument("--trace", metavar="FILE", help="also write a Chrome/Perfetto trace JSON to FILE")
     p.set_defaults(handler=_cmd_run)
 
@@ -155,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="policy the speedups are relative to, or 'default' (the Saez thesis's default metric, "
                         "from bound runs); default: the workload's `baseline` key, else the first policy")
     common(p)
+    counter_noise(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.set_defaults(handler=_cmd_compare)
 
@@ -333,7 +340,7 @@ def _cmd_run(args) -> int:
     label, policy_object = ampsched.policy.resolve(args.policy)
     text = core.run(args.machine, args.workload, label, seed=args.seed,
                     slice_ms=args.slice_ms, trace=args.trace, timeline=False, policy_object=policy_object,
-                    max_sim_s=args.max_sim_s, max_events=args.max_events)
+                    max_sim_s=args.max_sim_s, max_events=args.max_events, counter_noise=args.counter_noise)
     print(text if args.json else format_run(json.loads(text)))
     return 0
 
@@ -357,7 +364,7 @@ def _cmd_compare(args) -> int:
         text = core.compare(machine, workload, labels, baseline=args.baseline, seed=args.seed,
                             slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar,
                             policy_objects=objects, max_sim_s=args.max_sim_s,
-                            max_events=args.max_events)
+                            max_events=args.max_events, counter_noise=args.counter_noise)
     finally:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
     results = json.loads(text)

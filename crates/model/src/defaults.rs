@@ -8,6 +8,20 @@ pub const SLICE_MS: f64 = 4.0;
 /// The seed of a run (the simulator's only randomness: which idle core a waking thread takes).
 pub const SEED: u64 = 1;
 
+/// The relative standard deviation of the simulator's measurement noise on the counters a
+/// policy reads (the run setting `counter_noise`; 0: exact; the noise model is in the
+/// simulator's `counters` module and the README, "The performance model"). Real per-thread
+/// counts are off by overcount at interrupts and context switches, skid at the read, and, when
+/// events are multiplexed onto fewer counters, by scaling a sample (Weaver and McKee, "Can
+/// Hardware Performance Counters Be Trusted?", IISWC 2008; Weaver, Terpstra and Moore,
+/// "Non-Determinism and Overcount on Modern Hardware Performance Counter Implementations",
+/// ISPASS 2013): small in whole-program totals, a few percent in the per-quantum reads of one
+/// thread a scheduler makes. WASH reads its 4 events on the Phenom II's 4 counters (no
+/// multiplexing), so 2% per read is taken: errors that move a thread's measured IPC or miss
+/// rate by a few percent from quantum to quantum, as on real hardware, without swamping the
+/// differences between programs the estimators must see. Sweep it with `counter_noise`.
+pub const COUNTER_NOISE: f64 = 0.02;
+
 /// The live agent's sampling interval, ms. The policies' own quanta are 10-50 ms (HAFS: 10 ms);
 /// 40 ms keeps the agent's cost low and is the interval its overhead benchmark is specified at.
 pub const AGENT_INTERVAL_MS: f64 = 40.0;

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod coreset;
 pub mod defaults;
 pub mod error;
+pub mod events;
 pub mod limits;
 pub mod machine;
 pub mod nice;

@@ -82,6 +82,8 @@ pub const INSTRUCTIONS_BETWEEN: Bounds = Bounds::closed(0.0, 1e15, "");
 pub const CPI: Bounds = Bounds::closed(0.01, 1000.0, "");
 /// LLC misses per thousand instructions: at most one miss per instruction.
 pub const LLC_MPKI: Bounds = Bounds::closed(0.0, 1000.0, "");
+/// Other events per thousand instructions (branch misses, L1 data misses): at most one per instruction.
+pub const EVENT_PKI: Bounds = Bounds::closed(0.0, 1000.0, "");
 /// A miss curve's cache sizes, and a phase's footprint: up to 1 TB of data.
 pub const SIZE_KB: Bounds = Bounds::positive(1e9, "KB");
 pub const FOOTPRINT_KB: Bounds = Bounds::closed(0.0, 1e9, "KB");
@@ -127,6 +129,15 @@ pub const MAX_EVENTS: Bounds = Bounds::closed(1.0, 1e13, "events");
 /// rather than left to run (nearly) forever. It bounds the clock; the event budget bounds the
 /// work of getting there.
 pub const DEFAULT_MAX_SIM_S: f64 = 1e7;
+/// A speedup model file's numbers (catalog/models): weights, means and intercepts of rates per
+/// cycle are far inside ±1e12; scales are positive; a leave-one-out error is a relative error.
+pub const MODEL_NUMBER: Bounds = Bounds::closed(-1e12, 1e12, "");
+pub const MODEL_SCALE: Bounds = Bounds::positive(1e12, "");
+pub const MODEL_ERROR: Bounds = Bounds::closed(0.0, 1e6, "");
+/// The counter noise's range (`defaults::COUNTER_NOISE`): up to 25%, beyond which a counter
+/// says little, and which keeps every noise factor (1 ± 3.46σ at most) positive, so counters
+/// never decrease.
+pub const COUNTER_NOISE: Bounds = Bounds::closed(0.0, 0.25, "");
 /// The budget's own range: up to 1e9 s (32 years) keeps every time below u64 nanoseconds
 /// (584 years) with room for the longest phase's first slice.
 pub const MAX_SIM_S: Bounds = Bounds::positive(1e9, "s");

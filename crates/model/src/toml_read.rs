@@ -180,6 +180,22 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// A required non-empty list of strings.
+    pub fn str_list(&mut self, key: &'static str) -> Result<Vec<String>> {
+        match self.get(key) {
+            None => Err(self.err(key, "missing required key")),
+            Some(Value::Array(items)) if !items.is_empty() => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(self.err(&format!("{key}[{i}]"), format!("expected a string, got {}", other.type_str()))),
+                })
+                .collect(),
+            Some(v) => Err(self.err(key, format!("expected a non-empty list of strings, got {}", v.type_str()))),
+        }
+    }
+
     /// A list of whole numbers ≥ 0, or a string of ranges such as "0-3,8".
     pub fn opt_index_list(&mut self, key: &'static str) -> Result<Option<Vec<usize>>> {
         match self.get(key) {

@@ -18,6 +18,7 @@
 //!   interval is not zero.
 
 use crate::coreset::CoreSet;
+use crate::events::{CYCLES, FIRST_MORE, INSTRUCTIONS, LLC_MISSES, MORE_EVENTS};
 use crate::machine::{Machine, MAX_CORE_TYPES};
 use crate::workload::{Signature, SoloIps, ThreadKind};
 
@@ -51,7 +52,7 @@ pub struct Signals(u8);
 
 impl Signals {
     pub const NONE: Signals = Signals(0);
-    /// Per-thread hardware counters: `Counters::{instructions, cycles, llc_misses}`.
+    /// Per-thread hardware counters: `Counters::{instructions, cycles, llc_misses, more}`.
     pub const COUNTERS: Signals = Signals(1 << 0);
     /// Lock waits: `ThreadView::{lock_wait_ns, waiting_for, lock_wait_caused_ns}` and `lock_edges`.
     pub const LOCKS: Signals = Signals(1 << 1);
@@ -151,6 +152,11 @@ pub struct Counters {
     pub cycles: f64,
     /// Needs `Signals::COUNTERS`.
     pub llc_misses: f64,
+    /// The other performance-monitoring events (`events::EVENTS[FIRST_MORE..]`: LLC references,
+    /// memory stall cycles, DRAM accesses, dispatch stalls, branch and L1 data misses), which the
+    /// simulator counts and the live agent leaves at 0 (`Counters::event` reads any by index).
+    /// Needs `Signals::COUNTERS`.
+    pub more: [f64; MORE_EVENTS],
 }
 
 impl Counters {
@@ -161,6 +167,27 @@ impl Counters {
             instructions: self.instructions - earlier.instructions,
             cycles: self.cycles - earlier.cycles,
             llc_misses: self.llc_misses - earlier.llc_misses,
+            more: std::array::from_fn(|i| self.more[i] - earlier.more[i]),
+        }
+    }
+
+    /// Event `e` (an index of `events::EVENTS`).
+    pub fn event(&self, e: usize) -> f64 {
+        match e {
+            INSTRUCTIONS => self.instructions,
+            CYCLES => self.cycles,
+            LLC_MISSES => self.llc_misses,
+            _ => self.more[e - FIRST_MORE],
+        }
+    }
+
+    /// Event `e`, to write.
+    pub fn event_mut(&mut self, e: usize) -> &mut f64 {
+        match e {
+            INSTRUCTIONS => &mut self.instructions,
+            CYCLES => &mut self.cycles,
+            LLC_MISSES => &mut self.llc_misses,
+            _ => &mut self.more[e - FIRST_MORE],
         }
     }
 }
@@ -378,7 +405,7 @@ impl<'a> SystemView<'a> {
 
     /// Counters of thread `id` over the last quantum.
     pub fn interval_of(&self, id: ThreadId) -> &'a PerType {
-        const NOTHING: PerType = [Counters { time_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0 }; MAX_CORE_TYPES];
+        const NOTHING: PerType = [Counters { time_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
         self.interval.get(id as usize).unwrap_or(&NOTHING)
     }
 }

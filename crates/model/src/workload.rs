@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::cache::MissCurve;
 use crate::error::Result;
+use crate::events::EventRates;
 use crate::limits;
 use crate::toml_read::{parse, Node};
 
@@ -20,12 +21,15 @@ pub struct Profile {
     pub cpi: f64,
     pub misses: MissCurve,
     pub footprint_kb: f64,
+    /// The rates of the counted events no miss curve gives (`events`): keys `branch_mpki` and
+    /// `l1d_mpki`, documented defaults when absent.
+    pub events: EventRates,
 }
 
 impl Profile {
     /// A profile whose miss rate does not depend on the cache (a flat curve, no footprint).
     pub fn flat(cpi: f64, llc_mpki: f64) -> Profile {
-        Profile { cpi, misses: MissCurve::flat(llc_mpki), footprint_kb: 0.0 }
+        Profile { cpi, misses: MissCurve::flat(llc_mpki), footprint_kb: 0.0, events: EventRates::default() }
     }
 }
 
@@ -698,7 +702,8 @@ fn read_profile(p: &mut Node) -> Result<Profile> {
         (mpki, None) => MissCurve::flat(mpki.unwrap_or(0.0)),
     };
     let footprint_kb = p.opt_number("footprint_kb", &limits::FOOTPRINT_KB)?.unwrap_or_else(|| misses.knee_kb());
-    Ok(Profile { cpi, misses, footprint_kb })
+    let events = EventRates { branch_mpki: p.opt_number("branch_mpki", &limits::EVENT_PKI)?, l1d_mpki: p.opt_number("l1d_mpki", &limits::EVENT_PKI)? };
+    Ok(Profile { cpi, misses, footprint_kb, events })
 }
 
 /// `[app.signature]` (or `[app.group.signature]`): `cpi` and either `llc_mpki` or a

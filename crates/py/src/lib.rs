@@ -27,7 +27,7 @@ fn to_py(e: Error) -> PyErr {
 type Budget = (f64, u64);
 
 fn settings(seed: u64, slice_ms: f64, (max_sim_s, max_events): Budget, timeline: bool, trace: Option<String>, stop: &Stop) -> Settings {
-    Settings { seed, slice_ms, timeline, trace, max_sim_s, max_events, interrupt: stop.interrupt() }
+    Settings { seed, slice_ms, timeline, trace, max_sim_s, max_events, interrupt: stop.interrupt(), ..Settings::default() }
 }
 
 #[pyfunction]
@@ -93,7 +93,7 @@ fn run_row(
 }
 
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -107,8 +107,9 @@ fn run(
     policy_object: Option<Bound<'_, PyAny>>,
     max_sim_s: f64,
     max_events: u64,
+    counter_noise: f64,
 ) -> PyResult<String> {
-    let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop);
+    let settings = |stop: &Stop| Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
     run_result(py, machine, workload, policy, settings, policy_object, |v| v.to_string())
 }
 
@@ -145,7 +146,7 @@ fn run_result<T: Send>(
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
 /// object (then the policy's text is its label) or None for a registered spec.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS))]
+#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -160,6 +161,7 @@ fn compare(
     policy_objects: Option<Vec<Option<Bound<'_, PyAny>>>>,
     max_sim_s: f64,
     max_events: u64,
+    counter_noise: f64,
 ) -> PyResult<String> {
     let objects = policy_objects.unwrap_or_else(|| vec![None; policies.len()]);
     if objects.len() != policies.len() {
@@ -194,7 +196,8 @@ fn compare(
     // Without the GIL, as in `run`: other Python threads go on during the runs (the callback
     // and Python policies take it when called).
     let out = py.allow_threads(|| {
-        let mut exp = Experiment::new(machine, workload, settings(seed, slice_ms, (max_sim_s, max_events), timeline, None, &stop))?;
+        let settings = Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, None, &stop) };
+        let mut exp = Experiment::new(machine, workload, settings)?;
         let mut ready = python.iter_mut();
         let mut candidates: Vec<Candidate> = policies
             .iter()
@@ -300,6 +303,7 @@ fn defaults() -> String {
     serde_json::json!({
         "seed": ampsched_model::defaults::SEED,
         "slice_ms": ampsched_model::defaults::SLICE_MS,
+        "counter_noise": ampsched_model::defaults::COUNTER_NOISE,
         "agent_interval_ms": ampsched_model::defaults::AGENT_INTERVAL_MS,
         "agent_interval_min_ms": ampsched_model::defaults::AGENT_INTERVAL_MIN_MS,
         "agent_interval_max_ms": ampsched_model::defaults::AGENT_INTERVAL_MAX_MS,

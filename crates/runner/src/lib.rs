@@ -3,6 +3,7 @@
 //! results as JSON (the Python front turns them into DataFrames, tables and reports).
 
 pub mod catalog;
+pub mod speedup_training;
 
 /// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
 pub use ampsched_sim::Interrupt;
@@ -64,6 +65,8 @@ pub struct Settings {
     pub max_events: u64,
     /// Given to every simulation of the experiment: stops them all (`SimConfig::interrupt`).
     pub interrupt: Option<Interrupt>,
+    /// The measurement noise on the counters policies read (`defaults::COUNTER_NOISE`; 0: exact).
+    pub counter_noise: f64,
 }
 
 impl Default for Settings {
@@ -76,6 +79,7 @@ impl Default for Settings {
             max_sim_s: limits::DEFAULT_MAX_SIM_S,
             max_events: limits::DEFAULT_MAX_EVENTS,
             interrupt: None,
+            counter_noise: defaults::COUNTER_NOISE,
         }
     }
 }
@@ -98,6 +102,14 @@ impl Settings {
         if !limits::MAX_EVENTS.contains(self.max_events as f64) {
             let why = format!("must be a whole number {}, got {}", limits::MAX_EVENTS.describe(), self.max_events);
             return Err(InputError::new("--max-events", "", why).into());
+        }
+        if !limits::COUNTER_NOISE.contains(self.counter_noise) {
+            let why = format!(
+                "must be {} (the relative standard deviation of a counter read; 0: exact), got {}",
+                limits::COUNTER_NOISE.describe(),
+                limits::number_text(self.counter_noise)
+            );
+            return Err(InputError::new("--counter-noise", "", why).into());
         }
         Ok(())
     }
@@ -139,6 +151,7 @@ impl Experiment {
             max_sim_ns: (self.settings.max_sim_s * 1e9).round() as u64,
             max_events: self.settings.max_events,
             interrupt: self.settings.interrupt.clone(),
+            counter_noise: self.settings.counter_noise,
             ..SimConfig::default()
         }
     }

@@ -3,6 +3,7 @@
 //! event. Also where a fast-core share's round moves a thread to the other core type, at its
 //! slice boundaries.
 
+use ampsched_model::events as pmu;
 use ampsched_model::{ThreadState, Trigger};
 
 use crate::engine::{Engine, Move, Pending};
@@ -51,13 +52,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let m = &self.dvfs.machine;
         let ty = m.cores[c].core_type;
         self.book.mark_ran(t);
+        self.counters.mark(t);
         let rt = &mut self.rts[t as usize];
         let v = &mut self.book.threads[t as usize];
         rt.unpaid_move = None;
         let paid = rt.debt_ns.min(elapsed);
         rt.debt_ns -= paid;
         let useful = elapsed - paid;
-        let ctr = &mut v.per_type[ty];
+        let ctr = &mut self.counters.hot[t as usize][ty];
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
         if rt.refill_ns > 0 {
@@ -65,6 +67,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let refilled = paid.min(rt.refill_ns);
             let misses = rt.refill_misses * refilled as f64 / rt.refill_ns as f64;
             ctr.llc_misses += misses;
+            let more = pmu::of_refill(misses, refilled as f64, m.core_types[ty].freq_ghz);
+            for (x, add) in self.counters.more[t as usize][ty].iter_mut().zip(more) {
+                *x += add;
+            }
             rt.refill_misses -= misses;
             rt.refill_ns -= refilled;
         }
@@ -74,6 +80,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 *remaining -= retired;
                 ctr.instructions += retired;
                 ctr.llc_misses += retired * rt.llc_mpki / 1000.0;
+                rt.retired_at_rate += retired;
             }
             Act::Spin { budget, in_cycles } => {
                 v.spin_ns += useful;
@@ -88,6 +95,18 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             share.charge(self.fast_type_mask[ty], elapsed);
         }
         self.sched.charge(t, c, elapsed);
+    }
+
+    /// Add to thread `t`'s other events (`Counters::more`) what it retired at its current rate.
+    pub(crate) fn flush_events(&mut self, t: u32) {
+        let rt = &mut self.rts[t as usize];
+        if rt.retired_at_rate > 0.0 {
+            let more = &mut self.counters.more[t as usize][rt.rate_type as usize];
+            for (x, per) in more.iter_mut().zip(rt.more_per_instruction) {
+                *x += rt.retired_at_rate * per;
+            }
+            rt.retired_at_rate = 0.0;
+        }
     }
 
     /// Schedule core `c`'s next event for its running thread.
@@ -202,7 +221,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         prefetch(&self.rts[t]);
         prefetch(&self.rts[t].unpaid_move);
         prefetch(&self.book.threads[t]);
-        prefetch(&self.book.threads[t].per_type);
+        prefetch(&self.counters.hot[t]);
         self.sched.prefetch(t as u32);
     }
 

@@ -11,6 +11,12 @@ use crate::observe::Observer;
 impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn call_policy(&mut self, trigger: Trigger) -> Result<(), SimError> {
         self.stats.policy_calls += 1;
+        for i in 0..self.counters.unsynced() {
+            let t = self.counters.unsynced_at(i);
+            self.flush_events(t);
+            self.counters.sync(&mut self.book, t, self.m.core_types.len());
+        }
+        self.counters.synced_all();
         self.book.begin_call(trigger, self.now);
         for (c, core) in self.cores.iter().enumerate() {
             self.book.cores[c] = CoreView {

@@ -16,8 +16,10 @@
 use std::collections::VecDeque;
 
 use ampsched_model::machine::MAX_CORE_TYPES;
+use ampsched_model::events::MORE_EVENTS;
 use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Signals, ThreadState, Trigger, ViewBook, Workload};
 
+use crate::counters::CounterBook;
 use crate::dvfs::Dvfs;
 use crate::events::{Event, EventQueue};
 use crate::interp::{Act, Step};
@@ -61,6 +63,9 @@ pub struct SimConfig {
     pub skip_idle: bool,
     /// Asked during the run whether to stop it (Ctrl-C); None: it runs to the end.
     pub interrupt: Option<Interrupt>,
+    /// The relative standard deviation of the measurement noise on the counters the policy
+    /// reads (`counters`; `defaults::COUNTER_NOISE`; 0: exact). Results are always exact.
+    pub counter_noise: f64,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -80,6 +85,7 @@ impl Default for SimConfig {
             max_threads_spawned: ampsched_model::limits::MAX_THREADS_SPAWNED,
             skip_idle: true,
             interrupt: None,
+            counter_noise: ampsched_model::defaults::COUNTER_NOISE,
         }
     }
 }
@@ -122,6 +128,12 @@ pub(crate) struct ThreadRt {
     pub tpi: f64,
     /// LLC misses per thousand instructions, the same way.
     pub llc_mpki: f64,
+    /// The other counted events (`Counters::more`) per instruction, the same way, the core
+    /// type they are counted on, and the instructions retired at them not yet added
+    /// (`Engine::flush_events`).
+    pub more_per_instruction: [f64; MORE_EVENTS],
+    pub rate_type: u8,
+    pub retired_at_rate: f64,
     /// The core and phase `tpi` was computed for (`memory::NO_RATE`: none).
     pub rate_key: RateKey,
     /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
@@ -213,6 +225,8 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) sched: S,
     /// What the policy sees (threads, apps, cores, lock edges), kept as the run goes.
     pub(crate) book: ViewBook,
+    /// The threads' counters, exact, and the noise on what the policy reads of them.
+    pub(crate) counters: CounterBook,
     pub(crate) rts: Vec<ThreadRt>,
     /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
     /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
@@ -267,6 +281,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub fn with_scheduler(m: &'a Machine, w: &'a Workload, model: &'a dyn PerfModel, policy: &'a mut dyn Policy, cfg: SimConfig, sched: S) -> Self {
         let mut book = ViewBook::new(m.num_cores(), simulator_signals(w), policy.quantum_ns().is_some());
         book.seed = cfg.seed;
+        let counters = CounterBook::new(cfg.counter_noise, cfg.seed);
         book.apps = w
             .apps
             .iter()
@@ -292,6 +307,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             cores: vec![CoreRt::default(); m.num_cores()],
             sched,
             book,
+            counters,
             rts: Vec::new(),
             allowed: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],

@@ -72,6 +72,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             self.stop_running(c);
             self.dvfs.split_busy(c, self.cores[c].busy_ns);
         }
+        // Results report what the threads did, not what the policy read.
+        for t in 0..self.book.threads.len() {
+            self.flush_events(t as u32);
+            self.book.threads[t].per_type = self.counters.truth(t);
+        }
         let apps = self
             .w
             .apps

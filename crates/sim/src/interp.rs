@@ -4,6 +4,7 @@
 
 use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Wait, Workers};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
+use ampsched_model::events::MORE_EVENTS;
 
 use crate::engine::{Engine, Pending, ThreadRt};
 use crate::events::Event;
@@ -92,6 +93,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let app = &self.w.apps[a];
         self.book.add_thread(ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now));
         self.sched.add_thread(id, app.priority);
+        self.counters.add_thread();
         self.rts.push(ThreadRt {
             app: a as u32,
             group: g as u32,
@@ -100,6 +102,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             act: Act::Off,
             tpi: 0.0,
             llc_mpki: 0.0,
+            more_per_instruction: [0.0; MORE_EVENTS],
+            rate_type: 0,
+            retired_at_rate: 0.0,
             rate_key: NO_RATE,
             home_node: NO_HOME,
             share: None,

@@ -3,6 +3,7 @@
 
 mod cores;
 mod driver;
+mod counters;
 pub mod dvfs;
 pub mod engine;
 pub mod events;

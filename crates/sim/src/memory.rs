@@ -16,6 +16,7 @@
 
 use ampsched_model::cache::{foa_capacity_kb, refill_lines};
 use ampsched_model::Profile;
+use ampsched_model::events as pmu;
 
 use crate::engine::Engine;
 use crate::local::LocalScheduler;
@@ -119,14 +120,23 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let t = self.cores[c].running.expect("a rate is for a running thread");
         let Some(profile) = self.computing_profile(t) else { return false };
         let r = self.rate(t, c, profile);
+        let type_index = self.dvfs.machine.cores[c].core_type;
+        let ty = &self.dvfs.machine.core_types[type_index];
+        let more = pmu::per_instruction(profile.cpi, &profile.misses, &profile.events, r.mpki, r.latency_ns, ty.freq_ghz, ty.cpi_scale);
         let rt = &self.rts[t as usize];
-        if r.ns_per_instruction == rt.tpi && r.mpki == rt.llc_mpki {
+        let same_events = more == rt.more_per_instruction && rt.rate_type as usize == type_index;
+        if r.ns_per_instruction == rt.tpi && r.mpki == rt.llc_mpki && same_events {
             return false;
         }
         self.account(c);
+        if !same_events {
+            self.flush_events(t);
+        }
         let rt = &mut self.rts[t as usize];
         rt.tpi = r.ns_per_instruction;
         rt.llc_mpki = r.mpki;
+        rt.more_per_instruction = more;
+        rt.rate_type = type_index as u8;
         true
     }
 

@@ -12,6 +12,7 @@ pub mod ratio_rank;
 pub mod per_thread;
 pub mod sf;
 pub mod speedup;
+pub mod speedup_model;
 pub mod tlp;
 pub mod uf;
 
