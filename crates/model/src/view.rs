@@ -171,6 +171,17 @@ impl Counters {
         }
     }
 
+    /// The sum of `self` and `other` (a thread's counters over several core types or runs).
+    pub fn plus(&self, other: &Counters) -> Counters {
+        Counters {
+            time_ns: self.time_ns + other.time_ns,
+            instructions: self.instructions + other.instructions,
+            cycles: self.cycles + other.cycles,
+            llc_misses: self.llc_misses + other.llc_misses,
+            more: std::array::from_fn(|i| self.more[i] + other.more[i]),
+        }
+    }
+
     /// Event `e` (an index of `events::EVENTS`).
     pub fn event(&self, e: usize) -> f64 {
         match e {

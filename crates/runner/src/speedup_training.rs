@@ -20,7 +20,7 @@
 //! program's threads, and one trained on all.
 
 use ampsched_model::events::EVENTS;
-use ampsched_model::{Machine, SimpleModel, Workload};
+use ampsched_model::{Counters, Machine, SimpleModel, Workload};
 use ampsched_policy::baseline::oblivious::Oblivious;
 use ampsched_policy::common::speedup_model::{candidate_events, rate_per_cycle, Entry, LinearModel, ModelFile, Side, MODEL_EVENTS};
 use ampsched_sim::{Engine, SimConfig};
@@ -40,9 +40,9 @@ pub const VARIANCE_KEPT: f64 = 0.999;
 /// The catalog machine the training runs on by default: WASH's Phenom II 1B5S (2.8/0.8 GHz).
 pub const DEFAULT_MACHINE: &str = "wash-1b5s";
 
-/// The catalog program files trained on by default. WASH trains on its Java benchmarks; until
-/// their models are in the catalog, the SPEC CPU and parallel programs stand in.
-pub const DEFAULT_PROGRAM_FILES: [&str; 3] = ["parallel", "spec2000", "spec2006"];
+/// The catalog program files trained on by default: WASH's Java benchmarks (§5: "all threads
+/// of all benchmarks"), whose application, GC and JIT threads differ in memory intensity.
+pub const DEFAULT_PROGRAM_FILES: [&str; 1] = ["dacapo"];
 
 /// One thread's training sample.
 #[derive(Debug, Clone)]
@@ -61,15 +61,24 @@ fn alone(program: &str, programs: &ampsched_model::workload::Programs) -> Result
     Ok(Workload::from_toml(&format!("(training run of {program})"), &text, programs)?)
 }
 
-/// Per thread of a run on a one-type machine: (instructions, time ns, rates per cycle).
+/// Per thread slot of a run on a one-type machine, (group, index in group) in ascending order:
+/// (instructions, time ns, rates per cycle). A slot sums the threads that held it, so that
+/// the short-lived threads a per-phase group creates anew (eclipse's, hsqldb's) line up
+/// between the big and the small run whatever order they started in.
 fn thread_rates(m: &Machine, w: &Workload) -> Result<Vec<(f64, u64, Vec<f64>)>, Error> {
+    let w = w.clone().for_machine(m.num_cores() as u32).map_err(|why| ampsched_model::InputError::new(&w.name, "count", why))?;
     let cfg = SimConfig::default();
-    let r = Engine::new(m, w, &SimpleModel, &mut Oblivious, cfg).run().map_err(|error| Error::Sim { workload: w.name.clone(), error })?;
+    let r = Engine::new(m, &w, &SimpleModel, &mut Oblivious, cfg).run().map_err(|error| Error::Sim { workload: w.name.clone(), error })?;
+    let mut slots: std::collections::BTreeMap<(u32, u16, u32), Counters> = std::collections::BTreeMap::new();
+    for t in &r.threads {
+        let c = &t.per_type[0];
+        let sum = slots.entry((t.app, t.group, t.index_in_group)).or_default();
+        *sum = sum.plus(c);
+    }
     let events = candidate_events();
-    Ok(r.threads
-        .iter()
-        .map(|t| {
-            let c = &t.per_type[0];
+    Ok(slots
+        .values()
+        .map(|c| {
             let rates = events.iter().map(|&e| rate_per_cycle(c, e).unwrap_or(0.0)).collect();
             (c.instructions, c.time_ns, rates)
         })

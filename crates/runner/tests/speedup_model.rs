@@ -40,7 +40,7 @@ fn left_out_programs_are_predicted_within_the_models_error() {
     let file = ModelFile::parse(MODEL_FILE, &committed_text()).unwrap();
     let mean = |side: Side| {
         let errs: Vec<f64> = file.entries.iter().filter(|e| e.choice == "default" && e.side == side).filter_map(|e| e.left_out_error).collect();
-        assert!(errs.len() > 50, "one leave-one-out model per program");
+        assert_eq!(errs.len(), 14, "one leave-one-out model per Java program");
         errs.iter().sum::<f64>() / errs.len() as f64
     };
     assert!(mean(Side::Big) < 0.001, "big side: {}", mean(Side::Big));
@@ -99,7 +99,7 @@ fn counters_alone(m: &ampsched_model::Machine, program: &str) -> ampsched_model:
     use ampsched_sim::{Engine, SimConfig};
     let programs = ampsched_runner::catalog::programs().unwrap();
     let text = format!("name = \"t\"\n[[app]]\nname = \"{program}\"\nprogram = \"{program}\"\n");
-    let w = ampsched_model::Workload::from_toml("t", &text, &programs).unwrap();
+    let w = ampsched_model::Workload::from_toml("t", &text, &programs).unwrap().for_machine(m.num_cores() as u32).unwrap();
     let mut p = ampsched_policy::baseline::oblivious::Oblivious;
     let r = Engine::new(m, &w, &ampsched_model::SimpleModel, &mut p, SimConfig::default()).run().unwrap();
     r.threads[0].per_type[0]
@@ -109,15 +109,20 @@ fn counters_alone(m: &ampsched_model::Machine, program: &str) -> ampsched_model:
 fn the_predictor_reads_each_side_from_its_core_type() {
     // On the 1B5S machine (big type 0, small type 1), a thread's counters from the big type go to
     // the big-side model, from the small type to the small-side one; each, trained without the
-    // program, predicts its measured speedup within the bound above, and the negated model
-    // misses by more.
+    // program, predicts the measured speedup of its main thread (thread 0) within the
+    // leave-one-out bounds (big side: the events reconstruct the stall cycles that set the
+    // speedup; small side: a linear fit of the speedup's hyperbola), and the negated model misses
+    // by more.
     let m = ampsched_runner::catalog::machine(DEFAULT_MACHINE).unwrap();
     let (big, small) = (m.all_of_type(0), m.all_of_type(1));
-    for program in ["mcf_2006", "povray", "libquantum"] {
+    // jython and lusearch sit near the two ends of the Java programs' speedup range (compute-bound,
+    // memory-bound), where negating the weights flips the prediction; a program near the mean
+    // would be predicted about the mean by either.
+    for program in ["jython", "lusearch"] {
         let (on_big, on_small) = (counters_alone(&big, program), counters_alone(&small, program));
         let measured = (on_big.instructions / on_big.time_ns as f64) / (on_small.instructions / on_small.time_ns as f64);
         let (model, negated) = (trained("default", Some(program)).unwrap(), trained("negated", Some(program)).unwrap());
-        for (ty, c, bound) in [(0, on_big, 0.001), (1, on_small, 0.15)] {
+        for (ty, c, bound) in [(0, on_big, 0.01), (1, on_small, 0.15)] {
             let mut interval = ampsched_model::PerType::default();
             interval[ty] = c;
             let predicted = model.predict(&m, &interval).unwrap();

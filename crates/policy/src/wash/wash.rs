@@ -28,6 +28,7 @@ use ampsched_model::view::AppId;
 use ampsched_model::{CoreSet, Counters, Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadKind, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use super::bind_vm_cores;
+use crate::common::speedup_model::trained;
 use crate::common::{Changes, CoreTypeRatio, PerThread, SpeedupPredictor};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
@@ -94,8 +95,11 @@ pub const OPTIONS: [OptionInfo; 7] = [
     },
     OptionInfo {
         name: "model",
-        kind: OptionKind::Choice { default: "core-type", choices: &["core-type"] },
-        doc: "the speedup predictor: core-type (every thread the cores' peak-rate ratio, no counters needed)",
+        kind: OptionKind::Choice { default: "default", choices: &["default", "second", "negated", "core-type"] },
+        doc: "the speedup predictor (WASH §5, §8.4): the trained model on the 4 best events (default), on the next best 4 \
+              (second), the default with its weights negated (negated), each the one trained with the app's program left \
+              out; or core-type (every thread the cores' peak-rate ratio), which is also what any model falls back on \
+              where no counters are read (live without a PMU)",
     },
 ];
 
@@ -184,7 +188,11 @@ pub struct Wash {
     behind_fraction: f64,
     behind_window_ns: u64,
     lock_candidates_contended: bool,
-    predictor: Box<dyn SpeedupPredictor>,
+    /// The `model` option: which predictor each app gets.
+    model: &'static str,
+    /// Per app (index = `AppId`), its predictor, made when its first thread ran: a trained model
+    /// is the one that left the app's program out (WASH §5, leave-one-out).
+    predictors: Vec<Option<Box<dyn SpeedupPredictor>>>,
     /// The prediction before any counters: the cores' peak-rate ratio.
     prior_speedup: f64,
     big: CoreSet,
@@ -210,7 +218,7 @@ pub struct Wash {
 
 impl Wash {
     pub fn new(o: &Options, m: &Machine, switches: Switches) -> Self {
-        let predictor = predictor(o.choice("model"));
+        let model = MODELS.iter().copied().find(|&c| c == o.choice("model")).unwrap_or("core-type");
         let prior_speedup = CoreTypeRatio.predict(m, &Default::default()).unwrap_or(1.0);
         let mut peak_rate = [0.0; MAX_CORE_TYPES];
         for (i, ct) in m.core_types.iter().enumerate() {
@@ -235,7 +243,8 @@ impl Wash {
             behind_fraction: o.number("behind_fraction"),
             behind_window_ns: o.ms("quantum_ms") * o.integer("behind_window_quanta") as u64,
             lock_candidates_contended: o.choice("lock_candidates") == "contended",
-            predictor,
+            model,
+            predictors: Vec::new(),
             prior_speedup,
             big_rate_share: if total_rate > 0.0 { rate_of(&big) / total_rate } else { 1.0 },
             big_core_share: big.len() as f64 / all.len() as f64,
@@ -351,7 +360,7 @@ impl Wash {
         let m = view.machine;
         let mut speedup = self.threads.value(t).speedup;
         if view.available.contains(Signals::COUNTERS) {
-            if let Some(s) = self.predictor.predict(m, interval) {
+            if let Some(s) = self.predictor(view, self.threads.value(t).app).predict(m, interval) {
                 speedup = s;
             }
         }
@@ -542,10 +551,25 @@ impl Wash {
     }
 }
 
-/// The speedup predictor an option value names. Only `core-type` until the trained models of WASH
-/// §5 exist (`common/speedup_model.rs`).
-fn predictor(_choice: &str) -> Box<dyn SpeedupPredictor> {
-    Box::new(CoreTypeRatio)
+/// The values of the `model` option.
+const MODELS: [&str; 4] = ["default", "second", "negated", "core-type"];
+
+impl Wash {
+    /// App `a`'s predictor: for a trained model, the one trained without the app's catalog
+    /// program (an app of no catalog program, or of one the training did not see, gets the
+    /// model trained on all programs).
+    fn predictor(&mut self, view: &SystemView, a: AppId) -> &dyn SpeedupPredictor {
+        let i = a as usize;
+        if i >= self.predictors.len() {
+            self.predictors.resize_with(i + 1, || None);
+        }
+        let model = self.model;
+        &**self.predictors[i].get_or_insert_with(|| match model {
+            "core-type" => Box::new(CoreTypeRatio),
+            // Every choice but core-type is in the committed file, which a test parses.
+            choice => trained(choice, view.apps[i].program.as_deref()).unwrap_or_else(|_| Box::new(CoreTypeRatio)),
+        })
+    }
 }
 
 /// A thread that has not lived through a whole quantum yet keeps its start placement (WASH §6:
@@ -573,8 +597,7 @@ impl Policy for Wash {
     /// What a report says of the predictions (the live agent's `speedup` line): without counters
     /// every thread is predicted the core types' peak-rate ratio, whatever `model` says.
     fn speedup_source(&self) -> Option<String> {
-        let model = self.predictor.name();
-        Some(match (self.counters, model) {
+        Some(match (self.counters, self.model) {
             (None, _) => "none: the policy was never called".to_string(),
             (Some(false), "core-type") => "core type alone: no hardware counters".to_string(),
             (Some(false), m) => format!("core type alone: no hardware counters (model {m} needs them)"),
