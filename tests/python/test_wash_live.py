@@ -273,7 +273,7 @@ def test_bindvm_and_pfs_run_live_bindvm_binding_by_kind(lockholder, iters_per_ms
     assert placed == {("app", "0"), ("runtime", "1")}, rep["threads"]
     assert rep["speedup"] == "not stated by the policy"
     _, rep = agent("pfs", args, tmp_path / "pfs.json", *EMULATE)
-    assert rep["speedup"] == "core type alone: no hardware counters"
+    assert rep["speedup"] == "core type alone: no hardware counters (model default needs them)"
     assert rep["decisions_not_applied"] == 0
 
 
@@ -286,7 +286,7 @@ def test_the_text_summary_says_where_wash_s_speedups_came_from(lockholder, iters
     lines = r.stderr.splitlines()
     speedup = [line for line in lines if line.startswith("speedup: ")]
     counted = any("counters: read:" in line for line in speedup)
-    expected = "speedup: core type alone: model=core-type" if counted else "speedup: core type alone: no hardware counters"
+    expected = "speedup: hardware counters, model default" if counted else "speedup: core type alone: no hardware counters"
     assert len(speedup) == 1 and speedup[0].startswith(expected), r.stderr
     # The thread table gives each thread's kind: the helper named "GC Thread#0" is a runtime thread.
     assert any(line.split()[1:4] == ["GC", "Thread#0", "runtime"] for line in lines if "GC Thread#0" in line), r.stderr
