@@ -279,8 +279,8 @@ def results_frame(results: list):
     `ampsched compare --json`)."""
     import pandas as pd
 
-    results = _list("results", results)
-    if not results or not all(isinstance(r, dict) and "policy" in r for r in results):
+    if not isinstance(results, list) or not results or not all(isinstance(r, dict) and "policy" in r
+                                                               for r in results):
         raise _require_core().InputError("results: expected a non-empty list of result dicts "
                                          "(compare(...).attrs['raw'], or `ampsched compare --json`)")
     frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
