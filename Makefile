@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name '*.c' -o -name '*.h' \)) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-rust test-python bench install clean reproduce speedup-model
+.PHONY: demo test test-all test-rust test-python bench install clean reproduce speedup-model
 
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ reproduce: $(STAMP)
 		while read name; do $(VENV)/bin/ampsched reproduce $$name || exit 1; done
 
 test: test-rust test-python
+
+# Everything `make test` runs, plus the slow tests it reports as skipped (pytest's `slow`
+# marker) and the long fuzz: 3,000 hostile inputs instead of 300.
+test-all:
+	AMPSCHED_TEST_ALL=1 AMPSCHED_FUZZ_CASES=3000 $(MAKE) test
 
 test-rust:
 	cargo test --workspace --release

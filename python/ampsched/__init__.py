@@ -22,6 +22,7 @@ import importlib
 import json
 import os
 
+from ._files import text_arg
 from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
@@ -167,6 +168,19 @@ def _noise(counter_noise) -> dict:
     return {"counter_noise": float(counter_noise)}
 
 
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise _require_core().InputError(f"{name}: must be True or False, got {_shown(value)}")
+    return value
+
+
+def _list(name: str, value) -> list:
+    """A list from any iterable but a string (a string is one item, not its characters)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise _require_core().InputError(f"{name}: expected a list, got {type(value).__name__}")
+    return list(value)
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -178,20 +192,9 @@ def _shown(value) -> str:
 
 
 def _text(name: str, value) -> str:
-    """A path or spec for the engine: str or os.PathLike, and UTF-8 text (a file name may hold
-    bytes that are not; the engine names files in UTF-8 messages)."""
-    error = _require_core().InputError
-    try:
-        value = os.fspath(value)
-    except TypeError:
-        raise error(f"{name}: expected a string or path, got {type(value).__name__}") from None
-    if isinstance(value, bytes):
-        raise error(f"{name}: give the path as a string, got bytes")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise error(f"{name}: not UTF-8 text: {_shown(value)}") from None
-    return value
+    """A path or spec for the engine (see _files.text_arg)."""
+    _require_core()
+    return text_arg(name, value)
 
 
 def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
@@ -212,7 +215,7 @@ def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
     settings = _settings(seed, slice_ms, max_sim_s, max_events)
     label, policy_object = _resolve_policy(policy)
     text = core.run(_text("machine", machine), _text("workload", workload), _text("policy", label),
-                    trace=None if trace is None else _text("trace", trace), timeline=timeline,
+                    trace=None if trace is None else _text("trace", trace), timeline=_flag("timeline", timeline),
                     policy_object=policy_object, **settings, **_noise(counter_noise))
     return Result(json.loads(text))
 
@@ -243,17 +246,19 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
 
     core = _require_core()
     settings = _settings(seed, slice_ms, max_sim_s, max_events)
-    specs = split_policies(policies) if isinstance(policies, str) else list(policies)
+    specs = split_policies(policies) if isinstance(policies, str) else _list("policies", policies)
     labels, objects = _resolve_policies(specs)
     if isinstance(baseline, Policy):
         baseline = _resolve_policy(baseline)[0]
     if baseline is not None:
         baseline = _text("baseline", baseline)
     labels = [_text("policies", label) for label in labels]
+    if not (callable(progress) or isinstance(progress, bool)):
+        raise core.InputError(f"progress: must be True, False or a callable, got {_shown(progress)}")
     callback = progress if callable(progress) else ProgressBar() if progress else None
     try:
         text = core.compare(_text("machine", machine), _text("workload", workload), labels, baseline=baseline,
-                            timeline=timeline, progress=callback, policy_objects=objects, **settings,
+                            timeline=_flag("timeline", timeline), progress=callback, policy_objects=objects, **settings,
                             **_noise(counter_noise))
     finally:
         if isinstance(callback, ProgressBar):
@@ -274,6 +279,10 @@ def results_frame(results: list):
     `ampsched compare --json`)."""
     import pandas as pd
 
+    if not isinstance(results, list) or not results or not all(isinstance(r, dict) and "policy" in r
+                                                               for r in results):
+        raise _require_core().InputError("results: expected a non-empty list of result dicts "
+                                         "(compare(...).attrs['raw'], or `ampsched compare --json`)")
     frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
     rows = [row for r in results for row in _app_rows(r.get("apps", []), {"policy": r["policy"]})]
     frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
@@ -295,7 +304,7 @@ def _app_rows(apps: list, keys: dict) -> list:
 def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = None, output=None,
           resume: bool = False, slice_ms: float = None, max_sim_s: float = None, max_events: int = None,
           max_runs=_sweep_module.MAX_RUNS, progress=None, file=None, overrides=None, backend: str = "local",
-          address: str = None):
+          address: str = None, force: bool = False):
     """Run every combination of machines x workloads x policies x seeds; returns a DataFrame.
 
     One row per run: machine, workload, policy, seed (as given), error (None, or the message
@@ -311,9 +320,9 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = 
     (Ray tasks; needs `pip install 'ampsched[ray]'`, and ampsched on every node of a cluster):
     address None starts a local Ray instance for the sweep, else the running cluster to connect
     to ("HOST:PORT" of its head, "ray://HOST:PORT", "auto"); the rows are the same either way.
-    output: a Parquet file written as runs finish (see ampsched.sweep module); resume: keep the
-    successful runs it (or an interrupted sweep's FILE.parquet.parts) already has and run only
-    the others. max_runs: a larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
+    output: a Parquet file written as runs finish (see ampsched.sweep module); an existing one
+    is refused unless resume (keep the successful runs it, or an interrupted sweep's
+    FILE.parquet.parts, already has and run only the others) or force (replace it). max_runs: a larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
     terminal). file: a sweep TOML file whose keys are the defaults of these keywords.
     overrides: a list of dicts, each matching runs by machines/workloads/policies/seeds and
     giving them slice_ms/max_sim_s/max_events, or skip=True (as [[override]] in a sweep file).
@@ -322,13 +331,13 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = 
     return _sweep_module.sweep(machines, workloads, policies, seeds=seeds, jobs=jobs, output=output, resume=resume,
                                slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
                                progress=progress, file=file, overrides=overrides, backend=backend,
-                               address=address)
+                               address=address, force=force)
 
 
 def verify_sweep(path, sample: int = _sweep_module.VERIFY_SAMPLE, jobs: int = None, progress=None):
     """Re-run `sample` runs of a sweep file (spread evenly over it) and compare every column bit
     for bit; a DataFrame with the grid keys, `identical` and `differences` per run checked."""
-    return _sweep_module.verify(path, sample=sample, jobs=jobs, progress=progress)
+    return _sweep_module.verify(_text("path", path), sample=sample, jobs=jobs, progress=progress)
 
 
 def reproduce(name: str, quick: bool = False, jobs: int = None, output=None, backend: str = "local", address=None):
@@ -339,12 +348,19 @@ def reproduce(name: str, quick: bool = False, jobs: int = None, output=None, bac
     backend, address: where its sweeps run, as for sweep()."""
     from . import reproductions
 
-    return reproductions.run(name, quick=quick, jobs=jobs, output=output, backend=backend, address=address)[0]
+    _require_core()
+    if output is not None:
+        output = _text("output", output)
+    try:
+        return reproductions.run(_text("name", name), quick=_flag("quick", quick), jobs=jobs, output=output,
+                                 backend=backend, address=address)[0]
+    except reproductions.ReproductionError as error:
+        raise InputError(str(error)) from None
 
 
 def read_sweep(path):
     """The DataFrame of a sweep's Parquet file, as sweep() returned it."""
-    return _sweep_module.read(path)
+    return _sweep_module.read(_text("path", path))
 
 
 def _catalog(kind: str):

@@ -11,6 +11,14 @@ rows kept from before) are merged, sorted by the grid keys and written to FILE.p
 row groups through a temporary file renamed over it; only then is the parts directory
 removed. A kill between the two leaves rows in both places, which --resume deduplicates.
 
+Why a part carries a checksum: --resume trusts what it keeps, and a part file damaged after it
+was written (a bad disk, a copy gone wrong, a hand edit) would otherwise end in a decoder's
+traceback or, worse, be read as other numbers. Each part's name holds the SHA-256 of its
+bytes (`part-RANDOM.SHA256.arrow`), written with it by the same rename; a part whose bytes do
+not match is removed with one line saying so, and its runs, then missing, run again. The final
+file has Parquet's own page checksums (CRC-32 per data page, written and verified by pyarrow),
+so a damaged FILE.parquet is refused rather than resumed from.
+
 Nothing in the file depends on time, job count, batch sizes or completion order: rows are
 sorted by the grid keys and columns come in a fixed order (`column_order`), so its bytes do
 not either.
@@ -20,8 +28,11 @@ JSON text in the column `apps_json`; the frame drops it and gives the long per-a
 df.attrs["apps"], as compare() does.
 """
 
+import hashlib
 import json
 import os
+import re
+import sys
 import tempfile
 
 KEYS = ["machine", "workload", "policy", "seed"]  # the grid keys: one row per combination
@@ -110,14 +121,20 @@ def merged(tables: list):
 
 
 def write_part(table, parts: str) -> None:
-    """One finished batch, atomically, under a name no earlier (resumed) sweep used. (Through
-    pyarrow.ipc, not pyarrow.feather, which would import pandas into every worker.)"""
+    """One finished batch, atomically, under a name no earlier (resumed) sweep used and that
+    holds the SHA-256 of its bytes. (Through pyarrow.ipc, not pyarrow.feather, which would
+    import pandas into every worker.)"""
     import pyarrow as pa
 
-    fd, tmp = tempfile.mkstemp(dir=parts, prefix="part-", suffix=PART_SUFFIX + ".tmp")
-    with os.fdopen(fd, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
-    os.replace(tmp, tmp[:-len(".tmp")])
+    data = sink.getvalue().to_pybytes()
+    fd, tmp = tempfile.mkstemp(dir=parts, prefix="part-", suffix=PART_SUFFIX + ".tmp")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    stem = tmp[:-len(PART_SUFFIX + ".tmp")]
+    os.replace(tmp, f"{stem}.{hashlib.sha256(data).hexdigest()}{PART_SUFFIX}")
 
 
 def part_files(parts: str) -> list:
@@ -126,31 +143,57 @@ def part_files(parts: str) -> list:
     return sorted(os.path.join(parts, n) for n in os.listdir(parts) if n.endswith(PART_SUFFIX))
 
 
-def read_parts(paths) -> list:
-    import pyarrow as pa
+_PART_NAME = re.compile(r"^part-[^.]+\.([0-9a-f]{64})" + re.escape(PART_SUFFIX) + "$")
 
-    from .sweep import _error
+
+def read_parts(paths, warn=None) -> list:
+    """(path, table) of each part file that passes its checksum. A part that fails it (or has
+    none: a name this code did not write) is removed, with one line on `warn` (default
+    stderr) saying so: its runs are then missing, and the sweep runs them again."""
+    import pyarrow as pa
 
     tables = []
     for path in paths:
+        problem = None
+        match = _PART_NAME.match(os.path.basename(path))
         try:
-            with pa.memory_map(path) as source:
-                tables.append(pa.ipc.open_file(source).read_all())
-        except (OSError, pa.ArrowException) as error:  # written whole and renamed: only a damaged disk
-            raise _error(f"{path}: unreadable part file ({' '.join(str(error).split())[:200]}): move it away "
-                         f"and --resume runs its runs again") from None
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as error:
+            problem = f"unreadable ({error.strerror or error})"
+        else:
+            if match is None:
+                problem = "no checksum in its name"
+            elif hashlib.sha256(data).hexdigest() != match.group(1):
+                problem = "its bytes do not match its checksum"
+            else:
+                try:
+                    tables.append((path, pa.ipc.open_file(pa.BufferReader(data)).read_all()))
+                except Exception as error:  # checked bytes that do not decode: written by another version
+                    problem = f"not readable ({' '.join(str(error).split())[:120]})"
+        if problem is not None:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            print(f"ampsched: sweep: {path}: damaged part file, {problem}: removed; its runs run again",
+                  file=warn or sys.stderr)
     return tables
 
 
 def write_parquet(table, path) -> None:
-    """Write `table` to `path` atomically (to a temporary file, then renamed), in row groups."""
+    """Write `table` to `path` atomically (to a temporary file, then renamed), in row groups,
+    with page checksums."""
     import pyarrow.parquet as pq
 
-    tmp = f"{path}.tmp"
-    with pq.ParquetWriter(tmp, table.schema) as writer:
-        for start in range(0, max(table.num_rows, 1), ROW_GROUP):
-            writer.write_table(table.slice(start, ROW_GROUP))
-    os.replace(tmp, path)
+    from ._files import write_atomically
+
+    def write(tmp):
+        with pq.ParquetWriter(tmp, table.schema, write_page_checksum=True) as writer:
+            for start in range(0, max(table.num_rows, 1), ROW_GROUP):
+                writer.write_table(table.slice(start, ROW_GROUP))
+
+    write_atomically(path, write=write, option="output")
 
 
 def parts_dir(output) -> str:
@@ -171,7 +214,7 @@ def load(path):
     if not os.path.isfile(path):
         raise _error(f"{path}: cannot read: not a regular file")
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as error:
         raise _error(f"{path}: not a sweep file (not a readable Parquet file: {' '.join(str(error).split())[:200]})") \
             from None
@@ -203,11 +246,12 @@ def check(table, source: str):
 
 
 def stored_table(output):
-    """Everything an earlier sweep left for `output`: FILE.parquet and its part files, as one
-    table (a run may appear more than once: in both, or failed once and then redone)."""
-    tables = [load(output)] if os.path.isfile(output) else []
-    return merged(tables + [check(t, p) for t, p in zip(read_parts(part_files(parts_dir(output))),
-                                                           part_files(parts_dir(output)))])
+    """Everything an earlier sweep left for `output`: FILE.parquet and the part files that pass
+    their checksum, as one table (a run may appear more than once: in both, or failed once and
+    then redone)."""
+    replaced = os.path.exists(os.path.join(parts_dir(output), "REPLACES_OUTPUT"))  # a --force sweep's parts
+    tables = [load(output)] if os.path.isfile(output) and not replaced else []
+    return merged(tables + [check(t, p) for p, t in read_parts(part_files(parts_dir(output)))])
 
 
 def frame(table):

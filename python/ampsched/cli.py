@@ -16,8 +16,9 @@ import sys
 
 import ampsched
 from ._console import ProgressBar, format_table
+from ._files import check_output, write_atomically
 from ._metrics import METRICS
-from .report import write_report
+from .report import render_report
 from .sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep  # the module; ampsched.sweep is the function
 
 KINDS = ("machines", "workloads", "policies", "programs")
@@ -193,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="keep the successful runs FILE (or an interrupted sweep's FILE.parts/) has and run only "
                         "the others")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing FILE (without it, or --resume, an existing FILE is refused)")
     p.add_argument("--yes", action="store_true", help=f"run a grid of over {MAX_RUNS:,} runs")
     p.add_argument("--verify", metavar="FILE.parquet",
                    help="re-run a sample of the runs of FILE with their own settings and compare bit for bit")
@@ -305,23 +308,17 @@ def _error(error: BaseException) -> None:
 
 
 def _check_output_path(option: str, path) -> None:
-    # Checked before simulating, so a typo does not cost a whole run.
-    if path is None:
-        return
-    if path == "":
-        raise UsageError(f"{option}: the path is empty")
-    if os.path.isdir(path):
-        raise UsageError(f"{option}: {path}: is a directory")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"{option}: {path}: directory {folder} does not exist")
+    # Checked before simulating, so a typo (or a FIFO, a symlink: see _files) does not cost a whole run.
+    if path is not None:
+        check_output(option, path)
 
 
-def _write_output(option: str, path, write) -> None:
-    """`write(path)`, with a failure named by its option (a path can pass the early check and
-    still refuse writing, as /proc/version does)."""
+def _write_output(option: str, path, data) -> None:
+    """Writes `data` to `path` (atomically, never through a symlink: _files), with a failure
+    named by its option (a path can pass the early check and still refuse writing, as a
+    read-only directory does)."""
     try:
-        write(path)
+        write_atomically(path, data, option=option)
     except OSError as error:
         raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
 
@@ -369,7 +366,7 @@ def _cmd_compare(args) -> int:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
     results = json.loads(text)
     if args.report is not None:
-        _write_output("--report", args.report, lambda path: write_report(results, path))
+        _write_output("--report", args.report, render_report(results))
         print(f"ampsched: report written to {args.report}", file=sys.stderr)  # stdout may be --json
     print(text if args.json else format_compare(results))
     return 0
@@ -394,7 +391,7 @@ def _cmd_sweep(args) -> int:
                              jobs=args.jobs, output=args.output, resume=args.resume, slice_ms=args.slice_ms,
                              max_sim_s=args.max_sim_s, max_events=args.max_events,
                              max_runs=None if args.yes else MAX_RUNS, file=args.file, backend=args.backend,
-                             address=args.address)
+                             address=args.address, force=args.force)
     print(format_sweep(stats, table.num_rows, stats["output"]), file=sys.stderr)
     # Failed runs are in the file, but a script must notice them without reading it.
     return 1 if table.column("error").null_count < table.num_rows else 0
@@ -405,8 +402,8 @@ def _cmd_verify(args) -> int:
                                "max_events", "address") if getattr(args, k) is not None]
     if args.backend != "local":  # a sample of a few runs: a Ray start-up would cost more than it saves
         grid.append("--backend")
-    if args.file is not None or grid or args.resume:
-        given = grid[0] if grid else "--resume" if args.resume else "a sweep file"
+    if args.file is not None or grid or args.resume or args.force:
+        given = grid[0] if grid else "--resume" if args.resume else "--force" if args.force else "a sweep file"
         raise UsageError(f"--verify: re-runs FILE's own runs with their own settings: give it without {given}")
     df = ampsched.verify_sweep(args.verify, sample=args.sample, jobs=args.jobs)
     differ = df[~df["identical"]]
@@ -457,8 +454,7 @@ def _cmd_topology(args) -> int:
     core = ampsched._require_core()
     topo = json.loads(core.topology(cores=args.cores, emulate=args.emulate, name=args.name))
     if args.save is not None:
-        with open(args.save, "w") as f:
-            f.write(topo["machine_toml"])
+        _write_output("--save", args.save, topo["machine_toml"])
         print(f"ampsched: machine file written to {args.save}", file=sys.stderr)
     if args.json:
         print(json.dumps({k: v for k, v in topo.items() if k != "machine_toml"}, indent=2))
@@ -487,10 +483,7 @@ def _cmd_agent(args) -> int:
         return 1
     report = json.loads(text)
     if args.output is not None:
-        def write(path):
-            with open(path, "w") as f:
-                f.write(json.dumps(report, indent=1) + "\n")
-        _write_output("--output", args.output, write)
+        _write_output("--output", args.output, json.dumps(report, indent=1) + "\n")
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 
-from .sweep import _error, check_jobs
+from .sweep import WorkerDied, _error, check_jobs
 
 # A typo in --address must be one error line within seconds. ray.init itself, given an address
 # where no Ray head answers, retries for 20 s to several minutes (a closed port, a silent
@@ -120,9 +120,12 @@ class RayBackend:
                     ray.init(address="local", num_cpus=jobs, **options)
                 else:
                     ray.init(address=address, **options)
-            except (ConnectionError, TimeoutError, ValueError, RuntimeError, SystemExit) as error:
-                # ray.init ends a failed connection with SystemExit or a ConnectionError.
+            except (Exception, SystemExit) as error:
+                # ray.init ends a failed connection with SystemExit or a ConnectionError, and a
+                # local start that fails (its processes killed under a memory limit, a full /tmp)
+                # with whatever its start-up code raised: all of them are one line here.
                 reason = " ".join(str(error).split()) if not isinstance(error, SystemExit) else "it did not answer"
+                reason = reason or type(error).__name__
                 where = "start a local Ray instance" if address is None else f"connect to Ray at {address[:256]}"
                 raise _error(f"backend ray: could not {where}: {reason[:256]}") from None
             self._initialized_here = True
@@ -144,10 +147,14 @@ class RayBackend:
         queue = iter(batches)
         pending = []
 
+        batches_of = {}  # ref -> its batch, so that a failure names it
+
         def submit():
             batch = next(queue, None)
             if batch is not None:
-                pending.append(remote.remote(task, batch))
+                ref = remote.remote(task, batch)
+                batches_of[ref] = batch
+                pending.append(ref)
 
         try:
             for _ in range(self.workers):
@@ -156,7 +163,11 @@ class RayBackend:
                 ready, rest = ray.wait(pending, num_returns=1)
                 pending[:] = rest
                 for ref in ready:
-                    result = ray.get(ref)
+                    try:
+                        result = ray.get(ref)
+                    except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as error:
+                        raise WorkerDied(batches_of[ref], f"a Ray worker died ({type(error).__name__})") from None
+                    del batches_of[ref]
                     yield result
                     submit()  # after the sweep has seen the result, which sizes this batch
         except BaseException:

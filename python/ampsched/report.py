@@ -37,9 +37,15 @@ _TIMELINE_WIDTH = 900  # px; the timeline is drawn at one app per pixel column, 
 def write_report(results, path) -> None:
     """Write the HTML report for a list of result dicts (as `_core.compare` returns, with
     timeline=True for the core timelines) to `path`."""
-    text = render_report(results)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    from ._files import input_error, text_arg, write_atomically
+
+    path = text_arg("path", path)
+    if isinstance(results, (str, bytes, dict)) or not hasattr(results, "__iter__"):
+        raise input_error(f"results: expected a list of result dicts, got {type(results).__name__}")
+    results = list(results)
+    if not results or not all(isinstance(r, dict) for r in results):
+        raise input_error("results: expected a non-empty list of result dicts (compare(...).attrs['raw'])")
+    write_atomically(path, render_report(results), option="path")
 
 
 def render_report(results) -> str:

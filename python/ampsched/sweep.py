@@ -46,6 +46,8 @@ def _error(message):
 
 def _names(option: str, value) -> list:
     """A list from "a,b" or an iterable of strings, without blanks or repeats."""
+    if not isinstance(value, (str, list, tuple)):
+        raise _error(f"{option}: expected a list of names or an \"a,b\" string, got {type(value).__name__}")
     items = value.split(",") if isinstance(value, str) else list(value)
     out = []
     for item in items:
@@ -309,6 +311,8 @@ def load_file(path) -> dict:
         raise _error(f"{path}: line {line}: not UTF-8 text (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise _error(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise _error(f"{path}: not valid TOML for a sweep file: arrays or tables nested too deep") from None
     known = GRID_OPTIONS + SETTINGS + ["output", "override"]
     for key in data:
         if key not in known:
@@ -349,8 +353,8 @@ def run_batch(runs: list) -> list:
         except core.InputError as error:
             rows.append(dict(row, error=" ".join(str(error).split("\n"))))
             continue
-        except Exception as error:  # a failing Python policy, an engine failure: recorded too
-            rows.append(dict(row, error=f"{type(error).__name__}: {error}"))
+        except BaseException as error:  # a failing Python policy (SystemExit too), an engine failure: recorded
+            rows.append(dict(row, error=" ".join(f"{type(error).__name__}: {error}".split("\n"))))
             continue
         row.update((k, v) for k, v in json.loads(scalars).items() if k not in row)
         row["apps_json"] = apps
@@ -373,20 +377,35 @@ def sweep(*args, **kwargs):
 
 def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, output=None, resume=False,
               slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None, file=None,
-              overrides=None, backend="local", address=None):
+              overrides=None, backend="local", address=None, force=False):
     """The sweep as a pyarrow Table (what FILE.parquet holds) and its statistics: runs made
     (`ran`), `failed`, kept from before (`skipped`), `seconds`, `output`. A sweep `file`
     gives defaults for every other keyword and its overrides come before `overrides`.
+    An existing output is refused unless `resume` (add to it) or `force` (replace it: the old
+    file stays until the new one replaces it, and an interrupted --force sweep resumes
+    without it).
     backend: "local" (worker processes) or "ray" (ampsched.ray_backend; address: a running
     cluster, None: a local Ray instance for this sweep)."""
-    from . import _settings, defaults
+    from . import _settings, _shown, defaults
+    from ._files import text_arg
 
+    for name, value in (("resume", resume), ("force", force)):
+        if not isinstance(value, bool):
+            raise _error(f"{name}: must be True or False, got {_shown(value)}")
+    if progress is not None and not isinstance(progress, bool):
+        raise _error(f"progress: must be True, False or None, got {_shown(progress)}")
+    if max_runs is not None and (isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1):
+        raise _error(f"max_runs: must be a whole number of at least 1, or None, got {_shown(max_runs)}")
+    if overrides is not None and not isinstance(overrides, (list, tuple)):
+        raise _error(f"overrides: expected a list of dicts, got {type(overrides).__name__}")
+    if output is not None:
+        output = text_arg("output", output)
     given = dict(machines=machines, workloads=workloads, policies=policies, seeds=seeds, slice_ms=slice_ms,
                  max_sim_s=max_sim_s, max_events=max_events, output=output)
     labelled = []
     sources = {}
     if file is not None:
-        file = os.fspath(file)
+        file = text_arg("file", file)
         spec = load_file(file)
         for key, value in spec.items():
             if key != "overrides" and given.get(key) is None:
@@ -408,43 +427,65 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
                   max_runs, sources)
     jobs = check_jobs(jobs)
     check_backend(backend, address)
+    if resume and force:
+        raise _error("resume and force: --resume adds to the output, --force replaces it: give one")
     output = given["output"]
     if output is None:
-        if resume:
-            raise _error("resume: needs an output file (the sweep to resume)")
+        if resume or force:
+            raise _error(f"{'resume' if resume else 'force'}: needs an output file")
         return _run(runs, [], None, [], backend, address, jobs, progress)
     output = os.fspath(output)
-    _check_output(output, file)
+    rows = _check_output(output, file)
     with _OutputLock(output):
         parts = parts_dir(output)
-        old_parts = part_files(parts)
         kept = []
         if resume:
             kept = _kept_rows(stored_table(output), {r[:4]: r[4] for r in runs})
-        elif old_parts or os.path.isdir(parts):
+        elif force:
+            # What an earlier sweep left goes now; the old FILE stays until the new one
+            # replaces it, marked as replaced so that --resume of this sweep ignores it.
+            shutil.rmtree(parts, ignore_errors=True)
+            os.makedirs(parts)
+            open(os.path.join(parts, REPLACES_OUTPUT), "w").close()
+        elif os.path.isdir(parts):
             raise _error(f"output: {parts} holds an interrupted sweep: finish it with --resume "
-                         f"(resume=True) or delete it")
-        return _run(runs, kept, parts, old_parts, backend, address, jobs, progress)
+                         f"(resume=True), or start again with --force (force=True)")
+        elif rows is not None:
+            raise _error(f"output: {output} exists ({rows:,} rows from an earlier sweep): add this grid's runs "
+                         f"to it with --resume (resume=True), or replace it with --force (force=True)")
+        return _run(runs, kept, parts, part_files(parts), backend, address, jobs, progress)
 
 
 def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
     """Runs what `kept` lacks and merges; with `parts` (an output), saves as it goes and writes
     the output. Returns run_sweep's table and statistics."""
+    from .policy import is_file_spec
+
     kept_keys = {sort_key(r) for r in kept}
     todo = [r for r in runs if r[:4] not in kept_keys]
     started = time.monotonic()  # the backend's start-up (a pool, a Ray instance) counts as sweep time
     # Made only now, after every check, since the Ray backend may start a local Ray instance;
     # and before the parts directory, which would make the next attempt ask for --resume.
-    runner = make_backend(backend, address, jobs, len(todo))
+    # A Python policy runs in a worker process even for one job: its os._exit() or a crash
+    # of its extension must end one batch with an error, not the sweep silently.
+    runner = make_backend(backend, address, jobs, len(todo), isolate=any(is_file_spec(r[2]) for r in todo))
     try:
         if parts is not None:
             os.makedirs(parts, exist_ok=True)
         results = _execute(todo, runner, parts, progress)
+    except WorkerDied as died:
+        saved = "the runs finished before it are saved: --resume continues" if parts is not None else \
+            "give --output to keep the runs that finish"
+        raise _error(f"sweep: {died}; {saved}") from None
     finally:
         runner.close()
     if parts is not None:
         new_parts = sorted(set(part_files(parts)) - set(old_parts))
-        tables = read_parts(new_parts)
+        tables = [table for _, table in read_parts(new_parts)]
+        lost = sum(r.count for r in results) - sum(t.num_rows for t in tables)
+        if lost:  # damaged between their writing and now: the disk is failing
+            raise _error(f"sweep: {lost} runs' part files were damaged after they were written; "
+                         f"--resume runs them again")
     else:
         tables = [r.table for r in results]
     table = merged([rows_table(kept)] + tables)
@@ -457,32 +498,29 @@ def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
                    "seconds": time.monotonic() - started, "skipped": len(runs) - len(todo), "output": output}
 
 
-def _check_output(output: str, file) -> None:
+def _check_output(output: str, file):
     """Refuses an output a sweep must not replace: the sweep writes a new file and renames it
-    over the output, which would turn a device (/dev/null) into a regular file, and would
-    destroy a file that holds something else (the sweep file itself, a typo'd name)."""
+    over the output, which would turn a device (/dev/null) or a FIFO into a regular file and
+    replace a symlink, and would destroy a file that holds something else (the sweep file
+    itself, a typo'd name). Returns the rows of an existing sweep file there, None if none."""
     from . import _shown
+    from ._files import check_output
 
-    if output == "":
-        raise _error("output: the path is empty")
     if file is not None and os.path.exists(output) and os.path.samefile(output, file):
         raise _error(f"output: {_shown(output)} is the sweep file itself")
-    if os.path.isdir(output):
-        raise _error(f"output: {output}: is a directory")
+    check_output("output", output)
+    rows = None
     if os.path.exists(output):
-        if not stat.S_ISREG(os.stat(output).st_mode):
-            raise _error(f"output: {output}: not a regular file (a sweep replaces its output with a new file)")
         try:
-            load(output)
+            rows = load(output).num_rows
         except ValueError as error:
             why = str(error).partition("not a sweep file")[2].strip()
             raise _error(f"output: {output} exists and is not a sweep file {why}: choose another name or "
                          f"delete it") from None
-    folder = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(folder):
-        raise _error(f"output: {output}: directory {folder} does not exist")
-    if os.path.exists(parts_dir(output)) and not os.path.isdir(parts_dir(output)):
-        raise _error(f"output: {parts_dir(output)} exists and is not a sweep's parts directory")
+    parts = parts_dir(output)
+    if os.path.lexists(parts) and (os.path.islink(parts) or not os.path.isdir(parts)):
+        raise _error(f"output: {parts} exists and is not a sweep's parts directory")
+    return rows
 
 
 class _OutputLock:
@@ -514,6 +552,9 @@ class _OutputLock:
         except OSError:
             pass
         os.close(self.fd)
+
+
+REPLACES_OUTPUT = "REPLACES_OUTPUT"  # in FILE.parts/: a --force sweep's parts, which replace FILE (_sweep_store)
 
 
 def _kept_rows(stored, grid: dict) -> list:
@@ -641,13 +682,26 @@ def check_backend(backend, address) -> None:
         raise _error("address: only for the ray backend (--backend ray); the local backend runs on this machine")
 
 
-def make_backend(backend, address, jobs, runs=None):
-    """The backend for a sweep of `runs` runs (None: unknown)."""
+def make_backend(backend, address, jobs, runs=None, isolate=False):
+    """The backend for a sweep of `runs` runs (None: unknown); `isolate`: never run a batch in
+    this process."""
     if backend == "ray":
         from .ray_backend import RayBackend  # Ray is an optional extra, imported only when asked for
 
         return RayBackend(address, jobs)
-    return LocalBackend(jobs, runs)
+    return LocalBackend(jobs, runs, isolate)
+
+
+class WorkerDied(Exception):
+    """A backend's worker ended while running a batch (killed by a signal, out of memory, or a
+    Python policy that ended its process): what the sweep reports in one line."""
+
+    def __init__(self, batch: list, how: str = "a worker process died", exact: bool = True):
+        first = batch[0]
+        runs = f"the batch of {len(batch)} runs from" if len(batch) > 1 else "the run"
+        other = "" if exact else " or a batch beside it"
+        super().__init__(f"{how} while running {runs} {first[0]} {first[1]} {first[2]} seed {first[3]}{other} "
+                         f"(killed by a signal or out of memory, or a Python policy ended the process)")
 
 
 class LocalBackend:
@@ -655,8 +709,9 @@ class LocalBackend:
 
     shares_disk = True
 
-    def __init__(self, jobs=None, runs=None):
+    def __init__(self, jobs=None, runs=None, isolate=False):
         jobs = check_jobs(jobs)
+        self.isolate = isolate
         cpus = os.cpu_count() or 1
         if jobs is not None and jobs > MAX_JOBS_PER_CPU * cpus:
             raise _error(f"jobs: at most {MAX_JOBS_PER_CPU * cpus} worker processes on this machine "
@@ -669,15 +724,16 @@ class LocalBackend:
 
     def run(self, task, batches):
         batches = iter(batches)
-        if self.workers == 1:
+        if self.workers == 1 and not self.isolate:
             for batch in batches:
                 yield task(batch)
             return
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
 
         with ProcessPoolExecutor(max_workers=self.workers, initializer=_exit_with_parent,
                                  initargs=(os.getpid(),)) as pool:
-            pending = set()
+            pending = {}
             try:
                 while True:
                     # One batch queued behind each running one: a worker never waits for the
@@ -686,12 +742,19 @@ class LocalBackend:
                         batch = next(batches, None)
                         if batch is None:
                             break
-                        pending.add(pool.submit(task, batch))
+                        pending[pool.submit(task, batch)] = batch
                     if not pending:
                         return
-                    complete, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    complete, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in complete:
-                        yield future.result()
+                        batch = pending.pop(future)
+                        try:
+                            result = future.result()
+                        except BrokenProcessPool:
+                            # Every pending batch fails alike; the first one done names the culprit
+                            # as well as the pool can (it does not say which process died).
+                            raise WorkerDied(batch, exact=len(pending) == 0) from None
+                        yield result
             except BaseException:
                 for future in pending:
                     future.cancel()

@@ -111,8 +111,18 @@ def test_resume_after_deleting_rows(tmp_path):
 
 
 def _write_ipc(table, path):
-    with pa.ipc.new_file(str(path), table.schema) as writer:
+    """A part file as a sweep writes it: Arrow IPC, named part-ID.SHA256.arrow."""
+    import hashlib
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
+    data = sink.getvalue().to_pybytes()
+    stem = str(path)[:-len(".arrow")]
+    final = f"{stem}.{hashlib.sha256(data).hexdigest()}.arrow"
+    with open(final, "wb") as f:
+        f.write(data)
+    return final
 
 
 def test_resume_after_a_killed_sweep(tmp_path):
@@ -240,7 +250,7 @@ def test_sweep_file_overrides_and_skip(tmp_path):
     row = df[(df.workload == "forkjoin") & (df.policy == "rr") & (df.seed == 1)].iloc[0]
     assert row["makespan_s"] == one["makespan_s"] and row["migrations"] == one["migrations"]
     # Options on the command line win over the file's keys; overrides still apply on top.
-    df2 = ampsched.sweep(file=spec, output=None, seeds=[1], slice_ms=2)
+    df2 = ampsched.sweep(file=spec, output=tmp_path / "s2.parquet", seeds=[1], slice_ms=2)
     assert sorted(set(zip(df2.workload, df2.slice_ms))) == [("demo", 2.0), ("forkjoin", 8.0)]
 
 

@@ -185,3 +185,31 @@ def test_without_ray_one_line_naming_the_extra(tmp_path):
     assert proc.returncode == 2
     assert "Ray is not installed: pip install 'ampsched[ray]'" in assert_one_line_error(proc.stderr)
     assert not os.path.exists(out) and not os.path.exists(f"{out}.parts")
+
+
+def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, tmp_path):
+    # What Ray's start-up raises when its processes die (seen under a memory limit: a bare
+    # Exception, "The current node timed out during startup", after about 30 s).
+    if ray.is_initialized():
+        pytest.skip("this process is already connected to Ray")
+
+    def fail(*args, **kwargs):
+        raise Exception("The current node timed out during startup.")
+
+    monkeypatch.setattr(ray, "init", fail)
+    out = tmp_path / "s.parquet"
+    with pytest.raises(ampsched.InputError, match="^backend ray: could not start a local Ray instance: The current "
+                                                  "node timed out during startup.$"):
+        ampsched.sweep(**GRID, backend="ray", output=out)
+    assert not os.path.exists(out) and not os.path.exists(f"{out}.parts")
+
+
+@pytest.mark.slow
+def test_a_local_ray_under_a_memory_limit_is_one_line(tmp_path):
+    # The real failure: Ray's processes cannot start under 2.5 GB of address space.
+    out = tmp_path / "s.parquet"
+    proc = subprocess.run(["bash", "-c", 'ulimit -v 2500000 && exec "$@"', "-", sys.executable, "-m", "ampsched",
+                           "sweep", *CLI_GRID, "--backend", "ray", "--output", str(out)],
+                          capture_output=True, text=True, env=env_with_package(), timeout=300)
+    assert proc.returncode == 2
+    assert "backend ray: could not start a local Ray instance" in assert_one_line_error(proc.stderr)

@@ -518,12 +518,46 @@ fn solo_key(solo: &Workload) -> String {
     format!("{:?}{:?}{}", solo.apps[0].groups, solo.apps[0].locks, solo.apps[0].priority)
 }
 
-/// Write a trace file; a failure names the option and the path.
+/// Write a trace file; a failure names the option and the path. As every file ampsched
+/// writes: through a temporary file in the same directory renamed over the target, so the
+/// target is replaced, never written through (a symlink's target is not overwritten), and a
+/// symlink, FIFO or other non-regular file there is refused rather than replaced.
 fn write_trace(path: &str, text: &str) -> Result<(), InputError> {
+    use std::io::Write;
+
+    let fail = |why: String| InputError::new("--trace", path, why);
     if path.is_empty() {
         return Err(InputError::new("--trace", "", "the path is empty"));
     }
-    std::fs::write(path, text).map_err(|e| InputError::new("--trace", path, format!("cannot write the trace: {e}")))
+    let target = std::path::Path::new(path);
+    if let Ok(meta) = std::fs::symlink_metadata(target) {
+        if meta.file_type().is_symlink() {
+            return Err(fail("is a symbolic link: give the file it points to, or another name".into()));
+        }
+        if !meta.file_type().is_file() {
+            return Err(fail("not a regular file: give a file name".into()));
+        }
+    }
+    let name = target.file_name().ok_or_else(|| fail("not a file name".into()))?;
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    // A name no other writer uses: the pid, and a counter for several traces of one process.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = folder.join(format!(".{}.{}.{n}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .and_then(|_| std::fs::rename(&tmp, target));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(format!("cannot write the trace: {e}")));
+    }
+    Ok(())
 }
 
 /// The name of the default-metric baseline (`Experiment::default_baseline`): a row of `compare`

@@ -174,9 +174,12 @@ class Context:
         and touches no pyplot state) as NAME-STEM.png next to the document (when there is an
         output directory) and list it with its caption. Byte-identical across runs: no
         "Software" entry (the matplotlib version) and no date; a fixed DPI."""
+        from .._files import write_atomically
+
         file = f"{self.name}-{stem}.png"
         if self.output is not None:
-            fig.savefig(os.path.join(self.output, file), dpi=100, metadata={"Software": None})
+            write_atomically(os.path.join(self.output, file), option="--output",
+                             write=lambda tmp: fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None}))
         self.figures.append(Figure(file, caption))
 
 
@@ -184,9 +187,11 @@ def run(name: str, quick: bool = False, jobs=None, output=None, backend="local",
     """Run reproduction NAME; returns (claims DataFrame, markdown text). With `output` (a
     directory, made if missing), writes NAME.md and its figures there. backend, address: where
     its sweeps run (as for ampsched.sweep)."""
+    import glob
     import tempfile
     from contextlib import ExitStack
 
+    from .._files import check_output, write_atomically
     from ..sweep import check_backend, make_backend
 
     module = load(name)
@@ -198,6 +203,14 @@ def run(name: str, quick: bool = False, jobs=None, output=None, backend="local",
             os.makedirs(output, exist_ok=True)
         except OSError as error:
             raise ReproductionError(f"--output: {output}: {error.strerror or error}") from None
+        # What it will replace, checked before any run: a symlink or a FIFO there is refused
+        # (written through, it would overwrite another file or block forever).
+        for path in [os.path.join(output, f"{name}.md")] + sorted(glob.glob(os.path.join(glob.escape(output),
+                                                                                         f"{glob.escape(name)}-*.png"))):
+            try:
+                check_output("--output", path)
+            except ValueError as error:
+                raise ReproductionError(str(error)) from None
     check_backend(backend, address)
     with ExitStack() as stack:
         if backend == "ray":
@@ -209,8 +222,7 @@ def run(name: str, quick: bool = False, jobs=None, output=None, backend="local",
         report = module.build(ctx)
     text = markdown(name, module, report, ctx)
     if output is not None:
-        with open(os.path.join(output, f"{name}.md"), "w", encoding="utf-8") as f:
-            f.write(text)
+        write_atomically(os.path.join(output, f"{name}.md"), text, option="--output")
     return claims_frame(report.claims), text
 
 
