@@ -12,7 +12,9 @@ import json
 import math
 import os
 import signal
+import stat
 import sys
+import tempfile
 
 import ampsched
 from ._console import ProgressBar, format_table
@@ -88,13 +90,20 @@ def _event_budget(text: str) -> int:
     return int(value)
 
 
-def _interval(text: str) -> float:
-    # The engine checks the range too; here the error comes before anything starts.
-    low, high = DEFAULTS["agent_interval_min_ms"], DEFAULTS["agent_interval_max_ms"]
-    value = _number(text)
-    if not low <= value <= high:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
-    return value
+def _ms_between(low_key: str, high_key: str):
+    """The type of an option in ms whose range is the engine's defaults' `low_key` to `high_key`.
+    The engine checks the range too; here the error comes before anything starts."""
+    def parse(text: str) -> float:
+        low, high = DEFAULTS[low_key], DEFAULTS[high_key]
+        value = _number(text)
+        if not low <= value <= high:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
+        return value
+    return parse
+
+
+_interval = _ms_between("agent_interval_min_ms", "agent_interval_max_ms")
+_decide_limit = _ms_between("decide_limit_min_ms", "decide_limit_max_ms")
 
 
 def _seeds(text: str) -> list:
@@ -254,9 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "mark a managed runtime's helper threads (GC, JIT, ...), e.g. 'GC*,C2 CompilerThre*'; "
                         "the other threads are the application's (default: HotSpot's and OpenJ9's helper "
                         "names, listed in the README)")
+    p.add_argument("--decide-limit", type=_decide_limit, default=DEFAULTS["decide_limit_ms"], metavar="MS",
+                   help=f"how long a Python policy's decide may run before the agent stops it, restores every "
+                        f"thread and ends with an error (default {DEFAULTS['decide_limit_ms']:g})")
     p.add_argument("--json", action="store_true",
                    help="print the JSON report on stdout at the end (after the command's own output)")
-    p.add_argument("--output", metavar="FILE", help="write the JSON report to FILE")
+    p.add_argument("--output", metavar="FILE",
+                   help="write the JSON report to FILE (a new file; an existing one only with --force)")
+    p.add_argument("--force", action="store_true", help="with --output: replace an existing FILE")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                    help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
@@ -473,7 +487,10 @@ def _cmd_agent(args) -> int:
         command = command[1:]
     if bool(command) == bool(args.pid):
         raise UsageError("agent: give either a command after -- or --pid PID (not both)")
+    if args.force and args.output is None:
+        raise UsageError("--force: only with --output FILE")
     _check_output_path("--output", args.output)
+    _check_report_file("--output", args.output, args.force)
     core = ampsched._require_core()
     label, policy_object = ampsched.policy.resolve(args.policy)
     try:
@@ -481,21 +498,61 @@ def _cmd_agent(args) -> int:
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
                           locks=not args.no_locks, status=True, policy_object=policy_object,
                           seed=args.seed, until_tree_exits=args.until_tree_exits,
-                          runtime_threads=args.runtime_threads)
+                          runtime_threads=args.runtime_threads, decide_limit_ms=args.decide_limit)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
     report = json.loads(text)
     if args.output is not None:
-        def write(path):
-            with open(path, "w") as f:
-                f.write(json.dumps(report, indent=1) + "\n")
-        _write_output("--output", args.output, write)
+        _write_output("--output", args.output,
+                      lambda path: _replace_file(path, json.dumps(report, indent=1) + "\n"))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         print(format_agent(report), file=sys.stderr)
     return agent_exit_status(report)
+
+
+def _check_report_file(option: str, path, force: bool) -> None:
+    """Refuses, before the agent starts the command, an output it must not write: a live run's
+    report cannot be made again, so an existing file is kept unless `force`; a symbolic link (its
+    target would be overwritten) and anything not a regular file (a FIFO would block the write
+    forever, after the command ran, and the report would be lost) are refused always."""
+    if path is None:
+        return
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
+    if stat.S_ISLNK(mode):
+        raise UsageError(f"{option}: {path}: is a symbolic link: give the file it points to, or another name")
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{option}: {path}: not a regular file: give a file name")
+    if not force:
+        raise UsageError(f"{option}: {path} exists: give another name, or --force to replace it")
+
+
+def _replace_file(path: str, text: str) -> None:
+    """Writes `text` to a temporary file in `path`'s directory and renames it over `path`: a
+    reader never sees half a report, a failure leaves what was there, and a symbolic link or FIFO
+    put at `path` meanwhile is replaced, never written through."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)[:64]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # the permissions a plain open() would give it
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def agent_exit_status(report: dict) -> int:
