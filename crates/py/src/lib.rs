@@ -61,13 +61,14 @@ fn py_policy(object: &Bound<'_, PyAny>, label: &str) -> PyResult<PyPolicy> {
     PyPolicy::new(object, label.to_string()).map_err(|why| InputError::new_err(format!("--policy: {label}: {why}")))
 }
 
-/// The watchdog bounding the simulator's calls of `policies` (`SIMULATOR_DECIDE_LIMIT_MS`; a
-/// Ctrl-C reaches a call through Python's own handler, `interrupt.rs`), if there are any.
-fn simulator_watchdog(py: Python<'_>, policies: &mut [PyPolicy]) -> Option<Watchdog> {
+/// The watchdog bounding the simulator's calls of `policies` to `limit_ms` each
+/// (`SIMULATOR_DECIDE_LIMIT_MS`, or less for `run`'s `decide_limit_ms`, which tests shorten); a
+/// Ctrl-C reaches a call through Python's own handler (`interrupt.rs`). None without policies.
+fn simulator_watchdog(py: Python<'_>, policies: &mut [PyPolicy], limit_ms: f64) -> Option<Watchdog> {
     if policies.is_empty() {
         return None;
     }
-    let w = Watchdog::start(py, Duration::from_secs_f64(SIMULATOR_DECIDE_LIMIT_MS / 1e3), None, None, None);
+    let w = Watchdog::start(py, Duration::from_secs_f64(limit_ms / 1e3), None, None, None);
     for p in policies {
         p.watched_by(w.calls());
     }
@@ -99,7 +100,7 @@ fn run_row(
     policy_object: Option<Bound<'_, PyAny>>,
 ) -> PyResult<(String, String)> {
     let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop);
-    run_result(py, machine, workload, policy, settings, policy_object, |mut result| {
+    run_result(py, machine, workload, policy, settings, policy_object, SIMULATOR_DECIDE_LIMIT_MS, |mut result| {
         let apps = result.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
         if let Some(fields) = result.as_object_mut() {
             fields.retain(|_, v| !v.is_array() && !v.is_object());
@@ -109,7 +110,7 @@ fn run_row(
 }
 
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, decide_limit_ms=SIMULATOR_DECIDE_LIMIT_MS))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -124,13 +125,18 @@ fn run(
     max_sim_s: f64,
     max_events: u64,
     counter_noise: f64,
+    decide_limit_ms: f64,
 ) -> PyResult<String> {
     let settings = |stop: &Stop| Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
-    run_result(py, machine, workload, policy, settings, policy_object, |v| v.to_string())
+    if !(decide_limit_ms > 0.0 && decide_limit_ms <= SIMULATOR_DECIDE_LIMIT_MS) {
+        return Err(InputError::new_err(format!("decide_limit_ms: {decide_limit_ms}: must be greater than 0 and at most {SIMULATOR_DECIDE_LIMIT_MS} ms")));
+    }
+    run_result(py, machine, workload, policy, settings, policy_object, decide_limit_ms, |v| v.to_string())
 }
 
 /// One run, with the GIL released; `out` makes the Python result from the engine's JSON
 /// value (outside the GIL too).
+#[allow(clippy::too_many_arguments)]
 fn run_result<T: Send>(
     py: Python<'_>,
     machine: &str,
@@ -138,10 +144,11 @@ fn run_result<T: Send>(
     policy: &str,
     settings: impl FnOnce(&Stop) -> Settings + Send,
     policy_object: Option<Bound<'_, PyAny>>,
+    decide_limit_ms: f64,
     out: impl FnOnce(serde_json::Value) -> T + Send,
 ) -> PyResult<T> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
-    let watchdog = simulator_watchdog(py, &mut python);
+    let watchdog = simulator_watchdog(py, &mut python, decide_limit_ms);
     let stop = Stop::new();
     let result = py.allow_threads(|| {
         let mut exp = Experiment::new(machine, workload, settings(&stop))?;
@@ -194,7 +201,7 @@ fn compare(
         }
     }
     let is_object: Vec<bool> = objects.iter().map(Option::is_some).collect();
-    let watchdog = simulator_watchdog(py, &mut python);
+    let watchdog = simulator_watchdog(py, &mut python, SIMULATOR_DECIDE_LIMIT_MS);
     let stop = Stop::new();
     let mut callback_err: Option<PyErr> = None;
     // A callback that raises stops the comparison; without a callback, pending signals are
@@ -302,7 +309,7 @@ fn agent(
         let give_up = move |why: Interrupted| {
             let what = match why {
                 Interrupted::Limit => "did not return within its limit",
-                Interrupted::Stop => "was stopping",
+                Interrupted::Stop => "did not return when the agent stopped",
             };
             abandon(&format!("--policy: {label}: its decide {what} and could not be interrupted"))
         };

@@ -77,7 +77,7 @@ impl PyPolicy {
                 Ok(ms) if limits::QUANTUM_MS.contains(ms) => Some(defaults::ms_to_ns(ms)),
                 _ => {
                     let range = limits::QUANTUM_MS.describe();
-                    return Err(format!("quantum_ms must be a number of milliseconds {range}, or None; got {}", repr(&quantum)));
+                    return Err(format!("quantum_ms must be a number {range}, or None; got {}", repr(&quantum)));
                 }
             }
         };
