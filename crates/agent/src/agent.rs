@@ -7,8 +7,9 @@
 //! the real-time signals; `STOP_SIGNALS`), every thread it moved gets its original affinity,
 //! nice value and slice back, cpufreq files their original text, and the emulation threads are
 //! stopped and joined (`Session::drop`). Before that, the targets are scanned once more: a thread
-//! created since the last sample by a thread the agent had pinned inherited the pin, and gets its
-//! original back too. The handlers are installed before the agent changes anything; a signal
+//! created since the last sample by a thread the agent had pinned or reniced inherited the pin or
+//! the nice value, and gets its original back too. A policy that fails ends the agent the same way,
+//! and the launched command gets SIGTERM (`run_with`). The handlers are installed before the agent changes anything; a signal
 //! that comes before it has launched or attached ends it at once, with a report. A signal the
 //! agent receives from another process (`kill`, not the terminal, whose Ctrl-C already reaches
 //! the whole foreground process group) is forwarded to the command it launched, as `timeout(1)`

@@ -252,7 +252,8 @@ fn watch(calls: &Arc<Calls>, done: &AtomicBool, stop: Option<StopFn>, give_up: O
             continue;
         }
         let ran = Duration::from_nanos(calls.now_ns().saturating_sub(calls.began_ns.load(Ordering::Relaxed)));
-        let why = if firing.is_some_and(|(s, _)| s == seq) {
+        let known = firing.is_some_and(|(s, _)| s == seq);
+        let why = if known {
             calls.why.load(Ordering::SeqCst)
         } else if ran >= calls.limit {
             FIRED_LIMIT
@@ -261,7 +262,7 @@ fn watch(calls: &Arc<Calls>, done: &AtomicBool, stop: Option<StopFn>, give_up: O
         } else {
             continue;
         };
-        if !firing.is_some_and(|(s, _)| s == seq) {
+        if !known {
             firing = Some((seq, Instant::now()));
             calls.why.store(why, Ordering::SeqCst);
             calls.fired.store(seq, Ordering::SeqCst);

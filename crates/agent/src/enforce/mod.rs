@@ -83,7 +83,7 @@ impl Enforcer {
     pub fn new(sysfs_root: &Path, interval_ns: u64) -> Enforcer {
         Enforcer {
             shares: share::Shares::new(interval_ns),
-            weights: weight::Weights::default(),
+            weights: weight::Weights,
             slices: slice::Slices::new(),
             frequencies: cpufreq::Frequencies::new(sysfs_root),
             not_applied: NotApplied::default(),
