@@ -118,8 +118,10 @@ class Result:
 
 def defaults() -> dict:
     """The defaults every front uses, from the engine: seed, slice_ms, agent_interval_ms (and
-    its range, agent_interval_min_ms to agent_interval_max_ms), emulate_period_ms, max_sim_s,
-    max_events (the engine's values when it is built, else the documented ones)."""
+    its range, agent_interval_min_ms to agent_interval_max_ms), emulate_period_ms, a Python
+    policy's per-call limit live (decide_limit_ms, its range) and in the simulator
+    (simulator_decide_limit_ms), max_sim_s, max_events (the engine's values when it is built,
+    else the documented ones)."""
     if _core is None:
         return dict(_DOCUMENTED_DEFAULTS)
     return json.loads(_core.defaults())
@@ -128,6 +130,8 @@ def defaults() -> dict:
 # What `defaults()` says when the engine is not built (help texts only; a run needs the engine).
 _DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "agent_interval_min_ms": 1.0,
                         "agent_interval_max_ms": 3600000.0, "emulate_period_ms": 2.0,
+                        "decide_limit_ms": 1000.0, "decide_limit_min_ms": 1.0, "decide_limit_max_ms": 3600000.0,
+                        "simulator_decide_limit_ms": 10000.0,
                         "max_sim_s": 1e7, "max_events": 10 ** 9, "counter_noise": 0.02}
 
 

@@ -89,13 +89,20 @@ def _event_budget(text: str) -> int:
     return int(value)
 
 
-def _interval(text: str) -> float:
-    # The engine checks the range too; here the error comes before anything starts.
-    low, high = DEFAULTS["agent_interval_min_ms"], DEFAULTS["agent_interval_max_ms"]
-    value = _number(text)
-    if not low <= value <= high:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
-    return value
+def _ms_between(low_key: str, high_key: str):
+    """The type of an option in ms whose range is the engine's defaults' `low_key` to `high_key`.
+    The engine checks the range too; here the error comes before anything starts."""
+    def parse(text: str) -> float:
+        low, high = DEFAULTS[low_key], DEFAULTS[high_key]
+        value = _number(text)
+        if not low <= value <= high:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
+        return value
+    return parse
+
+
+_interval = _ms_between("agent_interval_min_ms", "agent_interval_max_ms")
+_decide_limit = _ms_between("decide_limit_min_ms", "decide_limit_max_ms")
 
 
 def _seeds(text: str) -> list:
@@ -257,9 +264,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "mark a managed runtime's helper threads (GC, JIT, ...), e.g. 'GC*,C2 CompilerThre*'; "
                         "the other threads are the application's (default: HotSpot's and OpenJ9's helper "
                         "names, listed in the README)")
+    p.add_argument("--decide-limit", type=_decide_limit, default=DEFAULTS["decide_limit_ms"], metavar="MS",
+                   help=f"how long a Python policy's decide may run before the agent stops it, restores every "
+                        f"thread and ends with an error (default {DEFAULTS['decide_limit_ms']:g})")
     p.add_argument("--json", action="store_true",
                    help="print the JSON report on stdout at the end (after the command's own output)")
-    p.add_argument("--output", metavar="FILE", help="write the JSON report to FILE")
+    p.add_argument("--output", metavar="FILE",
+                   help="write the JSON report to FILE (a new file; an existing one only with --force)")
+    p.add_argument("--force", action="store_true", help="with --output: replace an existing FILE")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                    help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
@@ -469,7 +481,10 @@ def _cmd_agent(args) -> int:
         command = command[1:]
     if bool(command) == bool(args.pid):
         raise UsageError("agent: give either a command after -- or --pid PID (not both)")
+    if args.force and args.output is None:
+        raise UsageError("--force: only with --output FILE")
     _check_output_path("--output", args.output)
+    _check_report_file("--output", args.output, args.force)
     core = ampsched._require_core()
     label, policy_object = ampsched.policy.resolve(args.policy)
     try:
@@ -477,7 +492,7 @@ def _cmd_agent(args) -> int:
                           emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
                           locks=not args.no_locks, status=True, policy_object=policy_object,
                           seed=args.seed, until_tree_exits=args.until_tree_exits,
-                          runtime_threads=args.runtime_threads)
+                          runtime_threads=args.runtime_threads, decide_limit_ms=args.decide_limit)
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
@@ -489,6 +504,14 @@ def _cmd_agent(args) -> int:
     else:
         print(format_agent(report), file=sys.stderr)
     return agent_exit_status(report)
+
+
+def _check_report_file(option: str, path, force: bool) -> None:
+    """Refuses, before the agent starts the command, an existing report unless `force`: a live
+    run's report cannot be made again. (What is never written, a symlink or a FIFO, is refused
+    by _check_output_path.)"""
+    if path is not None and os.path.lexists(path) and not force:
+        raise UsageError(f"{option}: {path} exists: give another name, or --force to replace it")
 
 
 def agent_exit_status(report: dict) -> int:

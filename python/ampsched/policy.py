@@ -43,10 +43,12 @@ Iterate `live` or `changed`, never every id up to thread_count: exited threads s
 table. A field group the source does not measure reads as zero: declare it in `needs` (a
 policy whose needs the simulator or the agent does not meet is refused before it runs).
 
-An exception in `decide`, or a placement the machine cannot take, ends the run with an
-InputError naming the policy, the call and the problem (from the CLI: one line, exit 2);
-the exception is chained as its __cause__. Live, the policy stops deciding at once and the
-error is raised when the command ends.
+An exception in `decide` (any BaseException but KeyboardInterrupt, which is raised again as
+itself), a placement the machine cannot take, or a call still running after its limit (10 s in
+the simulator; live, the agent's --decide-limit, 1 s by default: the call is interrupted,
+whether it loops or sleeps) ends the run with an InputError naming the policy, the call and the
+problem (from the CLI: one line, exit 2); the exception is chained as its __cause__. Live, the
+agent stops at once: it restores every thread, sends the command SIGTERM and ends with the error.
 
 Cost per call
 -------------
@@ -78,7 +80,8 @@ class Policy(abc.ABC):
 
     name        the label of its results ("policy" in the JSON); None (default): the class
                 name. A policy given as "file.py:ClassName" is labelled by that text.
-    quantum_ms  period of the periodic call ("quantum" trigger), in ms; None (default): the
+    quantum_ms  period of the periodic call ("quantum" trigger), in ms, 0.1 to 1e6 as for the
+                Rust policies; None (default): the
                 policy reacts to events only. The simulator skips the calls that fall while no
                 thread runs or waits for a core: read elapsed time from the view's now_ns,
                 never by counting calls.

@@ -487,6 +487,75 @@ def test_affinities_restored_after_normal_exit(programs, tmp_path):
         os.kill(pid, signal.SIGKILL)
 
 
+# Gives every thread the heaviest CFS weight, Linux's sched_prio_to_weight[0]: nice -20.
+HEAVIEST = """
+import ampsched
+
+class Heaviest(ampsched.Policy):
+    quantum_ms = 10
+    def decide(self, view):
+        out = ampsched.Placement()
+        for t in view.live:
+            out.set_weight(t, 88761)
+        return out
+"""
+
+
+def thread_nices(pid):
+    """{tid: nice value} of every thread of `pid` now."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            out[int(tid)] = os.getpriority(os.PRIO_PROCESS, int(tid))
+        except OSError:
+            pass  # exited meanwhile
+    return out
+
+
+@needs_root
+@pytest.mark.parametrize("end", ["exit", "SIGTERM", "SIGKILL"])
+def test_nice_values_inherited_from_a_reniced_thread_are_restored(programs, tmp_path, end):
+    # The shell is reniced to -20 at its first sample; the background process it forks after that
+    # inherits -20 on every thread (fork and clone copy a thread's nice value), which the agent
+    # never set itself. Its threads must get the shell's original back however the agent ends: at
+    # the command's clean exit (the agent saw them, at 10 ms samples); on SIGTERM and SIGKILL with
+    # an interval of 1000 s, so that they were created after the last sample and only the
+    # agent's rescan at its restore, or its guardian, finds them.
+    policy = tmp_path / "heaviest.py"
+    policy.write_text(HEAVIEST)
+    pidfile = tmp_path / "pid"
+    original = os.getpriority(os.PRIO_PROCESS, 0)
+    # (Output elsewhere: the test reads the agent's to its end. `exec`: no shell's child outlives it.)
+    script = (f"sleep 0.3; {programs['sleepers']} 2 30 >/dev/null 2>&1 & echo $! > {pidfile}; "
+              f"{'sleep 1.5' if end == 'exit' else 'exec sleep 30'}")
+    agent = subprocess.Popen(ampsched_cmd("agent", "--policy", f"{policy}:Heaviest", "--interval",
+                                          "10" if end == "exit" else "1000000", "--", "sh", "-c", script),
+                             env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = None
+    try:
+        wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), what="the background process")
+        child = int(pidfile.read_text())
+        wait_for(lambda: len(thread_nices(child)) == 3 and set(thread_nices(child).values()) == {-20},
+                 what="its 3 threads at the inherited nice -20")
+        if end != "exit":
+            agent.send_signal(getattr(signal, end))
+        _, stderr = agent.communicate(timeout=60)
+        assert agent.returncode == {"exit": 0, "SIGTERM": 128 + signal.SIGTERM, "SIGKILL": -signal.SIGKILL}[end], stderr
+        if end == "SIGKILL":
+            wait_for(lambda: set(thread_nices(child).values()) == {original}, what="the guardian's restore")
+        assert thread_nices(child) and set(thread_nices(child).values()) == {original}, thread_nices(child)
+    finally:
+        stop_process(agent)
+        if child is not None:
+            os.kill(child, signal.SIGKILL)
+
+
+def stop_process(process):
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=30)
+
+
 @needs_root
 @needs_two_cpus
 def test_emulation_stops_with_the_agent(programs, iters_per_ms):

@@ -346,3 +346,143 @@ def test_exits_of_followed_processes_wait_for_the_sample_but_the_last_one_ends_t
         tree.wait()
     assert r["agent"]["samples"] == 2, r["agent"]  # the first, and the last at the tree's end
     assert r["target"]["wall_s"] < 10, r["target"]
+
+
+# ---- a Python policy that fails or hangs (issue 23)
+#
+# The policies write a file when decide is first called (its path in the environment, which the
+# agent's process has), so that a test signals the agent while a call is stuck, not before.
+
+STUCK_POLICIES = """
+import os, time
+import ampsched
+
+def called():
+    open(os.environ["AMPSCHED_TEST_CALLED"], "a").close()
+
+class Sleeps(ampsched.Policy):
+    quantum_ms = 10
+    def decide(self, view):
+        called()
+        time.sleep(1e6)
+
+class Spins(ampsched.Policy):
+    quantum_ms = 10
+    def decide(self, view):
+        called()
+        while True:
+            pass
+
+class SpinsSwallowing(ampsched.Policy):
+    quantum_ms = 10
+    def decide(self, view):
+        called()
+        while True:
+            try:
+                time.sleep(1e6)
+            except Exception:
+                pass
+
+class Raises(ampsched.Policy):
+    quantum_ms = 10
+    def decide(self, view):
+        called()
+        raise ValueError("no placement today")
+"""
+
+# A command with a TERM trap that says it ran; it goes on until a signal ends it.
+TRAPPING = 'trap "echo term > {out}; exit 0" TERM; echo $$ > {pid}; while :; do sleep 0.05; done'
+
+
+def policy_file(tmp_path):
+    path = tmp_path / "stuck.py"
+    path.write_text(STUCK_POLICIES)
+    return str(path)
+
+
+def start_agent_with_env(env_extra, *args):
+    env = env_with_package()
+    env.update(env_extra)
+    return subprocess.Popen([sys.executable, "-m", "ampsched", "agent", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
+
+
+def sigint_as_in_a_terminal():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("name", ["Sleeps", "Spins", "SpinsSwallowing", "Raises"])
+def test_a_failing_or_stuck_policy_ends_the_agent_and_the_command_gets_sigterm(tmp_path, name):
+    # A call past --decide-limit is stopped (a sleep and a busy loop alike, and one that catches
+    # Exception); either failure ends the agent at once, with one line naming the policy, after
+    # restoring, and the command gets SIGTERM: its trap runs.
+    spec = f"{policy_file(tmp_path)}:{name}"
+    out, pid = tmp_path / "term", tmp_path / "pid"
+    agent = start_agent_with_env({"AMPSCHED_TEST_CALLED": str(tmp_path / "called")},
+                                 "--policy", spec, "--interval", "10", "--decide-limit", "200", "--",
+                                 "sh", "-c", TRAPPING.format(out=out, pid=pid))
+    _, stderr = agent.communicate(timeout=60)
+    assert agent.returncode == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    why = ("raised ValueError: no placement today" if name == "Raises"
+           else "did not return within its limit of 200 ms (--decide-limit), and was stopped")
+    assert lines[0].startswith(f"ampsched: error: --policy: {spec}: decide (call 1) {why}"), lines[0]
+    assert out.read_text() == "term\n", "the command's TERM trap ran"
+    assert not running(int(pid.read_text()))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+@pytest.mark.parametrize("name", ["Sleeps", "Spins"])
+def test_a_signal_stops_the_agent_during_a_stuck_decide(tmp_path, name, sig):
+    # A limit of an hour: only the signal can end the call. The agent stops as on any stop signal:
+    # everything restored, the signal passed on to the command, the report, 128 + the signal.
+    called = tmp_path / "called"
+    out, pid = tmp_path / "term", tmp_path / "pid"
+    agent = start_agent_with_env({"AMPSCHED_TEST_CALLED": str(called)},
+                                 "--policy", f"{policy_file(tmp_path)}:{name}", "--interval", "10",
+                                 "--decide-limit", "3600000", "--json", "--",
+                                 "sh", "-c", TRAPPING.format(out=out, pid=pid))
+    try:
+        wait_for(called.exists, what="the policy's first call")
+        agent.send_signal(sig)
+        stdout, stderr = agent.communicate(timeout=30)
+    finally:
+        stop(agent)
+    # The exit status is the command's: its trap exits 0 on SIGTERM; SIGINT kills the shell.
+    assert agent.returncode == (0 if sig == signal.SIGTERM else 128 + sig), stderr
+    report = json.loads(stdout)
+    assert report["stopped_by"] == sig.name
+    assert not running(int(pid.read_text()))
+    if sig == signal.SIGTERM:
+        assert out.read_text() == "term\n", "the command got the agent's SIGTERM"
+
+
+# ---- the report's file (--output)
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory", "existing"])
+def test_an_output_the_agent_must_not_write_is_refused_before_the_command_runs(tmp_path, kind):
+    path, ran = tmp_path / "report.json", tmp_path / "ran"
+    target = tmp_path / "target.txt"
+    target.write_text("precious\n")
+    if kind == "symlink":
+        path.symlink_to(target)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_text("an earlier report\n")
+    r = run_ampsched("agent", "--policy", "oblivious", "--output", str(path), "--", "touch", str(ran), timeout=60)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ampsched: error: --output: {path}"), r.stderr
+    assert not ran.exists(), "refused before the command started"
+    assert target.read_text() == "precious\n"
+    if kind == "existing":
+        assert "--force" in lines[0] and path.read_text() == "an earlier report\n"
+        # With --force it is replaced by a new file (renamed into place: no temporary left).
+        r = run_ampsched("agent", "--policy", "oblivious", "--output", str(path), "--force", "--", "true", timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(path.read_text())["command"] == ["true"]
+        assert sorted(os.listdir(tmp_path)) == ["report.json", "target.txt"]

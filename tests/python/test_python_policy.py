@@ -261,7 +261,11 @@ class NotAPlacement(ampsched.Policy):
     (type("T", (ampsched.Policy,), {"triggers": ("start", "bogus"), "decide": lambda self, v: None})(), "unknown trigger 'bogus'"),
     (type("T", (ampsched.Policy,), {"triggers": "start", "decide": lambda self, v: None})(), "triggers must be a tuple of names"),
     (type("N", (ampsched.Policy,), {"needs": ("bogus",), "decide": lambda self, v: None})(), "needs: unknown signal 'bogus' (known: counters, locks"),
-    (type("Q", (ampsched.Policy,), {"quantum_ms": -1, "decide": lambda self, v: None})(), "quantum_ms must be a number of milliseconds > 0"),
+    (type("Q", (ampsched.Policy,), {"quantum_ms": -1, "decide": lambda self, v: None})(),
+     "quantum_ms must be a number from 0.1 to 1000000 ms, or None; got -1"),
+    # The Rust policies' range (limits::QUANTUM_MS): a nanosecond quantum would make a run crawl.
+    (type("Q", (ampsched.Policy,), {"quantum_ms": 1e-9, "decide": lambda self, v: None})(),
+     "quantum_ms must be a number from 0.1 to 1000000 ms, or None; got 1e-09"),
     (type("Never", (ampsched.Policy,), {"triggers": (), "decide": lambda self, v: None})(), "neither a quantum_ms nor triggers"),
     (object(), "a policy is a spec string or an ampsched.Policy object, got an instance of object"),
 ])
@@ -293,6 +297,95 @@ def test_decide_exception_is_chained():
     with pytest.raises(ampsched.InputError) as error:
         ampsched.compare("2fc-2sc-amd", "hh1", ["busyfcs", Raises()])
     assert isinstance(error.value.__cause__, ZeroDivisionError)
+
+
+class Exits(ampsched.Policy):
+    def decide(self, view):
+        raise SystemExit(3)
+
+
+class ClosesGenerator(ampsched.Policy):
+    def decide(self, view):
+        raise GeneratorExit("closed")
+
+
+class OwnBaseException(BaseException):
+    pass
+
+
+class RaisesOwn(ampsched.Policy):
+    def decide(self, view):
+        raise OwnBaseException("mine")
+
+
+@pytest.mark.parametrize("policy, raised, words", [
+    (Exits(), SystemExit, "--policy: Exits: decide (call 1) raised SystemExit: 3"),
+    (ClosesGenerator(), GeneratorExit, "--policy: ClosesGenerator: decide (call 1) raised GeneratorExit: closed"),
+    (RaisesOwn(), OwnBaseException, "--policy: RaisesOwn: decide (call 1) raised OwnBaseException: mine"),
+])
+def test_a_base_exception_other_than_keyboard_interrupt_is_the_policys_failure(policy, raised, words):
+    # Not raised as itself: a SystemExit would end the caller's program, and a sweep's worker
+    # would send back what its parent may not be able to unpickle.
+    for call in (lambda: ampsched.run("2fc-2sc-amd", "hh1", policy), lambda: ampsched.compare("2fc-2sc-amd", "hh1", [policy])):
+        with pytest.raises(ampsched.InputError) as error:
+            call()
+        assert words in str(error.value) and "\n" not in str(error.value)
+        assert type(error.value.__cause__) is raised
+
+
+class Interrupts(ampsched.Policy):
+    def decide(self, view):
+        raise KeyboardInterrupt
+
+
+def test_a_keyboard_interrupt_in_decide_is_raised_as_itself():
+    with pytest.raises(KeyboardInterrupt):
+        ampsched.run("2fc-2sc-amd", "hh1", Interrupts())
+
+
+def test_a_sweep_records_a_base_exception_in_the_rows_error(tmp_path):
+    path = write(tmp_path, "exits.py", "class Exits(ampsched.Policy):\n    def decide(self, view):\n        raise SystemExit(3)\n")
+    table = ampsched.sweep(["2fc-2sc-amd"], ["hh1"], [path + ":Exits", "rr"], seeds=[1], jobs=2)
+    errors = dict(zip(table["policy"], table["error"]))
+    assert errors[path + ":Exits"] == f"--policy: {path}:Exits: decide (call 1) raised SystemExit: 3", errors
+    assert errors["rr"] is None or errors["rr"] != errors["rr"]  # None, or NaN in a DataFrame
+
+
+class Sleeps(ampsched.Policy):
+    def decide(self, view):
+        import time
+        time.sleep(1e6)
+
+
+class Spins(ampsched.Policy):
+    def decide(self, view):
+        while True:
+            pass
+
+
+class SpinsSwallowing(ampsched.Policy):
+    """Catches Exception, which the interruption is not."""
+    def decide(self, view):
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:
+                pass
+
+
+@pytest.mark.parametrize("policy", [Sleeps(), Spins(), SpinsSwallowing()], ids=lambda p: type(p).__name__)
+def test_a_stuck_decide_is_stopped_at_its_limit_in_the_simulator(policy):
+    # The simulator's limit is 10 s (SIMULATOR_DECIDE_LIMIT_MS); the engine's `run` takes a
+    # shorter one, so that the test is quick. The call is interrupted from another thread, by the
+    # same watchdog the live agent uses.
+    name = type(policy).__name__
+    with pytest.raises(ampsched.InputError) as error:
+        ampsched._core.run("2fc-2sc-amd", "hh1", name, policy_object=policy, decide_limit_ms=200)
+    assert str(error.value) == f"--policy: {name}: decide (call 1) did not return within its limit of 200 ms, and was stopped"
+    assert ampsched.defaults()["simulator_decide_limit_ms"] == 10_000
+    # The interpreter is fine afterwards: no exception left pending for later code.
+    assert ampsched.run("2fc-2sc-amd", "hh1", BusyFcs()).raw["policy"] == "BusyFcs"
 
 
 @pytest.mark.parametrize("source, spec, words", [

@@ -7,8 +7,9 @@
 //! the real-time signals; `STOP_SIGNALS`), every thread it moved gets its original affinity,
 //! nice value and slice back, cpufreq files their original text, and the emulation threads are
 //! stopped and joined (`Session::drop`). Before that, the targets are scanned once more: a thread
-//! created since the last sample by a thread the agent had pinned inherited the pin, and gets its
-//! original back too. The handlers are installed before the agent changes anything; a signal
+//! created since the last sample by a thread the agent had pinned or reniced inherited the pin or
+//! the nice value, and gets its original back too. A policy that fails ends the agent the same way,
+//! and the launched command gets SIGTERM (`run_with`). The handlers are installed before the agent changes anything; a signal
 //! that comes before it has launched or attached ends it at once, with a report. A signal the
 //! agent receives from another process (`kill`, not the terminal, whose Ctrl-C already reaches
 //! the whole foreground process group) is forwarded to the command it launched, as `timeout(1)`
@@ -186,6 +187,31 @@ const SI_KERNEL: libc::c_int = 0x80;
 /// Every signal the agent stops on. Allocates nothing (the guardian calls it after fork).
 pub(crate) fn stop_signals() -> impl Iterator<Item = libc::c_int> {
     STOP_SIGNALS.iter().copied().chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+}
+
+/// Whether a stop signal has come since the agent started: a Python policy's call in progress
+/// is then interrupted (the watchdog of `ampsched._core`), so that the agent stops at once.
+pub fn stop_requested() -> bool {
+    STOP_SIGNAL.load(Ordering::SeqCst) != 0
+}
+
+/// The last resort when a policy's call in progress cannot be interrupted (it catches what is
+/// raised in it, or blocks where nothing reaches it) and the agent cannot go on without its
+/// return: the agent's process ends here, with one line on stderr, and its guardian, which sees
+/// it gone, restores every thread and cpufreq file and sends the launched command SIGTERM
+/// (`guardian.rs`). The status is 128 + the signal when a stop signal came, else 2 (the
+/// policy's failure, as `error` says it).
+pub fn abandon(error: &str) -> ! {
+    let sig = STOP_SIGNAL.load(Ordering::SeqCst);
+    let (line, status) = if sig != 0 {
+        (format!("ampsched: agent: stopped by {}, but {error}", signal_name(sig)), 128 + sig)
+    } else {
+        (format!("ampsched: error: {error}"), 2)
+    };
+    let _ = writeln!(std::io::stderr(), "{line}: the agent exits; its guardian restores every thread and stops the command");
+    // SAFETY: _exit ends the process without running anything more of it (the stuck call's
+    // thread holds the interpreter), which is what the guardian waits for.
+    unsafe { libc::_exit(status) }
 }
 
 extern "C" fn on_stop_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
@@ -605,8 +631,9 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
 }
 
 /// `run` with a policy made outside the registry (a Python policy) that needs `needs`; the
-/// report names it by `cfg.policy`. A policy that fails (`Policy::failure`) makes no more
-/// decisions, and the agent returns its error once the command has ended.
+/// report names it by `cfg.policy`. A policy that fails (`Policy::failure`) ends the agent at
+/// that sample: everything is restored, the launched command gets SIGTERM and `STOP_GRACE_MS`
+/// to exit, and the agent returns the policy's error.
 pub fn run_with_policy(cfg: &AgentConfig, policy: Box<dyn Policy>, needs: Signals) -> Result<Value, AgentError> {
     run_with(cfg, &cfg.policy, needs, |_| Ok(policy))
 }
@@ -698,8 +725,11 @@ pub fn run_with(
     let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid };
     let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
     if let (Err(_), Some(pid)) = (&result, launched) {
-        // The agent failed under a command it launched: do not leave the command running
-        // unattended. It gets SIGTERM and the usual grace period.
+        // The agent failed under a command it launched (its policy failed, or something under
+        // it): do not leave the command running unattended. Everything is put back first, so
+        // that the command's own clean-up runs as it would without the agent; then it gets
+        // SIGTERM and the usual grace period (STOP_GRACE_MS), after which it is left running.
+        session.restore();
         let mut child = Child { pid, status: None };
         // SAFETY: kill on the pid of our own unreaped child.
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
@@ -861,6 +891,11 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             .map_err(AgentError::Internal)?;
         calls += c;
         decisions += d;
+        if let Some(why) = policy.failure() {
+            // A policy that failed (a Python policy's exception, or a call past its limit) decides
+            // nothing more: the agent ends now, and the command with it (`run_with`).
+            return Err(input("--policy", run.name, why));
+        }
         s.enforcer.after_sample(&mut s.monitor);
 
         let took = monotonic_ns() - t0;

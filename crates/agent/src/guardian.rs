@@ -19,8 +19,10 @@
 //! 1. gives every live recorded thread of every followed process its original affinity, nice
 //!    value and slice; a thread not in the ledger (created after the agent's last sample) whose
 //!    affinity is one the agent imposed on its process gets the process's original (it inherited
-//!    the mask from its creator); the same for the threads of a child process forked since the
-//!    last sample (one level: a child of a followed process);
+//!    the mask from its creator), and one whose nice value is one the agent set in its process
+//!    gets the original the agent recorded with that value (`monitor::inherited_nice`'s rule);
+//!    the same for the threads of a child process forked since the last sample (one level: a
+//!    child of a followed process);
 //! 2. writes every recorded cpufreq file's original text back;
 //! 3. removes the lock table's directory (/dev/shm/ampsched-agent-PID-XXXXXX);
 //! 4. sends SIGTERM to the command the agent launched, which would otherwise run on unattended
@@ -31,9 +33,8 @@
 //! process may only make async-signal-safe calls: the guardian's code below `guardian_main`
 //! makes raw system calls on stack buffers and never allocates, panics or unwinds.
 //!
-//! Not restored by the guardian (the agent's own restore does them): nice values that threads
-//! inherited from a thread the agent reniced, and threads of processes forked two levels below
-//! a followed process since the last sample. Masks wider than `MASK_CPUS` CPUs, and records past
+//! Not restored by the guardian (the agent's own restore does them): threads of processes forked
+//! two levels below a followed process since the last sample. Masks wider than `MASK_CPUS` CPUs, and records past
 //! the ledger's capacities, are not kept; the report counts them.
 
 use std::collections::{HashMap, HashSet};
@@ -50,6 +51,8 @@ pub const PROCESSES: usize = 4096;
 pub const MASKS: usize = 4096;
 /// (process, imposed mask) pairs.
 pub const IMPOSED: usize = 16384;
+/// (process, nice value set, original) triples: at most 40 per process (the nice values).
+pub const NICE_IMPOSED: usize = 16384;
 /// cpufreq files: one per cpufreq policy, at most one per CPU.
 pub const FILES: usize = 1024;
 /// The widest CPU mask the ledger keeps: glibc's `cpu_set_t` (1,024 CPUs).
@@ -105,6 +108,13 @@ struct ImposedRecord {
 }
 
 #[repr(C)]
+struct NiceRecord {
+    pid: AtomicU32,
+    value: AtomicI32,
+    original: AtomicI32,
+}
+
+#[repr(C)]
 struct FileRecord {
     path: [u8; PATH_BYTES],
     text: [u8; TEXT_BYTES],
@@ -120,12 +130,14 @@ struct Shared {
     processes_used: AtomicU32,
     masks_used: AtomicU32,
     imposed_used: AtomicU32,
+    nice_imposed_used: AtomicU32,
     files_used: AtomicU32,
     launched: AtomicU32,
     lock_dir_len: AtomicU32,
     lock_dir: [u8; PATH_BYTES],
     processes: [ProcessRecord; PROCESSES],
     imposed: [ImposedRecord; IMPOSED],
+    nice_imposed: [NiceRecord; NICE_IMPOSED],
     files: [FileRecord; FILES],
     masks: [Mask; MASKS],
     threads: [ThreadRecord; THREADS],
@@ -146,6 +158,7 @@ pub struct Ledger {
     processes: HashMap<u32, u32>,
     free_processes: Vec<u32>,
     imposed: HashSet<(u32, u32)>,
+    nice_imposed: HashSet<(u32, i32)>,
     files: HashSet<std::path::PathBuf>,
     /// Records that did not fit (a capacity reached, a mask too wide): the guardian would miss them.
     pub unrecorded: u64,
@@ -202,6 +215,7 @@ pub fn start() -> Result<(Guardian, Ledger), String> {
         processes: HashMap::new(),
         free_processes: Vec::new(),
         imposed: HashSet::new(),
+        nice_imposed: HashSet::new(),
         files: HashSet::new(),
         unrecorded: 0,
     };
@@ -311,6 +325,25 @@ impl Ledger {
         r.pid.store(pid, Ordering::Relaxed);
         r.mask.store(m, Ordering::Relaxed);
         self.shared().imposed_used.store(used + 1, Ordering::Release);
+    }
+
+    /// Record that the agent set (or is about to set) the nice value `value` on a thread of `pid`
+    /// whose original is `original`: a thread found with `value` gets `original` back (the first
+    /// record per value and process counts, as in `monitor::inherited_nice`).
+    pub fn nice_imposed(&mut self, pid: u32, value: i32, original: i32) {
+        if !self.nice_imposed.insert((pid, value)) {
+            return;
+        }
+        let used = self.shared().nice_imposed_used.load(Ordering::Relaxed);
+        if used as usize >= NICE_IMPOSED {
+            self.unrecorded += 1;
+            return;
+        }
+        let r = &self.shared().nice_imposed[used as usize];
+        r.pid.store(pid, Ordering::Relaxed);
+        r.value.store(value, Ordering::Relaxed);
+        r.original.store(original, Ordering::Relaxed);
+        self.shared().nice_imposed_used.store(used + 1, Ordering::Release);
     }
 
     /// Record a thread when the agent first sees it; `changed` when its affinity is already one
@@ -541,6 +574,10 @@ unsafe fn restore_process(s: &Shared, pid: u32, imposed_on: u32, original_plus_o
                 }
             }
             None => {
+                if let Some(original) = inherited_nice(s, tid, imposed_on) {
+                    libc::setpriority(libc::PRIO_PROCESS, tid, original);
+                    found += 1;
+                }
                 let Some(original) = original_plus_one.checked_sub(1).and_then(mask) else { return };
                 let mut current: Mask = [0; MASK_WORDS];
                 let size = std::mem::size_of::<Mask>();
@@ -558,6 +595,27 @@ unsafe fn restore_process(s: &Shared, pid: u32, imposed_on: u32, original_plus_o
         }
     });
     found
+}
+
+/// The original nice value of thread `tid`, which the agent never saw, when its nice value is one
+/// the agent set on a thread of `imposed_on` (it inherited it from its creator): the original
+/// recorded with that value (`Ledger::nice_imposed`).
+unsafe fn inherited_nice(s: &Shared, tid: u32, imposed_on: u32) -> Option<i32> {
+    let used = (s.nice_imposed_used.load(Ordering::Acquire) as usize).min(NICE_IMPOSED);
+    let records = &s.nice_imposed[..used];
+    if !records.iter().any(|r| r.pid.load(Ordering::Relaxed) == imposed_on) {
+        return None; // no getpriority for the threads of a process the agent never reniced
+    }
+    // getpriority returns -1 both as a nice value and on error: only errno tells them apart.
+    *libc::__errno_location() = 0;
+    let nice = libc::getpriority(libc::PRIO_PROCESS, tid);
+    if nice == -1 && *libc::__errno_location() != 0 {
+        return None;
+    }
+    records
+        .iter()
+        .find(|r| r.pid.load(Ordering::Relaxed) == imposed_on && r.value.load(Ordering::Relaxed) == nice)
+        .map(|r| r.original.load(Ordering::Relaxed))
 }
 
 unsafe fn set_affinity(tid: u32, mask: &Mask) {

@@ -29,4 +29,4 @@ pub mod report;
 pub mod runtime_threads;
 pub mod topology;
 
-pub use agent::{call_policy, check_policy, resolve_topology, run, run_with, run_with_policy, AgentConfig, AgentError};
+pub use agent::{abandon, call_policy, check_policy, resolve_topology, run, run_with, run_with_policy, stop_requested, AgentConfig, AgentError};

@@ -68,6 +68,10 @@ pub struct ThreadExtra {
     pub slot: Option<u32>,
     /// Its nice value when first seen.
     pub nice_seen: i32,
+    /// Its nice value before the agent changed it, when the agent did (the agent's restore puts
+    /// it back): set at the first change, or when first seen with a value the agent had set on
+    /// its creator (`Monitor::inherited_nice`).
+    pub nice_original: Option<i32>,
     /// The cores of the affinity the agent set, when a fast-core share narrows it below the
     /// view's `allowed`.
     pub enforced: Option<CoreSet>,
@@ -87,6 +91,9 @@ struct Process {
     original: Option<CpuMask>,
     /// Every affinity the agent has set on its threads (a few: one per partition, usually).
     imposed: Vec<CpuMask>,
+    /// Every nice value the agent has set on its threads, with the original nice value of the
+    /// first thread it set that value on (a few: one per weight a policy gives).
+    nice_imposed: Vec<(i32, i32)>,
     alive: bool,
 }
 
@@ -178,6 +185,7 @@ impl Monitor {
             group_sizes: Vec::new(),
             original: None,
             imposed: Vec::new(),
+            nice_imposed: Vec::new(),
             alive: true,
         });
         true
@@ -242,17 +250,23 @@ impl Monitor {
                 if self.add_process(pid) {
                     // A forked child inherits its parent's affinity, perhaps one the agent set:
                     // what it must get back is its parent's original.
+                    // The same for its nice value.
                     if let Some(i) = parent {
                         let (original, imposed) = (self.procs[i].original.clone(), self.procs[i].imposed.clone());
+                        let nice_imposed = self.procs[i].nice_imposed.clone();
                         let child = self.by_pid[&pid];
                         if let Some(l) = self.ledger.as_mut() {
                             l.process(pid, original.as_ref());
                             for mask in &imposed {
                                 l.imposed(pid, mask);
                             }
+                            for &(value, original) in &nice_imposed {
+                                l.nice_imposed(pid, value, original);
+                            }
                         }
                         self.procs[child].original = original;
                         self.procs[child].imposed = imposed;
+                        self.procs[child].nice_imposed = nice_imposed;
                     }
                 }
             } else {
@@ -440,7 +454,23 @@ impl Monitor {
             _ => None,
         };
         let applied = imposed.then_some(current);
-        self.extra.push(ThreadExtra { tid, pid, comm: st.comm, starttime: st.starttime, original, applied, nice_seen: st.nice, slot, ..Default::default() });
+        // Its nice value too: one the agent set on its creator is restored to the creator's original.
+        let nice_original = inherited_nice(&self.procs[p].nice_imposed, st.nice);
+        if let (Some(l), Some(slot), Some(n)) = (self.ledger.as_mut(), slot, nice_original) {
+            l.nice_changing(slot, n);
+        }
+        self.extra.push(ThreadExtra {
+            tid,
+            pid,
+            comm: st.comm,
+            starttime: st.starttime,
+            original,
+            applied,
+            nice_seen: st.nice,
+            nice_original,
+            slot,
+            ..Default::default()
+        });
         self.procs[p].threads.insert(tid, id);
         self.by_tid.insert(tid, id);
         Some(id)
@@ -595,6 +625,23 @@ impl Monitor {
         }
     }
 
+    /// The agent has set thread `id`'s nice value to `value` (its original is `nice_original`):
+    /// a thread that inherits `value` from it, in its process or in a child process forked from
+    /// it, gets that original back at the end. Recorded once per value and process, by the
+    /// guardian's ledger too.
+    pub fn record_nice(&mut self, id: u32, value: i32) {
+        let e = &self.extra[id as usize];
+        let (pid, Some(original)) = (e.pid, e.nice_original) else { return };
+        let p = self.by_pid[&pid];
+        if self.procs[p].nice_imposed.iter().any(|&(v, _)| v == value) {
+            return;
+        }
+        self.procs[p].nice_imposed.push((value, original));
+        if let Some(l) = self.ledger.as_mut() {
+            l.nice_imposed(pid, value, original);
+        }
+    }
+
     /// Before the agent first changes thread `id`'s slice; `back` is the request that restores it.
     pub fn guard_slice(&mut self, id: u32, back: u64) {
         if let (Some(l), Some(slot)) = (self.ledger.as_mut(), self.extra[id as usize].slot) {
@@ -628,4 +675,15 @@ impl Monitor {
     pub fn live_count(&self) -> usize {
         self.book.live_count()
     }
+}
+
+/// The original nice value of a thread first seen with nice value `nice` in a process where the
+/// agent has set the values `imposed` (value, original): a thread inherits its creator's nice
+/// value (clone(2) and fork(2) copy it), so one found with a value the agent set there was, in
+/// effect, set by the agent, and its original is its creator's. The agent cannot tell which thread
+/// created it: when several had the value set, the original of the first one is taken. A thread
+/// with a value the agent never set there keeps it (None). The guardian applies the same rule
+/// (`guardian.rs`) to threads it finds that the agent never saw.
+pub fn inherited_nice(imposed: &[(i32, i32)], nice: i32) -> Option<i32> {
+    imposed.iter().find(|&&(value, _)| value == nice).map(|&(_, original)| original)
 }

@@ -32,6 +32,16 @@ pub const AGENT_INTERVAL_MS: f64 = 40.0;
 pub const AGENT_INTERVAL_MIN_MS: f64 = 1.0;
 pub const AGENT_INTERVAL_MAX_MS: f64 = 3_600_000.0;
 
+/// How long the live agent lets a Python policy's `decide` run before it stops the policy
+/// (`--decide-limit`), ms. A Python call costs tens of microseconds (the README's "Policies
+/// written in Python" table); one that takes a second has missed 25 samples at the default
+/// interval, while the program ran with whatever placement it had: a live scheduler whose
+/// decisions take that long is broken, or stuck (`while True: pass`), and the command should
+/// not wait on it. The range is the interval's: 1 ms to an hour.
+pub const DECIDE_LIMIT_MS: f64 = 1000.0;
+pub const DECIDE_LIMIT_MIN_MS: f64 = AGENT_INTERVAL_MIN_MS;
+pub const DECIDE_LIMIT_MAX_MS: f64 = AGENT_INTERVAL_MAX_MS;
+
 /// Period of the agent's cycle-stealing emulation of slow cores, ms: short enough that a slowed
 /// thread sees a steady speed at the policies' quanta, long enough that the stealer's own
 /// switches cost little.

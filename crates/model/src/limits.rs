@@ -142,6 +142,11 @@ pub const COUNTER_NOISE: Bounds = Bounds::closed(0.0, 0.25, "");
 /// (584 years) with room for the longest phase's first slice.
 pub const MAX_SIM_S: Bounds = Bounds::positive(1e9, "s");
 
+/// A policy's quantum (`quantum_ms`), Rust or Python: at least Linux's shortest slice (EEVDF's
+/// 0.1 ms, `defaults::MIN_SLICE_NS`), as a shorter period is no scheduling quantum and would only
+/// make a run crawl; at most 1000 s, which no run's policy would reach.
+pub const QUANTUM_MS: Bounds = Bounds::closed(0.1, 1e6, "ms");
+
 #[cfg(test)]
 mod tests {
     use super::*;

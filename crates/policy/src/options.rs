@@ -23,6 +23,14 @@ pub enum OptionKind {
     Choice { default: &'static str, choices: &'static [&'static str] },
 }
 
+impl OptionKind {
+    /// A `quantum_ms` option: the range every policy's quantum has (`limits::QUANTUM_MS`,
+    /// which Python policies' `quantum_ms` is checked against too).
+    pub const fn quantum_ms(default: f64) -> OptionKind {
+        OptionKind::Range { default, min: ampsched_model::limits::QUANTUM_MS.min, max: ampsched_model::limits::QUANTUM_MS.max }
+    }
+}
+
 /// One option a policy takes: its name, kind and default, and meaning. Defaults live here,
 /// next to the reason for them, and nowhere else.
 #[derive(Debug, Clone, Copy)]

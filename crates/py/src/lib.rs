@@ -8,14 +8,17 @@
 mod interrupt;
 mod policy;
 mod view;
+mod watchdog;
 
 use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
 use pyo3::create_exception;
-use ampsched_agent::{resolve_topology, run as run_agent, run_with_policy, AgentConfig, AgentError};
+use ampsched_agent::{abandon, resolve_topology, run as run_agent, run_with_policy, stop_requested, AgentConfig, AgentError};
 use interrupt::Stop;
 use policy::{chain, PyPolicy};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::time::Duration;
+use watchdog::{Interrupted, Watchdog, SIMULATOR_DECIDE_LIMIT_MS};
 
 create_exception!(_core, InputError, PyValueError, "Bad input: names the file or option, the key and the problem.");
 
@@ -58,6 +61,20 @@ fn py_policy(object: &Bound<'_, PyAny>, label: &str) -> PyResult<PyPolicy> {
     PyPolicy::new(object, label.to_string()).map_err(|why| InputError::new_err(format!("--policy: {label}: {why}")))
 }
 
+/// The watchdog bounding the simulator's calls of `policies` to `limit_ms` each
+/// (`SIMULATOR_DECIDE_LIMIT_MS`, or less for `run`'s `decide_limit_ms`, which tests shorten); a
+/// Ctrl-C reaches a call through Python's own handler (`interrupt.rs`). None without policies.
+fn simulator_watchdog(py: Python<'_>, policies: &mut [PyPolicy], limit_ms: f64) -> Option<Watchdog> {
+    if policies.is_empty() {
+        return None;
+    }
+    let w = Watchdog::start(py, Duration::from_secs_f64(limit_ms / 1e3), None, None, None);
+    for p in policies {
+        p.watched_by(w.calls());
+    }
+    Some(w)
+}
+
 /// A runner error, chained to what a Python policy's `decide` raised.
 fn run_error(py: Python<'_>, e: Error, policies: &mut [PyPolicy]) -> PyErr {
     let raised = policies.iter_mut().find_map(|p| p.raised.take());
@@ -83,7 +100,7 @@ fn run_row(
     policy_object: Option<Bound<'_, PyAny>>,
 ) -> PyResult<(String, String)> {
     let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop);
-    run_result(py, machine, workload, policy, settings, policy_object, |mut result| {
+    run_result(py, machine, workload, policy, settings, policy_object, SIMULATOR_DECIDE_LIMIT_MS, |mut result| {
         let apps = result.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
         if let Some(fields) = result.as_object_mut() {
             fields.retain(|_, v| !v.is_array() && !v.is_object());
@@ -93,7 +110,7 @@ fn run_row(
 }
 
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, decide_limit_ms=SIMULATOR_DECIDE_LIMIT_MS))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -108,13 +125,18 @@ fn run(
     max_sim_s: f64,
     max_events: u64,
     counter_noise: f64,
+    decide_limit_ms: f64,
 ) -> PyResult<String> {
     let settings = |stop: &Stop| Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
-    run_result(py, machine, workload, policy, settings, policy_object, |v| v.to_string())
+    if !(decide_limit_ms > 0.0 && decide_limit_ms <= SIMULATOR_DECIDE_LIMIT_MS) {
+        return Err(InputError::new_err(format!("decide_limit_ms: {decide_limit_ms}: must be greater than 0 and at most {SIMULATOR_DECIDE_LIMIT_MS} ms")));
+    }
+    run_result(py, machine, workload, policy, settings, policy_object, decide_limit_ms, |v| v.to_string())
 }
 
 /// One run, with the GIL released; `out` makes the Python result from the engine's JSON
 /// value (outside the GIL too).
+#[allow(clippy::too_many_arguments)]
 fn run_result<T: Send>(
     py: Python<'_>,
     machine: &str,
@@ -122,9 +144,11 @@ fn run_result<T: Send>(
     policy: &str,
     settings: impl FnOnce(&Stop) -> Settings + Send,
     policy_object: Option<Bound<'_, PyAny>>,
+    decide_limit_ms: f64,
     out: impl FnOnce(serde_json::Value) -> T + Send,
 ) -> PyResult<T> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
+    let watchdog = simulator_watchdog(py, &mut python, decide_limit_ms);
     let stop = Stop::new();
     let result = py.allow_threads(|| {
         let mut exp = Experiment::new(machine, workload, settings(&stop))?;
@@ -137,6 +161,9 @@ fn run_result<T: Send>(
         }
         .map(out)
     });
+    if let Some(w) = watchdog {
+        w.finish(py);
+    }
     if let Some(e) = stop.raised() {
         return Err(e);
     }
@@ -174,6 +201,7 @@ fn compare(
         }
     }
     let is_object: Vec<bool> = objects.iter().map(Option::is_some).collect();
+    let watchdog = simulator_watchdog(py, &mut python, SIMULATOR_DECIDE_LIMIT_MS);
     let stop = Stop::new();
     let mut callback_err: Option<PyErr> = None;
     // A callback that raises stops the comparison; without a callback, pending signals are
@@ -213,6 +241,9 @@ fn compare(
             .collect();
         compare_candidates(&mut exp, &mut candidates, baseline.as_deref(), &mut report)
     });
+    if let Some(w) = watchdog {
+        w.finish(py);
+    }
     if let Some(e) = stop.raised().or(callback_err) {
         return Err(e);
     }
@@ -243,7 +274,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false, runtime_threads=None))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false, runtime_threads=None, decide_limit_ms=ampsched_model::defaults::DECIDE_LIMIT_MS))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -261,19 +292,44 @@ fn agent(
     seed: u64,
     until_tree_exits: bool,
     runtime_threads: Option<String>,
+    decide_limit_ms: f64,
 ) -> PyResult<String> {
+    use ampsched_model::defaults::{DECIDE_LIMIT_MAX_MS, DECIDE_LIMIT_MIN_MS};
     let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
-    let python = policy_object.map(|o| py_policy(&o, &policy)).transpose()?;
+    if !(DECIDE_LIMIT_MIN_MS..=DECIDE_LIMIT_MAX_MS).contains(&decide_limit_ms) {
+        return Err(InputError::new_err(format!(
+            "--decide-limit: {decide_limit_ms}: must be between {DECIDE_LIMIT_MIN_MS} and {DECIDE_LIMIT_MAX_MS} ms (1 ms to 1 hour)"
+        )));
+    }
+    let mut python = policy_object.map(|o| py_policy(&o, &policy)).transpose()?;
+    // A Python policy's calls are bounded, and a stop signal interrupts the call in progress; one
+    // that cannot be interrupted ends the agent's process, whose guardian restores (`abandon`).
+    let watchdog = python.as_mut().map(|p| {
+        let label = policy.clone();
+        let give_up = move |why: Interrupted| {
+            let what = match why {
+                Interrupted::Limit => "did not return within its limit",
+                Interrupted::Stop => "did not return when the agent stopped",
+            };
+            abandon(&format!("--policy: {label}: its decide {what} and could not be interrupted"))
+        };
+        let limit = Duration::from_secs_f64(decide_limit_ms / 1e3);
+        let w = Watchdog::start(py, limit, Some("--decide-limit"), Some(Box::new(stop_requested)), Some(Box::new(give_up)));
+        p.watched_by(w.calls());
+        w
+    });
     let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed, until_tree_exits, runtime_threads };
-    py.allow_threads(|| match python {
+    let result = py.allow_threads(|| match python {
         Some(p) => {
             let needs = p.needs;
             run_with_policy(&cfg, Box::new(p), needs)
         }
         None => run_agent(&cfg),
-    })
-    .map(|v| v.to_string())
-    .map_err(agent_err)
+    });
+    if let Some(w) = watchdog {
+        w.finish(py);
+    }
+    result.map(|v| v.to_string()).map_err(agent_err)
 }
 
 /// Checks a run's settings as a run would, without running: a sweep rejects a bad setting
@@ -308,6 +364,10 @@ fn defaults() -> String {
         "agent_interval_min_ms": ampsched_model::defaults::AGENT_INTERVAL_MIN_MS,
         "agent_interval_max_ms": ampsched_model::defaults::AGENT_INTERVAL_MAX_MS,
         "emulate_period_ms": ampsched_model::defaults::EMULATE_PERIOD_MS,
+        "decide_limit_ms": ampsched_model::defaults::DECIDE_LIMIT_MS,
+        "decide_limit_min_ms": ampsched_model::defaults::DECIDE_LIMIT_MIN_MS,
+        "decide_limit_max_ms": ampsched_model::defaults::DECIDE_LIMIT_MAX_MS,
+        "simulator_decide_limit_ms": SIMULATOR_DECIDE_LIMIT_MS,
         "max_sim_s": ampsched_model::limits::DEFAULT_MAX_SIM_S,
         "max_events": ampsched_model::limits::DEFAULT_MAX_EVENTS,
     })
@@ -317,6 +377,7 @@ fn defaults() -> String {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type_bound::<InputError>())?;
+    m.add("DecideInterrupted", m.py().get_type_bound::<watchdog::DecideInterrupted>())?;
     m.add_class::<view::View>()?;
     m.add_class::<view::Thread>()?;
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;

@@ -3,16 +3,21 @@
 //!
 //! The run releases the GIL; each `decide` takes it back, hands Python a `View` (closed when
 //! the call returns) and turns the `ampsched.Placement` it returns into the engine's. The
-//! first exception, or a placement the machine cannot take, makes the policy fail
-//! (`Policy::failure`): it decides nothing more, and the run ends with that error.
+//! first exception (any BaseException: a SystemExit is the policy's failure too; only a
+//! KeyboardInterrupt is raised again as itself, `chain`), a placement the machine cannot take,
+//! or a call past its time limit (`watchdog.rs`) makes the policy fail (`Policy::failure`): it
+//! decides nothing more, and the run ends with that error.
 
-use ampsched_model::{defaults, CoreSet, Placement, Policy, Signals, SystemView, Triggers};
-use pyo3::exceptions::PyException;
+use std::sync::Arc;
+
+use ampsched_model::{defaults, limits, CoreSet, Placement, Policy, Signals, SystemView, Triggers};
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 use pyo3::intern;
 
 use crate::view::{machine_dict, View};
+use crate::watchdog::{Calls, Interrupted};
 
 /// The per-thread triggers a Python policy may list, in `Triggers`' order.
 pub const TRIGGER_NAMES: [&str; 4] = ["start", "exit", "block", "wake"];
@@ -31,12 +36,17 @@ pub struct PyPolicy {
     /// The exception `decide` raised, kept so that Python can chain it (or re-raise a
     /// KeyboardInterrupt as such).
     pub raised: Option<PyErr>,
+    /// Where its calls are recorded for the watchdog that bounds them.
+    calls: Option<Arc<Calls>>,
+    /// A call was interrupted because the front stops: no more calls, and no failure.
+    stopped: bool,
 }
 
 /// Why a call failed.
 enum Failed {
     Raised(PyErr),
     Placement(String),
+    Interrupted(Interrupted),
 }
 
 impl From<PyErr> for Failed {
@@ -62,9 +72,13 @@ impl PyPolicy {
         let quantum_ns = if quantum.is_none() {
             None
         } else {
+            // The range of the Rust policies' quantum_ms options.
             match quantum.extract::<f64>() {
-                Ok(ms) if ms > 0.0 && ms.is_finite() => Some(defaults::ms_to_ns(ms)),
-                _ => return Err(format!("quantum_ms must be a number of milliseconds > 0, or None; got {}", repr(&quantum))),
+                Ok(ms) if limits::QUANTUM_MS.contains(ms) => Some(defaults::ms_to_ns(ms)),
+                _ => {
+                    let range = limits::QUANTUM_MS.describe();
+                    return Err(format!("quantum_ms must be a number {range}, or None; got {}", repr(&quantum)));
+                }
             }
         };
         let triggers = names(&attr("triggers")?, "triggers", |name| {
@@ -91,7 +105,14 @@ impl PyPolicy {
             machine: None,
             failure: None,
             raised: None,
+            calls: None,
+            stopped: false,
         })
+    }
+
+    /// Bound its calls by the watchdog that `calls` belongs to.
+    pub fn watched_by(&mut self, calls: Arc<Calls>) {
+        self.calls = Some(calls);
     }
 
     fn call(&mut self, py: Python<'_>, view: &SystemView, out: &mut Placement) -> Result<(), Failed> {
@@ -101,8 +122,14 @@ impl PyPolicy {
         };
         // SAFETY: closed below, before this call returns and `view` goes away.
         let handle = Bound::new(py, unsafe { View::open(view, machine) })?;
+        let seq = self.calls.as_ref().map(|c| c.begin());
         let returned = self.decide.call1(py, (handle.clone(),));
+        let interrupted = self.calls.as_ref().zip(seq).and_then(|(c, seq)| c.end(py, seq));
         handle.get().close();
+        if let Some(why) = interrupted {
+            // Whatever it returned or raised after the interruption.
+            return Err(Failed::Interrupted(why));
+        }
         let returned = returned?.into_bound(py);
         if returned.is_none() {
             return Ok(());
@@ -193,14 +220,22 @@ impl Policy for PyPolicy {
     }
 
     fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        if self.failure.is_some() {
+        if self.failure.is_some() || self.stopped {
             return;
         }
         Python::with_gil(|py| match self.call(py, view, out) {
             Ok(()) => {}
+            Err(Failed::Interrupted(Interrupted::Stop)) => {
+                out.clear();
+                self.stopped = true;
+            }
             Err(failed) => {
                 out.clear();
                 self.failure = Some(match failed {
+                    Failed::Interrupted(_) => {
+                        let limit = self.calls.as_ref().map(|c| c.limit_text()).unwrap_or_default();
+                        format!("decide (call {}) did not return within its limit of {limit}, and was stopped", view.call)
+                    }
                     Failed::Placement(why) => format!("decide (call {}) {why}", view.call),
                     Failed::Raised(e) => {
                         let type_name = e.get_type_bound(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "exception".into());
@@ -220,10 +255,12 @@ impl Policy for PyPolicy {
 }
 
 /// The error Python gets for a failed run: the `InputError` the runner made, chained to what
-/// `decide` raised; an interrupt (Ctrl-C inside `decide`) is raised again as itself.
+/// `decide` raised; an interrupt (Ctrl-C inside `decide`) is raised again as itself. Any other
+/// BaseException (SystemExit, GeneratorExit, a policy's own) is the policy's failure like an
+/// Exception: the error is a plain message, which a sweep's worker process can send back.
 pub fn chain(py: Python<'_>, error: PyErr, raised: Option<PyErr>) -> PyErr {
     match raised {
-        Some(e) if !e.is_instance_of::<PyException>(py) => e,
+        Some(e) if e.is_instance_of::<PyKeyboardInterrupt>(py) => e,
         Some(e) => {
             error.set_cause(py, Some(e));
             error

@@ -83,7 +83,7 @@ impl Enforcer {
     pub fn new(sysfs_root: &Path, interval_ns: u64) -> Enforcer {
         Enforcer {
             shares: share::Shares::new(interval_ns),
-            weights: weight::Weights::default(),
+            weights: weight::Weights,
             slices: slice::Slices::new(),
             frequencies: cpufreq::Frequencies::new(sysfs_root),
             not_applied: NotApplied::default(),
@@ -175,7 +175,7 @@ impl Enforcer {
         }
         let r = Restored {
             affinities: affinity::restore(m, 0),
-            nice_values: self.weights.restore(m),
+            nice_values: self.weights.restore(m, 0),
             slices: self.slices.restore(m),
             frequencies: self.frequencies.restore(),
         };
@@ -185,11 +185,14 @@ impl Enforcer {
     }
 
     /// After `restore`, the threads the monitor has found since (created meanwhile by a thread
-    /// that still had an imposed affinity): their original affinities. Returns the whole restore.
+    /// that still had an imposed affinity or nice value): their original affinities and nice
+    /// values. Returns the whole restore.
     pub fn restore_found_since(&mut self, m: &Monitor) -> Restored {
         let Some(mut r) = self.restored else { return self.restore(m) };
         let (ok, gone) = affinity::restore(m, self.restored_threads);
         r.affinities = (r.affinities.0 + ok, r.affinities.1 + gone);
+        let (ok, gone) = self.weights.restore(m, self.restored_threads);
+        r.nice_values = (r.nice_values.0 + ok, r.nice_values.1 + gone);
         self.restored = Some(r);
         self.restored_threads = m.book.threads.len();
         r

@@ -3,11 +3,11 @@
 //! sched_prio_to_weight table is nearest (`ampsched_model::nice`, the table the simulator weighs with).
 //!
 //! Every thread whose nice value the agent changed gets its original back at the end. A thread
-//! created by such a thread inherits the changed value: a thread found after the agent changed
-//! a nice value in its process, with one of the values the agent set there, gets the process's
-//! original back too (as `monitor.rs` does for inherited affinities).
-
-use std::collections::{BTreeMap, HashMap};
+//! created by such a thread, in its process or in a child process, inherits the changed value:
+//! a thread found with one of the values the agent set in its process (or in the parent of a
+//! process forked since) gets its creator's original back too (`monitor::inherited_nice` gives
+//! the rule), as `monitor.rs` does for inherited affinities. The restore rescans the targets
+//! first, so threads created after the last sample are found (`Session::restore`).
 
 use ampsched_model::ThreadState;
 use ampsched_model::nice::weight_of_nice;
@@ -46,40 +46,27 @@ pub fn set_nice(tid: u32, nice: i32) -> std::io::Result<()> {
     }
 }
 
-/// What the agent changed in one process.
-#[derive(Debug, Clone)]
-struct Imposed {
-    /// The nice value of the first thread the agent changed, before.
-    original: i32,
-    values: Vec<i32>,
-    /// Threads with ids from here on were found after the first change.
-    first_later_id: u32,
-}
-
+/// The nice values the agent changed: each thread's original is kept in its `ThreadExtra`
+/// (`nice_original`), where the monitor also puts the original of a thread that inherited a
+/// value the agent set (`monitor::inherited_nice`).
 #[derive(Debug, Default)]
-pub struct Weights {
-    /// Thread → its nice value before the agent changed it.
-    originals: BTreeMap<u32, i32>,
-    by_pid: HashMap<u32, Imposed>,
-}
+pub struct Weights;
 
 impl Weights {
     /// The policy's decision for thread `id`: a weight, or `None` for its own nice value back.
     pub fn set(&mut self, m: &mut Monitor, id: u32, weight: Option<u32>) -> Result<bool, String> {
-        let (tid, pid) = (m.extra[id as usize].tid, m.extra[id as usize].pid);
-        let target = match weight {
-            Some(w) => nice_of_weight(w),
-            None => match self.originals.get(&id) {
-                Some(&n) => n,
-                None => return Ok(false),
-            },
+        let (tid, original) = (m.extra[id as usize].tid, m.extra[id as usize].nice_original);
+        let target = match (weight, original) {
+            (Some(w), _) => nice_of_weight(w),
+            (None, Some(n)) => n,
+            (None, None) => return Ok(false),
         };
         let current = if m.real_proc() { get_nice(tid).map_err(|e| format!("cannot read its nice value: {e}"))? } else { m.extra[id as usize].nice_seen };
         if current == target {
             return Ok(false);
         }
         if m.real_proc() {
-            if !self.originals.contains_key(&id) {
+            if original.is_none() {
                 m.guard_nice(id, current);
             }
             set_nice(tid, target).map_err(|e| match e.raw_os_error() {
@@ -87,37 +74,28 @@ impl Weights {
                 _ => e.to_string(),
             })?;
         }
-        self.originals.entry(id).or_insert(current);
-        let next_id = m.book.threads.len() as u32;
-        let p = self.by_pid.entry(pid).or_insert(Imposed { original: current, values: Vec::new(), first_later_id: next_id });
-        if !p.values.contains(&target) {
-            p.values.push(target);
+        if original.is_none() {
+            m.extra[id as usize].nice_original = Some(current);
         }
+        m.record_nice(id, target);
         Ok(true)
     }
 
-    /// Give every live thread whose nice value the agent changed (or that inherited one) its
-    /// original back: (restored, vanished).
-    pub fn restore(&self, m: &Monitor) -> (usize, usize) {
+    /// Give every live thread from id `from` on whose nice value the agent changed (or that
+    /// inherited one it set) its original back: (restored, vanished).
+    pub fn restore(&self, m: &Monitor, from: usize) -> (usize, usize) {
         let (mut ok, mut gone) = (0, 0);
         if !m.real_proc() {
             return (0, 0);
         }
-        let mut put_back = |tid: u32, nice: i32| match set_nice(tid, nice) {
-            Ok(()) => ok += 1,
-            Err(_) => gone += 1,
-        };
-        for (&id, &nice) in &self.originals {
-            if m.book.threads[id as usize].state != ThreadState::Exited {
-                put_back(m.extra[id as usize].tid, nice);
+        for (t, e) in m.book.threads.iter().zip(&m.extra).skip(from) {
+            let Some(nice) = e.nice_original else { continue };
+            if t.state == ThreadState::Exited {
+                continue;
             }
-        }
-        for (id, e) in m.extra.iter().enumerate() {
-            let id = id as u32;
-            let Some(p) = self.by_pid.get(&e.pid) else { continue };
-            let inherited = id >= p.first_later_id && p.values.contains(&e.nice_seen) && !self.originals.contains_key(&id);
-            if inherited && m.book.threads[id as usize].state != ThreadState::Exited {
-                put_back(e.tid, p.original);
+            match set_nice(e.tid, nice) {
+                Ok(()) => ok += 1,
+                Err(_) => gone += 1, // exited since the last sample (ESRCH)
             }
         }
         (ok, gone)

@@ -39,7 +39,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         OptionInfo {
             name: "quantum_ms",
             // As rr's: how often the threads' CPU time is looked at, not a decision period.
-            kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
+            kind: OptionKind::quantum_ms(10.0),
             doc: "how often the threads' CPU time is checked for refreshes",
         },
         OptionInfo {

@@ -23,7 +23,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[OptionInfo {
         name: "quantum_ms",
         // Decisions are made on events; the quantum only bounds how stale a missed one can get.
-        kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
+        kind: OptionKind::quantum_ms(10.0),
         doc: "period of the catch-up call (decisions are made on each start, exit, block and wake)",
     }],
     needs: Signals::NONE,

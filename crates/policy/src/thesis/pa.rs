@@ -33,7 +33,7 @@ pub const OPTIONS: &[OptionInfo] = &[
         // The thesis leaves the swap period open ("swaps are performed periodically"). One
         // Solaris tick: the module's tick handler is where its counters advance, and a serial
         // phase then waits at most one tick for its swap.
-        kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
+        kind: OptionKind::quantum_ms(10.0),
         doc: "swap period: how often expirations and boosts are counted and the swap lists paired \
               (the thesis leaves it open; one 10 ms Solaris tick)",
     },

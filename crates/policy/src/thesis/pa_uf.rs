@@ -18,7 +18,7 @@ use crate::{Build, PolicyInfo};
 /// A Solaris tick, the grain amp_boost_ticks counts in, and rr's quantum.
 const QUANTUM: OptionInfo = OptionInfo {
     name: "quantum_ms",
-    kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
+    kind: OptionKind::quantum_ms(10.0),
     doc: "how often boosts' fast-core time and HIGH threads' balance counters are brought up to date, ms (ours: a 10 ms tick)",
 };
 

@@ -29,7 +29,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             name: "quantum_ms",
             // At least Linux's shortest slice: a shorter period is no scheduling quantum, and
             // would only make the simulation crawl.
-            kind: OptionKind::Range { default: 10.0, min: 0.1, max: 1e6 },
+            kind: OptionKind::quantum_ms(10.0),
             doc: "how often balance counters are brought up to date and expired threads swapped",
         },
         OptionInfo {

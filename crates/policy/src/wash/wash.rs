@@ -62,7 +62,7 @@ pub const BEHIND_WINDOW_QUANTA: i64 = 5;
 pub const OPTIONS: [OptionInfo; 7] = [
     OptionInfo {
         name: "quantum_ms",
-        kind: OptionKind::Range { default: QUANTUM_MS, min: 0.1, max: 1e6 },
+        kind: OptionKind::quantum_ms(QUANTUM_MS),
         doc: "how often affinities are recomputed (WASH §6: 40 ms)",
     },
     OptionInfo {
