@@ -22,7 +22,7 @@ import importlib
 import json
 import os
 
-from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
+from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
 # The module ampsched.sweep is imported now, before the function sweep() below is defined:
@@ -76,6 +76,15 @@ def _scalars(raw: dict) -> dict:
     return {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
 
 
+def _energy_as_float(frame):
+    """The energy columns as floats: NaN where the machine has no power model (the engine's
+    null, "not modelled"), rather than a column of Python objects."""
+    for column in ENERGY_METRICS:
+        if column in frame.columns:
+            frame[column] = frame[column].astype(float)
+    return frame
+
+
 def split_policies(text: str) -> list:
     """Policy specs from "p1,p2,..." (a spec never contains a comma)."""
     return [spec.strip() for spec in text.split(",") if spec.strip()]
@@ -102,10 +111,10 @@ class Result:
         import pandas as pd  # imported when needed: the CLI never pays for it
 
         self.raw = raw
-        self.summary = pd.DataFrame([_scalars(raw)])
+        self.summary = _energy_as_float(pd.DataFrame([_scalars(raw)]))
         self.apps = pd.DataFrame(raw.get("apps", []))
         self.threads = pd.DataFrame(raw.get("threads", []))
-        self.cores = pd.DataFrame(raw.get("cores", []))
+        self.cores = _energy_as_float(pd.DataFrame(raw.get("cores", [])))
         timeline = raw.get("timeline")
         self.timeline = None if timeline is None else pd.DataFrame(timeline, columns=TIMELINE_COLUMNS)
 
@@ -274,7 +283,7 @@ def results_frame(results: list):
     `ampsched compare --json`)."""
     import pandas as pd
 
-    frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
+    frame = _energy_as_float(pd.DataFrame([_scalars(r) for r in results])).set_index("policy")
     rows = [row for r in results for row in _app_rows(r.get("apps", []), {"policy": r["policy"]})]
     frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
     frame.attrs["raw"] = results

@@ -384,9 +384,9 @@ impl Experiment {
         let mut met = metrics(&self.machine, &merged, &solo);
         let k = n as f64;
         met.makespan_s /= k;
-        met.energy_j /= k;
-        met.core_energy_j.iter_mut().for_each(|e| *e /= k);
-        met.edp = met.energy_j * met.makespan_s;
+        met.energy_j = met.energy_j.map(|e| e / k);
+        met.core_energy_j.iter_mut().flatten().for_each(|e| *e /= k);
+        met.edp = met.energy_j.map(|e| e * met.makespan_s);
         let mean = |x: u64| (x as f64 / k).round() as u64;
         merged.migrations = mean(merged.migrations);
         merged.events = mean(merged.events);
@@ -465,13 +465,13 @@ impl Experiment {
         let cores = r
             .cores
             .iter()
-            .zip(&met.core_energy_j)
-            .map(|(c, &energy_j)| CoreRow {
+            .enumerate()
+            .map(|(i, c)| CoreRow {
                 id: c.id,
                 core_type: &m.core_types[c.core_type as usize].name,
                 fast: m.is_fast(c.id as usize),
                 busy_s: c.busy_ns as f64 / 1e9,
-                energy_j,
+                energy_j: met.core_energy_j.as_ref().map(|e| e[i]),
             })
             .collect();
         let timeline = self.settings.timeline.then(|| {
@@ -605,9 +605,11 @@ struct RunRow<'a> {
     min_fairness: f64,
     uniformity: f64,
     unfairness: f64,
-    energy_j: f64,
-    edp: f64,
-    nj_per_instruction: f64,
+    /// These three, and each core's energy, are null where the machine has no power model
+    /// (`Machine::models_energy`): not modelled, never a 0 that looks measured.
+    energy_j: Option<f64>,
+    edp: Option<f64>,
+    nj_per_instruction: Option<f64>,
     instructions_per_s: f64,
     migrations: u64,
     events: u64,
@@ -652,7 +654,7 @@ struct CoreRow<'a> {
     core_type: &'a str,
     fast: bool,
     busy_s: f64,
-    energy_j: f64,
+    energy_j: Option<f64>,
 }
 
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion
