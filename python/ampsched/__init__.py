@@ -212,8 +212,10 @@ def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
     seed, slice_ms: None for the engine's defaults (see defaults()).
     trace: a path; if given, a Chrome/Perfetto trace JSON is written there.
     timeline: also return every (core, thread, app, start, end) segment.
-    max_sim_s, max_events: the run's budget of simulated seconds and of events (None:
-    defaults()); a run still going past either raises InputError.
+    max_sim_s, max_events: the budget of simulated seconds of each simulation, and of events of
+    all the simulations the run makes together (its solo references and profiling runs too), which
+    bounds its wall time (None: defaults()); a run still going past either raises InputError,
+    naming the simulation that passed it.
     counter_noise: the relative standard deviation of the simulator's measurement noise on the
     counters the policy reads (None: defaults()["counter_noise"]; 0: exact; 0 to 0.25).
     """
@@ -242,7 +244,8 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     file's `baseline` key (the thesis workloads name "default"), else the first policy. progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
-    max_sim_s, max_events: each run's budget, as in run(). counter_noise: as in run().
+    max_sim_s, max_events: as in run(); the events are one budget for the whole comparison (every
+    policy's run, and the solo references). counter_noise: as in run().
 
     Note: pandas (2.x, 3.0) compares attrs when it concatenates or merges frames and fails
     on DataFrame values ("truth value of a DataFrame is ambiguous"); to pd.concat several

@@ -137,7 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"simulated-time budget of a run in seconds: a run still going past it is an "
                             f"error (default {DEFAULTS['max_sim_s']:g})")
         p.add_argument("--max-events", type=_event_budget, default=default.get("max_events"), metavar="N",
-                       help=f"event budget of a run, which bounds its wall time (default {DEFAULTS['max_events']:g})")
+                       help=f"event budget, which bounds wall time: one budget for every simulation a command "
+                            f"makes (solo references, profiling runs, best-static's candidates, each policy of a "
+                            f"compare), each drawing what the earlier ones left; a sweep gives it to each of its "
+                            f"runs (default {DEFAULTS['max_events']:g})")
         if seed:
             p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 
