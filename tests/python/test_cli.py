@@ -333,6 +333,8 @@ def test_energy_on_a_machine_without_power_keys_is_not_modelled_never_zero(tmp_p
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert NOTE in lines and all(line.count("not modelled") == 3 for line in lines if line.startswith(("rr ", "static ")))
+    html = ampsched.report.render_report([r])
+    assert NOTE[len("note: "):] in html and html.count(">not modelled</td>") == 3
     # A machine with power keys keeps its numbers, and no note.
     r = json.loads(run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--json").stdout)
     assert all(isinstance(r[m], float) and r[m] > 0 for m in ENERGY) and NOTE not in cli.format_run(r)
