@@ -22,8 +22,12 @@ import importlib
 import json
 import os
 
+<<<<<<< HEAD
 from ._files import text_arg
 from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
+=======
+from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
+>>>>>>> i23-engine
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
 # The module ampsched.sweep is imported now, before the function sweep() below is defined:
@@ -77,6 +81,15 @@ def _scalars(raw: dict) -> dict:
     return {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
 
 
+def _energy_as_float(frame):
+    """The energy columns as floats: NaN where the machine has no power model (the engine's
+    null, "not modelled"), rather than a column of Python objects."""
+    for column in ENERGY_METRICS:
+        if column in frame.columns:
+            frame[column] = frame[column].astype(float)
+    return frame
+
+
 def split_policies(text: str) -> list:
     """Policy specs from "p1,p2,..." (a spec never contains a comma)."""
     return [spec.strip() for spec in text.split(",") if spec.strip()]
@@ -103,10 +116,10 @@ class Result:
         import pandas as pd  # imported when needed: the CLI never pays for it
 
         self.raw = raw
-        self.summary = pd.DataFrame([_scalars(raw)])
+        self.summary = _energy_as_float(pd.DataFrame([_scalars(raw)]))
         self.apps = pd.DataFrame(raw.get("apps", []))
         self.threads = pd.DataFrame(raw.get("threads", []))
-        self.cores = pd.DataFrame(raw.get("cores", []))
+        self.cores = _energy_as_float(pd.DataFrame(raw.get("cores", [])))
         timeline = raw.get("timeline")
         self.timeline = None if timeline is None else pd.DataFrame(timeline, columns=TIMELINE_COLUMNS)
 
@@ -210,8 +223,10 @@ def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
     seed, slice_ms: None for the engine's defaults (see defaults()).
     trace: a path; if given, a Chrome/Perfetto trace JSON is written there.
     timeline: also return every (core, thread, app, start, end) segment.
-    max_sim_s, max_events: the run's budget of simulated seconds and of events (None:
-    defaults()); a run still going past either raises InputError.
+    max_sim_s, max_events: the budget of simulated seconds of each simulation, and of events of
+    all the simulations the run makes together (its solo references and profiling runs too), which
+    bounds its wall time (None: defaults()); a run still going past either raises InputError,
+    naming the simulation that passed it.
     counter_noise: the relative standard deviation of the simulator's measurement noise on the
     counters the policy reads (None: defaults()["counter_noise"]; 0: exact; 0 to 0.25).
     """
@@ -240,7 +255,8 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     file's `baseline` key (the thesis workloads name "default"), else the first policy. progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
-    max_sim_s, max_events: each run's budget, as in run(). counter_noise: as in run().
+    max_sim_s, max_events: as in run(); the events are one budget for the whole comparison (every
+    policy's run, and the solo references). counter_noise: as in run().
 
     Note: pandas (2.x, 3.0) compares attrs when it concatenates or merges frames and fails
     on DataFrame values ("truth value of a DataFrame is ambiguous"); to pd.concat several
@@ -283,11 +299,15 @@ def results_frame(results: list):
     `ampsched compare --json`)."""
     import pandas as pd
 
+<<<<<<< HEAD
     if not isinstance(results, list) or not results or not all(isinstance(r, dict) and "policy" in r
                                                                for r in results):
         raise _require_core().InputError("results: expected a non-empty list of result dicts "
                                          "(compare(...).attrs['raw'], or `ampsched compare --json`)")
     frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
+=======
+    frame = _energy_as_float(pd.DataFrame([_scalars(r) for r in results])).set_index("policy")
+>>>>>>> i23-engine
     rows = [row for r in results for row in _app_rows(r.get("apps", []), {"policy": r["policy"]})]
     frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
     frame.attrs["raw"] = results

@@ -14,7 +14,8 @@ METRICS = {
     "uniformity": ("higher", "1 - sigma/mu of 1/slowdown over the apps (coefficient of variation): "
                              "1 means every app is slowed down alike."),
     "unfairness": ("lower", "the largest slowdown divided by the smallest one (1 is perfectly fair)."),
-    "energy_j": ("lower", "energy consumed by all the cores over the run, in joules."),
+    "energy_j": ("lower", "energy consumed by all the cores over the run, in joules (not modelled, null, on a "
+                          "machine that does not give every core type a power)."),
     "edp": ("lower", "energy-delay product: energy_j x makespan_s."),
     "nj_per_instruction": ("lower", "energy per instruction retired, in nanojoules: energy_j over all the "
                                     "instructions the machine retired."),
@@ -23,6 +24,26 @@ METRICS = {
     "speedup_vs_baseline": ("higher", "geometric mean over the apps of the baseline's turnaround "
                                       "divided by this policy's turnaround (1.0 for the baseline itself)."),
 }
+
+# The metrics that need the machine's power model. Where a core type gives no power
+# (power_active_w, power_idle_w, power_levels_w) the engine reports them, and each core's energy_j,
+# as null: not modelled, rather than a 0 that would look measured. Tables say so in words.
+ENERGY_METRICS = ("energy_j", "edp", "nj_per_instruction")
+NOT_MODELLED = "not modelled"
+ENERGY_NOTE = ("energy_j, edp and nj_per_instruction are not modelled: the machine does not give a power "
+               "(power_active_w, power_idle_w or power_levels_w) for every core type.")
+
+
+def energy_unmodelled(results) -> bool:
+    """Whether any of these results has no energy (its machine has no power model)."""
+    return any("energy_j" in r and r["energy_j"] is None for r in results)
+
+
+def shown(result: dict, key: str):
+    """A result's value for a table: "not modelled" for an energy metric the machine cannot give."""
+    value = result.get(key)
+    return NOT_MODELLED if value is None and key in ENERGY_METRICS and key in result else value
+
 
 # Per-app quantities the metrics above are built from.
 APP_TERMS = {

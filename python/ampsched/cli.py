@@ -17,7 +17,7 @@ import sys
 import ampsched
 from ._console import ProgressBar, format_table
 from ._files import check_output, write_atomically
-from ._metrics import METRICS
+from ._metrics import ENERGY_NOTE, METRICS, energy_unmodelled, shown
 from .report import render_report
 from .sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep  # the module; ampsched.sweep is the function
 
@@ -145,7 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"simulated-time budget of a run in seconds: a run still going past it is an "
                             f"error (default {DEFAULTS['max_sim_s']:g})")
         p.add_argument("--max-events", type=_event_budget, default=default.get("max_events"), metavar="N",
-                       help=f"event budget of a run, which bounds its wall time (default {DEFAULTS['max_events']:g})")
+                       help=f"event budget, which bounds wall time: one budget for every simulation a command "
+                            f"makes (solo references, profiling runs, best-static's candidates, each policy of a "
+                            f"compare), each drawing what the earlier ones left; a sweep gives it to each of its "
+                            f"runs (default {DEFAULTS['max_events']:g})")
         if seed:
             p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 
@@ -601,13 +604,13 @@ def format_run(r: dict) -> str:
     metrics = [m for m in list(METRICS) + ["events", "policy_calls"] if m in r]
     app_keys = ["threads", "runs", "turnaround_s", "solo_s", "slowdown", "fast_share"]
     apps = [[a.get("name")] + [a.get(k) for k in app_keys] for a in r.get("apps", [])]
-    cores = [[c.get("id"), c.get("type"), c.get("busy_s"), c.get("energy_j")] for c in r.get("cores", [])]
+    cores = [[c.get("id"), c.get("type"), c.get("busy_s"), shown(c, "energy_j")] for c in r.get("cores", [])]
     return "\n\n".join([
         _heading(r, "policy", "machine", "workload", "seed", "slice_ms"),
-        format_table(["metric", "value"], [[m, r[m]] for m in metrics], same_decimals=False),
+        format_table(["metric", "value"], [[m, shown(r, m)] for m in metrics], same_decimals=False),
         format_table(["app"] + app_keys, apps),
         format_table(["core", "type", "busy_s", "energy_j"], cores),
-    ])
+    ] + ([f"note: {ENERGY_NOTE}"] if energy_unmodelled([r]) else []))
 
 
 def format_compare(results: list) -> str:
@@ -616,7 +619,9 @@ def format_compare(results: list) -> str:
         return "no results"
     metrics = [m for m in METRICS if any(m in r for r in results)]
     headers = ["policy"] + ["speedup" if m == "speedup_vs_baseline" else m for m in metrics]
-    table = format_table(headers, [[r.get("policy")] + [r.get(m) for m in metrics] for r in results])
+    table = format_table(headers, [[r.get("policy")] + [shown(r, m) for m in metrics] for r in results])
+    if energy_unmodelled(results):
+        table += f"\nnote: {ENERGY_NOTE}"
     apps = list(dict.fromkeys(a.get("name") for r in results for a in r.get("apps", [])))
     slowdown = [{a.get("name"): a.get("slowdown") for a in r.get("apps", [])} for r in results]
     per_app = format_table(["app"] + [r.get("policy") for r in results],

@@ -9,7 +9,7 @@ import math
 from html import escape
 
 from ._console import format_value
-from ._metrics import APP_TERMS, CONSTANT_LOAD_NOTE, METRICS
+from ._metrics import APP_TERMS, CONSTANT_LOAD_NOTE, ENERGY_NOTE, METRICS, energy_unmodelled, shown
 
 # Tableau 10 then a second set of clearly different hues; past those, hues spaced by the
 # golden angle stay distinct enough for a legend with tooltips.
@@ -126,11 +126,12 @@ def _metric_table(results) -> str:
     for r in results:
         cells = "".join(
             f'<td class="num{" best" if m in best and r.get(m) == best[m] else ""}">'
-            f"{escape(format_value(r.get(m)))}</td>"
+            f"{escape(format_value(shown(r, m)))}</td>"
             for m in metrics)
         rows.append(f'<tr><th scope="row">{_policy_label(r)}</th>{cells}</tr>')
+    note = f'<p class="note">{escape(ENERGY_NOTE)}</p>' if energy_unmodelled(results) else ""
     return (f'<table class="metrics"><thead><tr><th>policy</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+            f'<tbody>{"".join(rows)}</tbody></table>{note}')
 
 
 def _nice_ticks(top: float, count: int = 5) -> list:

@@ -280,8 +280,10 @@ def test_a_run_past_its_budget_is_one_line_naming_the_file_and_option():
     done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--max-sim-s", "1")
     assert done.returncode == 2
     line = assert_one_line_error(done.stderr)
-    assert line.startswith("ampsched: error: catalog/workloads/demo.toml: the run passed its budget: 1 s of "
-                           "simulated time (--max-sim-s) went by, stopped at t=1.000000 s with 1 of 1 apps unfinished"), line
+    # The error names the simulation that passed the budget: the first solo reference here.
+    assert line.startswith("ampsched: error: catalog/workloads/demo.toml: the solo reference run of cpu-bound passed "
+                           "its budget: 1 s of simulated time (--max-sim-s) went by, stopped at t=1.000000 s with 1 of "
+                           "1 apps unfinished ('cpu-bound')"), line
     done = run_module("compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,static",
                       "--max-events", "1e2")
     assert done.returncode == 2 and "100 events (--max-events)" in assert_one_line_error(done.stderr)
@@ -303,3 +305,60 @@ def test_an_argument_that_is_not_utf8_is_one_line_not_a_traceback():
                            "--policy", "rr"], capture_output=True, env=env_with_package(), timeout=600)
     assert done.returncode == 2
     assert assert_one_line_error(done.stderr.decode()) == "ampsched: error: --machine: not UTF-8 text: b'm\\xff.toml'"
+
+
+# ---- issue 23: energy without a power model; one event budget for a whole command
+
+NO_POWER = ('memory_latency_ns = 100\n[[core_type]]\nname = "big"\ncount = 2\nfreq_ghz = 2.6\n'
+            '[[core_type]]\nname = "small"\ncount = 2\nfreq_ghz = 1.3\ncpi_scale = 1.5\n')
+ENERGY = ("energy_j", "edp", "nj_per_instruction")
+NOTE = ("note: energy_j, edp and nj_per_instruction are not modelled: the machine does not give a power "
+        "(power_active_w, power_idle_w or power_levels_w) for every core type.")
+
+
+def test_energy_on_a_machine_without_power_keys_is_not_modelled_never_zero(tmp_path):
+    machine = tmp_path / "no-power.toml"
+    machine.write_text(NO_POWER)
+    done = run_module("run", "--machine", str(machine), "--workload", "demo", "--policy", "rr", "--json")
+    assert done.returncode == 0, done.stderr
+    r = json.loads(done.stdout)
+    assert [r[m] for m in ENERGY] == [None, None, None] and r["instructions_per_s"] > 0
+    assert [c["energy_j"] for c in r["cores"]] == [None] * 4
+    text = cli.format_run(r)
+    metric_rows = [line.split(None, 1) for line in text.splitlines() if line.split()[:1] in ([m] for m in ENERGY)]
+    assert metric_rows == [[m, "not modelled"] for m in ENERGY], text
+    assert text.splitlines()[-1] == NOTE
+    assert all(line.endswith("not modelled") for line in text.splitlines() if line.startswith(("0 ", "3 ")))
+    done = run_module("compare", "--machine", str(machine), "--workload", "demo", "--policies", "rr,static")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert NOTE in lines and all(line.count("not modelled") == 3 for line in lines if line.startswith(("rr ", "static ")))
+    html = ampsched.report.render_report([r])
+    assert NOTE[len("note: "):] in html and html.count(">not modelled</td>") == 3
+    # A machine with power keys keeps its numbers, and no note.
+    r = json.loads(run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--json").stdout)
+    assert all(isinstance(r[m], float) and r[m] > 0 for m in ENERGY) and NOTE not in cli.format_run(r)
+
+
+def test_energy_not_modelled_is_nan_in_the_dataframes(tmp_path):
+    machine = tmp_path / "no-power.toml"
+    machine.write_text(NO_POWER)
+    r = ampsched.run(str(machine), "demo", "rr")
+    for m in ENERGY:
+        assert r.summary[m].dtype == "float64" and r.summary[m].isna().all()
+    assert r.cores["energy_j"].dtype == "float64" and r.cores["energy_j"].isna().all()
+    df = ampsched.compare(str(machine), "demo", ["rr", "static"])
+    assert df["energy_j"].dtype == "float64" and df["energy_j"].isna().all()
+
+
+def test_the_event_budget_is_one_for_the_whole_command_and_its_error_names_the_run():
+    # As many events as the run of rr takes alone: its solo references take some first, and
+    # the run of rr, left the rest, passes the budget (each simulation had the whole budget before).
+    r = json.loads(run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--json").stdout)
+    done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr",
+                      "--max-events", str(r["events"]))
+    assert done.returncode == 2
+    line = assert_one_line_error(done.stderr)
+    assert line.startswith(f"ampsched: error: catalog/workloads/demo.toml: the run of rr passed its budget: {r['events']} "
+                           "events (--max-events, one budget for every simulation of the command) went by, "), line
+    assert "of them in its earlier simulations" in line

@@ -104,8 +104,9 @@ pub const SPIN_LIMIT_ITERATIONS: Bounds = Bounds::positive(1e10, "iterations");
 pub const MAX_THREADS: u64 = 1 << 18;
 /// Threads created over a run, every run and constant-load restart counted: each keeps its row
 /// in the run's tables (its result is reported), so this bounds a run's memory as
-/// `MAX_THREADS` bounds a moment's. Checked as `threads × copies × runs` when a file is read,
-/// and as the run goes (restarts are not known ahead).
+/// `MAX_THREADS` bounds a moment's (1.5 to 2.2 GB at the bound). Checked as
+/// `threads × copies × runs` when a file is read, and as the run goes (restarts are not known
+/// ahead) before each run's threads are made, so that no table grows past it.
 pub const MAX_THREADS_SPAWNED: u64 = 1 << 20;
 /// How often an app runs back to back (`runs`): a million repetitions of a measurement.
 pub const MAX_RUNS: u64 = 1_000_000;
@@ -116,10 +117,18 @@ pub const MAX_CRITICAL_COUNT: u64 = 1_000_000_000;
 
 // ---- runs
 
-/// The event budget of a run by default: 1e9 events is a minute or two of the engine's time
-/// (~10-15 M events/s), and more than any catalog experiment needs by an order of magnitude. It
-/// is what bounds a run's wall time: a dense workload (a billion tiny critical sections, a
-/// million back-to-back runs) can pass it in little simulated time.
+/// The event budget by default. It is what bounds wall time: a dense workload (a billion tiny
+/// critical sections, a million back-to-back runs) can pass any simulated-time budget's worth of
+/// work in little simulated time. It is one budget for a whole command (`run`, `compare`, one
+/// run of a sweep): every simulation the command makes (solo references, profiling runs,
+/// best-static's candidates, each policy of a comparison) draws what the earlier ones left
+/// (`SimConfig::events_before`), so that the number of simulations, which the workload decides,
+/// cannot multiply it. What 1e9 events cost, one core's CPU time (issue 23): ~50 ns an event on
+/// the reference benchmark (`make bench`), so under a minute; `oblivious` alone on 6 cores with
+/// 10^3, 10^4, 10^5 threads 71, 99, 249 ns (level past the caches: 262 ns with 2.5·10^5), so
+/// 1-4 minutes; `rr`, a policy called at every thread event, 610, 978, 1145 ns, so up to ~19
+/// minutes. The catalog's largest command (best-static's 64 candidates of a 16-app workload)
+/// uses ~4·10^7, twenty times less.
 pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000_000;
 /// The event budget's own range: 1e13 events is a day of the engine's time.
 pub const MAX_EVENTS: Bounds = Bounds::closed(1.0, 1e13, "events");

@@ -37,6 +37,10 @@ pub struct CoreType {
     pub cpi_scale: f64,
     pub power_active_w: f64,
     pub power_idle_w: f64,
+    /// The type gives a power (`power_active_w`, `power_idle_w`, `power_levels_w`): without one
+    /// its powers are 0 by default, not measured, and a run reports no energy
+    /// (`Machine::models_energy`).
+    pub power_given: bool,
     /// Linux-style capacity, 1024 for the fastest type.
     pub capacity: u32,
 }
@@ -124,6 +128,7 @@ impl Machine {
             }
             let freq_ghz = n.number("freq_ghz", &limits::FREQ_GHZ)?;
             let cpi_scale = n.opt_number("cpi_scale", &limits::CPI_SCALE)?.unwrap_or(1.0);
+            let power_given = ["power_active_w", "power_idle_w", "power_levels_w"].iter().any(|k| n.has(k));
             let power_active_w = n.opt_number("power_active_w", &limits::POWER_W)?.unwrap_or(0.0);
             let power_idle_w = n.opt_number("power_idle_w", &limits::POWER_W)?.unwrap_or(0.0);
             let (freq_levels_ghz, power_levels_w) = read_levels(&mut n, freq_ghz, power_active_w, power_idle_w)?;
@@ -131,7 +136,7 @@ impl Machine {
             if !freq_levels_ghz.contains(&start_freq_ghz) {
                 return Err(n.err("start_freq_ghz", format!("must be one of the type's levels {freq_levels_ghz:?}")));
             }
-            let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, start_freq_ghz, cpi_scale, power_active_w, power_idle_w, capacity: 0 };
+            let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, start_freq_ghz, cpi_scale, power_active_w, power_idle_w, power_given, capacity: 0 };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
             }
@@ -238,6 +243,14 @@ impl Machine {
         for t in &mut self.core_types {
             t.capacity = ((peak(t) / max) * CAPACITY_SCALE as f64).round().max(1.0) as u32;
         }
+    }
+
+    /// Whether a run on this machine can report energy: every core type gives a power. A type
+    /// without one would count as drawing 0 W, and the run's energy would look measured while
+    /// it left that type out; then energy, EDP and energy per instruction are not modelled
+    /// (null in a run's JSON, "not modelled" in its tables).
+    pub fn models_energy(&self) -> bool {
+        self.core_types.iter().all(|t| t.power_given)
     }
 
     /// An all-fast machine with the same number of cores: the reference for slowdowns.

@@ -61,7 +61,8 @@ pub struct Settings {
     pub trace: Option<String>,
     /// The simulated-time budget of each run, s (`limits::DEFAULT_MAX_SIM_S`).
     pub max_sim_s: f64,
-    /// The event budget of each run (`limits::DEFAULT_MAX_EVENTS`).
+    /// The event budget of the experiment (`limits::DEFAULT_MAX_EVENTS`): every simulation it
+    /// makes draws from this one budget (`Experiment::simulate_on`).
     pub max_events: u64,
     /// Given to every simulation of the experiment: stops them all (`SimConfig::interrupt`).
     pub interrupt: Option<Interrupt>,
@@ -125,6 +126,8 @@ pub struct Experiment {
     solo_s: Option<Vec<f64>>,
     /// The workload with every group's offline solo profile, once a policy needed it.
     profiled: Option<Workload>,
+    /// Events its simulations have used so far of `settings.max_events`.
+    events_used: std::cell::Cell<u64>,
 }
 
 impl Experiment {
@@ -139,10 +142,10 @@ impl Experiment {
         let workload_file = catalog::workload_file(workload);
         // `count = "cores"` groups (a managed runtime's GC threads) get this machine's cores.
         let w = w.for_machine(m.num_cores() as u32).map_err(|why| InputError::new(&workload_file, "count", why))?;
-        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None })
+        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None, events_used: std::cell::Cell::new(0) })
     }
 
-    fn config(&self, segments: usize) -> SimConfig {
+    fn config(&self, segments: usize, run_name: &str) -> SimConfig {
         SimConfig {
             slice_ns: (self.settings.slice_ms * 1e6).round().max(1.0) as u64,
             seed: self.settings.seed,
@@ -150,14 +153,28 @@ impl Experiment {
             // Within MAX_SIM_S (checked in `new`), so the product is far below u64::MAX.
             max_sim_ns: (self.settings.max_sim_s * 1e9).round() as u64,
             max_events: self.settings.max_events,
+            events_before: self.events_used.get(),
+            run_name: run_name.to_string(),
             interrupt: self.settings.interrupt.clone(),
             counter_noise: self.settings.counter_noise,
             ..SimConfig::default()
         }
     }
 
-    pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, segments: usize) -> Result<RunResult, Error> {
-        Engine::new(m, w, &SimpleModel, policy, self.config(segments)).run().map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })
+    /// One simulation of the experiment; `run_name` says which, as its errors name it ("the
+    /// solo reference run of wupwise_m", "the run of rr").
+    ///
+    /// The event budget (`Settings::max_events`) is the experiment's, not each simulation's:
+    /// every simulation draws from it what the earlier ones left, so that it bounds the wall
+    /// time of the whole command (`run`: its solo references, profiling runs and best-static's
+    /// candidates too; `compare`: every policy's), whatever the number of simulations the
+    /// command makes. One budget, rather than a share each: the number of simulations depends on
+    /// the workload (one solo reference per distinct app, 2^k best-static candidates), and a
+    /// share would stop a long run that the others left room for.
+    pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, segments: usize, run_name: &str) -> Result<RunResult, Error> {
+        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name)).run().map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
+        self.events_used.set(self.events_used.get() + r.events);
+        Ok(r)
     }
 
     /// Each app alone on an all-fast machine with as many cores, under `oblivious`.
@@ -175,7 +192,7 @@ impl Experiment {
             let t = match cache.get(&key) {
                 Some(t) => *t,
                 None => {
-                    let r = self.simulate_on(&fast, &solo, &mut Oblivious, 0)?;
+                    let r = self.simulate_on(&fast, &solo, &mut Oblivious, 0, &format!("the solo reference run of {}", solo.apps[0].name))?;
                     let t = r.apps[0].turnaround_s();
                     cache.insert(key, t);
                     t
@@ -222,7 +239,8 @@ impl Experiment {
             }
             let mut ips = vec![[0.0; MAX_CORE_TYPES]; solo.apps[0].groups.len()];
             for (ty, m) in machines.iter().enumerate() {
-                let r = self.simulate_on(m, &solo, &mut Oblivious, 0)?;
+                let name = format!("the profiling run of {} on core type '{}'", solo.apps[0].name, self.machine.core_types[ty].name);
+                let r = self.simulate_on(m, &solo, &mut Oblivious, 0, &name)?;
                 for (g, rate) in ips.iter_mut().enumerate() {
                     // The machine has one core type, index 0.
                     let (instructions, ns) = r
@@ -284,7 +302,7 @@ impl Experiment {
         } else {
             let workload = self.workload_of(info.needs);
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
-            (self.simulate_on(&self.machine, workload, policy.as_mut(), segments)?, None)
+            (self.simulate_on(&self.machine, workload, policy.as_mut(), segments, &format!("the run of {}", spec.canonical()))?, None)
         };
         self.result_json(&spec, &result, &solo, extra)
     }
@@ -298,7 +316,7 @@ impl Experiment {
         self.profile_for(needs)?;
         let workload = self.workload_of(needs);
         self.check_needs(workload, label, label, needs)?;
-        let result = self.simulate_on(&self.machine, workload, policy, segments);
+        let result = self.simulate_on(&self.machine, workload, policy, segments, &format!("the run of {label}"));
         if let Some(why) = policy.failure() {
             return Err(InputError::new("--policy", label, why).into());
         }
@@ -370,7 +388,8 @@ impl Experiment {
         let mut runs = Vec::with_capacity(n);
         for r in 0..n {
             let mut p = Bound::new(n, r);
-            runs.push(self.simulate_on(&self.machine, &self.workload, &mut p, if r == 0 { segments } else { 0 })?);
+            let name = format!("the run of {DEFAULT_BASELINE} (bound:offset={r}, rotation {} of {n})", r + 1);
+            runs.push(self.simulate_on(&self.machine, &self.workload, &mut p, if r == 0 { segments } else { 0 }, &name)?);
         }
         let rotations: Vec<Value> = runs
             .iter()
@@ -384,9 +403,9 @@ impl Experiment {
         let mut met = metrics(&self.machine, &merged, &solo);
         let k = n as f64;
         met.makespan_s /= k;
-        met.energy_j /= k;
-        met.core_energy_j.iter_mut().for_each(|e| *e /= k);
-        met.edp = met.energy_j * met.makespan_s;
+        met.energy_j = met.energy_j.map(|e| e / k);
+        met.core_energy_j.iter_mut().flatten().for_each(|e| *e /= k);
+        met.edp = met.energy_j.map(|e| e * met.makespan_s);
         let mean = |x: u64| (x as f64 / k).round() as u64;
         merged.migrations = mean(merged.migrations);
         merged.events = mean(merged.events);
@@ -417,7 +436,8 @@ impl Experiment {
         let mut best: Option<(f64, usize)> = None;
         for (i, a) in cands.iter().enumerate() {
             let mut p = BestStatic::new(&self.machine, a.clone());
-            let r = self.simulate_on(&self.machine, &self.workload, &mut p, 0)?;
+            let name = format!("the run of {}'s candidate {} of {}", spec.canonical(), i + 1, cands.len());
+            let r = self.simulate_on(&self.machine, &self.workload, &mut p, 0, &name)?;
             let score = geomean_slowdown(&metrics(&self.machine, &r, solo));
             if best.map_or(true, |(b, _)| score < b) {
                 best = Some((score, i));
@@ -425,7 +445,7 @@ impl Experiment {
         }
         let (_, i) = best.expect("there is always at least one admissible assignment");
         let mut p = BestStatic::new(&self.machine, cands[i].clone());
-        let r = self.simulate_on(&self.machine, &self.workload, &mut p, segments)?;
+        let r = self.simulate_on(&self.machine, &self.workload, &mut p, segments, &format!("the run of {}", spec.canonical()))?;
         let fast: Vec<Value> = cands[i]
             .iter()
             .filter(|(_, level)| **level == ampsched_policy::common::FAST)
@@ -465,13 +485,13 @@ impl Experiment {
         let cores = r
             .cores
             .iter()
-            .zip(&met.core_energy_j)
-            .map(|(c, &energy_j)| CoreRow {
+            .enumerate()
+            .map(|(i, c)| CoreRow {
                 id: c.id,
                 core_type: &m.core_types[c.core_type as usize].name,
                 fast: m.is_fast(c.id as usize),
                 busy_s: c.busy_ns as f64 / 1e9,
-                energy_j,
+                energy_j: met.core_energy_j.as_ref().map(|e| e[i]),
             })
             .collect();
         let timeline = self.settings.timeline.then(|| {
@@ -639,9 +659,11 @@ struct RunRow<'a> {
     min_fairness: f64,
     uniformity: f64,
     unfairness: f64,
-    energy_j: f64,
-    edp: f64,
-    nj_per_instruction: f64,
+    /// These three, and each core's energy, are null where the machine has no power model
+    /// (`Machine::models_energy`): not modelled, never a 0 that looks measured.
+    energy_j: Option<f64>,
+    edp: Option<f64>,
+    nj_per_instruction: Option<f64>,
     instructions_per_s: f64,
     migrations: u64,
     events: u64,
@@ -686,7 +708,7 @@ struct CoreRow<'a> {
     core_type: &'a str,
     fast: bool,
     busy_s: f64,
-    energy_j: f64,
+    energy_j: Option<f64>,
 }
 
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion

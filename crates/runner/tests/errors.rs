@@ -2,7 +2,7 @@
 //! workload is reported, never a hang.
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, SimpleModel, Workload};
+use ampsched_model::{limits, Machine, SimpleModel, Workload};
 use ampsched_policy::baseline::oblivious::Oblivious;
 use ampsched_runner::{Experiment, Settings};
 use ampsched_sim::{Engine, SimConfig, SimError};
@@ -322,7 +322,7 @@ fn a_run_past_its_simulated_time_budget_is_an_error_naming_the_option() {
     // 1e12 instructions at CPI 1 on a 2.6 GHz core: about 385 s; a 100 s budget stops it.
     let w = "[[app]]\nname = \"long\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e12\n";
     let e = run_with(w, Settings { max_sim_s: 100.0, ..Settings::default() }).unwrap_err();
-    assert!(e.starts_with("w.toml: the run passed its budget: 100 s of simulated time (--max-sim-s) went by, stopped at t=100."), "{e}");
+    assert!(e.starts_with("w.toml: the solo reference run of long passed its budget: 100 s of simulated time (--max-sim-s) went by, stopped at t=100."), "{e}");
     assert!(e.ends_with("with 1 of 1 apps unfinished ('long'); raise the budget if the run is meant to be this long"), "{e}");
     assert!(run_with(w, Settings { max_sim_s: 1000.0, ..Settings::default() }).is_ok());
     for bad in [0.0, -1.0, 2e9, f64::NAN] {
@@ -374,6 +374,64 @@ fn threads_created_over_a_run_are_bounded_too() {
     let w = Workload::from_toml("w", w, &Programs::new()).unwrap();
     let cfg = SimConfig { max_threads_spawned: 100, ..SimConfig::default() };
     let SimError::OverBudget(msg) = Engine::new(&m, &w, &SimpleModel, &mut Oblivious, cfg).run().unwrap_err() else { panic!() };
-    assert!(msg.starts_with("101 threads were created, runs and restarts counted (the most a run may create), stopped at t="), "{msg}");
-    assert!(msg.contains("with 1 of 2 apps unfinished ('long')"), "{msg}");
+    // Checked before a run's threads are made (issue 23: the check came after, and the tables
+    // had grown past the bound, by a doubling, when it stopped the run): the long app's thread
+    // and 24 runs of 4 make 97, and the 25th run, which would make 101, is not started.
+    assert!(
+        msg.starts_with(
+            "the run passed its budget: 97 threads were created, runs and restarts counted, and the next run of 'short' would create 4 more, past the most a run may create (100), stopped at t="
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("with 1 of 2 apps unfinished ('long')") && !msg.contains('\n'), "{msg}");
+}
+
+/// Two apps, each with a solo reference of its own, for the budget's tests.
+const TWO_APPS: &str = "[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 2e9\n\
+                        [[app]]\nname = \"b\"\nthreads = 2\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n";
+
+#[test]
+fn the_event_budget_bounds_the_whole_command() {
+    // Issue 23: each simulation had the whole budget, so a command of k simulations could run k
+    // budgets' worth. Now the solo references and every policy of a comparison draw from one.
+    let dir = ScratchDir::new("budget-command");
+    let path = dir.write("w.toml", TWO_APPS);
+    let m = ampsched_runner::catalog::machine("2fc-2sc-amd").unwrap();
+    let w = ampsched_runner::catalog::workload(&path).unwrap();
+    // The solo references' events, simulated as the runner does: each app alone on the all-fast
+    // machine under oblivious.
+    let fast = m.all_fast();
+    let solo: u64 = (0..2).map(|i| Engine::new(&fast, &w.solo(i), &SimpleModel, &mut Oblivious, SimConfig::default()).run().unwrap().events).sum();
+    let policies = ["oblivious".to_string(), "static".to_string()];
+    let compare_with = |max_events: u64| {
+        let mut e = Experiment::new("2fc-2sc-amd", &path, Settings { max_events, ..Settings::default() }).unwrap();
+        ampsched_runner::compare(&mut e, &policies, None, &mut |_, _, _| true).map_err(|e| e.to_string().replace(&path, "w.toml"))
+    };
+    let r = compare_with(limits::DEFAULT_MAX_EVENTS).unwrap();
+    let runs: Vec<u64> = r.as_array().unwrap().iter().map(|x| x["events"].as_u64().unwrap()).collect();
+    let total = solo + runs[0] + runs[1];
+    // Exactly the command's events pass; one fewer stops the last run, which the earlier ones
+    // left one event short (before, each run had 1 event fewer than the total, which they all
+    // fitted in).
+    assert_eq!(compare_with(total).unwrap(), r, "the same results within the budget");
+    let e = compare_with(total - 1).unwrap_err();
+    let head = format!(
+        "w.toml: the run of static passed its budget: {} events (--max-events, one budget for every simulation of the command) went by, {} of them in its earlier simulations, stopped at t=",
+        total - 1,
+        solo + runs[0]
+    );
+    assert!(e.starts_with(&head), "{e}\nexpected: {head}");
+    assert!(runs[1] > 1 && total - 1 > runs[0].max(runs[1]) + solo / 2, "each run alone fits the budget: {runs:?} {solo}");
+}
+
+#[test]
+fn a_budget_error_names_the_simulation_that_passed_it() {
+    // Issue 23: the error said "1 of 1 apps unfinished" of a workload of six: it was a solo
+    // reference run, and did not say so.
+    let e = run_with(TWO_APPS, Settings { max_events: 50, ..Settings::default() }).unwrap_err();
+    assert!(e.starts_with("w.toml: the solo reference run of a passed its budget: 50 events (--max-events) went by, stopped at t="), "{e}");
+    assert!(e.ends_with("with 1 of 1 apps unfinished ('a'); raise the budget if the run is meant to be this long"), "{e}");
+    // a's 2e9 instructions take 0.77 s at 2.6 GHz, b's 0.38 s: 0.6 s stops a's reference.
+    let e = run_with(TWO_APPS, Settings { max_sim_s: 0.6, ..Settings::default() }).unwrap_err();
+    assert!(e.starts_with("w.toml: the solo reference run of a passed its budget: 0.6 s of simulated time (--max-sim-s) went by"), "{e}");
 }

@@ -133,8 +133,8 @@ fn energy_is_power_times_time() {
     let mut p = build(&PolicySpec::parse("bound").unwrap(), &m).unwrap();
     let r = Engine::new(&m, &w, &SimpleModel, p.as_mut(), SimConfig::default()).run().unwrap();
     let met = ampsched_sim::metrics(&m, &r, &[1.0]);
-    assert!((met.energy_j - 12.0).abs() < 1e-9, "energy {}", met.energy_j);
-    assert!((met.edp - 12.0).abs() < 1e-9);
+    assert!((met.energy_j.unwrap() - 12.0).abs() < 1e-9, "energy {}", met.energy_j.unwrap());
+    assert!((met.edp.unwrap() - 12.0).abs() < 1e-9);
 }
 
 #[test]
@@ -174,8 +174,45 @@ fn energy_per_instruction_and_throughput_do_not_depend_on_the_program_length() {
     for instructions in [1e9, 4e9] {
         let w = compute_apps(1, 1, instructions, 1.0, 0.0);
         let met = ampsched_sim::metrics(&m, &simulate(&m, &w, "oblivious"), &[instructions * 0.5e-9]);
-        assert!((met.nj_per_instruction - 5.5).abs() < 1e-9, "{}", met.nj_per_instruction);
+        assert!((met.nj_per_instruction.unwrap() - 5.5).abs() < 1e-9, "{}", met.nj_per_instruction.unwrap());
         assert!((met.instructions_per_s - 2e9).abs() < 1.0, "{}", met.instructions_per_s);
-        assert!((met.energy_j - 11.0 * instructions * 0.5e-9).abs() < 1e-9, "energy scales with the length: {}", met.energy_j);
+        assert!((met.energy_j.unwrap() - 11.0 * instructions * 0.5e-9).abs() < 1e-9, "energy scales with the length: {}", met.energy_j.unwrap());
     }
+}
+
+#[test]
+fn energy_is_not_modelled_where_a_core_type_gives_no_power() {
+    // Issue 23: a machine without power keys reported 0.0 J, 0.0 EDP and 0.0 nJ/instruction,
+    // numbers that look measured. Now they are null in the run's JSON, per core too; a type
+    // that gives power 0 explicitly is modelled (0 W is a statement, a missing key is not).
+    let dir = std::env::temp_dir().join(format!("ampsched-energy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(&w, "[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n").unwrap();
+    let kind = |name: &str, power: &str| format!("[[core_type]]\nname = \"{name}\"\ncount = 1\nfreq_ghz = 2.0\n{power}");
+    let cases = [
+        ("none", format!("{}{}", kind("big", ""), kind("small", "")), false),
+        ("one-type", format!("{}{}", kind("big", "power_active_w = 5.0\n"), kind("small", "")), false),
+        ("zero", format!("{}{}", kind("big", "power_idle_w = 0.0\n"), kind("small", "power_active_w = 0.0\n")), true),
+    ];
+    for (name, types, modelled) in cases {
+        let m = dir.join(format!("{name}.toml"));
+        std::fs::write(&m, format!("memory_latency_ns = 100\n{types}")).unwrap();
+        let mut e = Experiment::new(m.to_str().unwrap(), w.to_str().unwrap(), Settings::default()).unwrap();
+        let r = e.run("rr").unwrap();
+        for key in ["energy_j", "edp", "nj_per_instruction"] {
+            assert!(r.as_object().unwrap().contains_key(key), "{name}: {key} is still a column");
+            if modelled {
+                assert_eq!(r[key].as_f64(), Some(0.0), "{name}: {key}");
+            } else {
+                assert!(r[key].is_null(), "{name}: {key} = {}", r[key]);
+            }
+        }
+        for c in r["cores"].as_array().unwrap() {
+            assert_eq!(c["energy_j"].is_null(), !modelled, "{name}: {c}");
+        }
+        // The rest of the result is unaffected.
+        assert!(r["makespan_s"].as_f64().unwrap() > 0.0 && r["instructions_per_s"].as_f64().unwrap() > 0.0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -50,9 +50,17 @@ pub struct SimConfig {
     /// The run's simulated-time budget: a run still going past it stops with
     /// `SimError::OverBudget` (`limits::DEFAULT_MAX_SIM_S`), rather than running (nearly) forever.
     pub max_sim_ns: u64,
-    /// The run's event budget: the run stops with `SimError::OverBudget` after this many
-    /// events (`limits::DEFAULT_MAX_EVENTS`), which bounds its wall time.
+    /// The event budget (`limits::DEFAULT_MAX_EVENTS`), which bounds wall time: the run stops
+    /// with `SimError::OverBudget` once it and the simulations before it that drew from the
+    /// same budget (`events_before`) have used this many events.
     pub max_events: u64,
+    /// Events that the command's earlier simulations used of `max_events` (the runner gives one
+    /// budget to every simulation of a command: solo references, profiling runs, candidates,
+    /// each policy of a comparison); 0 for a run on its own.
+    pub events_before: u64,
+    /// What this run is, as its errors name it: "the run" on its own; the runner says which of
+    /// a command's simulations it is ("the solo reference run of wupwise_m", "the run of rr").
+    pub run_name: String,
     /// The most threads a run may create, runs and restarts counted (`limits::MAX_THREADS_SPAWNED`;
     /// smaller in tests).
     #[doc(hidden)]
@@ -82,6 +90,8 @@ impl Default for SimConfig {
             rate_cache: true,
             max_sim_ns: (ampsched_model::limits::DEFAULT_MAX_SIM_S * 1e9) as u64,
             max_events: ampsched_model::limits::DEFAULT_MAX_EVENTS,
+            events_before: 0,
+            run_name: "the run".to_string(),
             max_threads_spawned: ampsched_model::limits::MAX_THREADS_SPAWNED,
             skip_idle: true,
             interrupt: None,
@@ -109,7 +119,8 @@ impl std::fmt::Display for SimError {
         match self {
             SimError::Deadlock(m) => write!(f, "the workload can never finish: {m}"),
             SimError::Policy(m) => write!(f, "policy error: {m}"),
-            SimError::OverBudget(m) => write!(f, "the run passed its budget: {m}"),
+            // The message names the run (`SimConfig::run_name`): a command makes several.
+            SimError::OverBudget(m) => write!(f, "{m}"),
             SimError::Interrupted => write!(f, "interrupted"),
         }
     }
@@ -337,6 +348,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             self.events.push(q.max(1), Event::Quantum);
         }
         self.events.push(self.cfg.balance_ns, Event::Balance);
+        // What the earlier simulations of the command left of the event budget.
+        let max_events = self.cfg.max_events.saturating_sub(self.cfg.events_before);
 
         while self.apps_left > 0 {
             self.check_interrupt()?;
@@ -344,7 +357,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 return Err(self.deadlock());
             };
             debug_assert!(t >= self.now, "time went backwards");
-            if t > self.cfg.max_sim_ns || self.stats.events >= self.cfg.max_events || self.rts.len() as u64 > self.cfg.max_threads_spawned {
+            if t > self.cfg.max_sim_ns || self.stats.events >= max_events {
                 return Err(self.over_budget(t));
             }
             self.now = t;
@@ -352,6 +365,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 Event::Core { core } => self.on_core_event(core as usize),
                 Event::Arrival { app } => {
                     self.arrivals_left -= 1;
+                    // Before any of the run's threads is made, so that no table grows past the
+                    // bound (a constant-load app that restarts without end reaches it).
+                    let next_run = self.w.apps[app as usize].groups.iter().map(|g| g.threads_per_run()).sum::<u64>();
+                    if self.rts.len() as u64 + next_run > self.cfg.max_threads_spawned {
+                        return Err(self.too_many_threads(app as usize, next_run));
+                    }
                     self.spawn_run(app as usize);
                 }
                 Event::Wake { thread } => self.finish_step(thread),

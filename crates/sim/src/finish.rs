@@ -43,22 +43,45 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         ))
     }
 
-    /// The next event (at `next`) lies past the simulated-time budget, or the run has used its
-    /// events or created its most threads: say which, and how far the run got.
+    /// The next event (at `next`) lies past the simulated-time budget, or the run has used
+    /// what was left of the event budget: say which, in which run, and how far it got.
     pub(crate) fn over_budget(&self, next: u64) -> SimError {
+        let budget = if next > self.cfg.max_sim_ns {
+            format!("{} s of simulated time (--max-sim-s) went by", number_text(self.cfg.max_sim_ns as f64 / 1e9))
+        } else if self.cfg.events_before > 0 {
+            format!(
+                "{} events (--max-events, one budget for every simulation of the command) went by, {} of them in its earlier simulations",
+                number_text(self.cfg.max_events as f64),
+                number_text(self.cfg.events_before as f64)
+            )
+        } else {
+            format!("{} events (--max-events) went by", number_text(self.cfg.max_events as f64))
+        };
+        self.stopped(&budget, "raise the budget if the run is meant to be this long")
+    }
+
+    /// The next run of app `a` would create `next_run` threads, past the most a run may create
+    /// (`SimConfig::max_threads_spawned`): it is not started, and no table has grown past the
+    /// bound. Constant-load restarts: a short app beside a long one restarts without end.
+    pub(crate) fn too_many_threads(&self, a: usize, next_run: u64) -> SimError {
+        let budget = format!(
+            "{} threads were created, runs and restarts counted, and the next run of '{}' would create {} more, past the most a run may create ({})",
+            self.rts.len(),
+            self.w.apps[a].name,
+            next_run,
+            self.cfg.max_threads_spawned
+        );
+        self.stopped(&budget, "this bound is fixed: an app that restarts this often under constant load must be made longer")
+    }
+
+    /// `run_name` passed its budget (`budget` says which and how), how far it got, and `advice`.
+    fn stopped(&self, budget: &str, advice: &str) -> SimError {
         let unfinished: Vec<&str> = self.w.apps.iter().zip(&self.apps).filter(|(_, rt)| !rt.done).map(|(a, _)| a.name.as_str()).collect();
         let shown = unfinished.len().min(4);
         let more = if unfinished.len() > shown { format!(" and {} more", unfinished.len() - shown) } else { String::new() };
-        let budget = if next > self.cfg.max_sim_ns {
-            format!("{} s of simulated time (--max-sim-s) went by", number_text(self.cfg.max_sim_ns as f64 / 1e9))
-        } else if self.stats.events >= self.cfg.max_events {
-            format!("{} events (--max-events) went by", number_text(self.cfg.max_events as f64))
-        } else {
-            // Constant-load restarts: a short app beside a long one restarts without end.
-            format!("{} threads were created, runs and restarts counted (the most a run may create)", self.rts.len())
-        };
         SimError::OverBudget(format!(
-            "{budget}, stopped at t={:.6} s with {} of {} apps unfinished ('{}'{more}); raise the budget if the run is meant to be this long",
+            "{} passed its budget: {budget}, stopped at t={:.6} s with {} of {} apps unfinished ('{}'{more}); {advice}",
+            self.cfg.run_name,
             self.now as f64 / 1e9,
             unfinished.len(),
             self.w.apps.len(),

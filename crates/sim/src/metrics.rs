@@ -29,17 +29,19 @@ pub struct Metrics {
     pub min_fairness: f64,
     pub uniformity: f64,
     pub unfairness: f64,
-    pub energy_j: f64,
-    pub edp: f64,
-    /// Energy per instruction retired, nJ, and instructions retired per second: unlike
-    /// makespan, energy and EDP, these do not depend on how long the catalog made each program
-    /// under constant load (an app that finishes restarts, so the makespan is the longest
-    /// app's length, an invented number).
-    pub nj_per_instruction: f64,
+    /// Energy, J, and energy-delay product; None where the machine has no power model
+    /// (`Machine::models_energy`): "not modelled", never a 0 that looks measured.
+    pub energy_j: Option<f64>,
+    pub edp: Option<f64>,
+    /// Energy per instruction retired, nJ (None as `energy_j`), and instructions retired per
+    /// second: unlike makespan, energy and EDP, these do not depend on how long the catalog
+    /// made each program under constant load (an app that finishes restarts, so the makespan
+    /// is the longest app's length, an invented number).
+    pub nj_per_instruction: Option<f64>,
     pub instructions_per_s: f64,
     pub apps: Vec<AppMetrics>,
-    /// Per core: energy, J.
-    pub core_energy_j: Vec<f64>,
+    /// Per core: energy, J (None as `energy_j`).
+    pub core_energy_j: Option<Vec<f64>>,
 }
 
 /// `solo_s[i]`: app i's turnaround alone on the all-fast reference machine.
@@ -74,19 +76,20 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
     let sd_p = (progress.iter().map(|p| (p - mean_p).powi(2)).sum::<f64>() / n).sqrt();
     let max_sd = apps.iter().map(|a| a.slowdown).fold(f64::MIN, f64::max);
     let min_sd = apps.iter().map(|a| a.slowdown).fold(f64::MAX, f64::min);
-    let core_energy_j: Vec<f64> = r
-        .cores
-        .iter()
-        .map(|c| {
-            let t = &m.core_types[c.core_type as usize];
-            let busy = c.busy_ns as f64 / 1e9;
-            // Each level's power for the time the core was busy at it; without DVFS that is
-            // the one nominal level, `power_active_w`.
-            let active: f64 = t.power_levels_w.iter().zip(&c.busy_ns_by_level).map(|(p, &ns)| p * (ns as f64 / 1e9)).sum();
-            active + t.power_idle_w * (makespan_s - busy)
-        })
-        .collect();
-    let energy_j: f64 = core_energy_j.iter().sum();
+    let core_energy_j: Option<Vec<f64>> = m.models_energy().then(|| {
+        r.cores
+            .iter()
+            .map(|c| {
+                let t = &m.core_types[c.core_type as usize];
+                let busy = c.busy_ns as f64 / 1e9;
+                // Each level's power for the time the core was busy at it; without DVFS that is
+                // the one nominal level, `power_active_w`.
+                let active: f64 = t.power_levels_w.iter().zip(&c.busy_ns_by_level).map(|(p, &ns)| p * (ns as f64 / 1e9)).sum();
+                active + t.power_idle_w * (makespan_s - busy)
+            })
+            .collect()
+    });
+    let energy_j: Option<f64> = core_energy_j.as_ref().map(|e| e.iter().sum());
     let instructions = r.instructions();
     Metrics {
         makespan_s,
@@ -96,8 +99,8 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
         uniformity: 1.0 - sd_p / mean_p,
         unfairness: max_sd / min_sd,
         energy_j,
-        edp: energy_j * makespan_s,
-        nj_per_instruction: if instructions > 0.0 { energy_j / instructions * 1e9 } else { 0.0 },
+        edp: energy_j.map(|e| e * makespan_s),
+        nj_per_instruction: energy_j.map(|e| if instructions > 0.0 { e / instructions * 1e9 } else { 0.0 }),
         instructions_per_s: if makespan_s > 0.0 { instructions / makespan_s } else { 0.0 },
         apps,
         core_energy_j,
