@@ -22,12 +22,8 @@ import importlib
 import json
 import os
 
-<<<<<<< HEAD
 from ._files import text_arg
-from ._metrics import METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
-=======
 from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
->>>>>>> i23-engine
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
 # The module ampsched.sweep is imported now, before the function sweep() below is defined:
@@ -145,7 +141,7 @@ _DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "
                         "agent_interval_max_ms": 3600000.0, "emulate_period_ms": 2.0,
                         "decide_limit_ms": 1000.0, "decide_limit_min_ms": 1.0, "decide_limit_max_ms": 3600000.0,
                         "simulator_decide_limit_ms": 10000.0,
-                        "max_sim_s": 1e7, "max_events": 10 ** 9, "counter_noise": 0.02}
+                        "max_sim_s": 1e7, "max_events": 2 * 10 ** 8, "counter_noise": 0.02}
 
 
 def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
@@ -299,15 +295,11 @@ def results_frame(results: list):
     `ampsched compare --json`)."""
     import pandas as pd
 
-<<<<<<< HEAD
     if not isinstance(results, list) or not results or not all(isinstance(r, dict) and "policy" in r
                                                                for r in results):
         raise _require_core().InputError("results: expected a non-empty list of result dicts "
                                          "(compare(...).attrs['raw'], or `ampsched compare --json`)")
-    frame = pd.DataFrame([_scalars(r) for r in results]).set_index("policy")
-=======
     frame = _energy_as_float(pd.DataFrame([_scalars(r) for r in results])).set_index("policy")
->>>>>>> i23-engine
     rows = [row for r in results for row in _app_rows(r.get("apps", []), {"policy": r["policy"]})]
     frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
     frame.attrs["raw"] = results

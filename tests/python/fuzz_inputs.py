@@ -42,7 +42,7 @@ CATALOG = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir, "catalog"))
 TIMEOUT_S = float(os.environ.get("AMPSCHED_FUZZ_TIMEOUT", "20"))
 SLOW_S = 5.0       # a case slower than this is reported (not failed): a bound is missing somewhere
 # Every case runs with this event budget (--max-events): what bounds a run's wall time is the
-# budget, and the default (1e9, a minute or two) would let a hostile `runs = 100000` use the
+# budget, and the default (2e8, seconds to minutes) would let a hostile `runs = 100000` use the
 # whole time bound. 3e6 events take at most a few seconds even where the shared-LLC model is
 # slowest (~1 M events/s on a loaded machine); a case that needs more ends in the budget's
 # one-line error, which is a clean end too.

@@ -103,7 +103,7 @@ def test_a_run_past_its_budget_is_an_input_error_and_a_float_count_is_taken(defa
         ampsched.run("dvfs-2x", "demo", "rr", max_sim_s=1)
     with pytest.raises(ampsched.InputError, match=r"passed its budget: 100 events \(--max-events"):
         ampsched.compare("dvfs-2x", "demo", ["rr", "static"], max_events=100.0)
-    assert ampsched.defaults()["max_events"] == 10 ** 9 and ampsched.defaults()["max_sim_s"] == 1e7
+    assert ampsched.defaults()["max_events"] == 2 * 10 ** 8 and ampsched.defaults()["max_sim_s"] == 1e7
 
 
 def test_run(default):

@@ -123,13 +123,16 @@ pub const MAX_CRITICAL_COUNT: u64 = 1_000_000_000;
 /// run of a sweep): every simulation the command makes (solo references, profiling runs,
 /// best-static's candidates, each policy of a comparison) draws what the earlier ones left
 /// (`SimConfig::events_before`), so that the number of simulations, which the workload decides,
-/// cannot multiply it. What 1e9 events cost, one core's CPU time (issue 23): ~50 ns an event on
-/// the reference benchmark (`make bench`), so under a minute; `oblivious` alone on 6 cores with
-/// 10^3, 10^4, 10^5 threads 71, 99, 249 ns (level past the caches: 262 ns with 2.5·10^5), so
-/// 1-4 minutes; `rr`, a policy called at every thread event, 610, 978, 1145 ns, so up to ~19
-/// minutes. The catalog's largest command (best-static's 64 candidates of a 16-app workload)
-/// uses ~4·10^7, twenty times less.
-pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000_000;
+/// cannot multiply it. What an event costs, one core's CPU time: ~50 ns on the reference
+/// benchmark (`make bench`); `oblivious` alone on 6 cores with 10^3, 10^4, 10^5 threads 71, 99,
+/// 249 ns (level past the caches: 262 ns with 2.5·10^5); `rr`, a policy called at every thread
+/// event, 610, 978, 1145 ns. Why 2e8: the default must bound a command's wall time to minutes
+/// whatever the workload, so that a mistyped thread count ends in this budget's one-line error
+/// rather than in a run nobody waits for: 2e8 events is ~10 s on the reference benchmark and
+/// at most ~4 minutes in the worst case measured (rr on 10^5 threads; 1e9 allowed ~19). The
+/// catalog's largest command (best-static's 64 candidates of a 16-app workload) uses ~4·10^7,
+/// a fifth of it; a larger study raises it with --max-events.
+pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
 /// The event budget's own range: 1e13 events is a day of the engine's time.
 pub const MAX_EVENTS: Bounds = Bounds::closed(1.0, 1e13, "events");
 
