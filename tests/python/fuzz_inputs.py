@@ -122,7 +122,7 @@ PATHS = [b"\xff", b"/tmp/m\xff.toml", "", "/", "/dev/null", "/dev/zero", "/dev/f
          "-", "\u00e9"]
 OUTPUTS = [b"t\xff.json", "", "/", "/proc/version", "/nonexistent/dir/t.json", "/dev/full", "a" * 5000 + ".json"]
 # A sweep file's grid values: names, lists, nestings, ranges a careless file holds.
-GRID_VALUES = ["", ",", "dvfs-2x,dvfs-2x", ["dvfs-2x", "dvfs-2x"], [["dvfs-2x"]], [[[[[]]]]], ["rr", 5], [None],
+GRID_VALUES = ["", ",", "dvfs-2x,dvfs-2x", ["dvfs-2x", "dvfs-2x"], [["dvfs-2x"]], [[[[[]]]]], ["rr", 5], [True],
                "1-0", "0-18446744073709551615", "1-100000000000", [-1], [2 ** 64], [1.5], ["1-3", 2], "rr,no-such",
                "rr:threshold_ms=nan", "out.parquet", "/dev/null", "/", "s.toml", "out.parquet.parts", LONG[:300]]
 
@@ -665,6 +665,8 @@ def _resume_case(rng, case, resume):
         if damage in ("bit", "byte", "truncate", "empty"):
             part = rng.choice(parts)
             data = bytearray(part[1])
+            if not data:  # already emptied by an earlier damage
+                continue
             at = rng.randrange(len(data))
             if damage == "bit":
                 data[at] ^= 1 << rng.randrange(8)
