@@ -55,6 +55,10 @@ pub const SIMULATOR_DECIDE_LIMIT_MS: f64 = 10_000.0;
 /// call still running after 2 s catches what is raised, or blocks where nothing reaches it.
 pub const GIVE_UP: Duration = Duration::from_secs(2);
 
+/// How long `Watchdog::finish` waits for a helper to end: once the GIL is free it ends in
+/// microseconds, so this is only a bound for a GIL that some other thread keeps.
+const HELPER_WAIT: Duration = Duration::from_secs(2);
+
 /// The longest wait between two of the watchdog's looks at the call in progress: it bounds how
 /// late a stop signal reaches a stuck call (a user's Ctrl-C takes effect within a tenth of a
 /// second) and how far past its limit a call runs. Shorter limits are checked every tenth of the
@@ -194,9 +198,21 @@ impl Watchdog {
         self.calls.clone()
     }
 
-    /// Stop the watchdog and put Python's handler back.
+    /// Stop the watchdog, wait for its helper, and put Python's handler back.
     pub fn finish(mut self, py: Python<'_>) {
         self.stop_thread();
+        // A helper still waiting for the GIL to interrupt a call must be gone before Python goes
+        // on: at exit, CPython ends a thread that waits for the GIL with pthread_exit, whose
+        // forced unwind through the helper's Rust frames aborts the process ("FATAL: exception
+        // not rethrown", seen in the fuzz test after a stuck call's one-line error). With the
+        // call over, a helper that gets the GIL finds nothing to interrupt and ends at once.
+        let calls = self.calls.clone();
+        py.allow_threads(|| {
+            let deadline = Instant::now() + HELPER_WAIT;
+            while calls.helper_busy.load(Ordering::SeqCst) && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(1));
+            }
+        });
         if let Some(old) = self.old_handler.take() {
             if let Ok(signal) = py.import_bound("signal") {
                 let _ = signal.call_method1("signal", (WAKE_SIGNAL, old));
