@@ -22,7 +22,7 @@ import tempfile
 import time
 
 import ampsched
-from ampsched.sweep import run_sweep
+from ampsched._sweep import run_sweep
 
 POLICIES = ["oblivious", "static", "rr", "busyfcs", "bound"]
 APPS = [(2e8, 0.8, 0.5), (2e8, 1.0, 2.0), (3e8, 1.2, 8.0), (1.5e8, 0.9, 1.0), (2.5e8, 1.5, 12.0), (2e8, 1.1, 4.0)]

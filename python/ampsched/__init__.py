@@ -18,6 +18,7 @@ higher for stp, min_fairness, uniformity, speedup_vs_baseline):
 
 """
 
+import functools
 import importlib
 import json
 import os
@@ -26,10 +27,7 @@ from ._files import text_arg
 from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
-# The module ampsched.sweep is imported now, before the function sweep() below is defined:
-# importing a submodule sets the package's attribute of that name, and a first import later
-# would replace the function ampsched.sweep with the module.
-from . import sweep as _sweep_module  # noqa: E402
+from . import _sweep as _sweep_module  # the sweep's machinery; ampsched.sweep is the function
 
 __doc__ += glossary_text() + "\n"
 
@@ -48,7 +46,7 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "sweep", "reproduce", "read_sweep", "verify_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
+    "run", "compare", "default_comparison", "sweep", "reproduce", "read_sweep", "verify_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
     "list_machines", "list_workloads", "list_policies", "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
@@ -104,20 +102,46 @@ class Result:
     cores     one row per core: id, type, fast, busy_s, energy_j.
     timeline  rows (core, thread, app, start_s, end_s) if the run asked for it, else None.
     raw       the engine's JSON result as a dict.
+    json      the engine's JSON result as text (what `ampsched run --json` prints).
 
-    See help(ampsched) for what each metric means.
+    See help(ampsched) for what each metric means. The DataFrames are made on first use:
+    pandas is imported only then (the CLI prints from `raw` and never pays for it).
     """
 
-    def __init__(self, raw: dict):
-        import pandas as pd  # imported when needed: the CLI never pays for it
-
+    def __init__(self, raw: dict, json_text: str = None):
         self.raw = raw
-        self.summary = _energy_as_float(pd.DataFrame([_scalars(raw)]))
-        self.apps = pd.DataFrame(raw.get("apps", []))
-        self.threads = pd.DataFrame(raw.get("threads", []))
-        self.cores = _energy_as_float(pd.DataFrame(raw.get("cores", [])))
-        timeline = raw.get("timeline")
-        self.timeline = None if timeline is None else pd.DataFrame(timeline, columns=TIMELINE_COLUMNS)
+        self.json = json_text if json_text is not None else json.dumps(raw)
+
+    @functools.cached_property
+    def summary(self):
+        import pandas as pd
+
+        return _energy_as_float(pd.DataFrame([_scalars(self.raw)]))
+
+    @functools.cached_property
+    def apps(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.raw.get("apps", []))
+
+    @functools.cached_property
+    def threads(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.raw.get("threads", []))
+
+    @functools.cached_property
+    def cores(self):
+        import pandas as pd
+
+        return _energy_as_float(pd.DataFrame(self.raw.get("cores", [])))
+
+    @functools.cached_property
+    def timeline(self):
+        import pandas as pd
+
+        timeline = self.raw.get("timeline")
+        return None if timeline is None else pd.DataFrame(timeline, columns=TIMELINE_COLUMNS)
 
     def __repr__(self):
         r = self.raw
@@ -232,7 +256,7 @@ def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
     text = core.run(_text("machine", machine), _text("workload", workload), _text("policy", label),
                     trace=None if trace is None else _text("trace", trace), timeline=_flag("timeline", timeline),
                     policy_object=policy_object, **settings, **_noise(counter_noise))
-    return Result(json.loads(text))
+    return Result(json.loads(text), text)
 
 
 def compare(machine, workload, policies, baseline=None, seed: int = None, slice_ms: float = None,
@@ -242,7 +266,8 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
 
     One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline.
     df.attrs["apps"] is a long DataFrame (policy, app, slowdown, turnaround_s, ...) and
-    df.attrs["raw"] the engine's list of results (what write_report takes).
+    df.attrs["raw"] the engine's list of results (what write_report takes), df.attrs["json"]
+    the same as the engine's JSON text (what `ampsched compare --json` prints).
 
     policies: a list of specs and ampsched.Policy objects, or one "p1,p2,..." string.
     baseline: the spec (or Policy object, or label) the speedups are relative to, or
@@ -279,7 +304,14 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
     finally:
         if isinstance(callback, ProgressBar):
             callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean
-    return results_frame(json.loads(text))
+    frame = results_frame(json.loads(text))
+    frame.attrs["json"] = text
+    return frame
+
+
+def default_comparison() -> dict:
+    """What `ampsched compare` runs when given nothing: {"machine", "workload", "policies"}."""
+    return json.loads(_require_core().default_compare())
 
 
 def _resolve_policies(policies):
@@ -336,7 +368,7 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = 
     (Ray tasks; needs `pip install 'ampsched[ray]'`, and ampsched on every node of a cluster):
     address None starts a local Ray instance for the sweep, else the running cluster to connect
     to ("HOST:PORT" of its head, "ray://HOST:PORT", "auto"); the rows are the same either way.
-    output: a Parquet file written as runs finish (see ampsched.sweep module); an existing one
+    output: a Parquet file written as runs finish (see the module ampsched._sweep); an existing one
     is refused unless resume (keep the successful runs it, or an interrupted sweep's
     FILE.parquet.parts, already has and run only the others) or force (replace it). max_runs: a larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
     terminal). file: a sweep TOML file whose keys are the defaults of these keywords.

@@ -1,11 +1,10 @@
-"""Plain-text output for the command line: numbers, aligned tables and a progress bar.
+"""Plain-text output for the command line: numbers, aligned tables and compare's progress bar.
 
 Free of pandas and of the compiled engine so that the CLI starts fast and these parts
 can be tested on their own.
 """
 
 import math
-import os
 import sys
 
 
@@ -57,19 +56,20 @@ def format_table(headers, rows, same_decimals: bool = True) -> str:
 
 
 class ProgressBar:
-    """A progress(done, total, label) callback drawing `[####----] 3/5 label` on one line.
+    """A progress(done, total, label) callback for the engine's compare: a tqdm bar (the one
+    progress bar library of the package: sweeps use it too) with the policy being run as its
+    label.
 
-    It draws only when the stream is a terminal: in a pipe, a log or CI, carriage
-    returns would only be noise. The line is blanked when done == total (or on clear()),
-    so that what follows starts on a clean line.
+    It draws only when the stream is a terminal: in a pipe, a log or CI, carriage returns
+    would only be noise. The bar is removed when done == total (or on clear()), so that what
+    follows starts on a clean line. tqdm is imported on first use, so that the CLI starts fast.
     """
 
-    def __init__(self, stream=None, width: int = 20):
+    def __init__(self, stream=None):
         self.stream = sys.stderr if stream is None else stream
-        self.width = width
         isatty = getattr(self.stream, "isatty", None)
         self.enabled = bool(isatty and isatty())
-        self._shown = 0  # characters now on the line, so that a shorter redraw blanks them
+        self._bar = None
 
     def __call__(self, done: int, total: int, label: str = "") -> None:
         if not self.enabled:
@@ -77,23 +77,14 @@ class ProgressBar:
         if total <= 0 or done >= total:
             self.clear()
             return
-        filled = self.width * max(done, 0) // total
-        text = f"[{'#' * filled}{'-' * (self.width - filled)}] {done}/{total} {label}"
-        # A line that wraps cannot be rewritten with '\r', so never reach the last column.
-        text = text[: self._columns() - 1]
-        self.stream.write("\r" + text.ljust(self._shown))
-        self.stream.flush()
-        self._shown = len(text)
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=label, file=self.stream, unit="run", leave=False, dynamic_ncols=True)
+        self._bar.n = max(done, 0)
+        self._bar.set_description_str(label)  # redraws: a call per run of a policy, a few per compare
 
     def clear(self) -> None:
-        if self.enabled and self._shown:
-            self.stream.write("\r" + " " * self._shown + "\r")
-            self.stream.flush()
-            self._shown = 0
-
-    def _columns(self) -> int:
-        # The width of *this* stream's terminal: stdout may be redirected while stderr is not.
-        try:
-            return os.get_terminal_size(self.stream.fileno()).columns
-        except (AttributeError, OSError, ValueError):
-            return 80
+        if self._bar is not None:
+            self._bar.close()  # leave=False: tqdm blanks its line
+            self._bar = None

@@ -11,7 +11,7 @@ option: an empty path, a missing directory, a directory, a symlink (its target w
 silently replaced by a regular file, or with a plain open() overwritten), and anything that
 is not a regular file (a FIFO would block the writer forever, a device would be replaced by
 a file). Whether an existing regular file may be replaced is the caller's rule: a report or a
-trace is regenerated at will; a sweep's results are not (see sweep._check_output).
+trace is regenerated at will; a sweep's results are not (see _sweep._check_output).
 """
 
 import os

@@ -206,7 +206,7 @@ def load(path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .sweep import _error
+    from ._sweep import _error
 
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -225,7 +225,7 @@ def check(table, source: str):
     """`table` conformed (fixed types, every metric column), if it is a sweep's table."""
     import pyarrow as pa
 
-    from .sweep import _error
+    from ._sweep import _error
 
     for name, want in fixed_types().items():
         if name not in table.column_names:

@@ -19,7 +19,7 @@ from ._console import ProgressBar, format_table
 from ._files import check_output, write_atomically
 from ._metrics import ENERGY_NOTE, METRICS, energy_unmodelled, shown
 from .report import render_report
-from .sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep  # the module; ampsched.sweep is the function
+from ._sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep
 
 KINDS = ("machines", "workloads", "policies", "programs")
 REPRODUCTION_DIR = os.path.join("docs", "reproduction")
@@ -348,12 +348,10 @@ def _cmd_list(args) -> int:
 
 def _cmd_run(args) -> int:
     _check_output_path("--trace", args.trace)
-    core = ampsched._require_core()
-    label, policy_object = ampsched.policy.resolve(args.policy)
-    text = core.run(args.machine, args.workload, label, seed=args.seed,
-                    slice_ms=args.slice_ms, trace=args.trace, timeline=False, policy_object=policy_object,
-                    max_sim_s=args.max_sim_s, max_events=args.max_events, counter_noise=args.counter_noise)
-    print(text if args.json else format_run(json.loads(text)))
+    result = ampsched.run(args.machine, args.workload, args.policy, seed=args.seed, slice_ms=args.slice_ms,
+                          trace=args.trace, max_sim_s=args.max_sim_s, max_events=args.max_events,
+                          counter_noise=args.counter_noise)
+    print(result.json if args.json else format_run(result.raw))
     return 0
 
 
@@ -362,24 +360,22 @@ def _cmd_compare(args) -> int:
     policies = None if args.policies is None else ampsched.split_policies(args.policies)
     if policies == []:
         raise UsageError(f"--policies: no policy spec in {args.policies!r}")
-    core = ampsched._require_core()
     machine, workload = args.machine, args.workload
     if machine is None or workload is None or policies is None:
         # Fill in only what is missing, so `compare --policies rr,fair` uses the demo machine.
-        default = json.loads(core.default_compare())
+        default = ampsched.default_comparison()
         machine = default["machine"] if machine is None else machine
         workload = default["workload"] if workload is None else workload
         policies = default["policies"] if policies is None else policies
-    labels, objects = ampsched._resolve_policies(policies)
     bar = ProgressBar()
     try:
-        text = core.compare(machine, workload, labels, baseline=args.baseline, seed=args.seed,
-                            slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar,
-                            policy_objects=objects, max_sim_s=args.max_sim_s,
-                            max_events=args.max_events, counter_noise=args.counter_noise)
+        frame = ampsched.compare(machine, workload, policies, baseline=args.baseline, seed=args.seed,
+                                 slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar,
+                                 max_sim_s=args.max_sim_s, max_events=args.max_events,
+                                 counter_noise=args.counter_noise)
     finally:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
-    results = json.loads(text)
+    results, text = frame.attrs["raw"], frame.attrs["json"]
     if args.report is not None:
         _write_output("--report", args.report, render_report(results))
         print(f"ampsched: report written to {args.report}", file=sys.stderr)  # stdout may be --json

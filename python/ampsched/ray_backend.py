@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 
-from .sweep import WorkerDied, _error, check_jobs
+from ._sweep import WorkerDied, _error, check_jobs
 
 # A typo in --address must be one error line within seconds. ray.init itself, given an address
 # where no Ray head answers, retries for 20 s to several minutes (a closed port, a silent

@@ -46,14 +46,14 @@ def test_progress_silent_when_not_a_terminal():
 
 def test_progress_draws_and_clears_on_a_terminal():
     stream = FakeTerminal()
-    bar = ProgressBar(stream, width=8)
+    bar = ProgressBar(stream)
     bar(0, 5, "rr:threshold_ms=50")
     bar(3, 5, "rr")
-    assert "[--------] 0/5 rr:threshold_ms=50" in stream.getvalue()
-    # the shorter redraw pads over the longer one
-    assert stream.getvalue().endswith("\r" + "[####----] 3/5 rr".ljust(len("[--------] 0/5 rr:threshold_ms=50")))
+    shown = stream.getvalue()
+    assert "rr:threshold_ms=50" in shown and "0/5" in shown  # tqdm's bar, labelled with the policy
+    assert "3/5" in shown.rsplit("\r", 1)[-1] and "rr" in shown.rsplit("\r", 1)[-1]
     bar(5, 5, "")
-    assert stream.getvalue().endswith("\r" + " " * len("[####----] 3/5 rr") + "\r")
+    assert stream.getvalue().endswith("\r")  # the line blanked (leave=False), the cursor at its start
     size = len(stream.getvalue())
     bar.clear()  # already clear: writes nothing more
     assert len(stream.getvalue()) == size

@@ -192,7 +192,7 @@ def run(name: str, quick: bool = False, jobs=None, output=None, backend="local",
     from contextlib import ExitStack
 
     from .._files import check_output, write_atomically
-    from ..sweep import check_backend, make_backend
+    from .._sweep import check_backend, make_backend
 
     module = load(name)
     if output is not None:
