@@ -98,8 +98,8 @@ fn time_run(m: &Machine, w: &Workload, policy: &str, repeat: usize) -> (f64, Run
     best_of(repeat, || {
         let mut p = build(&spec, m).expect("bench policy builds");
         // As the runner configures a run: a policy that reads no counters is not shown them.
-        let needs = info(&spec.name).expect("a registered policy").needs;
-        let cfg = SimConfig { policy_reads_counters: needs.contains(Signals::COUNTERS), ..SimConfig::default() };
+        let reads = ampsched_runner::reads(info(&spec.name).expect("a registered policy"));
+        let cfg = SimConfig { policy_reads_counters: reads.contains(Signals::COUNTERS), ..SimConfig::default() };
         let r = Engine::new(m, w, &SimpleModel, p.as_mut(), cfg).run().expect("bench runs");
         Run { events: r.events, sim_s: r.makespan_ns as f64 / 1e9, calls: r.policy_calls, decisions: r.decisions }
     })
