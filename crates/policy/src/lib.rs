@@ -36,6 +36,11 @@ pub struct PolicyInfo {
     /// What it reads beyond thread states and CPU time: checked with `Signals::check` against
     /// what the simulator or the agent measures.
     pub needs: Signals,
+    /// What it reads where the source has it, without needing it (it checks `SystemView::
+    /// available` and does without): WASH's trained speedup model reads counters, and falls back
+    /// to the core types' ratio where there are none. The simulator shows a policy counters only
+    /// if they are in `needs` or here (`SimConfig::policy_reads_counters`).
+    pub optional: Signals,
     pub build: Build,
 }
 

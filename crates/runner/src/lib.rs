@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, SoloIps, Workload, MAX_CORE_TYPES};
 use ampsched_model::Signals;
 use ampsched_policy::baseline::best_static::{self, BestStatic};
-use ampsched_policy::baseline::bound::Bound;
-use ampsched_policy::baseline::oblivious::Oblivious;
-use ampsched_policy::{OptionInfo, OptionKind, Options, PolicySpec, POLICIES};
+use ampsched_policy::baseline::bound::{self, Bound};
+use ampsched_policy::baseline::oblivious::{self, Oblivious};
+use ampsched_policy::{OptionInfo, OptionKind, Options, PolicyInfo, PolicySpec, POLICIES};
 use ampsched_sim::{metrics, simulator_signals, AppMetrics, Engine, Metrics, RunResult, SimConfig, SimError};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -145,7 +145,7 @@ impl Experiment {
         Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None, events_used: std::cell::Cell::new(0) })
     }
 
-    fn config(&self, segments: usize, run_name: &str) -> SimConfig {
+    fn config(&self, segments: usize, run_name: &str, reads: Signals) -> SimConfig {
         SimConfig {
             slice_ns: (self.settings.slice_ms * 1e6).round().max(1.0) as u64,
             seed: self.settings.seed,
@@ -157,6 +157,7 @@ impl Experiment {
             run_name: run_name.to_string(),
             interrupt: self.settings.interrupt.clone(),
             counter_noise: self.settings.counter_noise,
+            policy_reads_counters: reads.contains(Signals::COUNTERS),
             ..SimConfig::default()
         }
     }
@@ -171,8 +172,10 @@ impl Experiment {
     /// command makes. One budget, rather than a share each: the number of simulations depends on
     /// the workload (one solo reference per distinct app, 2^k best-static candidates), and a
     /// share would stop a long run that the others left room for.
-    pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, segments: usize, run_name: &str) -> Result<RunResult, Error> {
-        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name)).run().map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
+    /// `reads`: what the policy reads (`reads`, or a Python policy's `needs`): a policy that
+    /// does not read counters does not pay for their noisy view (`SimConfig::policy_reads_counters`).
+    pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, reads: Signals, segments: usize, run_name: &str) -> Result<RunResult, Error> {
+        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name, reads)).run().map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
         self.events_used.set(self.events_used.get() + r.events);
         Ok(r)
     }
@@ -192,7 +195,7 @@ impl Experiment {
             let t = match cache.get(&key) {
                 Some(t) => *t,
                 None => {
-                    let r = self.simulate_on(&fast, &solo, &mut Oblivious, 0, &format!("the solo reference run of {}", solo.apps[0].name))?;
+                    let r = self.simulate_on(&fast, &solo, &mut Oblivious, reads(&oblivious::INFO), 0, &format!("the solo reference run of {}", solo.apps[0].name))?;
                     let t = r.apps[0].turnaround_s();
                     cache.insert(key, t);
                     t
@@ -240,7 +243,7 @@ impl Experiment {
             let mut ips = vec![[0.0; MAX_CORE_TYPES]; solo.apps[0].groups.len()];
             for (ty, m) in machines.iter().enumerate() {
                 let name = format!("the profiling run of {} on core type '{}'", solo.apps[0].name, self.machine.core_types[ty].name);
-                let r = self.simulate_on(m, &solo, &mut Oblivious, 0, &name)?;
+                let r = self.simulate_on(m, &solo, &mut Oblivious, reads(&oblivious::INFO), 0, &name)?;
                 for (g, rate) in ips.iter_mut().enumerate() {
                     // The machine has one core type, index 0.
                     let (instructions, ns) = r
@@ -302,7 +305,7 @@ impl Experiment {
         } else {
             let workload = self.workload_of(info.needs);
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
-            (self.simulate_on(&self.machine, workload, policy.as_mut(), segments, &format!("the run of {}", spec.canonical()))?, None)
+            (self.simulate_on(&self.machine, workload, policy.as_mut(), reads(info), segments, &format!("the run of {}", spec.canonical()))?, None)
         };
         self.result_json(&spec, &result, &solo, extra)
     }
@@ -316,7 +319,7 @@ impl Experiment {
         self.profile_for(needs)?;
         let workload = self.workload_of(needs);
         self.check_needs(workload, label, label, needs)?;
-        let result = self.simulate_on(&self.machine, workload, policy, segments, &format!("the run of {label}"));
+        let result = self.simulate_on(&self.machine, workload, policy, needs, segments, &format!("the run of {label}"));
         if let Some(why) = policy.failure() {
             return Err(InputError::new("--policy", label, why).into());
         }
@@ -389,7 +392,7 @@ impl Experiment {
         for r in 0..n {
             let mut p = Bound::new(n, r);
             let name = format!("the run of {DEFAULT_BASELINE} (bound:offset={r}, rotation {} of {n})", r + 1);
-            runs.push(self.simulate_on(&self.machine, &self.workload, &mut p, if r == 0 { segments } else { 0 }, &name)?);
+            runs.push(self.simulate_on(&self.machine, &self.workload, &mut p, reads(&bound::INFO), if r == 0 { segments } else { 0 }, &name)?);
         }
         let rotations: Vec<Value> = runs
             .iter()
@@ -437,7 +440,7 @@ impl Experiment {
         for (i, a) in cands.iter().enumerate() {
             let mut p = BestStatic::new(&self.machine, a.clone());
             let name = format!("the run of {}'s candidate {} of {}", spec.canonical(), i + 1, cands.len());
-            let r = self.simulate_on(&self.machine, &self.workload, &mut p, 0, &name)?;
+            let r = self.simulate_on(&self.machine, &self.workload, &mut p, reads(&best_static::INFO), 0, &name)?;
             let score = geomean_slowdown(&metrics(&self.machine, &r, solo));
             if best.map_or(true, |(b, _)| score < b) {
                 best = Some((score, i));
@@ -445,7 +448,7 @@ impl Experiment {
         }
         let (_, i) = best.expect("there is always at least one admissible assignment");
         let mut p = BestStatic::new(&self.machine, cands[i].clone());
-        let r = self.simulate_on(&self.machine, &self.workload, &mut p, segments, &format!("the run of {}", spec.canonical()))?;
+        let r = self.simulate_on(&self.machine, &self.workload, &mut p, reads(&best_static::INFO), segments, &format!("the run of {}", spec.canonical()))?;
         let fast: Vec<Value> = cands[i]
             .iter()
             .filter(|(_, level)| **level == ampsched_policy::common::FAST)
@@ -531,6 +534,11 @@ impl Experiment {
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
+}
+
+/// What a registered policy reads: what it needs and what it reads where it is there.
+pub fn reads(info: &PolicyInfo) -> Signals {
+    info.needs.union(info.optional)
 }
 
 /// What makes two apps' solo runs the same: copies of one app are simulated once.

@@ -157,7 +157,7 @@ impl Exhaustive {
         let score = (0u32..1 << ks.len())
             .map(|mask| {
                 let a: Assignment = ks.iter().enumerate().map(|(i, k)| (*k, if mask >> i & 1 == 1 { FAST } else { SLOW })).collect();
-                let r = exp.simulate_on(&exp.machine, &exp.workload, &mut BestStatic::new(&exp.machine, a), 0, "a candidate").unwrap();
+                let r = exp.simulate_on(&exp.machine, &exp.workload, &mut BestStatic::new(&exp.machine, a), best_static::INFO.needs, 0, "a candidate").unwrap();
                 geomean_slowdown(&metrics(&exp.machine, &r, &solo))
             })
             .collect();

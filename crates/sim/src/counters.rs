@@ -107,6 +107,15 @@ impl CounterBook {
         self.unsynced.clear();
     }
 
+    /// What a policy that reads no counters is shown of thread `t` now: its CPU time per core
+    /// type, exact (`SimConfig::policy_reads_counters`).
+    pub fn sync_time(&self, book: &mut ViewBook, t: u32, types: usize) {
+        let (t, view) = (t as usize, &mut book.threads[t as usize].per_type);
+        for ty in 0..types {
+            view[ty].time_ns = self.hot[t][ty].time_ns;
+        }
+    }
+
     /// What the policy reads of thread `t` now, on the machine's first `types` core types (the
     /// others never count).
     pub fn sync(&mut self, book: &mut ViewBook, t: u32, types: usize) {

@@ -11,10 +11,17 @@ use crate::observe::Observer;
 impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn call_policy(&mut self, trigger: Trigger) -> Result<(), SimError> {
         self.stats.policy_calls += 1;
+        let types = self.m.core_types.len();
         for i in 0..self.counters.unsynced() {
             let t = self.counters.unsynced_at(i);
+            // Flushed either way: when the rate's events are added changes their sum's last bits,
+            // and the run reports them.
             self.flush_events(t);
-            self.counters.sync(&mut self.book, t, self.m.core_types.len());
+            if self.cfg.policy_reads_counters {
+                self.counters.sync(&mut self.book, t, types);
+            } else {
+                self.counters.sync_time(&mut self.book, t, types);
+            }
         }
         self.counters.synced_all();
         self.book.begin_call(trigger, self.now);

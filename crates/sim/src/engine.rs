@@ -74,6 +74,13 @@ pub struct SimConfig {
     /// The relative standard deviation of the measurement noise on the counters the policy
     /// reads (`counters`; `defaults::COUNTER_NOISE`; 0: exact). Results are always exact.
     pub counter_noise: f64,
+    /// Whether the policy reads hardware counters (`needs` or `optional` of its `PolicyInfo` holds `Signals::COUNTERS`). A
+    /// policy that does not is never shown them: at its calls only the OS's CPU time of the
+    /// threads that ran is brought up to date, and no measurement noise is drawn, so that a
+    /// policy called at every thread event does not pay for what it never reads. What the run
+    /// reports is the exact count either way (`counters`). Default true: a policy made outside
+    /// the registry and its runner is shown everything.
+    pub policy_reads_counters: bool,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -96,6 +103,7 @@ impl Default for SimConfig {
             skip_idle: true,
             interrupt: None,
             counter_noise: ampsched_model::defaults::COUNTER_NOISE,
+            policy_reads_counters: true,
         }
     }
 }
@@ -290,7 +298,9 @@ impl<'a> Engine<'a, Cfs> {
 
 impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub fn with_scheduler(m: &'a Machine, w: &'a Workload, model: &'a dyn PerfModel, policy: &'a mut dyn Policy, cfg: SimConfig, sched: S) -> Self {
-        let mut book = ViewBook::new(m.num_cores(), simulator_signals(w), policy.quantum_ns().is_some());
+        // A policy not shown counters (`policy_reads_counters`) is told there are none.
+        let available = if cfg.policy_reads_counters { simulator_signals(w) } else { simulator_signals(w).without(Signals::COUNTERS) };
+        let mut book = ViewBook::new(m.num_cores(), available, policy.quantum_ns().is_some());
         book.seed = cfg.seed;
         let counters = CounterBook::new(cfg.counter_noise, cfg.seed);
         book.apps = w

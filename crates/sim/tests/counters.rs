@@ -137,3 +137,33 @@ fn the_same_seed_reads_the_same_and_another_seed_other_counts() {
     // Only the reads differ: the run itself is the same.
     assert_eq!(a.iter().map(|x| x.time_ns).collect::<Vec<_>>(), c.iter().map(|x| x.time_ns).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_policy_that_reads_no_counters_sees_its_cpu_time_only_and_the_run_reports_the_same() {
+    // The 4e9-instruction thread read every 10 ms, by a policy whose needs lack counters
+    // (`SimConfig::policy_reads_counters`): each read gives the exact CPU time (1 ns per
+    // instruction), and every event reads 0; the run's own results are those of a policy
+    // shown everything.
+    let w = workload("[[app]]\nname = \"a\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = 4e9\nllc_mpki = 5\n");
+    let run = |reads_counters: bool| {
+        let mut seen = Vec::new();
+        let cfg = SimConfig { policy_reads_counters: reads_counters, ..SimConfig::default() };
+        let r = simulate_with(&one_core(), &w, Some(10_000_000), cfg, |v, _| {
+            if !v.threads.is_empty() {
+                seen.push(v.threads[0].per_type[0]);
+            }
+        });
+        (seen, r)
+    };
+    let (blind, r_blind) = run(false);
+    let (shown, r_shown) = run(true);
+    assert_eq!(blind.len(), shown.len());
+    assert!(blind.len() > 300);
+    for (b, s) in blind.iter().zip(&shown) {
+        assert_eq!(b.time_ns, s.time_ns);
+        assert!((0..EVENTS.len()).all(|e| b.event(e) == 0.0), "{b:?}");
+    }
+    assert!(shown.last().unwrap().instructions > 3e9);
+    assert_eq!(r_blind.threads[0].per_type, r_shown.threads[0].per_type);
+    assert_eq!(r_blind.makespan_ns, r_shown.makespan_ns);
+}

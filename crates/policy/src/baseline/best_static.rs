@@ -40,6 +40,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "the most candidate assignments simulated; beyond it, the model's best ones are",
     }],
     needs: Signals::SIMULATOR,
+    optional: Signals::NONE,
     build: Build::Oracle,
 };
 

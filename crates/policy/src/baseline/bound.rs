@@ -29,6 +29,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "the rotation: thread j goes to core (j + offset) mod cores",
     }],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(Bound::new(m.num_cores(), o.integer("offset") as usize))),
 };
 

@@ -13,6 +13,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §4.3.3 (Default)",
     options: &[],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|_, _| Box::new(Oblivious)),
 };
 

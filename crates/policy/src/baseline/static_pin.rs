@@ -24,6 +24,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §4.3.3 (the random binding behind the default metric)",
     options: &[],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|_, m| Box::new(StaticPin::new(m.num_cores()))),
 };
 

@@ -21,6 +21,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, ch. 5 (BusyFCs, after Balakrishnan et al.)",
     options: &[],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|_, m| Box::new(BusyFcs::new(m))),
 };
 

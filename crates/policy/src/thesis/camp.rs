@@ -105,6 +105,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §6.2.1 (CAMP), eq. 6.14 (Utility Factor)",
     options: &OPTIONS,
     needs: Signals::COUNTERS,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(Camp::new(Variant::CAMP, o, m))),
 };
 

@@ -33,6 +33,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §4.2.2, Algorithm 4.2 (HASS-D)",
     options: &DYNAMIC_OPTIONS,
     needs: Signals::COUNTERS,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(HassD::new(o, m))),
 };
 

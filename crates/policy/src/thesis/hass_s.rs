@@ -52,6 +52,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     needs: Signals::HINTS,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(HassS::new(o, m))),
 };
 

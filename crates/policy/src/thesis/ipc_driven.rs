@@ -89,6 +89,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     needs: Signals::COUNTERS,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(IpcDriven::new(o, m))),
 };
 

@@ -27,6 +27,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         doc: "period of the catch-up call (decisions are made on each start, exit, block and wake)",
     }],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(MinTlp::new(o, m))),
 };
 

@@ -65,6 +65,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §5.1.1, Fig. 5.1, Table 5.1 (PA)",
     options: OPTIONS,
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(Pa::new(o, m, None))),
 };
 

@@ -65,6 +65,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §5.1.2 (PA runtime extensions)",
     options: RTX_OPTIONS,
     needs: Signals::SPIN,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| {
         let threshold_ns = (o.number("spin_threshold_us") * 1000.0).round().max(1.0) as u64;
         Box::new(Pa::new(o, m, Some(RuntimeHints::new(threshold_ns, o.choice("master") == "mp"))))

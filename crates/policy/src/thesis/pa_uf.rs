@@ -30,5 +30,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §6.2.2 (PA on the UF code base)",
     options: &OPTIONS,
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(Camp::new(Variant::PA_UF, o, m))),
 };

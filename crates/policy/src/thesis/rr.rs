@@ -42,6 +42,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         },
     ],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(RoundRobin::new(o, m))),
 };
 

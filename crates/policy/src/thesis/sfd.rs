@@ -24,5 +24,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §6.2.2 (SFD)",
     options: &OPTIONS,
     needs: Signals::COUNTERS,
+    optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(Camp::new(Variant::SFD, o, m))),
 };

@@ -24,6 +24,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sáez thesis, §4.2.3, Algorithm 4.3, with offline ratios as in Becchi & Crowley's simulation (§4.3.4)",
     options: &[],
     needs: Signals::PROFILE,
+    optional: Signals::NONE,
     build: Build::Policy(|_, m| Box::new(StaticIpcDriven::new(m))),
 };
 

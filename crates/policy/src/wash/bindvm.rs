@@ -24,6 +24,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Cao et al., ISCA 2012, as used in WASH (Jibaja et al., CGO 2016), §3 and §7",
     options: &[],
     needs: Signals::NONE,
+    optional: Signals::NONE,
     build: Build::Policy(|_, _| Box::new(BindVm)),
 };
 

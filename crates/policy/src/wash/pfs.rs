@@ -17,5 +17,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "WASH (Jibaja et al., CGO 2016), §3 and §8.5 (PFS, after Van Craeynest et al. PACT 2013 and Sáez et al. TOCS 2012)",
     options: &OPTIONS,
     needs: Signals::LOCKS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { name: INFO.name, app_over_runtime: false, lock_set: false }))),
 };

@@ -109,6 +109,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "WASH (Jibaja et al., Portable Performance on Asymmetric Multicore Processors, CGO 2016), Algorithm 1, §4-§6",
     options: &OPTIONS,
     needs: Signals::LOCKS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { name: INFO.name, app_over_runtime: true, lock_set: true }))),
 };
 

@@ -19,8 +19,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, SimpleModel, Workload};
-use ampsched_policy::{build, PolicySpec};
+use ampsched_model::{Machine, Signals, SimpleModel, Workload};
+use ampsched_policy::{build, info, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
 
 /// The bench's machines: `fast` cores at 2 GHz and `slow` ones at 1 GHz. The reference has
@@ -97,7 +97,10 @@ fn time_run(m: &Machine, w: &Workload, policy: &str, repeat: usize) -> (f64, Run
     let spec = PolicySpec::parse(policy).expect("bench policy spec");
     best_of(repeat, || {
         let mut p = build(&spec, m).expect("bench policy builds");
-        let r = Engine::new(m, w, &SimpleModel, p.as_mut(), SimConfig::default()).run().expect("bench runs");
+        // As the runner configures a run: a policy that reads no counters is not shown them.
+        let reads = ampsched_runner::reads(info(&spec.name).expect("a registered policy"));
+        let cfg = SimConfig { policy_reads_counters: reads.contains(Signals::COUNTERS), ..SimConfig::default() };
+        let r = Engine::new(m, w, &SimpleModel, p.as_mut(), cfg).run().expect("bench runs");
         Run { events: r.events, sim_s: r.makespan_ns as f64 / 1e9, calls: r.policy_calls, decisions: r.decisions }
     })
 }
