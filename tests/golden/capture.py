@@ -17,6 +17,7 @@ purpose, and the commit's diff of runs.tsv shows what moved:
     python tests/golden/capture.py --write --workloads java-like   # rewrite only these runs
     python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's runs
     python tests/golden/capture.py --write --policies hass-s        # add a new policy's runs
+    python tests/golden/capture.py --convert   # move runs of the former hash file here (LEGACY)
 
 A check exits 1 and names the runs and metrics that changed (the first MAX_LISTED, then a count).
 
@@ -26,12 +27,12 @@ larger ones (the 16-app sets of the thesis's 4FC-12SC) only where they have a co
 the thesis ran them, and without the oracle; WASH's Section-3 machines only with the Java
 workloads and the WASH family only on the WASH machines and Java workloads. The stride is prime
 to the number of policies, so consecutive picks go through every policy and every machine and
-workload is checked: about 1,400 runs in half a minute. The whole check runs every run the
-snapshot lists (30,147; over an hour on 2 CPUs: best-static simulates 64 candidate assignments of
-a 16-app constant-load workload, and a 16-app workload on a 4-core machine runs four times as
-long). The catalog's whole product is larger: WASH's Section-3 machines with most non-Java
-workloads and the Java workloads outside the quick grid were never captured (the check counts
-them; `--write --machines ...` adds them).
+workload is checked: 1,440 runs in half a minute. The whole check runs every run the snapshot
+and the former file (LEGACY) list (30,147; over an hour on 2 CPUs: best-static simulates 64
+candidate assignments of a 16-app constant-load workload, and a 16-app workload on a 4-core
+machine runs four times as long). The catalog's whole product is larger: the runs of WASH's
+Section-3 machines and of the Java workloads outside the quick-eligible grid were captured only
+in part (the check counts the missing; `--write --machines ...` adds them).
 
 Precision. Every number is written as Python's repr: the shortest decimal that reads back as the
 same double (the digits `ampsched run --json` prints too), so a value a reviewer reads is short,
