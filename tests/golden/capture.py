@@ -42,6 +42,7 @@ not model as `null`.
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -223,7 +224,7 @@ def convert(rows):
 def _change(name, old, new):
     try:
         a, b = float(old), float(new)
-        relative = f" ({(b - a) / abs(a):+.3g})" if a not in (0.0, float("inf")) and a == a else ""
+        relative = f" ({(b - a) / abs(a):+.3g})" if math.isfinite(a) and a != 0.0 else ""
     except ValueError:
         relative = ""
     return f"{name} {old} -> {new}{relative}"
@@ -339,8 +340,9 @@ def main():
         missing = len(set(grid()) - set(snapshot) - set(legacy))
         if missing:
             print(f"{missing} runs of the catalog's grid are not in the snapshot (see the docstring)")
-    print("{} of {} runs with the snapshot's metrics; {} of {} JSON outputs identical".format(
-        counts[0] - len(diff), counts[0], counts[1] - len(moved), counts[1]))
+    (by_metrics, by_bytes), changed = counts, len(moved)
+    print(f"{by_metrics - len(diff)} of {by_metrics} runs with the snapshot's metrics; "
+          f"{by_bytes - changed} of {by_bytes} JSON outputs identical")
     return 1 if diff or moved else 0
 
 
