@@ -2,7 +2,7 @@
 of tests/golden/runs.tsv, and the whole `ampsched run --json` output of a sample of them is
 byte-identical to when tests/golden/json.sha256.tsv was written (tests/golden/capture.py says
 how to regenerate both after a deliberate change, and docs/testing.md what the files hold).
-`make test` checks the quick grid (`capture.py --quick`: every seventh quick-eligible run);
+`make test` checks the quick grid (`capture.py --quick`: every thirteenth quick-eligible run);
 `make test-all` every run of the snapshot."""
 import os
 import sys
