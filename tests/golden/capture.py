@@ -197,8 +197,9 @@ def read_legacy(path=LEGACY):
 
 
 def write_legacy(table, path=LEGACY):
-    if not table:
-        os.remove(path)
+    if not table:  # every run converted: the former file goes
+        if os.path.exists(path):
+            os.remove(path)
         return
     with open(path, "w") as f:
         f.writelines(f"{m}\t{w}\t{p}\t{h}\n" for (m, w, p), h in table.items())
