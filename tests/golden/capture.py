@@ -1,120 +1,350 @@
-"""Golden outputs: the sha256 of `ampsched run --json` for every catalog machine x workload x
-policy below, with seed 1 and the default slice. A refactoring must leave every one unchanged;
-a change of the model that moves results regenerates the file on purpose:
+"""Golden results: what `ampsched run --json` gives, seed 1 and the default slice, for every run
+(catalog machine x workload x policy) of the golden grid, kept in two files:
 
-    python tests/golden/capture.py --write     # after a deliberate change of results
-    python tests/golden/capture.py             # check; exit 1 and list what differs
-    python tests/golden/capture.py --quick     # check the quick part of the grid (make test)
-    python tests/golden/capture.py --write --workloads java-like   # rewrite only these rows
-    python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's rows
-    python tests/golden/capture.py --write --policies hass-s        # add a new policy's rows
+- runs.tsv, the snapshot a reviewer reads: one run a line, sorted, with its key metrics as text
+  (the columns below; an error is an output too and is kept as its message). A change of
+  results shows in `git diff` as the runs that moved and by how much.
+- json.sha256.tsv, the determinism guarantee: the sha256 of the whole JSON output (every app,
+  thread and core, not only the key metrics) of a sample of the runs, which must stay
+  byte-identical.
 
-`--quick` checks the workloads of at most QUICK_THREADS threads on every machine, and the
-larger ones (the 16-app sets of the thesis's 4FC-12SC) only where they have a core per thread,
-as the thesis ran them, and without the oracle; WASH's Section-3 machines only with the Java
-workloads and the WASH family only on the WASH machines and Java workloads: 900 runs in half a minute, where the whole
-grid takes over an hour on 2 CPUs (best-static simulates 64 candidate assignments of a 16-app
-constant-load workload, and a 16-app workload on a 4-core machine runs four times as long).
+A refactoring leaves both unchanged; a change of the model that moves results rewrites them on
+purpose, and the commit's diff of runs.tsv shows what moved:
+
+    python tests/golden/capture.py --quick     # check the quick grid and the JSON sample (make test)
+    python tests/golden/capture.py             # check every run of the snapshot (make test-all)
+    python tests/golden/capture.py --write     # after a deliberate change of results: rewrite both
+    python tests/golden/capture.py --write --workloads java-like   # rewrite only these runs
+    python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's runs
+    python tests/golden/capture.py --write --policies hass-s        # add a new policy's runs
+    python tests/golden/capture.py --convert   # move runs of the former hash file here (LEGACY)
+
+A check exits 1 and names the runs and metrics that changed (the first MAX_LISTED, then a count).
+
+The grid. `--quick` checks every QUICK_STRIDE-th run (in machine, workload, policy order) of the
+quick-eligible runs: the workloads of at most QUICK_THREADS threads on every machine, and the
+larger ones (the 16-app sets of the thesis's 4FC-12SC) only where they have a core per thread, as
+the thesis ran them, and without the oracle; WASH's Section-3 machines only with the Java
+workloads and the WASH family only on the WASH machines and Java workloads. The stride is prime
+to the number of policies, so consecutive picks go through every policy and every machine and
+workload is checked: 776 runs in about 15 s. The whole check runs every run the snapshot
+and the former file (LEGACY) list (30,147; over an hour on 2 CPUs: best-static simulates 64
+candidate assignments of a 16-app constant-load workload, and a 16-app workload on a 4-core
+machine runs four times as long). The catalog's whole product is larger: the runs of WASH's
+Section-3 machines and of the Java workloads outside the quick-eligible grid were captured only
+in part (the check counts the missing; `--write --machines ...` adds them).
+
+Precision. Every number is written as Python's repr: the shortest decimal that reads back as the
+same double (the digits `ampsched run --json` prints too), so a value a reviewer reads is short,
+and a change of one ulp still changes the text. Integers as integers, an energy the machine does
+not model as `null`.
 """
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GOLDEN = os.path.join(HERE, "run_json.sha256.tsv")
+SNAPSHOT = os.path.join(HERE, "runs.tsv")
+JSON_HASHES = os.path.join(HERE, "json.sha256.tsv")
+# The former golden file: the sha256 of each run's whole JSON, one run a line (machine, workload,
+# policy, hash), before runs.tsv. `--convert` moves its runs into runs.tsv: it computes each run
+# once, checks its JSON's hash against this file and writes its metrics; the runs that match
+# leave the file, which is removed when none is left. Until then the whole check compares the
+# runs still in it by their hash, so no run goes unchecked meanwhile.
+LEGACY = os.path.join(HERE, "run_json.sha256.tsv")
+SEED = 1
+SLICE_MS = 4.0
+# The key metrics of a run (their meaning: ampsched/_metrics.py), in the snapshot's column order.
+METRICS = ("makespan_s", "antt", "stp", "min_fairness", "energy_j", "migrations", "events")
+HEADER = "\t".join(("# machine", "workload", "policy", "seed") + METRICS)
+ERROR = "error: "  # an error's single field after the seed: its message
 # The baselines, then the schedulers of the Sáez thesis, chapters 4, 5 and 6 (their defaults).
 POLICIES = ["oblivious", "static", "rr", "busyfcs", "best-static", "hass-s", "hass-d", "ipc-driven", "static-ipc-driven",
             "pa", "mintlp", "pa-rtx", "sfd", "camp", "pa-uf", "wash", "bindvm", "pfs"]
 QUICK_THREADS = 8
-# The quick grid's other limits, to keep it to a few minutes on 2 CPUs: WASH's Section-3 machines
-# (one core type each: the characterization) only with the Java workloads; the WASH family only on
-# the WASH machines and the Java workloads. The whole grid checks the rest.
+# The quick grid's other limits: WASH's Section-3 machines (one core type each: the
+# characterization) only with the Java workloads; the WASH family only on the WASH machines and
+# the Java workloads. The whole check covers the rest.
 SECTION3_MACHINES = ("phenom-",)
 WASH_MACHINES = ("wash-",)
 JAVA_WORKLOADS = ("dacapo-",)
 WASH_FAMILY = {"wash", "bindvm", "pfs"}
+# `make test` checks every QUICK_STRIDE-th quick-eligible run: a thirteenth of the 10,077 (776
+# runs, about 15 s on 2 CPUs beside other jobs) keeps the Python tests within their share of the
+# 10 minutes; 13 is prime to len(POLICIES) = 18, so the picks rotate through the policies.
+QUICK_STRIDE = 13
+# The JSON sample: every HASH_STRIDE-th quick-eligible run (about a hundred, a few seconds), chosen
+# when the whole snapshot is written and then fixed by json.sha256.tsv itself.
+HASH_STRIDE = 97
+MAX_LISTED = 20  # a failure lists this many changed runs, then counts the rest
+
+
+def fmt(value):
+    """A metric as the snapshot writes it (see Precision above)."""
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def snapshot_fields(result=None, error=None):
+    """A run's fields in the snapshot: its metrics (`result`, the parsed JSON) as text, or an
+    error's message as one field (on one line, without tabs)."""
+    if error is not None:
+        return (ERROR + " ".join(str(error).split()),)
+    return tuple(fmt(result[name]) for name in METRICS)
 
 
 def one(job):
+    """(key, fields, sha256 of the JSON) of one run."""
     import ampsched
     machine, workload, policy = job
     try:
-        text = ampsched._core.run(machine, workload, policy, seed=1, slice_ms=4.0, trace=None, timeline=False)
+        text = ampsched._core.run(machine, workload, policy, seed=SEED, slice_ms=SLICE_MS, trace=None, timeline=False)
     except Exception as error:  # an error is an output too: it must stay the same
         text = f"ERROR {error}"
-    return machine, workload, policy, hashlib.sha256(text.encode()).hexdigest()
+        row = snapshot_fields(error=error)
+    else:
+        row = snapshot_fields(json.loads(text))
+    return job, row, hashlib.sha256(text.encode()).hexdigest()
 
 
-def current(jobs=None, quick=False, only=None, machines_only=None, policies_only=None):
+def grid(quick=False):
+    """The catalog's runs, in machine, workload, policy order; with `quick`, only the
+    quick-eligible ones (see above: before the stride)."""
     import ampsched
     core = ampsched._core
     machines = json.loads(core.list_catalog("machines"))
     workloads = json.loads(core.list_catalog("workloads"))
 
-    def in_quick(m, w, p):
+    def quick_eligible(m, w, p):
         if m["name"].startswith(SECTION3_MACHINES) and not w["name"].startswith(JAVA_WORKLOADS):
             return False
         if p in WASH_FAMILY and not (m["name"].startswith(WASH_MACHINES) or w["name"].startswith(JAVA_WORKLOADS)):
             return False
         return w["threads"] <= QUICK_THREADS or (w["threads"] == m["cores"] and p != "best-static")
 
-    grid = [(m["name"], w["name"], p) for m in machines for w in workloads for p in POLICIES
-            if (not quick or in_quick(m, w, p)) and (only is None or w["name"] in only)
-            and (machines_only is None or m["name"] in machines_only)
-            and (policies_only is None or p in policies_only)]
+    return [(m["name"], w["name"], p) for m in machines for w in workloads for p in POLICIES
+            if not quick or quick_eligible(m, w, p)]
+
+
+def quick_grid():
+    """The runs `make test` checks (see QUICK_STRIDE)."""
+    return grid(quick=True)[::QUICK_STRIDE]
+
+
+def hash_sample():
+    """The runs whose JSON bytes a whole --write records (see HASH_STRIDE)."""
+    return grid(quick=True)[::HASH_STRIDE]
+
+
+def compute(jobs_list, jobs=None):
+    """[(key, fields, sha256)] of these runs, on `jobs` processes (default: every CPU)."""
     with ProcessPoolExecutor(jobs or os.cpu_count()) as pool:
-        return list(pool.map(one, grid, chunksize=4))
+        return list(pool.map(one, jobs_list, chunksize=4))
 
 
-def read_golden():
-    with open(GOLDEN) as f:
+def select(runs, workloads=None, machines=None, policies=None):
+    return [(m, w, p) for m, w, p in runs if (workloads is None or w in workloads)
+            and (machines is None or m in machines) and (policies is None or p in policies)]
+
+
+# ---- the files
+
+def read_snapshot(path=SNAPSHOT):
+    """{(machine, workload, policy): fields} of runs.tsv (seed SEED on every line)."""
+    table = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            machine, workload, policy, seed, *fields = line.rstrip("\n").split("\t")
+            assert seed == str(SEED), f"{path}: {machine} {workload} {policy}: seed {seed}, not {SEED}"
+            table[(machine, workload, policy)] = tuple(fields)
+    return table
+
+
+def write_snapshot(table, path=SNAPSHOT):
+    with open(path, "w") as f:
+        f.write(HEADER + "\n")
+        f.writelines("\t".join((*key, str(SEED), *table[key])) + "\n" for key in sorted(table))
+
+
+def read_hashes(path=JSON_HASHES):
+    """{(machine, workload, policy): sha256 of its JSON} of json.sha256.tsv."""
+    with open(path) as f:
+        return {tuple(line.split("\t")[:3]): line.split("\t")[4].strip() for line in f
+                if line.strip() and not line.startswith("#")}
+
+
+def write_hashes(table, path=JSON_HASHES):
+    with open(path, "w") as f:
+        f.write("# machine\tworkload\tpolicy\tseed\tsha256 of `ampsched run --json`\n")
+        f.writelines(f"{m}\t{w}\t{p}\t{SEED}\t{table[(m, w, p)]}\n" for m, w, p in sorted(table))
+
+
+def read_legacy(path=LEGACY):
+    """{(machine, workload, policy): sha256} of the former golden file ({} once it is gone)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
         return {tuple(line.split("\t")[:3]): line.split("\t")[3].strip() for line in f if line.strip()}
 
 
-def differences(rows, quick=False):
-    """The runs whose output is not the golden one; with `quick`, only among the runs made."""
-    golden = read_golden()
-    now = {(m, w, p): h for m, w, p, h in rows}
-    keys = set(now) if quick else set(golden) | set(now)
-    return sorted(k for k in keys if golden.get(k) != now.get(k))
+def write_legacy(table, path=LEGACY):
+    if not table:  # every run converted: the former file goes
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    with open(path, "w") as f:
+        f.writelines(f"{m}\t{w}\t{p}\t{h}\n" for (m, w, p), h in table.items())
+
+
+def convert(rows):
+    """Moves the runs among `rows` whose JSON hash is the former file's into the snapshot;
+    returns (the keys moved, the keys whose hash differs, which stay in the former file)."""
+    legacy = read_legacy()
+    snapshot = read_snapshot() if os.path.exists(SNAPSHOT) else {}
+    same = [(key, row) for key, row, sha in rows if legacy.get(key) == sha]
+    differ = [key for key, _, sha in rows if key in legacy and legacy[key] != sha]
+    snapshot.update(same)
+    for key, _ in same:
+        del legacy[key]
+    write_snapshot(snapshot)
+    write_legacy(legacy)
+    return [key for key, _ in same], differ
+
+
+# ---- what changed
+
+def _change(name, old, new):
+    try:
+        a, b = float(old), float(new)
+        relative = f" ({(b - a) / abs(a):+.3g})" if math.isfinite(a) and a != 0.0 else ""
+    except ValueError:
+        relative = ""
+    return f"{name} {old} -> {new}{relative}"
+
+
+def differences(rows, snapshot=None):
+    """One line per run whose metrics are not the snapshot's, naming the run and the metrics
+    that changed, among the runs made."""
+    snapshot = read_snapshot() if snapshot is None else snapshot
+    out = []
+    for key, fields, _ in sorted(rows):
+        run = " ".join(key)
+        old = snapshot.get(key)
+        if old is None:
+            out.append(f"{run}: not in the snapshot (add it with --write)")
+        elif old != fields:
+            if len(old) == len(fields) == len(METRICS):
+                changed = [_change(n, a, b) for n, a, b in zip(METRICS, old, fields) if a != b]
+            else:  # an error appeared or went away
+                changed = [f"{' '.join(old)} -> {' '.join(fields)}"]
+            out.append(f"{run}: {', '.join(changed)}")
+    return out
+
+
+def hash_differences(rows, hashes=None):
+    """One line per run whose JSON bytes are not the recorded ones."""
+    hashes = read_hashes() if hashes is None else hashes
+    return [f"{' '.join(key)}: the JSON output changed (sha256 {hashes[key][:12]}... -> {sha[:12]}...)"
+            for key, _, sha in sorted(rows) if key in hashes and hashes[key] != sha]
+
+
+def check(runs, jobs=None):
+    """Runs `runs` and compares them with the files: (the runs whose metrics changed, the runs
+    whose JSON bytes changed, (how many were compared by metrics, how many by bytes)). A run
+    still in the former file is compared by its hash there, every other by its metrics, and the
+    JSON sample's by their bytes too."""
+    legacy, hashes = read_legacy(), read_hashes()
+    hashed = {**legacy, **hashes}
+    rows = compute(runs, jobs)
+    by_metrics = [row for row in rows if row[0] not in legacy]
+    counts = (len(by_metrics), sum(row[0] in hashed for row in rows))
+    return differences(by_metrics), hash_differences(rows, hashed), counts
+
+
+def summary(lines, what="runs changed"):
+    """The failure message: the first MAX_LISTED lines, then how many more."""
+    shown = lines[:MAX_LISTED]
+    more = f"\n... and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else ""
+    return f"{len(lines)} {what}:\n" + "\n".join(shown) + more
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the golden file from this build")
-    parser.add_argument("--quick", action="store_true", help="check the quick part of the grid (see above)")
+    parser.add_argument("--write", action="store_true", help="rewrite the snapshot and the JSON hashes from this build")
+    parser.add_argument("--quick", action="store_true", help="check the quick grid (see above)")
+    parser.add_argument("--convert", action="store_true", help="move the runs of the former file, "
+                        "run_json.sha256.tsv, into runs.tsv where their JSON hash still matches (see LEGACY)")
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--workloads", help="only these workloads (comma-separated); with --write, "
-                        "their rows are rewritten and the others kept")
+                        "their runs are rewritten and the others kept")
     parser.add_argument("--machines", help="only these machines (comma-separated), as --workloads")
     parser.add_argument("--policies", help="only these policies (comma-separated), as --workloads")
     args = parser.parse_args()
     if args.write and args.quick:
         parser.error("--write needs every run: leave out --quick")
-    only = None if args.workloads is None else set(args.workloads.split(","))
+    if args.convert and (args.write or args.quick):
+        parser.error("--convert goes alone (with --machines, --workloads, --policies, --jobs)")
+    workloads = None if args.workloads is None else set(args.workloads.split(","))
     machines = None if args.machines is None else set(args.machines.split(","))
     policies = None if args.policies is None else set(args.policies.split(","))
     unknown = sorted(policies - set(POLICIES)) if policies else []
     if unknown:
         parser.error(f"not in the golden grid: {', '.join(unknown)} (add them to POLICIES)")
-    rows = current(args.jobs, args.quick, only, machines, policies)
-    partial = only is not None or machines is not None or policies is not None
+    partial = workloads is not None or machines is not None or policies is not None
+    snapshot = read_snapshot() if os.path.exists(SNAPSHOT) else {}
+    hashes = read_hashes() if os.path.exists(JSON_HASHES) else {}
+    legacy = read_legacy()
+
+    if args.convert:
+        moved, differ = convert(compute(select(list(legacy), workloads, machines, policies), args.jobs))
+        if differ:
+            print(summary([" ".join(key) for key in differ], "runs' JSON differs from the former file (kept in it)"))
+        print(f"{len(moved)} runs identical, moved to {SNAPSHOT}; {len(legacy) - len(moved)} left in {LEGACY}")
+        return 1 if differ else 0
+
     if args.write:
-        # A partial rewrite keeps the other rows, and every row its place in the grid's order.
-        table = {} if not partial else read_golden()
-        table.update({(m, w, p): h for m, w, p, h in rows})
-        with open(GOLDEN, "w") as f:
-            f.writelines(f"{m}\t{w}\t{p}\t{h}\n" for (m, w, p), h in table.items())
-        print(f"wrote {len(rows)} hashes to {GOLDEN}")
+        # A partial rewrite computes the chosen runs of the catalog's grid and keeps the others;
+        # a whole one rewrites every run the snapshot lists and picks the JSON sample anew.
+        todo = (select(grid(), workloads, machines, policies) if partial
+                else sorted(set(snapshot) | set(legacy) | set(hash_sample())))
+        rows = compute(todo, args.jobs)
+        table = dict(snapshot) if partial else {}
+        table.update({key: fields for key, fields, _ in rows})
+        write_snapshot(table)
+        sample = set(hashes) if partial else set(hash_sample())
+        new_hashes = {key: h for key, h in hashes.items() if partial}
+        new_hashes.update({key: sha for key, _, sha in rows if key in sample})
+        write_hashes(new_hashes)
+        if legacy:  # a run written anew supersedes its former hash
+            write_legacy({key: h for key, h in legacy.items() if key not in table})
+        print(f"wrote {len(rows)} runs to {SNAPSHOT} ({len(table)} in all) and "
+              f"{len(new_hashes)} JSON hashes to {JSON_HASHES}")
         return 0
-    diff = differences(rows, args.quick or partial)
-    for key in diff:
-        print("differs:", " ".join(key))
-    print(f"{len(rows) - len(diff)} of {len(rows)} outputs identical")
-    return 1 if diff else 0
+
+    # The JSON sample's runs are in the snapshot too: their metrics are checked with the others.
+    todo = set(quick_grid()) if args.quick else set(snapshot) | set(legacy)
+    diff, moved, counts = check(select(sorted(todo | set(hashes)), workloads, machines, policies), args.jobs)
+    if diff:
+        print(summary(diff))
+    if moved:
+        print(summary(moved, "runs' JSON bytes changed"))
+    if not args.quick and not partial:
+        missing = len(set(grid()) - set(snapshot) - set(legacy))
+        if missing:
+            print(f"{missing} runs of the catalog's grid are not in the snapshot (see the docstring)")
+    (by_metrics, by_bytes), changed = counts, len(moved)
+    print(f"{by_metrics - len(diff)} of {by_metrics} runs with the snapshot's metrics; "
+          f"{by_bytes - changed} of {by_bytes} JSON outputs identical")
+    return 1 if diff or moved else 0
 
 
 if __name__ == "__main__":

@@ -165,9 +165,21 @@ def _alive(pid):
         return False
 
 
+KILL_GRID = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-250",
+             "--jobs", "2"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted_sweep(tmp_path_factory):
+    """The bytes of KILL_GRID's sweep run to the end, made once for both signals."""
+    full = tmp_path_factory.mktemp("uninterrupted") / "full.parquet"
+    assert run_module("sweep", *KILL_GRID, "--output", str(full)).returncode == 0
+    return full.read_bytes()
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
-def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig):
+def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig, uninterrupted_sweep):
     # A real sweep stopped part-way: Ctrl-C says so (status 130); SIGKILL leaves no worker
     # behind; either way --resume finishes it into the same bytes as an uninterrupted sweep.
     import signal
@@ -176,10 +188,8 @@ def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig):
 
     from conftest import env_with_package, wait_for
 
-    grid = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-250",
-            "--jobs", "2"]
-    full, out = tmp_path / "full.parquet", tmp_path / "s.parquet"
-    proc = subprocess.Popen([sys.executable, "-m", "ampsched", "sweep", *grid, "--output", str(out)],
+    out = tmp_path / "s.parquet"
+    proc = subprocess.Popen([sys.executable, "-m", "ampsched", "sweep", *KILL_GRID, "--output", str(out)],
                             stderr=subprocess.PIPE, text=True, env=env_with_package(), preexec_fn=sigint_as_in_a_terminal)
     parts = tmp_path / "s.parquet.parts"
     wait_for(lambda: parts.is_dir() and any(n.endswith(".arrow") for n in os.listdir(parts)), 120, "a part file")
@@ -190,10 +200,9 @@ def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig):
         assert proc.returncode == 130 and stderr.strip().splitlines()[-1] == "ampsched: interrupted", stderr
     wait_for(lambda: not any(_alive(w) for w in workers), 30, "the workers to exit")
     assert not out.exists() and any(n.endswith(".arrow") for n in os.listdir(parts))
-    resumed = run_module("sweep", *grid, "--output", str(out), "--resume")
+    resumed = run_module("sweep", *KILL_GRID, "--output", str(out), "--resume")
     assert resumed.returncode == 0 and "kept from before" in resumed.stderr, resumed.stderr
-    assert run_module("sweep", *grid, "--output", str(full)).returncode == 0
-    assert out.read_bytes() == full.read_bytes()
+    assert out.read_bytes() == uninterrupted_sweep
 
 
 def test_python_jobs_1_and_2_frames_equal():
