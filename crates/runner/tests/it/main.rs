@@ -2,6 +2,10 @@
 //! file of tests/ was its own binary, each paying its own optimised link.
 //! A test's name is its module path (`cargo test -p ampsched-runner --test it MODULE::` runs one
 //! module's tests).
+//!
+//! proptest keeps a module's failing cases in tests/proptest-regressions/MODULE.txt: for a source
+//! file under a directory with a main.rs (this one) its default `SourceParallel` persistence
+//! puts them beside that directory, not beside the file.
 
 mod common;
 
