@@ -1,6 +1,11 @@
 //! The whole agent (`run_with`) on a real process, with a policy of the test's own: no
 //! registered policy makes weight decisions or needs counters yet. The agent's SIGINT handler
 //! is process-wide, so this file's tests take a lock and run one at a time.
+//!
+//! Its own test binary, not a module of tests/it: the agent's signal handlers and the signals
+//! these tests raise are process-wide, and beside the other modules' tests (children started and
+//! reaped, threads pinned) `a_thread_started_after_the_last_sample...` saw a third thread in 2
+//! of 11 runs, never in its own binary.
 
 use std::process::Command;
 use std::sync::Mutex;
@@ -8,6 +13,9 @@ use std::time::{Duration, Instant};
 
 use ampsched_agent::{run_with, AgentConfig, AgentError};
 use ampsched_model::{CoreSet, Placement, Policy, Signals, SystemView, Triggers};
+
+#[path = "it/common/mod.rs"]
+mod common;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -44,13 +52,11 @@ fn config(pid: u32) -> AgentConfig {
 }
 
 #[test]
+#[cfg_attr(not(ampsched_test_root), ignore = "needs root: putting a lowered nice value back needs CAP_SYS_NICE")]
 fn a_policys_weights_renice_the_target_while_the_agent_runs_and_are_restored_when_it_stops() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
     // SAFETY: geteuid takes no arguments.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: putting a lowered nice value back needs CAP_SYS_NICE (run as root)");
-        return;
-    }
+    common::prerequisite(unsafe { libc::geteuid() } == 0, "root");
     // A test run as a background job of a non-interactive shell (`make test &`) inherits SIGINT
     // ignored, and the agent rightly leaves an ignored signal ignored: the SIGINT below would
     // then stop nothing, and the agent would run until its target's end (30 s).
@@ -90,12 +96,10 @@ fn a_policys_weights_renice_the_target_while_the_agent_runs_and_are_restored_whe
 }
 
 #[test]
+#[cfg_attr(ampsched_test_pmu, ignore = "this machine has hardware counters, so the policy is not refused")]
 fn a_policy_that_needs_counters_is_refused_where_there_are_none() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
-    if ampsched_agent::perf::PerfCounters::new().is_ok() {
-        eprintln!("skipped: this machine has hardware counters, so the policy is not refused");
-        return;
-    }
+    common::prerequisite(ampsched_agent::perf::PerfCounters::new().is_err(), "no hardware counters");
     let why = ampsched_agent::perf::probe().unwrap_err();
     let err = run_with(&config(std::process::id()), "ipc-driven", Signals::COUNTERS, |_| unreachable!("refused before it is built"))
         .unwrap_err();
@@ -228,18 +232,18 @@ fn thread_affinities(pid: u32) -> Vec<(u32, Vec<usize>)> {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(ampsched_test_cpu01, ampsched_test_python3)),
+    ignore = "needs CPUs 0 and 1 (pins threads to CPU 0 away from the others) and python3 (a target that starts a thread on demand)"
+)]
 fn a_thread_started_after_the_last_sample_from_a_pinned_thread_gets_its_affinity_back() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
     let original = ampsched_agent::procfs::get_affinity(0).unwrap().cpus();
-    if !(original.contains(&0) && original.len() > 1) {
-        eprintln!("skipped: pins threads to CPU 0 away from the others, and needs CPU 0 and another");
-        return;
-    }
+    common::prerequisite(original.contains(&0) && original.contains(&1), "CPUs 0 and 1");
     let script = "import sys, threading, time\nsys.stdin.read()\nthreading.Thread(target=time.sleep, args=(60,)).start()\ntime.sleep(60)";
-    let Ok(mut target) = Command::new("python3").args(["-c", script]).stdin(std::process::Stdio::piped()).spawn() else {
-        eprintln!("skipped: needs python3 for a target that starts a thread on demand");
-        return;
-    };
+    let spawned = Command::new("python3").args(["-c", script]).stdin(std::process::Stdio::piped()).spawn();
+    common::prerequisite(spawned.is_ok(), "python3");
+    let mut target = spawned.unwrap();
     let pid = target.id();
     let policy = PinThenStop { target: pid, stdin: target.stdin.take(), calls: 0 };
     let report = run_with(&config(pid), "pin-then-stop", Signals::NONE, |_| Ok(Box::new(policy) as Box<dyn Policy>));

@@ -1,0 +1,15 @@
+//! The integration tests of ampsched-sim, one module per former test file, in one binary: each
+//! file of tests/ was its own binary, each paying its own optimised link.
+//! A test's name is its module path (`cargo test -p ampsched-sim --test it MODULE::` runs one
+//! module's tests).
+
+mod common;
+
+mod counters;
+mod interrupt;
+mod many_cores;
+mod memory;
+mod placement;
+mod program_groups;
+mod restarts;
+mod workers;
