@@ -24,10 +24,13 @@ DOCS = os.path.join(REPO, "docs", "reproduction")
 
 
 def runnable():
-    """The reproductions this build can run: thesis-ch4 needs policies (hass-s, hass-d,
-    ipc-driven, static-ipc-driven) written in other branches; until they are merged it is left
-    out here and checked by the thesis-ch4 tests below with stand-ins."""
-    return [name for name in reproductions.registry() if not reproductions.unavailable(name)]
+    """Every reproduction: each one's policies are registered (test_every_reproduction_can_run)."""
+    return reproductions.registry()
+
+
+def test_every_reproduction_can_run():
+    assert {name: reproductions.unavailable(name) for name in reproductions.registry()} == \
+        {name: [] for name in reproductions.registry()}
 
 
 # The reproduction whose quick version `make test` also runs with one job, to check that the
@@ -229,37 +232,18 @@ def test_python_api_returns_the_claims(quick_runs):
 
 from ampsched.reproductions import thesis_ch4  # noqa: E402
 
-# Stand-ins for the thesis's schedulers, to run the machinery (sweeps, metrics, every claim,
-# every figure, the document) before they are registered. Their numbers mean nothing for the
-# thesis and never go into a document: `build` refuses to run without the real ones.
-STAND_INS = dict(thesis_ch4.POLICIES, **{"hass-s": "static", "hass-d": "busyfcs", "ipc": "oblivious",
-                                         "static-ipc": "static"})
-
-
-def test_thesis_ch4_refuses_to_run_without_its_policies(tmp_path):
+def test_thesis_ch4_refuses_to_run_without_its_policies():
     policies = dict(thesis_ch4.POLICIES, ipc="no-such-policy")
     with pytest.raises(reproductions.ReproductionError, match="no-such-policy.* not registered"):
         thesis_ch4.check_policies(policies)
-    missing = thesis_ch4.missing_policies()
-    assert missing == reproductions.unavailable("thesis-ch4")
-    if missing:
-        with pytest.raises(reproductions.ReproductionError, match=", ".join(missing)):
-            reproductions.run("thesis-ch4", quick=True, output=str(tmp_path))
-        assert os.listdir(tmp_path) == []  # refused before any run or file
+    assert thesis_ch4.missing_policies() == []
 
 
 @pytest.fixture(scope="module")
-def ch4_quick(request, tmp_path_factory):
-    """thesis-ch4's quick version: the real one (from quick_runs) once its policies are
-    registered; before, the machinery run with STAND_INS (never written to docs/)."""
-    if not thesis_ch4.missing_policies():
-        folder, claims, text = request.getfixturevalue("quick_runs")["thesis-ch4"]
-        return folder, claims, text, thesis_ch4.POLICIES
-    folder = tmp_path_factory.mktemp("thesis-ch4-stand-ins")
-    ctx = reproductions.Context("thesis-ch4", True, str(folder), str(folder), jobs=2)
-    report = thesis_ch4.build_with(ctx, STAND_INS)
-    text = reproductions.markdown("thesis-ch4", thesis_ch4, report, ctx)
-    return folder, reproductions.claims_frame(report.claims), text, STAND_INS
+def ch4_quick(request):
+    """thesis-ch4's quick version (from quick_runs) and the policies playing its roles."""
+    folder, claims, text = request.getfixturevalue("quick_runs")["thesis-ch4"]
+    return folder, claims, text, thesis_ch4.POLICIES
 
 
 def test_thesis_ch4_machinery(ch4_quick):

@@ -199,12 +199,6 @@ def test_a_policy_that_predicts_no_speedups_says_so(lockholder, tmp_path):
 ROUNDS, HOLD_MS, WAITERS, HELPERS = 15, 20, 2, 4
 
 
-def registered(name):
-    r = run_ampsched("list", "policies", "--json")
-    assert r.returncode == 0, r.stderr
-    return any(p["name"] == name for p in json.loads(r.stdout))
-
-
 @needs_root
 @needs_two_cpus
 def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_static_and_oblivious(
@@ -227,8 +221,6 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
     # Required: wash's holder bound to CPU 0 at the end with at least 80% of its CPU time there,
     # every helper bound to CPU 1; wash's wall time below 0.75 of the better static binding's and
     # of oblivious's (predicted about 0.35 and 0.3, measured 0.5 and 0.4).
-    if not registered("wash"):
-        pytest.skip("the wash policy is not registered in this build")
     args = [lockholder, str(WAITERS), str(ROUNDS), str(int(HOLD_MS * iters_per_ms)), str(HELPERS)]
 
     def measure():
@@ -265,8 +257,6 @@ def test_bindvm_and_pfs_run_live_bindvm_binding_by_kind(lockholder, iters_per_ms
     # bindVM (Cao et al.): application threads to the big core, the runtime's helpers (named
     # "GC Thread#N", runtime threads by the default patterns) to the small one, as each report's
     # affinities show. pfs runs too and says where its speedups came from.
-    if not (registered("bindvm") and registered("pfs")):
-        pytest.skip("bindvm and pfs are not registered in this build")
     args = [lockholder, "2", "5", str(int(10 * iters_per_ms)), "2"]
     _, rep = agent("bindvm", args, tmp_path / "bindvm.json", *EMULATE)
     placed = {(t["kind"], t["affinity"]) for t in rep["threads"] if t["comm"] != "lockholder"}
@@ -278,8 +268,6 @@ def test_bindvm_and_pfs_run_live_bindvm_binding_by_kind(lockholder, iters_per_ms
 
 
 def test_the_text_summary_says_where_wash_s_speedups_came_from(lockholder, iters_per_ms):
-    if not registered("wash"):
-        pytest.skip("the wash policy is not registered in this build")
     r = run_ampsched("agent", "--policy", "wash", "--interval", "10", "--", lockholder, "2", "5",
                      str(int(5 * iters_per_ms)), "1")
     assert r.returncode == 0, r.stderr

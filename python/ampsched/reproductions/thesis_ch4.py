@@ -25,8 +25,7 @@ runs are `ampsched.run` (one per workload and policy on 2FC-2SC-A, seed 1).
 
 The policies are given as a mapping ROLE -> policy name (POLICIES); `build` refuses to run
 when one is not registered, naming it, rather than leave a claim out or fill it with another
-scheduler's numbers. The tests call `build_with` with existing policies in the new ones' roles
-to check the machinery, never to make a document.
+scheduler's numbers.
 """
 
 import math
