@@ -25,7 +25,7 @@
 //!   hand, `max_runs=1` picks it; and the ranking can miss (shown below).
 
 use ampsched_model::{App, Machine, Phase, Workload};
-use ampsched_policy::baseline::best_static::{Assignment, BestStatic, SLOW};
+use ampsched_policy::baseline::best_static::{self, Assignment, BestStatic, SLOW};
 use ampsched_policy::common::FAST;
 use ampsched_runner::{geomean_slowdown, Experiment, Settings};
 use ampsched_sim::metrics;
@@ -156,7 +156,7 @@ impl Exhaustive {
         let score = (0u32..1 << ks.len())
             .map(|mask| {
                 let a: Assignment = ks.iter().enumerate().map(|(i, k)| (*k, if mask >> i & 1 == 1 { FAST } else { SLOW })).collect();
-                let r = exp.simulate_on(&exp.machine, &exp.workload, &mut BestStatic::new(&exp.machine, a), best_static::INFO.needs, 0, "a candidate").unwrap();
+                let r = exp.simulate_on(&exp.machine, &exp.workload, &mut BestStatic::new(&exp.machine, a), ampsched_runner::reads(&best_static::INFO), 0, "a candidate").unwrap();
                 geomean_slowdown(&metrics(&exp.machine, &r, &solo))
             })
             .collect();
