@@ -45,8 +45,8 @@ use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
 use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
-use crate::runtime_threads::RuntimeThreads;
 use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, ProcessLeft, Report, Target};
+use crate::runtime_threads::RuntimeThreads;
 use crate::topology::{detect, Topology};
 
 pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
@@ -203,11 +203,8 @@ pub fn stop_requested() -> bool {
 /// policy's failure, as `error` says it).
 pub fn abandon(error: &str) -> ! {
     let sig = STOP_SIGNAL.load(Ordering::SeqCst);
-    let (line, status) = if sig != 0 {
-        (format!("ampsched: agent: stopped by {}, but {error}", signal_name(sig)), 128 + sig)
-    } else {
-        (format!("ampsched: error: {error}"), 2)
-    };
+    let (line, status) =
+        if sig != 0 { (format!("ampsched: agent: stopped by {}, but {error}", signal_name(sig)), 128 + sig) } else { (format!("ampsched: error: {error}"), 2) };
     let _ = writeln!(std::io::stderr(), "{line}: the agent exits; its guardian restores every thread and stops the command");
     // SAFETY: _exit ends the process without running anything more of it (the stuck call's
     // thread holds the interpreter), which is what the guardian waits for.
@@ -887,8 +884,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         if let (true, Some(why)) = (run.needs.contains(Signals::COUNTERS), s.monitor.counting.as_ref().and_then(|c| c.stopped())) {
             return Err(input("--policy", run.name, format!("{} needs hardware counters, which stopped: {why}", run.name)));
         }
-        let (c, d) = call_policy(policy, &mut s.monitor, &mut s.enforcer, now, &events, &mut last_quantum, &mut out)
-            .map_err(AgentError::Internal)?;
+        let (c, d) = call_policy(policy, &mut s.monitor, &mut s.enforcer, now, &events, &mut last_quantum, &mut out).map_err(AgentError::Internal)?;
         calls += c;
         decisions += d;
         if let Some(why) = policy.failure() {
@@ -1069,12 +1065,9 @@ fn counters_line(run: &Run, m: &Monitor) -> String {
     match (&m.counting, &run.counters_unavailable) {
         (Some(c), _) => match c.stopped() {
             Some(why) => format!("stopped ({why}); not offered to the policy from then on"),
-            None if c.unmeasured_intervals > 0 => format!(
-                "read: {} ({} threads; {} thread intervals never on the PMU, left uncharged)",
-                c.describe(),
-                c.threads_counted,
-                c.unmeasured_intervals
-            ),
+            None if c.unmeasured_intervals > 0 => {
+                format!("read: {} ({} threads; {} thread intervals never on the PMU, left uncharged)", c.describe(), c.threads_counted, c.unmeasured_intervals)
+            }
             None => format!("read: {} ({} threads)", c.describe(), c.threads_counted),
         },
         (None, Some(why)) => why.clone(),
@@ -1097,8 +1090,7 @@ fn report(
     let status = child.as_ref().map(|c| c.status.clone().unwrap_or(ExitStatus { exit_code: None, signal: None, still_running: Some(true) }));
     // Every target process still running: the launched command if it outlived the grace period,
     // its children (a shell's background jobs), or the attached processes.
-    let processes_left_running: Vec<ProcessLeft> =
-        m.running_processes().into_iter().map(|(pid, command)| ProcessLeft { pid, command }).collect();
+    let processes_left_running: Vec<ProcessLeft> = m.running_processes().into_iter().map(|(pid, command)| ProcessLeft { pid, command }).collect();
     let left_running = !processes_left_running.is_empty() || child.as_ref().is_some_and(|c| c.status.is_none());
     Report {
         policy: policy.name().to_string(),

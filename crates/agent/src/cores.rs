@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use ampsched_model::toml_read::parse_ranges;
 use ampsched_model::machine::CAPACITY_SCALE;
+use ampsched_model::toml_read::parse_ranges;
 use ampsched_model::{InputError, Machine};
 
 const CAPACITY_SCALE_F64: f64 = CAPACITY_SCALE as f64;
@@ -87,9 +87,7 @@ impl Topology {
             let speed = match s.speed {
                 Some(v) => v,
                 None if i == 0 => 1.0,
-                None if self.source != "none" => {
-                    s.cpus.iter().map(|&c| self.cpu(c).perf / top).sum::<f64>() / s.cpus.len() as f64
-                }
+                None if self.source != "none" => s.cpus.iter().map(|&c| self.cpu(c).perf / top).sum::<f64>() / s.cpus.len() as f64,
                 None => {
                     return Err(InputError::new(
                         opt,
@@ -222,9 +220,8 @@ impl Topology {
     /// it supports (CPPC gives favoured cores of one type distinct performance levels), say;
     /// then the error says to name the types with `--cores`.
     pub fn to_machine(&self, name: &str) -> Result<Machine, InputError> {
-        Machine::from_toml("<detected topology>", &self.to_machine_toml(name)).map_err(|e| {
-            InputError::new("topology", "", format!("{e}; name the core types yourself with --cores big=...,small=..."))
-        })
+        Machine::from_toml("<detected topology>", &self.to_machine_toml(name))
+            .map_err(|e| InputError::new("topology", "", format!("{e}; name the core types yourself with --cores big=...,small=...")))
     }
 }
 

@@ -173,9 +173,7 @@ unsafe impl Send for Ledger {}
 pub fn start() -> Result<(Guardian, Ledger), String> {
     let size = std::mem::size_of::<Shared>();
     // SAFETY: a fresh anonymous shared mapping, zero-filled; all-zero is an empty ledger.
-    let p = unsafe {
-        libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0)
-    };
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0) };
     if p == libc::MAP_FAILED {
         return Err(format!("cannot map its ledger: {}", std::io::Error::last_os_error()));
     }
@@ -557,40 +555,37 @@ unsafe fn restore_process(s: &Shared, pid: u32, imposed_on: u32, original_plus_o
     path.push_number(pid);
     path.push(b"/task");
     let mut found = 0;
-    each_entry(&path, |tid| {
-        match s.threads[..threads].iter().find(|r| r.tid.load(Ordering::Acquire) == tid && r.pid.load(Ordering::Relaxed) == pid) {
-            Some(r) => {
-                let flags = r.flags.load(Ordering::Acquire);
-                if flags & CHANGED_AFFINITY != 0 {
-                    if let Some(m) = mask(r.original.load(Ordering::Relaxed)) {
-                        set_affinity(tid, m);
-                    }
-                }
-                if flags & CHANGED_NICE != 0 {
-                    libc::setpriority(libc::PRIO_PROCESS, tid, r.nice.load(Ordering::Relaxed));
-                }
-                if flags & CHANGED_SLICE != 0 {
-                    set_slice(tid, r.slice_ns.load(Ordering::Relaxed));
+    each_entry(&path, |tid| match s.threads[..threads].iter().find(|r| r.tid.load(Ordering::Acquire) == tid && r.pid.load(Ordering::Relaxed) == pid) {
+        Some(r) => {
+            let flags = r.flags.load(Ordering::Acquire);
+            if flags & CHANGED_AFFINITY != 0 {
+                if let Some(m) = mask(r.original.load(Ordering::Relaxed)) {
+                    set_affinity(tid, m);
                 }
             }
-            None => {
-                if let Some(original) = inherited_nice(s, tid, imposed_on) {
-                    libc::setpriority(libc::PRIO_PROCESS, tid, original);
-                    found += 1;
-                }
-                let Some(original) = original_plus_one.checked_sub(1).and_then(mask) else { return };
-                let mut current: Mask = [0; MASK_WORDS];
-                let size = std::mem::size_of::<Mask>();
-                if libc::syscall(libc::SYS_sched_getaffinity, tid, size, current.as_mut_ptr()) <= 0 {
-                    return;
-                }
-                let inherited = s.imposed[..imposed].iter().any(|r| {
-                    r.pid.load(Ordering::Relaxed) == imposed_on && mask(r.mask.load(Ordering::Relaxed)) == Some(&current)
-                });
-                if inherited {
-                    set_affinity(tid, original);
-                    found += 1;
-                }
+            if flags & CHANGED_NICE != 0 {
+                libc::setpriority(libc::PRIO_PROCESS, tid, r.nice.load(Ordering::Relaxed));
+            }
+            if flags & CHANGED_SLICE != 0 {
+                set_slice(tid, r.slice_ns.load(Ordering::Relaxed));
+            }
+        }
+        None => {
+            if let Some(original) = inherited_nice(s, tid, imposed_on) {
+                libc::setpriority(libc::PRIO_PROCESS, tid, original);
+                found += 1;
+            }
+            let Some(original) = original_plus_one.checked_sub(1).and_then(mask) else { return };
+            let mut current: Mask = [0; MASK_WORDS];
+            let size = std::mem::size_of::<Mask>();
+            if libc::syscall(libc::SYS_sched_getaffinity, tid, size, current.as_mut_ptr()) <= 0 {
+                return;
+            }
+            let inherited =
+                s.imposed[..imposed].iter().any(|r| r.pid.load(Ordering::Relaxed) == imposed_on && mask(r.mask.load(Ordering::Relaxed)) == Some(&current));
+            if inherited {
+                set_affinity(tid, original);
+                found += 1;
             }
         }
     });
@@ -612,10 +607,7 @@ unsafe fn inherited_nice(s: &Shared, tid: u32, imposed_on: u32) -> Option<i32> {
     if nice == -1 && *libc::__errno_location() != 0 {
         return None;
     }
-    records
-        .iter()
-        .find(|r| r.pid.load(Ordering::Relaxed) == imposed_on && r.value.load(Ordering::Relaxed) == nice)
-        .map(|r| r.original.load(Ordering::Relaxed))
+    records.iter().find(|r| r.pid.load(Ordering::Relaxed) == imposed_on && r.value.load(Ordering::Relaxed) == nice).map(|r| r.original.load(Ordering::Relaxed))
 }
 
 unsafe fn set_affinity(tid: u32, mask: &Mask) {

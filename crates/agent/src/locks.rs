@@ -93,9 +93,7 @@ impl LockTable {
         file.set_len(size as u64)?;
         use std::os::fd::AsRawFd;
         // SAFETY: a fresh shared mapping of a file of exactly `size` bytes (zero-filled by set_len).
-        let p = unsafe {
-            libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
-        };
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0) };
         if p == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }

@@ -406,11 +406,7 @@ impl Monitor {
         let pid = self.procs[p].pid;
         procfs::read_into(&format!("{}/{pid}/task/{tid}/stat", self.proc), &mut self.buf)?;
         let st = procfs::parse_stat(&self.buf)?;
-        let current = if self.real_proc() {
-            get_affinity(tid).ok()?
-        } else {
-            CpuMask::from_cpus(self.machine.cores.iter().map(|c| c.cpu))
-        };
+        let current = if self.real_proc() { get_affinity(tid).ok()? } else { CpuMask::from_cpus(self.machine.cores.iter().map(|c| c.cpu)) };
         // A thread inherits its creator's affinity. If that is one the agent imposed, the thread's
         // own "original" is its process's original; if the program chose it, it is the thread's.
         let imposed = self.procs[p].imposed.contains(&current);

@@ -44,8 +44,7 @@ type Event = (u64, u64, &'static str);
 const INSTRUCTIONS: Event = (PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions");
 const CYCLES: Event = (PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles");
 const LLC_READ_MISSES: Event = (PERF_TYPE_HW_CACHE, LL_READ_MISS, "LLC read misses (LL-read-miss cache event)");
-const CACHE_MISSES: Event =
-    (PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "cache-misses (the generic event: LLC misses on Intel, L1D refills on ARMv8)");
+const CACHE_MISSES: Event = (PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "cache-misses (the generic event: LLC misses on Intel, L1D refills on ARMv8)");
 
 /// Open one event on thread `tid` (0: the calling thread), in `group` (-1: as a leader).
 fn open_event((kind, config, _): Event, tid: i32, group: i32) -> std::io::Result<File> {

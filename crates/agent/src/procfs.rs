@@ -184,9 +184,7 @@ pub fn get_affinity(tid: u32) -> io::Result<CpuMask> {
         let mut words: Vec<libc::c_ulong> = vec![0; cpus / MASK_WORD_BITS];
         // SAFETY: the kernel writes at most the size we pass into the buffer we own; a
         // cpu_set_t is that same array of words, so the pointer cast is what CPU_ALLOC does.
-        let r = unsafe {
-            libc::sched_getaffinity(tid as libc::pid_t, std::mem::size_of_val(words.as_slice()), words.as_mut_ptr().cast())
-        };
+        let r = unsafe { libc::sched_getaffinity(tid as libc::pid_t, std::mem::size_of_val(words.as_slice()), words.as_mut_ptr().cast()) };
         if r == 0 {
             return Ok(CpuMask::from_words(words));
         }
@@ -195,10 +193,7 @@ pub fn get_affinity(tid: u32) -> io::Result<CpuMask> {
             return Err(err);
         }
         if cpus >= MAX_MASK_CPUS {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("the kernel has more than {MAX_MASK_CPUS} CPUs, the most the agent supports"),
-            ));
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the kernel has more than {MAX_MASK_CPUS} CPUs, the most the agent supports")));
         }
         cpus *= 2;
     }

@@ -164,9 +164,7 @@ pub fn threads(m: &Monitor) -> Vec<ThreadReport> {
         .iter()
         .zip(&m.extra)
         .map(|(t, e)| {
-            let per_type = |f: &dyn Fn(usize) -> Value| -> Map<String, Value> {
-                types.iter().enumerate().map(|(i, name)| (name.to_string(), f(i))).collect()
-            };
+            let per_type = |f: &dyn Fn(usize) -> Value| -> Map<String, Value> { types.iter().enumerate().map(|(i, name)| (name.to_string(), f(i))).collect() };
             let counters = counted.then(|| {
                 per_type(&|i| {
                     let c = &t.per_type[i];

@@ -70,7 +70,10 @@ enum Token {
     /// `*`
     Any,
     /// `[...]`: ranges (a single character is a range of one), negated with `!` or `^`.
-    Set { ranges: Vec<(char, char)>, negated: bool },
+    Set {
+        ranges: Vec<(char, char)>,
+        negated: bool,
+    },
 }
 
 /// One shell-style pattern, matched against a whole thread name.

@@ -76,8 +76,7 @@ fn parse_size_kb(s: &str) -> Option<u64> {
 /// Detect the topology below `root` (normally "/": reads `root/sys/...`).
 pub fn detect(root: &Path) -> Result<Topology, String> {
     let cpu_dir = root.join("sys/devices/system/cpu");
-    let online = read_list(&cpu_dir.join("online"))
-        .ok_or_else(|| format!("{}: cannot read the list of online CPUs", cpu_dir.join("online").display()))?;
+    let online = read_list(&cpu_dir.join("online")).ok_or_else(|| format!("{}: cannot read the list of online CPUs", cpu_dir.join("online").display()))?;
     let path = |c: usize, rest: &str| -> PathBuf { cpu_dir.join(format!("cpu{c}/{rest}")) };
 
     let capacity: BTreeMap<usize, u64> = online.iter().filter_map(|&c| read_u64(&path(c, "cpu_capacity")).map(|v| (c, v))).collect();
@@ -95,7 +94,13 @@ pub fn detect(root: &Path) -> Result<Topology, String> {
         let within = |c: usize| cppc.get(&c).or(freq.get(&c)).copied().unwrap_or(0) as f64;
         let mut m = BTreeMap::new();
         for &c in &online {
-            let base = if p.contains(&c) { 2e9 } else if e.contains(&c) { 1e9 } else { 0.0 };
+            let base = if p.contains(&c) {
+                2e9
+            } else if e.contains(&c) {
+                1e9
+            } else {
+                0.0
+            };
             m.insert(c, base + within(c));
         }
         ("intel hybrid pmu", m)
@@ -135,8 +140,7 @@ pub fn detect(root: &Path) -> Result<Topology, String> {
         }
     }
 
-    let cpus: Vec<Cpu> =
-        online.iter().map(|&c| Cpu { id: c, perf: perf[&c], max_freq_khz: freq.get(&c).copied(), llc: llc_of.get(&c).copied() }).collect();
+    let cpus: Vec<Cpu> = online.iter().map(|&c| Cpu { id: c, perf: perf[&c], max_freq_khz: freq.get(&c).copied(), llc: llc_of.get(&c).copied() }).collect();
     let mut levels: Vec<f64> = cpus.iter().map(|c| c.perf).collect();
     levels.sort_by(|a, b| b.total_cmp(a));
     levels.dedup();

@@ -101,8 +101,7 @@ fn a_policy_that_needs_counters_is_refused_where_there_are_none() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
     common::prerequisite(ampsched_agent::perf::PerfCounters::new().is_err(), "no hardware counters");
     let why = ampsched_agent::perf::probe().unwrap_err();
-    let err = run_with(&config(std::process::id()), "ipc-driven", Signals::COUNTERS, |_| unreachable!("refused before it is built"))
-        .unwrap_err();
+    let err = run_with(&config(std::process::id()), "ipc-driven", Signals::COUNTERS, |_| unreachable!("refused before it is built")).unwrap_err();
     let AgentError::Input(e) = err else { panic!("a refusal is an input error (exit status 2)") };
     let line = e.to_string();
     assert!(!line.contains('\n'));
@@ -161,12 +160,7 @@ fn a_stop_signal_while_the_agent_starts_ends_it_with_a_report_and_nothing_launch
     let _one = ONE_AT_A_TIME.lock().unwrap();
     let marker = std::env::temp_dir().join(format!("ampsched-early-stop-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);
-    let cfg = AgentConfig {
-        policy: "idle".into(),
-        command: vec!["touch".into(), marker.display().to_string()],
-        status: false,
-        ..AgentConfig::default()
-    };
+    let cfg = AgentConfig { policy: "idle".into(), command: vec!["touch".into(), marker.display().to_string()], status: false, ..AgentConfig::default() };
     // The policy is built after the handlers are installed and before anything is launched: a
     // SIGTERM from there is the earliest the agent can see one. Without handlers it would end
     // this test process.

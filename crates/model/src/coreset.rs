@@ -114,8 +114,7 @@ impl CoreSet {
     /// Every core of `self` is in `o`.
     pub fn is_subset(&self, o: &CoreSet) -> bool {
         let (a, b) = (self.spill_words(), o.spill_words());
-        (0..INLINE_WORDS).all(|i| self.inline[i] & !o.inline[i] == 0)
-            && a.iter().enumerate().all(|(i, &w)| w & !b.get(i).copied().unwrap_or(0) == 0)
+        (0..INLINE_WORDS).all(|i| self.inline[i] & !o.inline[i] == 0) && a.iter().enumerate().all(|(i, &w)| w & !b.get(i).copied().unwrap_or(0) == 0)
     }
 
     pub fn first(&self) -> Option<usize> {
@@ -137,8 +136,7 @@ impl CoreSet {
         if a.is_empty() && b.is_empty() {
             return CoreSet { inline, spill: None };
         }
-        let mut words: Vec<u64> =
-            (0..a.len().max(b.len())).map(|i| op(a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0))).collect();
+        let mut words: Vec<u64> = (0..a.len().max(b.len())).map(|i| op(a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0))).collect();
         words.truncate(trimmed(&words).len());
         CoreSet { inline, spill: (!words.is_empty()).then(|| words.into_boxed_slice()) }
     }

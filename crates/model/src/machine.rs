@@ -136,7 +136,19 @@ impl Machine {
             if !freq_levels_ghz.contains(&start_freq_ghz) {
                 return Err(n.err("start_freq_ghz", format!("must be one of the type's levels {freq_levels_ghz:?}")));
             }
-            let ct = CoreType { name, count, freq_ghz, freq_levels_ghz, power_levels_w, start_freq_ghz, cpi_scale, power_active_w, power_idle_w, power_given, capacity: 0 };
+            let ct = CoreType {
+                name,
+                count,
+                freq_ghz,
+                freq_levels_ghz,
+                power_levels_w,
+                start_freq_ghz,
+                cpi_scale,
+                power_active_w,
+                power_idle_w,
+                power_given,
+                capacity: 0,
+            };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
             }
@@ -221,18 +233,7 @@ impl Machine {
         }
         root.finish()?;
 
-        let mut m = Machine {
-            name,
-            description,
-            source: src,
-            memory_latency_ns,
-            remote_memory_latency_ns,
-            numa_nodes,
-            core_types,
-            cores,
-            llcs,
-            migration,
-        };
+        let mut m = Machine { name, description, source: src, memory_latency_ns, remote_memory_latency_ns, numa_nodes, core_types, cores, llcs, migration };
         m.derive_capacities();
         Ok(m)
     }
@@ -406,12 +407,8 @@ fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Resul
         return Err(n.err("freq_levels_ghz", format!("the highest level must be freq_ghz ({freq_ghz})")));
     }
     let powers = match n.opt_number_list("power_levels_w", &limits::POWER_W)? {
-        Some(p) if p.len() != levels.len() => {
-            return Err(n.err("power_levels_w", format!("gives {} powers for {} levels", p.len(), levels.len())))
-        }
-        Some(p) if *p.last().unwrap() != active_w => {
-            return Err(n.err("power_levels_w", format!("the last power must be power_active_w ({active_w})")))
-        }
+        Some(p) if p.len() != levels.len() => return Err(n.err("power_levels_w", format!("gives {} powers for {} levels", p.len(), levels.len()))),
+        Some(p) if *p.last().unwrap() != active_w => return Err(n.err("power_levels_w", format!("the last power must be power_active_w ({active_w})"))),
         Some(p) => p,
         None => {
             let mut p: Vec<f64> = levels.iter().map(|f| idle_w + (active_w - idle_w).max(0.0) * (f / freq_ghz).powf(DVFS_POWER_EXPONENT)).collect();
@@ -449,4 +446,3 @@ pub fn default_name(source: &str) -> String {
     let base = source.rsplit('/').next().unwrap_or(source);
     base.strip_suffix(".toml").unwrap_or(base).to_string()
 }
-

@@ -45,7 +45,11 @@ impl<'a> Node<'a> {
     }
 
     pub fn key_path(&self, key: &str) -> String {
-        if self.path.is_empty() { key.to_string() } else { format!("{}.{}", self.path, key) }
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{}", self.path, key)
+        }
     }
 
     pub fn err(&self, key: &str, message: impl Into<String>) -> InputError {
@@ -134,12 +138,7 @@ impl<'a> Node<'a> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| match v {
-                    Value::Table(t) => Ok(Node {
-                        source,
-                        path: self.key_path(&format!("{key}[{i}]")),
-                        table: t,
-                        allowed: Vec::new(),
-                    }),
+                    Value::Table(t) => Ok(Node { source, path: self.key_path(&format!("{key}[{i}]")), table: t, allowed: Vec::new() }),
                     other => Err(self.err(&format!("{key}[{i}]"), format!("expected a table, got {}", other.type_str()))),
                 })
                 .collect(),
@@ -204,12 +203,8 @@ impl<'a> Node<'a> {
                 let mut out = Vec::new();
                 for (i, v) in items.iter().enumerate() {
                     match v {
-                        Value::Integer(n) if *n >= 0 => {
-                            out.push(check_core_number(*n as usize).map_err(|m| self.err(&format!("{key}[{i}]"), m))?)
-                        }
-                        other => {
-                            return Err(self.err(&format!("{key}[{i}]"), format!("expected a core number ≥ 0, got {other}")))
-                        }
+                        Value::Integer(n) if *n >= 0 => out.push(check_core_number(*n as usize).map_err(|m| self.err(&format!("{key}[{i}]"), m))?),
+                        other => return Err(self.err(&format!("{key}[{i}]"), format!("expected a core number ≥ 0, got {other}"))),
                     }
                 }
                 Ok(Some(out))

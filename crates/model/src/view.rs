@@ -524,10 +524,7 @@ impl Placement {
                 return Err(format!("set the frequency of core type {ty}, which does not exist"));
             };
             if !ct.freq_levels_ghz.iter().any(|&l| l == ghz) {
-                return Err(format!(
-                    "set core type '{}' to {ghz} GHz, which is not one of its levels ({:?})",
-                    ct.name, ct.freq_levels_ghz
-                ));
+                return Err(format!("set core type '{}' to {ghz} GHz, which is not one of its levels ({:?})", ct.name, ct.freq_levels_ghz));
             }
         }
         Ok(())

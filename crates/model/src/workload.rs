@@ -58,7 +58,8 @@ impl Signature {
     /// ends, so their weighted sum is linear between the union of the points. None for phases
     /// that retire no instructions (only barriers and sleeps): nothing to profile.
     pub fn of_phases(phases: &[Phase]) -> Option<Signature> {
-        let weighted: Vec<(f64, &Profile)> = phases.iter().filter_map(|p| Some((p.instructions_per_thread(), p.profile()?))).filter(|(n, _)| *n > 0.0).collect();
+        let weighted: Vec<(f64, &Profile)> =
+            phases.iter().filter_map(|p| Some((p.instructions_per_thread(), p.profile()?))).filter(|(n, _)| *n > 0.0).collect();
         let total: f64 = weighted.iter().map(|(n, _)| n).sum();
         if total <= 0.0 {
             return None;
@@ -351,7 +352,9 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
                 return Err(n.err("phase", "a program needs at least one [[program.phase]] or [[program.group]]"));
             }
             if !locks.is_empty() {
-                return Err(n.err("phase", "a program of one kind of thread may not use locks; give [[program.group]] tables or put critical phases in the workload"));
+                return Err(
+                    n.err("phase", "a program of one kind of thread may not use locks; give [[program.group]] tables or put critical phases in the workload")
+                );
             }
             let workers = read_workers(&mut n, &phases, Workers::Persistent)?;
             let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
@@ -408,12 +411,21 @@ impl Workload {
             threads += app_threads;
             spawned += copies as u64 * app.groups.iter().map(Group::threads_per_run).sum::<u64>() * app.runs as u64;
             // The key that brought the total over: copies if given, else the thread count.
-            let key = if copies > 1 { "copies" } else if n.has("group") { "group" } else { "threads" };
+            let key = if copies > 1 {
+                "copies"
+            } else if n.has("group") {
+                "group"
+            } else {
+                "threads"
+            };
             if threads > limits::MAX_THREADS {
                 return Err(n.err(key, format!("brings the workload to {threads} threads; at most {} are supported", limits::MAX_THREADS)));
             }
             if spawned > limits::MAX_THREADS_SPAWNED {
-                let why = format!("brings the threads a run creates (threads × runs, per-phase workers counted at each phase) to {spawned}; at most {} are supported", limits::MAX_THREADS_SPAWNED);
+                let why = format!(
+                    "brings the threads a run creates (threads × runs, per-phase workers counted at each phase) to {spawned}; at most {} are supported",
+                    limits::MAX_THREADS_SPAWNED
+                );
                 return Err(n.err("runs", why));
             }
             if apps.iter().any(|other: &App| other.name == app.name || other.name.starts_with(&format!("{}#", app.name))) {
@@ -445,7 +457,11 @@ impl Workload {
             }
         }
         if self.total_threads() as u64 > limits::MAX_THREADS {
-            return Err(format!("{} threads on this machine's {cores} cores (count = \"cores\" groups); at most {} are supported", self.total_threads(), limits::MAX_THREADS));
+            return Err(format!(
+                "{} threads on this machine's {cores} cores (count = \"cores\" groups); at most {} are supported",
+                self.total_threads(),
+                limits::MAX_THREADS
+            ));
         }
         Ok(self)
     }
@@ -515,7 +531,18 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         check_steps(n, &phases, repeat)?;
         let workers = read_workers(n, &phases, body.workers)?;
         let signature = read_signature(n)?.or_else(|| Signature::of_phases(&phases));
-        vec![Group { name: "main".into(), count, count_per_core: false, shared_work: false, kind: ThreadKind::App, repeat, phases, workers, signature, solo_ips: None }]
+        vec![Group {
+            name: "main".into(),
+            count,
+            count_per_core: false,
+            shared_work: false,
+            kind: ThreadKind::App,
+            repeat,
+            phases,
+            workers,
+            signature,
+            solo_ips: None,
+        }]
     } else {
         for key in ["threads", "phase", "program", "repeat", "signature", "workers"] {
             if n.has(key) {
@@ -551,7 +578,9 @@ fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks
         };
         let program = g.opt_str("program")?;
         if let Some(p) = program.as_ref().and_then(|p| programs.get(p)).filter(|p| !p.groups.is_empty()) {
-            return Err(g.err("program", format!("program '{}' has [[program.group]] tables: run it as a whole app (program = \"{}\" in [[app]])", p.name, p.name)));
+            return Err(
+                g.err("program", format!("program '{}' has [[program.group]] tables: run it as a whole app (program = \"{}\" in [[app]])", p.name, p.name))
+            );
         }
         let body = read_body(&mut g, program.as_deref(), programs, locks)?;
         let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
@@ -630,7 +659,9 @@ fn read_workers(n: &mut Node, phases: &[Phase], default: Workers) -> Result<Work
 fn check_steps(n: &Node, phases: &[Phase], repeat: u32) -> Result<()> {
     let steps = phases.len() as u64 * repeat as u64;
     if steps > limits::MAX_PHASE_STEPS {
-        return Err(n.err("repeat", format!("{} phases repeated {repeat} times make {steps} steps; at most {} are supported", phases.len(), limits::MAX_PHASE_STEPS)));
+        return Err(
+            n.err("repeat", format!("{} phases repeated {repeat} times make {steps} steps; at most {} are supported", phases.len(), limits::MAX_PHASE_STEPS))
+        );
     }
     Ok(())
 }
@@ -678,12 +709,7 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
                 }
             }
             "sleep" => Phase::Sleep { ns: s_to_ns(p.number("seconds", &limits::SLEEP_S)?).max(1) },
-            other => {
-                return Err(p.err(
-                    "kind",
-                    format!("unknown phase kind '{other}' (expected compute, serial, barrier, critical or sleep)"),
-                ))
-            }
+            other => return Err(p.err("kind", format!("unknown phase kind '{other}' (expected compute, serial, barrier, critical or sleep)"))),
         };
         p.finish()?;
         out.push(phase);

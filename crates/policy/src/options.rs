@@ -172,9 +172,7 @@ impl<'a> Options<'a> {
     /// A `Number` or `Range` option's value.
     pub fn number(&self, name: &str) -> f64 {
         match self.info(name).kind {
-            OptionKind::Number(d) | OptionKind::Range { default: d, .. } => {
-                self.given(name).map_or(d, |v| v.parse().expect("checked in new"))
-            }
+            OptionKind::Number(d) | OptionKind::Range { default: d, .. } => self.given(name).map_or(d, |v| v.parse().expect("checked in new")),
             other => panic!("option '{name}' is {other:?}, not a number"),
         }
     }

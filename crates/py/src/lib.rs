@@ -10,11 +10,11 @@ mod policy;
 mod view;
 mod watchdog;
 
-use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
-use pyo3::create_exception;
 use ampsched_agent::{abandon, resolve_topology, run as run_agent, run_with_policy, stop_requested, AgentConfig, AgentError};
+use ampsched_runner::{compare_candidates, default_compare as default_cmp, list, Candidate, Error, Experiment, Settings};
 use interrupt::Stop;
 use policy::{chain, PyPolicy};
+use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::time::Duration;
@@ -318,7 +318,22 @@ fn agent(
         p.watched_by(w.calls());
         w
     });
-    let cfg = AgentConfig { policy, interval_ms, emulate, emulate_period_ms, cores, machine, command, pids, locks, status, sysfs_root: "/".into(), seed, until_tree_exits, runtime_threads };
+    let cfg = AgentConfig {
+        policy,
+        interval_ms,
+        emulate,
+        emulate_period_ms,
+        cores,
+        machine,
+        command,
+        pids,
+        locks,
+        status,
+        sysfs_root: "/".into(),
+        seed,
+        until_tree_exits,
+        runtime_threads,
+    };
     let result = py.allow_threads(|| match python {
         Some(p) => {
             let needs = p.needs;

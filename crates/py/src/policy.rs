@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use ampsched_model::{defaults, limits, CoreSet, Placement, Policy, Signals, SystemView, Triggers};
 use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
-use pyo3::intern;
 
 use crate::view::{machine_dict, View};
 use crate::watchdog::{Calls, Interrupted};
@@ -82,9 +82,11 @@ impl PyPolicy {
             }
         };
         let triggers = names(&attr("triggers")?, "triggers", |name| {
-            TRIGGER_NAMES.iter().position(|t| *t == name).map(|i| i as u8).ok_or_else(|| {
-                format!("unknown trigger '{name}' (known: {}; the quantum is set by quantum_ms)", TRIGGER_NAMES.join(", "))
-            })
+            TRIGGER_NAMES
+                .iter()
+                .position(|t| *t == name)
+                .map(|i| i as u8)
+                .ok_or_else(|| format!("unknown trigger '{name}' (known: {}; the quantum is set by quantum_ms)", TRIGGER_NAMES.join(", ")))
         })?;
         let triggers = Triggers { start: triggers.contains(&0), exit: triggers.contains(&1), block: triggers.contains(&2), wake: triggers.contains(&3) };
         let needs = names(&attr("needs")?, "needs", Signals::named)?.into_iter().fold(Signals::NONE, Signals::union);

@@ -50,9 +50,9 @@ impl View {
     }
 
     fn thread_view<'v>(v: &'v SystemView<'_>, id: u32) -> PyResult<&'v ThreadView> {
-        v.threads.get(id as usize).ok_or_else(|| {
-            PyIndexError::new_err(format!("no thread {id}: {} threads have started (ids 0 to {})", v.threads.len(), v.threads.len() as i64 - 1))
-        })
+        v.threads
+            .get(id as usize)
+            .ok_or_else(|| PyIndexError::new_err(format!("no thread {id}: {} threads have started (ids 0 to {})", v.threads.len(), v.threads.len() as i64 - 1)))
     }
 }
 

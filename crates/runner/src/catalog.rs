@@ -62,7 +62,11 @@ pub fn machine(arg: &str) -> Result<Machine, InputError> {
 
 /// The file a workload argument names in messages: the path itself, or the catalog's file.
 pub fn workload_file(arg: &str) -> String {
-    if looks_like_path(arg) { arg.to_string() } else { format!("catalog/workloads/{arg}.toml") }
+    if looks_like_path(arg) {
+        arg.to_string()
+    } else {
+        format!("catalog/workloads/{arg}.toml")
+    }
 }
 
 pub fn workload(arg: &str) -> Result<Workload, InputError> {

@@ -10,8 +10,8 @@ pub use ampsched_sim::Interrupt;
 
 use std::collections::BTreeMap;
 
-use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, SoloIps, Workload, MAX_CORE_TYPES};
 use ampsched_model::Signals;
+use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, SimpleModel, SoloIps, Workload, MAX_CORE_TYPES};
 use ampsched_policy::baseline::best_static::{self, BestStatic};
 use ampsched_policy::baseline::bound::{self, Bound};
 use ampsched_policy::baseline::oblivious::{self, Oblivious};
@@ -25,7 +25,10 @@ use serde_json::{json, Map, Value};
 pub enum Error {
     Input(InputError),
     /// A run that cannot complete, and the workload file it came from.
-    Sim { workload: String, error: SimError },
+    Sim {
+        workload: String,
+        error: SimError,
+    },
     /// The caller's progress callback asked to stop (e.g. Ctrl-C in Python).
     Cancelled,
 }
@@ -175,7 +178,9 @@ impl Experiment {
     /// `reads`: what the policy reads (`reads`, or a Python policy's `needs`): a policy that
     /// does not read counters does not pay for their noisy view (`SimConfig::policy_reads_counters`).
     pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, reads: Signals, segments: usize, run_name: &str) -> Result<RunResult, Error> {
-        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name, reads)).run().map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
+        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name, reads))
+            .run()
+            .map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
         self.events_used.set(self.events_used.get() + r.events);
         Ok(r)
     }
@@ -195,7 +200,14 @@ impl Experiment {
             let t = match cache.get(&key) {
                 Some(t) => *t,
                 None => {
-                    let r = self.simulate_on(&fast, &solo, &mut Oblivious, reads(&oblivious::INFO), 0, &format!("the solo reference run of {}", solo.apps[0].name))?;
+                    let r = self.simulate_on(
+                        &fast,
+                        &solo,
+                        &mut Oblivious,
+                        reads(&oblivious::INFO),
+                        0,
+                        &format!("the solo reference run of {}", solo.apps[0].name),
+                    )?;
                     let t = r.apps[0].turnaround_s();
                     cache.insert(key, t);
                     t

@@ -171,7 +171,11 @@ fn standardise(x: &[Vec<f64>]) -> (Vec<f64>, Vec<f64>) {
     let scale = (0..p)
         .map(|j| {
             let sd = (x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n).sqrt();
-            if sd > 0.0 { sd } else { 1.0 }
+            if sd > 0.0 {
+                sd
+            } else {
+                1.0
+            }
         })
         .collect();
     (mean, scale)
@@ -212,11 +216,19 @@ fn explained(model: &LinearModel, x: &[Vec<f64>], y: &[f64]) -> f64 {
     let n = y.len() as f64;
     let mean = y.iter().sum::<f64>() / n;
     let total: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
-    let residual: f64 = x.iter().zip(y).map(|(r, v)| {
-        let rates: Vec<f64> = model.events.iter().map(|&j| r[j]).collect();
-        (model.eval_rates(&rates) - v).powi(2)
-    }).sum();
-    if total > 0.0 { 1.0 - residual / total } else { 1.0 }
+    let residual: f64 = x
+        .iter()
+        .zip(y)
+        .map(|(r, v)| {
+            let rates: Vec<f64> = model.events.iter().map(|&j| r[j]).collect();
+            (model.eval_rates(&rates) - v).powi(2)
+        })
+        .sum();
+    if total > 0.0 {
+        1.0 - residual / total
+    } else {
+        1.0
+    }
 }
 
 /// WASH §5's elimination from `from` (indices into the candidate features) down to
@@ -326,7 +338,11 @@ pub fn header(file: &ModelFile, program_files: &[String], samples: &[Sample]) ->
         "all small (default seed, exact counters); {} threads with > {}% of their run's execution time, of {} programs.\n",
         samples.len(),
         MIN_TIME_SHARE * 100.0,
-        { let mut p: Vec<&str> = samples.iter().map(|s| s.program.as_str()).collect(); p.dedup(); p.len() }
+        {
+            let mut p: Vec<&str> = samples.iter().map(|s| s.program.as_str()).collect();
+            p.dedup();
+            p.len()
+        }
     ));
     h.push_str("Features: each event per cycle (candidates: ");
     h.push_str(&candidate_events().iter().map(|&e| EVENTS[e].name).collect::<Vec<_>>().join(", "));
@@ -353,10 +369,13 @@ pub fn header(file: &ModelFile, program_files: &[String], samples: &[Sample]) ->
 pub fn programs_of(files: &[String]) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
     for f in files {
-        let (_, text) = catalog::PROGRAMS
-            .iter()
-            .find(|(n, _)| n == f)
-            .ok_or_else(|| ampsched_model::InputError::new("--programs", f, format!("no such program file in catalog/programs ({})", catalog::PROGRAMS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "))))?;
+        let (_, text) = catalog::PROGRAMS.iter().find(|(n, _)| n == f).ok_or_else(|| {
+            ampsched_model::InputError::new(
+                "--programs",
+                f,
+                format!("no such program file in catalog/programs ({})", catalog::PROGRAMS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
+            )
+        })?;
         let mut p = ampsched_model::workload::Programs::new();
         ampsched_model::workload::programs_from_toml(&format!("catalog/programs/{f}.toml"), text, &mut p)?;
         out.extend(p.keys().cloned());

@@ -7,11 +7,11 @@ use ampsched_model::events as pmu;
 use ampsched_model::{ThreadState, Trigger};
 
 use crate::engine::{Engine, Move, Pending};
-use crate::memory::{NO_HOME, NO_RATE};
 use crate::events::Event;
 use crate::interp::Act;
 use crate::local::share::cores_on_side;
 use crate::local::{LocalScheduler, SchedView};
+use crate::memory::{NO_HOME, NO_RATE};
 use crate::observe::Observer;
 use crate::prefetch::prefetch;
 use crate::result::Segment;
@@ -122,7 +122,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             Act::Spin { budget: Some(b), in_cycles: false } => b,
             // The cycles left at the core's clock now (a frequency change re-plans it), rounded
             // up: the spin has not ended before its last cycle.
-            Act::Spin { budget: Some(b), in_cycles: true } => (b as f64 / self.dvfs.machine.core_types[self.dvfs.machine.cores[c].core_type].freq_ghz).ceil() as u64,
+            Act::Spin { budget: Some(b), in_cycles: true } => {
+                (b as f64 / self.dvfs.machine.core_types[self.dvfs.machine.cores[c].core_type].freq_ghz).ceil() as u64
+            }
             Act::Spin { budget: None, .. } => u64::MAX / 4,
             Act::Off => unreachable!("a running thread has something to do"),
         };
@@ -357,7 +359,23 @@ mod tests {
 
     #[test]
     fn round_ns_is_round_as_u64() {
-        let edges = [0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 1.8446744073709552e19, 1e300, f64::INFINITY, f64::NAN, -0.4, -0.6, -3.0];
+        let edges = [
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            4503599627370495.5,
+            4503599627370497.0,
+            9007199254740993.0,
+            1.8446744073709552e19,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+            -0.4,
+            -0.6,
+            -3.0,
+        ];
         let mut rng = Rng::new(11);
         let random = (0..200_000).map(|_| f64::from_bits(rng.next_u64() >> 2) % 1e13 + (rng.below(4) as f64) * 0.25);
         for x in edges.into_iter().chain(random) {

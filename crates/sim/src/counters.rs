@@ -56,7 +56,15 @@ pub(crate) struct CounterBook {
 
 impl CounterBook {
     pub fn new(noise: f64, seed: u64) -> CounterBook {
-        CounterBook { hot: Vec::new(), more: Vec::new(), unsynced: Vec::new(), is_unsynced: Vec::new(), noise, rng: Rng::new(seed ^ NOISE_STREAM), read: Vec::new() }
+        CounterBook {
+            hot: Vec::new(),
+            more: Vec::new(),
+            unsynced: Vec::new(),
+            is_unsynced: Vec::new(),
+            noise,
+            rng: Rng::new(seed ^ NOISE_STREAM),
+            read: Vec::new(),
+        }
     }
 
     pub fn add_thread(&mut self) {

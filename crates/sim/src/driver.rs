@@ -26,11 +26,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.counters.synced_all();
         self.book.begin_call(trigger, self.now);
         for (c, core) in self.cores.iter().enumerate() {
-            self.book.cores[c] = CoreView {
-                nr_running: self.sched.queue_len(c) as u32 + core.running.is_some() as u32,
-                running: core.running,
-                busy_ns: core.busy_ns,
-            };
+            self.book.cores[c] =
+                CoreView { nr_running: self.sched.queue_len(c) as u32 + core.running.is_some() as u32, running: core.running, busy_ns: core.busy_ns };
         }
         self.placement.clear();
         self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);

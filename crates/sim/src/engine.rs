@@ -15,8 +15,8 @@
 
 use std::collections::VecDeque;
 
-use ampsched_model::machine::MAX_CORE_TYPES;
 use ampsched_model::events::MORE_EVENTS;
+use ampsched_model::machine::MAX_CORE_TYPES;
 use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Signals, ThreadState, Trigger, ViewBook, Workload};
 
 use crate::counters::CounterBook;
@@ -480,4 +480,3 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.set_state(t, state);
     }
 }
-

@@ -1,7 +1,7 @@
 //! The end of a run: the result, or why it can never finish.
 
-use ampsched_model::workload::Phase;
 use ampsched_model::limits::number_text;
+use ampsched_model::workload::Phase;
 use ampsched_model::ThreadState;
 
 use crate::engine::{Engine, SimError};

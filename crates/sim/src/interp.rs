@@ -2,9 +2,9 @@
 //! barrier, serial section, critical sections), starts app runs, and decides what a thread
 //! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
 
+use ampsched_model::events::MORE_EVENTS;
 use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Wait, Workers};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
-use ampsched_model::events::MORE_EVENTS;
 
 use crate::engine::{Engine, Pending, ThreadRt};
 use crate::events::Event;
@@ -38,11 +38,16 @@ pub(crate) enum Step {
 /// What a thread does on the CPU right now.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Act {
-    Compute { remaining: f64 },
+    Compute {
+        remaining: f64,
+    },
     /// Spin-waiting; `budget` is what it may still spin before it blocks (None: spins
     /// forever): CPU time in ns, or in cycles (`in_cycles`) for a limit in loop iterations,
     /// which a slower clock takes longer to spend.
-    Spin { budget: Option<u64>, in_cycles: bool },
+    Spin {
+        budget: Option<u64>,
+        in_cycles: bool,
+    },
     /// Off the CPU (blocked, sleeping, exited, or not started).
     Off,
 }

@@ -2,8 +2,8 @@
 //! counters), and what is derived from a run (metrics, trace).
 
 mod cores;
-mod driver;
 mod counters;
+mod driver;
 pub mod dvfs;
 pub mod engine;
 pub mod events;
@@ -11,11 +11,11 @@ mod finish;
 mod heap;
 mod interp;
 pub mod interrupt;
-mod memory;
-mod prefetch;
 pub mod local;
+mod memory;
 pub mod metrics;
 pub mod observe;
+mod prefetch;
 pub mod result;
 mod sf_truth;
 pub mod sync;

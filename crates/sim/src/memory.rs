@@ -15,8 +15,8 @@
 //! balancing). Away from home, every miss costs the remote latency.
 
 use ampsched_model::cache::{foa_capacity_kb, refill_lines};
-use ampsched_model::Profile;
 use ampsched_model::events as pmu;
+use ampsched_model::Profile;
 
 use crate::engine::Engine;
 use crate::local::LocalScheduler;

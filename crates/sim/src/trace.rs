@@ -139,11 +139,8 @@ impl Serialize for Events<'_> {
 }
 
 pub fn chrome_trace(m: &Machine, w: &Workload, r: &RunResult, policy: &str) -> String {
-    let trace = ChromeTrace {
-        display_time_unit: "ms",
-        other_data: OtherData { machine: &m.name, workload: &w.name, policy },
-        trace_events: Events { m, w, r },
-    };
+    let trace =
+        ChromeTrace { display_time_unit: "ms", other_data: OtherData { machine: &m.name, workload: &w.name, policy }, trace_events: Events { m, w, r } };
     let mut text = serde_json::to_string(&trace).expect("a trace is plain data");
     text.push('\n');
     text

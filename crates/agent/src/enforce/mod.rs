@@ -113,9 +113,7 @@ impl Enforcer {
                     m.extra[id as usize].decisions += 1;
                 }
                 affinity::Moved::Unchanged | affinity::Moved::Gone => {}
-                affinity::Moved::Refused(why) => {
-                    self.not_applied.add("affinity", why, || format!("thread {} to cores {cores}", m.extra[id as usize].tid))
-                }
+                affinity::Moved::Refused(why) => self.not_applied.add("affinity", why, || format!("thread {} to cores {cores}", m.extra[id as usize].tid)),
             }
         }
         for &(id, share) in last_per_key(&out.fast_share) {

@@ -9,8 +9,8 @@
 //! the rule), as `monitor.rs` does for inherited affinities. The restore rescans the targets
 //! first, so threads created after the last sample are found (`Session::restore`).
 
-use ampsched_model::ThreadState;
 use ampsched_model::nice::weight_of_nice;
+use ampsched_model::ThreadState;
 
 use crate::monitor::Monitor;
 

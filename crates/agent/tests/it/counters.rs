@@ -7,11 +7,11 @@ use crate::common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::common::ProcTree;
 use ampsched_agent::counters::{parse_group, scaled_delta, CounterDelta, CounterSource, Counting, GroupReading, OpenError};
 use ampsched_agent::monitor::Monitor;
 use ampsched_agent::perf::PerfCounters;
 use ampsched_model::{Machine, Signals};
-use crate::common::ProcTree;
 
 const MACHINE: &str = common::ONE_FAST_ONE_SLOW;
 

@@ -151,13 +151,12 @@ fn when_the_agent_is_killed_its_guardian_restores_removes_the_lock_table_and_sto
         play_the_agent(&how);
     }
     let mut r = run("kill", "when_the_agent_is_killed_its_guardian_restores_removes_the_lock_table_and_stops_the_command");
-    wait_for("the original affinity, the thread the agent never saw too", || {
-        thread_affinities(r.moved.id()).iter().all(|m| *m == r.original)
-    });
+    wait_for("the original affinity, the thread the agent never saw too", || thread_affinities(r.moved.id()).iter().all(|m| *m == r.original));
     assert_eq!(task_count(r.moved.id()), 2);
     // SAFETY: geteuid takes no arguments.
     if unsafe { libc::geteuid() } == 0 {
-        wait_for("the original nice value", || nice_of(r.moved.id()) == r.nice); // lowering it needs CAP_SYS_NICE
+        wait_for("the original nice value", || nice_of(r.moved.id()) == r.nice);
+        // lowering it needs CAP_SYS_NICE
     }
     wait_for("the lock table's removal", || !r.lock_dir.exists());
     wait_for("the launched command to get SIGTERM", || r.launched.try_wait().unwrap().is_some());

@@ -4,10 +4,10 @@
 
 use crate::common;
 
+use crate::common::ProcTree;
 use ampsched_agent::monitor::Monitor;
 use ampsched_agent::runtime_threads::{default_spec, Glob, RuntimeThreads, COMM_BYTES, DEFAULT_RUNTIME_THREADS};
 use ampsched_model::{Machine, ThreadKind, Trigger};
-use crate::common::ProcTree;
 
 /// A thread name as Linux keeps it (`comm`): its first 15 bytes (these names are ASCII).
 fn comm(name: &str) -> &str {
@@ -39,15 +39,39 @@ fn the_defaults_make_every_hotspot_and_openj9_helper_a_runtime_thread_and_no_app
     // Full names as the VMs give them (HotSpot's set_name / CompileBroker / java.lang.ref, OpenJ9's
     // thread dumps); Linux shows the first 15 bytes.
     let helpers = [
-        "GC Thread#0", "GC Thread#11", "G1 Main Marker", "G1 Conc#0", "G1 Refine#0", "G1 Service",
-        "G1 Young RemSet Sampling", "VM Thread", "VM Periodic Task Thread", "C2 CompilerThread0",
-        "C1 CompilerThread12", "JVMCI CompilerThread0", "JVMCI-native CompilerThread0", "Sweeper thread",
-        "Reference Handler", "Finalizer", "Signal Dispatcher", "Service Thread", "Monitor Deflation Thread",
-        "Notification Thread", "Attach Listener", "Common-Cleaner",
+        "GC Thread#0",
+        "GC Thread#11",
+        "G1 Main Marker",
+        "G1 Conc#0",
+        "G1 Refine#0",
+        "G1 Service",
+        "G1 Young RemSet Sampling",
+        "VM Thread",
+        "VM Periodic Task Thread",
+        "C2 CompilerThread0",
+        "C1 CompilerThread12",
+        "JVMCI CompilerThread0",
+        "JVMCI-native CompilerThread0",
+        "Sweeper thread",
+        "Reference Handler",
+        "Finalizer",
+        "Signal Dispatcher",
+        "Service Thread",
+        "Monitor Deflation Thread",
+        "Notification Thread",
+        "Attach Listener",
+        "Common-Cleaner",
         // OpenJ9
-        "GC Slave", "GC Worker", "Concurrent Mark Helper", "JIT Compilation Thread-000",
-        "JIT Compilation Thread-001 Suspended", "JIT Diagnostic Compilation Thread-007 Suspended",
-        "JIT-SamplerThread", "IProfiler", "Finalizer thread", "Attach API wait loop",
+        "GC Slave",
+        "GC Worker",
+        "Concurrent Mark Helper",
+        "JIT Compilation Thread-000",
+        "JIT Compilation Thread-001 Suspended",
+        "JIT Diagnostic Compilation Thread-007 Suspended",
+        "JIT-SamplerThread",
+        "IProfiler",
+        "Finalizer thread",
+        "Attach API wait loop",
     ];
     for name in helpers {
         assert_eq!(kinds.kind_of(comm(name)), ThreadKind::Runtime, "{name:?} shows as {:?}", comm(name));
@@ -55,9 +79,22 @@ fn the_defaults_make_every_hotspot_and_openj9_helper_a_runtime_thread_and_no_app
     // Application threads: the launcher's main thread, Java's default names, pools, the AWT event
     // thread, and native programs' threads.
     let application = [
-        "java", "main", "DestroyJavaVM", "Thread-0", "pool-1-thread-1", "ForkJoinPool-1-worker-1",
-        "ForkJoinPool.commonPool-worker-1", "AWT-EventQueue-0", "Timer-0", "holder", "waiter", "lockholder",
-        "forkjoin", "GC", "VM", "Gthread",
+        "java",
+        "main",
+        "DestroyJavaVM",
+        "Thread-0",
+        "pool-1-thread-1",
+        "ForkJoinPool-1-worker-1",
+        "ForkJoinPool.commonPool-worker-1",
+        "AWT-EventQueue-0",
+        "Timer-0",
+        "holder",
+        "waiter",
+        "lockholder",
+        "forkjoin",
+        "GC",
+        "VM",
+        "Gthread",
     ];
     for name in application {
         assert_eq!(kinds.kind_of(comm(name)), ThreadKind::App, "{name:?}");

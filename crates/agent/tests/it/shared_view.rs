@@ -13,6 +13,7 @@ use crate::common;
 
 use std::path::Path;
 
+use crate::common::ProcTree;
 use ampsched_agent::call_policy;
 use ampsched_agent::enforce::Enforcer;
 use ampsched_agent::monitor::Monitor;
@@ -20,7 +21,6 @@ use ampsched_model::workload::Programs;
 use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, ThreadState, Trigger, Triggers, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
-use crate::common::ProcTree;
 
 const MACHINE: &str = common::ONE_FAST_ONE_SLOW;
 

@@ -9,12 +9,12 @@ use crate::common;
 
 use std::path::Path;
 
+use crate::common::ProcTree;
 use ampsched_agent::call_policy;
 use ampsched_agent::enforce::Enforcer;
 use ampsched_agent::monitor::Monitor;
 use ampsched_model::{Machine, Placement, Signals, ThreadKind, ViewBook};
 use ampsched_policy::{build, PolicySpec};
-use crate::common::ProcTree;
 
 #[test]
 fn a_helper_renamed_after_it_started_goes_to_the_small_core_under_wash() {

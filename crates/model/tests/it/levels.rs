@@ -31,10 +31,7 @@ fn bad_levels_name_the_key() {
         "m.toml: core_type[0].power_levels_w: gives 1 powers for 2 levels"
     );
     assert_eq!(machine("power_levels_w = [10.0]\n").unwrap_err(), "m.toml: core_type[0].power_levels_w: give freq_levels_ghz with it");
-    assert_eq!(
-        machine("freq_levels_ghz = [0, 2.0]\n").unwrap_err(),
-        "m.toml: core_type[0].freq_levels_ghz[0]: must be from 0.01 to 100 GHz, got 0"
-    );
+    assert_eq!(machine("freq_levels_ghz = [0, 2.0]\n").unwrap_err(), "m.toml: core_type[0].freq_levels_ghz[0]: must be from 0.01 to 100 GHz, got 0");
     assert!(machine("freq_levels_ghz = []\n").unwrap_err().starts_with("m.toml: core_type[0].freq_levels_ghz: expected a non-empty list"));
 }
 

@@ -113,13 +113,11 @@ fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
             };
             // A serial section's leader (thread 0) does more work than the others: a class of its own.
             let has_leader = group.phases.iter().any(|p| matches!(p, Phase::Serial { .. }));
-            let mut add = |key: String, members: Vec<(u32, u16, u32)>| {
-                match seen.iter().position(|(k, _)| *k == key) {
-                    Some(i) => out[seen[i].1].members.extend(members),
-                    None => {
-                        seen.push((key, out.len()));
-                        out.push(Class { members, fast_ns: work(fast_t), slow_ns: work(slow_t) });
-                    }
+            let mut add = |key: String, members: Vec<(u32, u16, u32)>| match seen.iter().position(|(k, _)| *k == key) {
+                Some(i) => out[seen[i].1].members.extend(members),
+                None => {
+                    seen.push((key, out.len()));
+                    out.push(Class { members, fast_ns: work(fast_t), slow_ns: work(slow_t) });
                 }
             };
             let first = if has_leader { 1 } else { 0 };
@@ -145,7 +143,11 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
         ));
     }
     if m.capacity_levels().len() > 2 {
-        return Err(InputError::new("--policy", "best-static", format!("the oracle searches two partitions; machine '{}' has more than two core capacities", m.name)));
+        return Err(InputError::new(
+            "--policy",
+            "best-static",
+            format!("the oracle searches two partitions; machine '{}' has more than two core capacities", m.name),
+        ));
     }
     let cls = classes(m, w, model);
     let (nfc, nsc) = (m.fast_cores().len(), m.slow_cores().len());

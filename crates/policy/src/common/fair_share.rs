@@ -126,8 +126,7 @@ impl FairShare {
     /// Algorithm 4.4: pair expired fast threads with expired slow threads, oldest expiry first
     /// on each side, and swap each pair.
     pub fn swap_expired<C: Claim>(&mut self, view: &SystemView, parts: &mut Partitions<C>, out: &mut Placement) {
-        let pairs: Vec<(ThreadId, ThreadId)> =
-            self.candidates.set(0).iter().zip(self.candidates.set(1).iter()).map(|(&(_, f), &(_, s))| (f, s)).collect();
+        let pairs: Vec<(ThreadId, ThreadId)> = self.candidates.set(0).iter().zip(self.candidates.set(1).iter()).map(|(&(_, f), &(_, s))| (f, s)).collect();
         for (f, s) in pairs {
             parts.swap(view, f, s, out);
             for t in [f, s] {

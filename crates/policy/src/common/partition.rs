@@ -66,15 +66,7 @@ impl<C: Claim> Partitions<C> {
     pub fn new(m: &Machine) -> Self {
         let levels: Vec<CoreSet> = m.capacity_levels().into_iter().map(|(_, cores)| cores).collect();
         let runnable = Filing::new(levels.len());
-        Partitions {
-            levels,
-            runnable,
-            claim: PerThread::new(),
-            unfiled: Vec::new(),
-            is_unfiled: PerThread::new(),
-            level_of: PerThread::new(),
-            synced_call: 0,
-        }
+        Partitions { levels, runnable, claim: PerThread::new(), unfiled: Vec::new(), is_unfiled: PerThread::new(), level_of: PerThread::new(), synced_call: 0 }
     }
 
     /// True when the machine has cores of more than one capacity (the thesis's asymmetric mode).
@@ -209,9 +201,7 @@ impl<C: Claim> Partitions<C> {
     /// while a slower one has an idle core), which would only bounce threads between partitions.
     pub fn move_keeps_balance(&self, t: ThreadId, to: Level) -> bool {
         let from = self.runnable.filed(t).map(|(l, _)| l);
-        let n: Vec<usize> = (0..self.levels())
-            .map(|l| self.load(l) + (l == to && from != Some(to)) as usize - (from == Some(l) && l != to) as usize)
-            .collect();
+        let n: Vec<usize> = (0..self.levels()).map(|l| self.load(l) + (l == to && from != Some(to)) as usize - (from == Some(l) && l != to) as usize).collect();
         let scaled: Vec<usize> = (0..self.levels()).map(|l| n[l] / self.ncores(l)).collect();
         let (lo, hi) = (scaled.iter().min(), scaled.iter().max());
         if hi.zip(lo).is_some_and(|(h, l)| h - l > 1) || scaled.iter().skip(1).any(|&l| l > scaled[FAST]) {

@@ -120,7 +120,6 @@ pub struct ModelFile {
     pub entries: Vec<Entry>,
 }
 
-
 impl ModelFile {
     /// Read a model file; errors name the file and key.
     pub fn parse(source: &str, text: &str) -> Result<ModelFile, String> {

@@ -103,17 +103,9 @@ impl AppTlp {
             self.was_parallel = true;
             self.boost_spent = false;
             self.boost_used_ns = 0;
-            self.class = if runnable >= hp_threshold {
-                AppClass::HighlyParallel
-            } else {
-                AppClass::MildlyParallel
-            };
+            self.class = if runnable >= hp_threshold { AppClass::HighlyParallel } else { AppClass::MildlyParallel };
         } else if runnable == 1 && self.was_parallel {
-            self.class = if self.boost_spent {
-                AppClass::MildlyParallel
-            } else {
-                AppClass::SerialPhase
-            };
+            self.class = if self.boost_spent { AppClass::MildlyParallel } else { AppClass::SerialPhase };
         }
         (self.class != old).then_some(old)
     }
@@ -155,11 +147,7 @@ pub struct Tlp {
 impl Tlp {
     /// `hp_threshold` None: the thesis's (fast cores + 1).
     pub fn new(m: &Machine, hp_threshold: Option<u32>, boost_ticks: u64) -> Self {
-        Tlp {
-            apps: Vec::new(),
-            hp_threshold: hp_threshold.unwrap_or_else(|| default_hp_threshold(m)),
-            boost_ns: boost_ticks * TICK_NS,
-        }
+        Tlp { apps: Vec::new(), hp_threshold: hp_threshold.unwrap_or_else(|| default_hp_threshold(m)), boost_ns: boost_ticks * TICK_NS }
     }
 
     fn app_mut(&mut self, a: AppId) -> &mut AppTlp {
@@ -214,16 +202,7 @@ mod tests {
         assert_eq!(walk(&[1, 0, 1], 3), [SingleThreaded; 3]);
         assert_eq!(
             walk(&[1, 2, 4, 2, 1, 0, 4, 1], 3),
-            [
-                SingleThreaded,
-                MildlyParallel,
-                HighlyParallel,
-                MildlyParallel,
-                SerialPhase,
-                SerialPhase,
-                HighlyParallel,
-                SerialPhase
-            ]
+            [SingleThreaded, MildlyParallel, HighlyParallel, MildlyParallel, SerialPhase, SerialPhase, HighlyParallel, SerialPhase]
         );
     }
 
@@ -242,10 +221,7 @@ mod tests {
         // The next serial phase is boosted afresh.
         a.observe(4, 3);
         a.observe(1, 3);
-        assert_eq!(
-            (a.class, a.boost_left_ns(100)),
-            (AppClass::SerialPhase, 100)
-        );
+        assert_eq!((a.class, a.boost_left_ns(100)), (AppClass::SerialPhase, 100));
     }
 }
 

@@ -107,7 +107,10 @@ mod tests {
     fn thresholds_split_low_medium_high() {
         let t = Thresholds::of_gain(0.2, 0.6, 2.0);
         assert!((t.lower - 1.2).abs() < 1e-12 && (t.upper - 1.6).abs() < 1e-12, "{t:?}");
-        assert_eq!([1.0, 1.19, 1.21, 1.59, 1.61, 2.0].map(|uf| t.class(uf)), [Utility::Low, Utility::Low, Utility::Medium, Utility::Medium, Utility::High, Utility::High]);
+        assert_eq!(
+            [1.0, 1.19, 1.21, 1.59, 1.61, 2.0].map(|uf| t.class(uf)),
+            [Utility::Low, Utility::Low, Utility::Medium, Utility::Medium, Utility::High, Utility::High]
+        );
         assert!(Utility::SequentialBoosted > Utility::High && Utility::High > Utility::Medium && Utility::Medium > Utility::Low);
     }
 }

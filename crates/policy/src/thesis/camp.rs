@@ -295,7 +295,13 @@ impl Camp {
         if class == Utility::High && serial && v.state.is_runnable() {
             class = Utility::SequentialBoosted;
         }
-        let key = if class == Utility::High { self.share.bc(t) } else if class == Utility::SequentialBoosted { 0.0 } else { uf };
+        let key = if class == Utility::High {
+            self.share.bc(t)
+        } else if class == Utility::SequentialBoosted {
+            0.0
+        } else {
+            uf
+        };
         Rank { class, key: F64Key(key) }
     }
 

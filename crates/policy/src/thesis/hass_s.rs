@@ -26,7 +26,7 @@
 
 use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::sf::{static_speeds, static_sf, Sf, LOWEST_SF};
+use crate::common::sf::{static_sf, static_speeds, Sf, LOWEST_SF};
 use crate::common::{Level, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};

@@ -10,7 +10,7 @@
 
 use std::cmp::Reverse;
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Triggers, Trigger};
+use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers};
 
 use crate::common::{AppThreads, Changes, Claim, Partitions, PerThread};
 use crate::options::{OptionInfo, OptionKind, Options};

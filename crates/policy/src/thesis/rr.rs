@@ -11,7 +11,7 @@
 //! partition while a slow core idles. On a machine of more than two capacities, the fast side is
 //! the fastest partition and the slow side all the others.
 
-use ampsched_model::{Machine, Placement, MAX_CORE_TYPES, Policy, Signals, SystemView, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, Trigger, Triggers, MAX_CORE_TYPES};
 
 // A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
 // slow thread most behind up and the fast thread most ahead down.

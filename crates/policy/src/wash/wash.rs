@@ -25,7 +25,9 @@
 use std::collections::BTreeSet;
 
 use ampsched_model::view::AppId;
-use ampsched_model::{CoreSet, Counters, Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadKind, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
+use ampsched_model::{
+    CoreSet, Counters, Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadKind, ThreadState, Trigger, Triggers, MAX_CORE_TYPES,
+};
 
 use super::bind_vm_cores;
 use crate::common::speedup_model::trained;
@@ -60,11 +62,7 @@ pub const BEHIND_FRACTION: f64 = 0.25;
 pub const BEHIND_WINDOW_QUANTA: i64 = 5;
 
 pub const OPTIONS: [OptionInfo; 7] = [
-    OptionInfo {
-        name: "quantum_ms",
-        kind: OptionKind::quantum_ms(QUANTUM_MS),
-        doc: "how often affinities are recomputed (WASH §6: 40 ms)",
-    },
+    OptionInfo { name: "quantum_ms", kind: OptionKind::quantum_ms(QUANTUM_MS), doc: "how often affinities are recomputed (WASH §6: 40 ms)" },
     OptionInfo {
         name: "lock_thresh",
         kind: OptionKind::Range { default: LOCK_THRESH, min: 0.0, max: 1.0 },
@@ -401,11 +399,7 @@ impl Wash {
     /// The contended threads that count (Lock% above the threshold, enough of the app's time).
     fn contended(&self, view: &SystemView, app: &AppState) -> Vec<ThreadId> {
         let least = self.exec_share * app.exec_ns as f64;
-        app.contended
-            .iter()
-            .copied()
-            .filter(|&t| view.thread(t).state != ThreadState::Exited && view.thread(t).total_time_ns() as f64 >= least)
-            .collect()
+        app.contended.iter().copied().filter(|&t| view.thread(t).state != ThreadState::Exited && view.thread(t).total_time_ns() as f64 >= least).collect()
     }
 
     /// The execution set: active threads of highest adjusted priority, taken until their

@@ -27,7 +27,8 @@ fn values_of_the_wrong_kind_or_range_are_refused() {
 #[test]
 fn integers_are_whole_and_in_range() {
     let options = info("best-static").unwrap().options;
-    let read = |spec: &str| Options::new(Box::leak(Box::new(PolicySpec::parse(spec).unwrap())), options).map(|o| o.integer("max_runs")).map_err(|e| e.to_string());
+    let read =
+        |spec: &str| Options::new(Box::leak(Box::new(PolicySpec::parse(spec).unwrap())), options).map(|o| o.integer("max_runs")).map_err(|e| e.to_string());
     assert_eq!(read("best-static"), Ok(64));
     assert_eq!(read("best-static:max_runs=3"), Ok(3));
     assert!(read("best-static:max_runs=1.5").unwrap_err().ends_with("option 'max_runs' must be a whole number from 1 to 1048576, got '1.5'"));

@@ -230,7 +230,11 @@ fn moves_follow_the_claims_set_as_a_scan_would() {
 fn moves_follow_claims_that_fall_unseen_as_a_scan_would() {
     // Time on core 0's type grows, never told to the partitions; often not at all, for ties.
     for seed in 0..40 {
-        random_runs::<Unseen>(seed, |rng, b, _, t| b.threads[t as usize].per_type[0].time_ns += 10 * rng.below(3) as u64, |v| Unseen(Reverse(v.per_type[0].time_ns)));
+        random_runs::<Unseen>(
+            seed,
+            |rng, b, _, t| b.threads[t as usize].per_type[0].time_ns += 10 * rng.below(3) as u64,
+            |v| Unseen(Reverse(v.per_type[0].time_ns)),
+        );
     }
 }
 
@@ -284,10 +288,15 @@ fn swap_up_while_pairs_the_strongest_slower_thread_with_the_weakest_faster_one()
     let mut moved = Vec::new();
     let refuse_all = p.clone().swap_up_while(&v, &mut Placement::default(), |_, _| false, |t, _| claim(t));
     assert_eq!(refuse_all, 0, "`wanted` refusing every pair swaps nothing");
-    let swaps = p.swap_up_while(&v, &mut out, |_, _| true, |t, level| {
-        moved.push((t, level));
-        claim(t)
-    });
+    let swaps = p.swap_up_while(
+        &v,
+        &mut out,
+        |_, _| true,
+        |t, level| {
+            moved.push((t, level));
+            claim(t)
+        },
+    );
     assert_eq!(swaps, 3);
     assert_eq!(moved, vec![(1, 0), (0, 1), (2, 1), (0, 2), (2, 0), (1, 1)]);
     assert_eq!((p.level(0), p.level(1), p.level(2), p.level(3)), (Some(2), Some(1), Some(0), Some(2)));
@@ -300,7 +309,11 @@ fn swap_up_while_pairs_the_strongest_slower_thread_with_the_weakest_faster_one()
 fn shed_weaker_moves_a_weaker_thread_off_an_overloaded_partition_only_when_balance_allows() {
     use ampsched_policy::common::F64Key as K;
     // Two partitions: one fast core, three slow.
-    let m = Machine::from_toml("m", "memory_latency_ns = 100\n[[core_type]]\nname = \"f\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"s\"\ncount = 3\nfreq_ghz = 1.0\n").unwrap();
+    let m = Machine::from_toml(
+        "m",
+        "memory_latency_ns = 100\n[[core_type]]\nname = \"f\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"s\"\ncount = 3\nfreq_ghz = 1.0\n",
+    )
+    .unwrap();
     let (fast, slow) = (CoreSet::single(0), CoreSet::from_cores([1, 2, 3]));
     // Fast: 0 (claim 5) and 1 (claim 1); slow: 2, 3, 4. Moving 1 down gives loads 1 and 4
     // (scaled 1 and 1): balanced, so it goes.

@@ -29,7 +29,8 @@ fn machine(fast: usize, slow: usize) -> Machine {
     let kind = |name: &str, count: usize, ghz: f64, active: f64, idle: f64| {
         format!("[[core_type]]\nname = \"{name}\"\ncount = {count}\nfreq_ghz = {ghz}\npower_active_w = {active}\npower_idle_w = {idle}\n")
     };
-    let text = format!("name = \"bench-{fast}f{slow}s\"\nmemory_latency_ns = 100.0\n{}{}", kind("fast", fast, 2.0, 10.0, 2.0), kind("slow", slow, 1.0, 2.0, 0.5));
+    let text =
+        format!("name = \"bench-{fast}f{slow}s\"\nmemory_latency_ns = 100.0\n{}{}", kind("fast", fast, 2.0, 10.0, 2.0), kind("slow", slow, 1.0, 2.0, 0.5));
     Machine::from_toml("bench", &text).expect("bench machine is valid")
 }
 
@@ -55,9 +56,7 @@ fn workload_of(apps: u32, threads: u32, instr: f64) -> Workload {
     let per_app = threads / apps;
     let mut text = String::from("name = \"bench\"\n");
     for a in 0..apps {
-        text.push_str(&format!(
-            "[[app]]\nname = \"a{a}\"\nthreads = {per_app}\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instr:e}\ncpi = 1.0\n"
-        ));
+        text.push_str(&format!("[[app]]\nname = \"a{a}\"\nthreads = {per_app}\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instr:e}\ncpi = 1.0\n"));
     }
     Workload::from_toml("bench", &text, &Programs::new()).expect("bench workload is valid")
 }
@@ -182,7 +181,12 @@ fn scaling(m: &Machine, quick: bool, repeat: usize, only: Option<u32>) {
             cpu / floor_cpu
         );
         if n == 64 {
-            println!("| floor (bare DES loop) | {cores} | {n} | | {} | {floor_cpu:.3} | {:.2e} | {:.1} | 1.0 |", run.events, run.events as f64 / floor_cpu, floor_cpu * 1e9 / run.events as f64);
+            println!(
+                "| floor (bare DES loop) | {cores} | {n} | | {} | {floor_cpu:.3} | {:.2e} | {:.1} | 1.0 |",
+                run.events,
+                run.events as f64 / floor_cpu,
+                floor_cpu * 1e9 / run.events as f64
+            );
         }
     }
 }

@@ -91,7 +91,11 @@ fn slots(m: &Machine, w: &Workload) -> usize {
             }
         }
     }
-    if n == 0.0 { 1 } else { ((logs / n).exp().floor() as usize).max(1) }
+    if n == 0.0 {
+        1
+    } else {
+        ((logs / n).exp().floor() as usize).max(1)
+    }
 }
 
 /// Threads that are interchangeable: same app definition but for the name, same group, and not a
@@ -156,7 +160,16 @@ impl Exhaustive {
         let score = (0u32..1 << ks.len())
             .map(|mask| {
                 let a: Assignment = ks.iter().enumerate().map(|(i, k)| (*k, if mask >> i & 1 == 1 { FAST } else { SLOW })).collect();
-                let r = exp.simulate_on(&exp.machine, &exp.workload, &mut BestStatic::new(&exp.machine, a), ampsched_runner::reads(&best_static::INFO), 0, "a candidate").unwrap();
+                let r = exp
+                    .simulate_on(
+                        &exp.machine,
+                        &exp.workload,
+                        &mut BestStatic::new(&exp.machine, a),
+                        ampsched_runner::reads(&best_static::INFO),
+                        0,
+                        "a candidate",
+                    )
+                    .unwrap();
                 geomean_slowdown(&metrics(&exp.machine, &r, &solo))
             })
             .collect();

@@ -220,7 +220,9 @@ fn sfd_orders_by_sf_and_camp_by_utility() {
     // counts the 3 runnable threads: 1 + 0.9/9 = 1.1 < 1.2, LOW (the app is skipped: even SF 2
     // gives 1.11), so the MEDIUM single thread keeps the fast core.
     let m = machine(1, 3);
-    let w = workload(&[st_app("mem", 3e9, 20.0), "[[app]]\nname = \"par\"\nthreads = 3\n[[app.phase]]\nkind = \"compute\"\ninstructions = 3e9\n".to_string()].concat());
+    let w = workload(
+        &[st_app("mem", 3e9, 20.0), "[[app]]\nname = \"par\"\nthreads = 3\n[[app.phase]]\nkind = \"compute\"\ninstructions = 3e9\n".to_string()].concat(),
+    );
     let (r, sfd) = simulate(&m, &w, Variant::SFD, "sfd");
     assert!(sfd.history().contains(&(800_000_000, 0, Utility::Medium)), "{:?}", sfd.history());
     // By 0.8 s each parallel thread has retired 0.8e9 instructions on a slow core; the three
@@ -311,4 +313,3 @@ proptest::proptest! {
         proptest::prop_assert!(p.inversion.is_none(), "at {:?} (ns, slow thread, fast thread)", p.inversion);
     }
 }
-

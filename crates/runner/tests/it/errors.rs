@@ -46,10 +46,7 @@ fn a_machine_past_the_core_limit_is_refused_by_file_and_key() {
         format!("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = {a}\nfreq_ghz = 2\n[[core_type]]\nname = \"b\"\ncount = {b}\nfreq_ghz = 1\n")
     };
     assert_eq!(Machine::from_toml("m.toml", &types(limit - 1, 1)).unwrap().num_cores(), limit);
-    assert_eq!(
-        machine_err(&types(limit, 1)),
-        format!("m.toml: core_type[1].count: brings the machine to {} cores; at most {limit} are supported", limit + 1)
-    );
+    assert_eq!(machine_err(&types(limit, 1)), format!("m.toml: core_type[1].count: brings the machine to {} cores; at most {limit} are supported", limit + 1));
     assert_eq!(
         machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\ncpus = [9000]\n"),
         format!("m.toml: core_type[0].cpus[0]: core or CPU number 9000 is too large (the largest supported is {})", limit - 1)
@@ -112,7 +109,10 @@ fn workload_errors_name_file_key_and_problem() {
     let two_groups = "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"w\"\ncount = 2\nworkers = \"per_phase\"\n[[app.group.phase]]\nkind = \"serial\"\ninstructions = 1e6\n\
                       [[app.group]]\nname = \"h\"\n[[app.group.phase]]\nkind = \"barrier\"\nscope = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n";
     // Per-phase workers take no part in app-wide phases, but the app's first thread leads them.
-    assert_eq!(workload_err(two_groups), "w.toml: app[0].group: an app with scope = \"app\" phases needs a first group with persistent workers (its first thread leads them)");
+    assert_eq!(
+        workload_err(two_groups),
+        "w.toml: app[0].group: an app with scope = \"app\" phases needs a first group with persistent workers (its first thread leads them)"
+    );
     assert_eq!(workload_err("name = \"x\"\n"), "w.toml: app: a workload needs at least one [[app]]");
 }
 
@@ -123,13 +123,19 @@ fn program_group_errors_name_file_key_and_problem() {
         let mut p = Programs::new();
         programs_from_toml("p.toml", text, &mut p).unwrap_err().to_string()
     };
-    let group = |keys: &str| format!("[[program]]\nname = \"j\"\n[[program.group]]\nname = \"g\"\n{keys}\n[[program.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n");
+    let group = |keys: &str| {
+        format!("[[program]]\nname = \"j\"\n[[program.group]]\nname = \"g\"\n{keys}\n[[program.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n")
+    };
     assert_eq!(program_err(&group("count = \"many\"")), "p.toml: program[0].group[0].count: expected a whole number or \"cores\", got \"many\"");
     assert_eq!(program_err(&group("count = 0")), "p.toml: program[0].group[0].count: must be a whole number from 1 to 262144, got 0");
     assert_eq!(program_err(&group("work = \"half\"")), "p.toml: program[0].group[0].work: unknown work 'half' (expected per_thread or shared)");
     assert_eq!(program_err(&group("program = \"x\"")), "p.toml: program[0].group[0].program: give either program or [[phase]] tables, not both");
     assert_eq!(
-        program_err(&format!("repeat = 2\n{}", group("")).replacen("[[program]]\nname = \"j\"\n", "", 1).replacen("repeat = 2\n", "[[program]]\nname = \"j\"\nrepeat = 2\n", 1)),
+        program_err(&format!("repeat = 2\n{}", group("")).replacen("[[program]]\nname = \"j\"\n", "", 1).replacen(
+            "repeat = 2\n",
+            "[[program]]\nname = \"j\"\nrepeat = 2\n",
+            1
+        )),
         "p.toml: program[0].repeat: a program with [[program.group]] gives this per group"
     );
     let one_kind = "[[program]]\nname = \"j\"\n[[program.phase]]\nkind = \"critical\"\nlock = \"l\"\ncs_instructions = 1e6\ncount = 2\n";
@@ -161,7 +167,10 @@ fn policy_and_name_errors() {
     assert!(run("nosuch", "demo", "rr").starts_with("--machine: nosuch: no such machine in the catalog"));
     assert!(run("dvfs-2x", "demo", "nosuch").starts_with("--policy: nosuch: unknown policy"));
     assert_eq!(run("dvfs-2x", "demo", "rr:speed=3"), "--policy: rr:speed=3: unknown option 'speed' (rr takes: quantum_ms, threshold_ms)");
-    assert_eq!(run("dvfs-2x", "demo", "rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number from 0.001 to 1000000, got '-1'");
+    assert_eq!(
+        run("dvfs-2x", "demo", "rr:threshold_ms=-1"),
+        "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number from 0.001 to 1000000, got '-1'"
+    );
     assert!(run("/no/such/file.toml", "demo", "rr").starts_with("/no/such/file.toml: cannot read machine file"));
     let dir = ScratchDir::new("errors");
     let big = dir.write("17-threads.toml", "[[app]]\nname = \"a\"\nthreads = 17\nprogram = \"gzip\"\n");
@@ -200,7 +209,10 @@ fn a_number_that_is_not_finite_is_named_as_such() {
         machine_err("memory_latency_ns = 100\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = inf\n"),
         "m.toml: core_type[0].freq_ghz: must be finite, got inf"
     );
-    assert_eq!(machine_err("memory_latency_ns = nan\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\n"), "m.toml: memory_latency_ns: must be finite, got NaN");
+    assert_eq!(
+        machine_err("memory_latency_ns = nan\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\n"),
+        "m.toml: memory_latency_ns: must be finite, got NaN"
+    );
 }
 
 #[test]
@@ -253,10 +265,7 @@ fn every_size_and_time_has_a_documented_range() {
     // The issue's reproducers: each once accepted, then overflowed or saturated into a wrong result.
     let slow = |kv: &str| machine_err(&machine_with_slow(kv));
     assert_eq!(slow("freq_ghz = 1e-11"), "m.toml: core_type[1].freq_ghz: must be from 0.01 to 100 GHz, got 1e-11");
-    assert_eq!(
-        machine_err(&format!("{GOOD_MACHINE}[migration]\ncost_us = 1e17\n")),
-        "m.toml: migration.cost_us: must be from 0 to 1000000 µs, got 1e17"
-    );
+    assert_eq!(machine_err(&format!("{GOOD_MACHINE}[migration]\ncost_us = 1e17\n")), "m.toml: migration.cost_us: must be from 0 to 1000000 µs, got 1e17");
     assert_eq!(
         machine_err("memory_latency_ns = 1e308\n[[core_type]]\nname = \"a\"\ncount = 1\nfreq_ghz = 1\n"),
         "m.toml: memory_latency_ns: must be greater than 0 and at most 1000000 ns, got 1e308"

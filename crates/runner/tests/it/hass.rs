@@ -146,7 +146,9 @@ fn no_policy_beats_best_static_on_a_workload_without_phases() {
     }
     let mut work = String::from("constant_load = true\n");
     for (name, instructions, mpki) in [("c1", 2e9, 0.0), ("m1", 2e8, 45.0), ("c2", 2e9, 0.0), ("m2", 2e8, 45.0)] {
-        work.push_str(&format!("[[app]]\nname = \"{name}\"\nruns = 3\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instructions:e}\nllc_mpki = {mpki}\n"));
+        work.push_str(&format!(
+            "[[app]]\nname = \"{name}\"\nruns = 3\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instructions:e}\nllc_mpki = {mpki}\n"
+        ));
     }
     let (mpath, wpath) = (dir.write("2f2s.toml", &machine), dir.write("flat.toml", &work));
     let mut e = Experiment::new(&mpath, &wpath, Settings::default()).unwrap();

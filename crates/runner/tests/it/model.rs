@@ -9,9 +9,7 @@ use ampsched_sim::{Engine, RunResult, SimConfig};
 fn machine(types: &[(u32, f64, f64, f64)], latency: f64) -> Machine {
     let mut s = format!("name = \"t\"\nmemory_latency_ns = {latency}\n");
     for (i, (count, ghz, active, idle)) in types.iter().enumerate() {
-        s.push_str(&format!(
-            "[[core_type]]\nname = \"t{i}\"\ncount = {count}\nfreq_ghz = {ghz}\npower_active_w = {active}\npower_idle_w = {idle}\n"
-        ));
+        s.push_str(&format!("[[core_type]]\nname = \"t{i}\"\ncount = {count}\nfreq_ghz = {ghz}\npower_active_w = {active}\npower_idle_w = {idle}\n"));
     }
     Machine::from_toml("test-machine", &s).unwrap()
 }
@@ -110,8 +108,10 @@ fn rr_gives_every_thread_an_equal_fast_share() {
     }
     // The oblivious baseline leaves shares at 0 or 1: the test can fail.
     let o = simulate(&m, &compute_apps(6, 1, 2e10, 1.0, 0.0), "oblivious");
-    assert!(o.threads.iter().any(|t| (r.fast_ns(t) as f64 / t.total_time_ns() as f64 - 0.5).abs() > 0.2
-        || (o.fast_ns(t) as f64 / t.total_time_ns() as f64 - 0.5).abs() > 0.2));
+    assert!(o
+        .threads
+        .iter()
+        .any(|t| (r.fast_ns(t) as f64 / t.total_time_ns() as f64 - 0.5).abs() > 0.2 || (o.fast_ns(t) as f64 / t.total_time_ns() as f64 - 0.5).abs() > 0.2));
 }
 
 #[test]
@@ -158,7 +158,8 @@ fn busyfcs_runs_serial_phases_on_the_fast_core() {
 #[test]
 fn same_seed_gives_byte_identical_results() {
     let run = |seed| {
-        let mut e = Experiment::new("../../catalog/machines/2fc-2sc-amd.toml", "../../catalog/workloads/demo.toml", Settings { seed, ..Settings::default() }).unwrap();
+        let mut e =
+            Experiment::new("../../catalog/machines/2fc-2sc-amd.toml", "../../catalog/workloads/demo.toml", Settings { seed, ..Settings::default() }).unwrap();
         e.run("rr").unwrap().to_string()
     };
     assert_eq!(run(7), run(7));

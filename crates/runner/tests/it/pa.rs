@@ -237,9 +237,8 @@ fn pa_shares_the_fast_core_among_st_threads_and_mintlp_does_not() {
     let w = workload(&(0..3).map(app).collect::<String>());
     let fast_shares = |r: &RunResult| {
         let window = (0..3).map(|t| last_end(r, t)).min().unwrap();
-        let fast: Vec<u64> = (0..3)
-            .map(|t| segments_of(r, t).iter().filter(|&&(c, s, _)| c == 0 && s < window).map(|&(_, s, e)| e.min(window) - s).sum())
-            .collect();
+        let fast: Vec<u64> =
+            (0..3).map(|t| segments_of(r, t).iter().filter(|&&(c, s, _)| c == 0 && s < window).map(|&(_, s, e)| e.min(window) - s).sum()).collect();
         fast.iter().map(|&f| f as f64 / window as f64).collect::<Vec<f64>>()
     };
     let pa = fast_shares(&simulate(&m, &w, "pa:expire_fast_ms=50:expire_slow_ms=50"));

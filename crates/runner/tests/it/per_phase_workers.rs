@@ -70,7 +70,8 @@ fn per_phase_workers_are_new_threads_to_every_policy() {
         }
         let mut ex = Experiment::new("2fc-2sc-amd", &workload, Settings::default()).unwrap();
         let spec = PolicySpec::parse(info.name).unwrap();
-        let mut rec = Recorder { inner: build(&spec, &ex.machine).unwrap(), seen: BTreeMap::new(), came_back: BTreeSet::new(), last_live: BTreeSet::new(), calls: 0 };
+        let mut rec =
+            Recorder { inner: build(&spec, &ex.machine).unwrap(), seen: BTreeMap::new(), came_back: BTreeSet::new(), last_live: BTreeSet::new(), calls: 0 };
         let result = ex.run_policy(info.name, info.needs, &mut rec).unwrap();
         assert_eq!(result["threads"].as_array().unwrap().len(), 10, "{}", info.name);
         if rec.calls == 0 {

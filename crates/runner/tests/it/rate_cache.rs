@@ -2,10 +2,10 @@
 //! without it, to the last event. Catalog runs outside the quick golden grid where it was not
 //! (commit 0705fdc): 16 threads with miss curves on machines whose cores share an LLC.
 
+use ampsched_model::SimpleModel;
 use ampsched_policy::{build, PolicySpec};
 use ampsched_runner::catalog;
 use ampsched_sim::{Engine, SimConfig};
-use ampsched_model::SimpleModel;
 
 fn run(machine: &str, workload: &str, policy: &str, rate_cache: bool) -> String {
     let (m, w) = (catalog::machine(machine).unwrap(), catalog::workload(workload).unwrap());

@@ -102,8 +102,7 @@ impl Policy for Checked {
 #[test]
 fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
     let mut edges = 0;
-    for (machine, workload) in [("2fc-2sc-amd", "locks"), ("2fc-2sc-amd", "java-like"), ("dvfs-2x", "forkjoin"), ("4fc-12sc", "w1"), ("dvfs-2x", "demo")]
-    {
+    for (machine, workload) in [("2fc-2sc-amd", "locks"), ("2fc-2sc-amd", "java-like"), ("dvfs-2x", "forkjoin"), ("4fc-12sc", "w1"), ("dvfs-2x", "demo")] {
         let m = catalog::machine(machine).unwrap();
         let w = catalog::workload(workload).unwrap();
         for spec in ["rr", "busyfcs", "static"] {
@@ -113,7 +112,12 @@ fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
             let r = Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut checked, SimConfig::default()).run().unwrap();
             assert!(checked.calls > 0);
             edges += checked.lock_edges_seen;
-            assert_eq!((r.makespan_ns, r.migrations, r.decisions), (plain.makespan_ns, plain.migrations, plain.decisions), "{machine}/{workload}/{}", spec.name);
+            assert_eq!(
+                (r.makespan_ns, r.migrations, r.decisions),
+                (plain.makespan_ns, plain.migrations, plain.decisions),
+                "{machine}/{workload}/{}",
+                spec.name
+            );
         }
     }
     assert!(edges > 0, "the lock workloads exercised the lock edges");

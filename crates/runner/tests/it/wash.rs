@@ -99,9 +99,7 @@ fn runtime_threads_lose_the_free_big_core_when_application_threads_outnumber_the
     let (r, _) = simulate(&m, &w, "wash");
     let runtime: Vec<u32> = r.threads.iter().filter(|t| t.kind == ampsched_model::ThreadKind::Runtime).map(|t| t.id).collect();
     assert_eq!(runtime.len(), 5);
-    let on_core_1 = |from: u64, to: u64| {
-        r.segments.iter().any(|s| runtime.contains(&s.thread) && s.core == 1 && s.end_ns > from && s.start_ns < to)
-    };
+    let on_core_1 = |from: u64, to: u64| r.segments.iter().any(|s| runtime.contains(&s.thread) && s.core == 1 && s.end_ns > from && s.start_ns < to);
     assert!(on_core_1(40 * MS, 100 * MS), "a runtime thread used the free big core");
     assert!(!on_core_1(0, 40 * MS), "before the first quantum runtime threads are on C_S (fallback)");
     let app_end = r.segments.iter().filter(|s| !runtime.contains(&s.thread)).map(|s| s.end_ns).max().unwrap();

@@ -138,11 +138,7 @@ impl LocalScheduler for Cfs {
             return choice;
         }
         let pick = self.rng.below(near_ties);
-        allowed
-            .iter()
-            .filter(|&c| self.llc_of[c] == self.llc_of[prev] && self.nr(sys, c) == best_nr)
-            .nth(pick)
-            .unwrap_or(choice)
+        allowed.iter().filter(|&c| self.llc_of[c] == self.llc_of[prev] && self.nr(sys, c) == best_nr).nth(pick).unwrap_or(choice)
     }
 
     /// Placed by its lag relative to the core's floor. A thread that slept gets at most one

@@ -4,10 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::common::{apps, machine};
 use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, Triggers, Workload};
 use ampsched_sim::interrupt::CHECK_EVERY_EVENTS;
 use ampsched_sim::{Engine, Interrupt, RunResult, SimConfig, SimError};
-use crate::common::{apps, machine};
 
 /// Leaves every thread to the local scheduler.
 struct Idle;

@@ -134,7 +134,8 @@ fn a_thread_away_from_its_memory_node_runs_slower() {
 #[test]
 fn machine_format_refuses_bad_numa_and_curves() {
     // Top-level keys, then tables after the core types.
-    let err = |top: &str, tables: &str| Machine::from_toml("m.toml", &format!("memory_latency_ns = 100.0\n{top}\n{TWO_CORES}{tables}")).unwrap_err().to_string();
+    let err =
+        |top: &str, tables: &str| Machine::from_toml("m.toml", &format!("memory_latency_ns = 100.0\n{top}\n{TWO_CORES}{tables}")).unwrap_err().to_string();
     let two_nodes = "[[numa]]\ncores = [0]\n[[numa]]\ncores = [1]\n";
     assert!(err("remote_memory_latency_ns = 150.0", "[[numa]]\ncores = [0]\n").contains("core 1 is in no [[numa]] node"));
     assert_eq!(err("", two_nodes), "m.toml: remote_memory_latency_ns: missing required key (the machine has [[numa]] nodes)");

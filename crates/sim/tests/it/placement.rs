@@ -10,7 +10,8 @@ const SLICE_NS: u64 = ampsched_sim::DEFAULT_SLICE_NS;
 const ROUND_NS: u64 = 30_000_000;
 
 /// 1 fast core (2 GHz) + 1 slow core (1 GHz), migrations free so only the shares shape time.
-const FAST_SLOW: &str = "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n";
+const FAST_SLOW: &str =
+    "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n";
 
 fn fast_fraction(r: &RunResult, t: usize) -> f64 {
     let v = &r.threads[t];

@@ -46,7 +46,8 @@ fn count_cores_takes_the_machines_cores_and_shared_work_is_divided_among_them() 
     // The per-thread group keeps its work.
     assert!(matches!(w.apps[0].groups[0].phases[0], Phase::Critical { count: 4, .. }));
     // A fixed count with shared work is divided when read.
-    let text = "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"g\"\ncount = 4\nwork = \"shared\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n";
+    let text =
+        "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"g\"\ncount = 4\nwork = \"shared\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e6\n";
     let w = Workload::from_toml("w.toml", text, &Programs::new()).unwrap();
     assert!(matches!(w.apps[0].groups[0].phases[0], Phase::Compute { instructions, .. } if instructions == 2.5e5));
 }

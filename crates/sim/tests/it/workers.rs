@@ -171,7 +171,8 @@ fn spin_limit_in_iterations_takes_longer_on_a_slower_clock() {
     // while thread 1 waits, spinning for 1e7 iterations before it blocks: 1e7 ×
     // CYCLES_PER_SPIN_ITERATION cycles, 0.1 s at 1 GHz and 0.05 s at 2 GHz. Thread 1 is pinned
     // to the slow core (1 GHz) or the fast one (2 GHz).
-    const FAST_SLOW: &str = "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n";
+    const FAST_SLOW: &str =
+        "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n";
     let text = "[[app]]\nname = \"s\"\nthreads = 2\n[[app.phase]]\nkind = \"serial\"\ninstructions = 1e9\n\
                 wait = \"spin_then_block\"\nspin_limit_iterations = 1e7\n";
     let m = machine(FAST_SLOW);

@@ -61,7 +61,6 @@ impl Drop for ProcTree {
     }
 }
 
-
 impl ProcTree {
     /// A thread as `thread` writes it, under the name `comm` (what pthread_setname_np sets).
     pub fn thread_named(&self, pid: u32, tid: u32, comm: &str, state: char, cpu: usize, run_ns: u64) {

@@ -13,7 +13,9 @@ use proptest::prelude::*;
 pub fn machine_toml(types: &[(u32, f64, f64)]) -> String {
     let mut s = String::from("memory_latency_ns = 80.0\n");
     for (i, (count, ghz, scale)) in types.iter().enumerate() {
-        s.push_str(&format!("[[core_type]]\nname = \"t{i}\"\ncount = {count}\nfreq_ghz = {ghz}\ncpi_scale = {scale}\npower_active_w = 2.0\npower_idle_w = 0.5\n"));
+        s.push_str(&format!(
+            "[[core_type]]\nname = \"t{i}\"\ncount = {count}\nfreq_ghz = {ghz}\ncpi_scale = {scale}\npower_active_w = 2.0\npower_idle_w = 0.5\n"
+        ));
     }
     s
 }
@@ -32,9 +34,8 @@ pub fn phase_strategy() -> impl Strategy<Value = String> {
         (1e6f64..2e8, 0.5f64..2.0, 0.0f64..20.0).prop_map(|(i, c, m)| format!("kind = \"compute\"\ninstructions = {i}\ncpi = {c}\nllc_mpki = {m}")),
         (1e5f64..1e7, wait_strategy()).prop_map(|(i, w)| format!("kind = \"serial\"\ninstructions = {i}\n{w}")),
         wait_strategy().prop_map(|w| format!("kind = \"barrier\"\n{w}")),
-        (0u32..2, 1e4f64..5e5, 0.0f64..5e5, 1u32..6, wait_strategy()).prop_map(|(l, cs, b, n, w)| format!(
-            "kind = \"critical\"\nlock = \"L{l}\"\ncs_instructions = {cs}\nbetween_instructions = {b}\ncount = {n}\n{w}"
-        )),
+        (0u32..2, 1e4f64..5e5, 0.0f64..5e5, 1u32..6, wait_strategy())
+            .prop_map(|(l, cs, b, n, w)| format!("kind = \"critical\"\nlock = \"L{l}\"\ncs_instructions = {cs}\nbetween_instructions = {b}\ncount = {n}\n{w}")),
         (1e-4f64..2e-2).prop_map(|s| format!("kind = \"sleep\"\nseconds = {s}")),
     ]
 }

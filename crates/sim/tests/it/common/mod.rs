@@ -51,7 +51,6 @@ pub fn simulate_seeded(m: &Machine, w: &Workload, quantum_ns: Option<u64>, seed:
     Engine::new(m, w, &SimpleModel, &mut p, SimConfig { max_segments: 1_000_000, seed, ..SimConfig::default() }).run().unwrap()
 }
 
-
 /// `simulate` with a whole engine configuration.
 pub fn simulate_with(m: &Machine, w: &Workload, quantum_ns: Option<u64>, cfg: SimConfig, decide: impl FnMut(&SystemView, &mut Placement) + Send) -> RunResult {
     let mut p = TestPolicy { quantum_ns, decide };
