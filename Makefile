@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name '*.c' -o -name '*.h' \)) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-all test-rust test-python bench install clean reproduce speedup-model
+.PHONY: demo test test-all lint test-rust test-python bench install clean reproduce speedup-model
 
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,19 @@ reproduce: $(STAMP)
 	$(VPY) -c 'from ampsched import reproductions as r; print("\n".join(r.registry()))' | \
 		while read name; do $(VENV)/bin/ampsched reproduce $$name || exit 1; done
 
-test: test-rust test-python
+test: lint test-rust test-python
+
+$(VENV)/.ruff: $(VENV)/.tools
+	$(VPY) -m pip install -q "ruff>=0.6,<1"
+	touch $@
+
+# Format and lint, enforced: rustfmt (rustfmt.toml), clippy with warnings as errors (the
+# workspace's lints in Cargo.toml), ruff's formatter and linter ([tool.ruff] in pyproject.toml).
+lint: $(VENV)/.ruff
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --profile $(CARGO_PROFILE) -q -- -D warnings
+	$(VENV)/bin/ruff format --check -q python tests bench
+	$(VENV)/bin/ruff check -q python tests bench
 
 # Everything `make test` runs, plus the slow tests it reports as skipped (pytest's `slow`
 # marker) and the long fuzz: 3,000 hostile inputs instead of 300.

@@ -36,8 +36,22 @@ def measure(exe, n):
     try:
         target.stdout.readline()  # "started N"
         original = os.sched_getaffinity(target.pid)
-        agent = subprocess.Popen([sys.executable, "-m", "ampsched", "agent", "--policy", "static", "--interval", "40",
-                                  "--pid", str(target.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        agent = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ampsched",
+                "agent",
+                "--policy",
+                "static",
+                "--interval",
+                "40",
+                "--pid",
+                str(target.pid),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         while not all(len(a) == 1 for a in affinities(target.pid)):
             time.sleep(0.01)
         agent.kill()
@@ -58,7 +72,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = build_sleepers(tmp)
         for n in (int(x) for x in args.threads.split(",")):
-            print(f"{n:6d} threads: original affinities back {1000 * measure(exe, n):.1f} ms after the agent was reaped")
+            print(
+                f"{n:6d} threads: original affinities back {1000 * measure(exe, n):.1f} ms after the agent was reaped"
+            )
 
 
 if __name__ == "__main__":

@@ -24,16 +24,30 @@ import time
 from sleepers import build_sleepers
 
 
-
-
 def attach(exe, n, seconds, policy, interval, tmp):
     target = subprocess.Popen([exe, str(n), str(seconds + 60)], stdout=subprocess.PIPE, text=True)
     try:
         started = int(target.stdout.readline().split()[1])
         out = os.path.join(tmp, "report.json")
-        agent = subprocess.Popen([sys.executable, "-m", "ampsched", "agent", "--policy", policy, "--interval",
-                                  str(interval), "--output", out, "--pid", str(target.pid)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        agent = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ampsched",
+                "agent",
+                "--policy",
+                policy,
+                "--interval",
+                str(interval),
+                "--output",
+                out,
+                "--pid",
+                str(target.pid),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(seconds)
         agent.send_signal(signal.SIGINT)
         _, err = agent.communicate(timeout=120)
@@ -55,15 +69,19 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = build_sleepers(tmp)
         print(f"policy {args.policy}, interval {args.interval} ms")
-        print(f"{'threads':>8} {'seen':>6} {'first sample ms':>16} {'mean sample ms':>15} {'late':>5} "
-              f"{'share 4 s':>10} {'steady share':>13}")
+        print(
+            f"{'threads':>8} {'seen':>6} {'first sample ms':>16} {'mean sample ms':>15} {'late':>5} "
+            f"{'share 4 s':>10} {'steady share':>13}"
+        )
         for n in (int(x) for x in args.threads.split(",")):
             short_n, short = attach(exe, n, 4, args.policy, args.interval, tmp)
             _, long = attach(exe, n, 14, args.policy, args.interval, tmp)
             a, b = short["agent"], long["agent"]
             steady = (b["cpu_s"] - a["cpu_s"]) / (b["samples"] - a["samples"]) * (1000 / args.interval)
-            print(f"{n:>8} {len(long['threads']):>6} {b['max_sample_ms']:>16.1f} {b['mean_sample_ms']:>15.3f} "
-                  f"{b['late_samples']:>5} {100 * a['cpu_share']:>9.3f}% {100 * steady:>12.3f}%")
+            print(
+                f"{n:>8} {len(long['threads']):>6} {b['max_sample_ms']:>16.1f} {b['mean_sample_ms']:>15.3f} "
+                f"{b['late_samples']:>5} {100 * a['cpu_share']:>9.3f}% {100 * steady:>12.3f}%"
+            )
 
 
 if __name__ == "__main__":

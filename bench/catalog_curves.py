@@ -55,7 +55,10 @@ def mpki_at(phase, cap_kb):
 
 
 def ns_per_instr(phase, machine, ctype, cap_kb):
-    return phase["cpi"] * ctype.get("cpi_scale", 1.0) / ctype["freq_ghz"] + mpki_at(phase, cap_kb) / 1000.0 * machine["memory_latency_ns"]
+    return (
+        phase["cpi"] * ctype.get("cpi_scale", 1.0) / ctype["freq_ghz"]
+        + mpki_at(phase, cap_kb) / 1000.0 * machine["memory_latency_ns"]
+    )
 
 
 def compute_phases(program):
@@ -146,7 +149,9 @@ def load_programs(name):
                 where = f"{name}.toml, {p['name']} phase {i + 1}"
                 assert len(sizes) == len(vals) > 0, f"{where}: size_kb and mpki differ in length"
                 assert all(a < b for a, b in zip(sizes, sizes[1:])), f"{where}: sizes not increasing"
-                assert all(v >= 0 for v in vals) and all(a >= b for a, b in zip(vals, vals[1:])), f"{where}: mpki negative or increasing"
+                assert all(v >= 0 for v in vals) and all(a >= b for a, b in zip(vals, vals[1:])), (
+                    f"{where}: mpki negative or increasing"
+                )
     return {p["name"]: p for p in data["program"]}
 
 
@@ -206,8 +211,10 @@ def checks(progs, amd, intel):
     more_cpu = [n for n, p in progs.items() if sf(p, intel) / 1.5 > sf(p, amd) / 2.0]
     frac = [n for n, p in progs.items() if (sf(p, intel) - 1) / 0.5 > (sf(p, amd) - 1) / 1.0]
     say(len(more_cpu) > len(progs) / 2, f"SF/SF_max higher on intel than amd: {len(more_cpu)} of {len(progs)}")
-    print(f"  (stricter: (SF-1)/(SF_max-1), i.e. less time stalled on memory, higher on intel: {len(frac)} of {len(progs)};"
-          f" not: {', '.join(n for n in progs if n not in frac)})")
+    print(
+        f"  (stricter: (SF-1)/(SF_max-1), i.e. less time stalled on memory, higher on intel: {len(frac)} of {len(progs)};"
+        f" not: {', '.join(n for n in progs if n not in frac)})"
+    )
     return ok
 
 
@@ -235,24 +242,42 @@ def mh1x4(progs, m):
             for n in names:
                 tot_a[n] = tot_a.get(n, 0) + sum(t for t, _ in a[n]) / 4
                 tot_b[n] = tot_b.get(n, 0) + sum(t for t, _ in b[n]) / 4
-        return math.exp(sum(math.log(tot_b[n] / tot_a[n]) for n in names) / 4), run("twolf", lambda x: arrange_a(x, 0)), run("vortex", lambda x: arrange_b(x, 0))
+        return (
+            math.exp(sum(math.log(tot_b[n] / tot_a[n]) for n in names) / 4),
+            run("twolf", lambda x: arrange_a(x, 0)),
+            run("vortex", lambda x: arrange_b(x, 0)),
+        )
 
-    spread = lambda x, s: [x[i] for k in range(3) for i in range(k, 12, 3)]  # deal one per chip in turn
-    fill = lambda x, s: x  # in listing order: each program fills a chip
+    def spread(x, s):  # deal one per chip in turn
+        return [x[i] for k in range(3) for i in range(k, 12, 3)]
+
+    def fill(x, s):  # in listing order: each program fills a chip
+        return x
 
     def shuffled(offset):
         def f(x, s):
             y = x[:]
             random.Random(s + offset).shuffle(y)
             return y
+
         return f
 
-    print("MH1x4 on 4fc-12sc: geometric mean over the 4 programs of (time with 4 vortex on the fast chip) /"
-          " (time with 4 twolf there); the thesis: about 1.07 (§4.3.4)")
+    print(
+        "MH1x4 on 4fc-12sc: geometric mean over the 4 programs of (time with 4 vortex on the fast chip) /"
+        " (time with 4 twolf there); the thesis: about 1.07 (§4.3.4)"
+    )
     r, a, b = ratio(spread, spread)
     print(f"  slow threads dealt across the 3 slow chips: {r:.3f}")
     for label, res in (("4 twolf fast", a), ("4 vortex fast", b)):
-        print("    " + label + ": " + "; ".join(f"{n} {sum(t for t, _ in v) / len(v) / 1e9:.2f} s at {sum(c for _, c in v) / len(v):.0f} KB" for n, v in res.items()))
+        print(
+            "    "
+            + label
+            + ": "
+            + "; ".join(
+                f"{n} {sum(t for t, _ in v) / len(v) / 1e9:.2f} s at {sum(c for _, c in v) / len(v):.0f} KB"
+                for n, v in res.items()
+            )
+        )
     r, _, _ = ratio(shuffled(0), shuffled(10_000), samples=200)
     print(f"  slow threads in random order (mean of 200): {r:.3f}")
     r, _, _ = ratio(fill, fill)

@@ -61,8 +61,9 @@ def per_call_us(machine, workload, repeat, clock):
     labels = ["busyfcs"] + ["busyfcs", label] * repeat
     objects = [None] + [None, obj] * repeat
     stamps = []
-    text = core.compare(machine, workload, labels, progress=lambda done, total, lab: stamps.append(clock()),
-                        policy_objects=objects)
+    text = core.compare(
+        machine, workload, labels, progress=lambda done, total, lab: stamps.append(clock()), policy_objects=objects
+    )
     results = json.loads(text)
     times = [b - a for a, b in zip(stamps, stamps[1:])]
     rust = [t / r["policy_calls"] for t, r in zip(times, results) if r["policy"] == "busyfcs"][1:]  # [0]: warm-up
@@ -84,13 +85,18 @@ def main(argv=None):
             with open(path, "w") as f:
                 f.write(FORKJOIN.format(n=n))
             rows.append(("4fc-12sc", path, f"forkjoin-{n}"))
-        print(f"{'machine':10} {'workload':15} {'calls':>7}  {'clock':5} {'Rust us/call':>13} {'Python us/call':>15} "
-              f"{'Python extra':>13}")
+        print(
+            f"{'machine':10} {'workload':15} {'calls':>7}  {'clock':5} {'Rust us/call':>13} {'Python us/call':>15} "
+            f"{'Python extra':>13}"
+        )
         for machine, workload, name in rows:
             for clock_name, clock in (("wall", time.perf_counter), ("CPU", time.thread_time)):
                 rust, python, calls = per_call_us(machine, workload, args.repeat, clock)
-                print(f"{machine:10} {name:15} {calls:7d}  {clock_name:5} {rust:13.1f} {python:15.1f} {python - rust:13.1f}")
+                print(
+                    f"{machine:10} {name:15} {calls:7d}  {clock_name:5} {rust:13.1f} {python:15.1f} {python - rust:13.1f}"
+                )
                 sys.stdout.flush()
+
 
 if __name__ == "__main__":
     main()

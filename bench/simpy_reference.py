@@ -20,6 +20,7 @@ load balancing, no migrations), so the comparison favours SimPy.
 the rate per slice barely depends on it, so `--fraction 0.05` is a quick estimate. It prints
 slices, simulated seconds, CPU seconds (this process), slices per second and ns per slice.
 """
+
 import argparse
 import time
 
@@ -57,8 +58,10 @@ def main():
     t0 = time.process_time()
     env.run()
     cpu = time.process_time() - t0
-    print(f"slices {slices[0]}, simulated {env.now / 1e9:.1f} s, CPU {cpu:.2f} s, "
-          f"{slices[0] / cpu:,.0f} slices/s, {cpu * 1e9 / slices[0]:.0f} ns per slice")
+    print(
+        f"slices {slices[0]}, simulated {env.now / 1e9:.1f} s, CPU {cpu:.2f} s, "
+        f"{slices[0] / cpu:,.0f} slices/s, {cpu * 1e9 / slices[0]:.0f} ns per slice"
+    )
 
 
 if __name__ == "__main__":

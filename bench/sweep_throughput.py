@@ -31,8 +31,10 @@ APPS = [(2e8, 0.8, 0.5), (2e8, 1.0, 2.0), (3e8, 1.2, 8.0), (1.5e8, 0.9, 1.0), (2
 def workload_text():
     parts = ['name = "six-small"\ndescription = "6 single-threaded apps, short: sweep throughput"\n']
     for i, (instructions, cpi, mpki) in enumerate(APPS):
-        parts.append(f'[[app]]\nname = "a{i}"\n[[app.phase]]\nkind = "compute"\ninstructions = {instructions:g}\n'
-                     f'cpi = {cpi}\nllc_mpki = {mpki}\n')
+        parts.append(
+            f'[[app]]\nname = "a{i}"\n[[app.phase]]\nkind = "compute"\ninstructions = {instructions:g}\n'
+            f"cpi = {cpi}\nllc_mpki = {mpki}\n"
+        )
     return "".join(parts)
 
 
@@ -87,7 +89,9 @@ def main():
             return single_rate(workload, range(1, 201))
 
         def cli(i):
-            table, stats = run_sweep(*grid, seeds=f"1-{seeds}", jobs=args.jobs, output=os.path.join(tmp, f"c{i}.parquet"))
+            table, stats = run_sweep(
+                *grid, seeds=f"1-{seeds}", jobs=args.jobs, output=os.path.join(tmp, f"c{i}.parquet")
+            )
             return stats["failed"]
 
         def api(i):
@@ -100,10 +104,12 @@ def main():
             ratios = sorted(wall / (args.jobs * one) for wall, one, _, _ in rows)
             efficiency = sorted(cpu / one_cpu for _, _, cpu, one_cpu in rows)
             median = ratios[len(ratios) // 2]
-            print(f"{name}, {runs} runs on {args.jobs} jobs: {median * args.jobs * rows[0][1]:.0f} runs/s; "
-                  f"median {100 * median:.0f}% (best {100 * ratios[-1]:.0f}%) of {args.jobs} x the single-run rate "
-                  f"measured around it ({', '.join(f'{100 * r:.0f}%' for r in ratios)}); "
-                  f"CPU efficiency median {100 * efficiency[len(efficiency) // 2]:.0f}%")
+            print(
+                f"{name}, {runs} runs on {args.jobs} jobs: {median * args.jobs * rows[0][1]:.0f} runs/s; "
+                f"median {100 * median:.0f}% (best {100 * ratios[-1]:.0f}%) of {args.jobs} x the single-run rate "
+                f"measured around it ({', '.join(f'{100 * r:.0f}%' for r in ratios)}); "
+                f"CPU efficiency median {100 * efficiency[len(efficiency) // 2]:.0f}%"
+            )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ higher for stp, min_fairness, uniformity, speedup_vs_baseline):
 import functools
 import importlib
 import json
-import os
 
 from ._files import text_arg
 from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
@@ -46,8 +45,24 @@ else:
     InputError = _core.InputError
 
 __all__ = [
-    "run", "compare", "default_comparison", "sweep", "reproduce", "read_sweep", "verify_sweep", "defaults", "Result", "results_frame", "METRICS", "write_report", "Policy", "Placement",
-    "list_machines", "list_workloads", "list_policies", "list_programs",
+    "run",
+    "compare",
+    "default_comparison",
+    "sweep",
+    "reproduce",
+    "read_sweep",
+    "verify_sweep",
+    "defaults",
+    "Result",
+    "results_frame",
+    "METRICS",
+    "write_report",
+    "Policy",
+    "Placement",
+    "list_machines",
+    "list_workloads",
+    "list_policies",
+    "list_programs",
 ] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
 
 TIMELINE_COLUMNS = ["core", "thread", "app", "start_s", "end_s"]
@@ -145,8 +160,10 @@ class Result:
 
     def __repr__(self):
         r = self.raw
-        return (f"<ampsched.Result {r.get('policy')} on {r.get('machine')}/{r.get('workload')}: "
-                f"makespan_s={r.get('makespan_s')} antt={r.get('antt')} stp={r.get('stp')}>")
+        return (
+            f"<ampsched.Result {r.get('policy')} on {r.get('machine')}/{r.get('workload')}: "
+            f"makespan_s={r.get('makespan_s')} antt={r.get('antt')} stp={r.get('stp')}>"
+        )
 
 
 def defaults() -> dict:
@@ -161,11 +178,21 @@ def defaults() -> dict:
 
 
 # What `defaults()` says when the engine is not built (help texts only; a run needs the engine).
-_DOCUMENTED_DEFAULTS = {"seed": 1, "slice_ms": 4.0, "agent_interval_ms": 40.0, "agent_interval_min_ms": 1.0,
-                        "agent_interval_max_ms": 3600000.0, "emulate_period_ms": 2.0,
-                        "decide_limit_ms": 1000.0, "decide_limit_min_ms": 1.0, "decide_limit_max_ms": 3600000.0,
-                        "simulator_decide_limit_ms": 10000.0,
-                        "max_sim_s": 1e7, "max_events": 2 * 10 ** 8, "counter_noise": 0.02}
+_DOCUMENTED_DEFAULTS = {
+    "seed": 1,
+    "slice_ms": 4.0,
+    "agent_interval_ms": 40.0,
+    "agent_interval_min_ms": 1.0,
+    "agent_interval_max_ms": 3600000.0,
+    "emulate_period_ms": 2.0,
+    "decide_limit_ms": 1000.0,
+    "decide_limit_min_ms": 1.0,
+    "decide_limit_max_ms": 3600000.0,
+    "simulator_decide_limit_ms": 10000.0,
+    "max_sim_s": 1e7,
+    "max_events": 2 * 10**8,
+    "counter_noise": 0.02,
+}
 
 
 def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
@@ -175,7 +202,7 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
     error = _require_core().InputError
     d = defaults()
     out = {"seed": d["seed"] if seed is None else seed, "slice_ms": d["slice_ms"] if slice_ms is None else slice_ms}
-    if not _is_int(out["seed"]) or not 0 <= out["seed"] < 2 ** 64:
+    if not _is_int(out["seed"]) or not 0 <= out["seed"] < 2**64:
         raise error(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
     for name, value in (("slice_ms", slice_ms), ("max_sim_s", max_sim_s)):
         if value is None:
@@ -189,7 +216,7 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
     if max_events is not None:
         if isinstance(max_events, float) and max_events.is_integer():
             max_events = int(max_events)  # 1e9 is a whole number too
-        if not _is_int(max_events) or not 0 <= max_events < 2 ** 64:
+        if not _is_int(max_events) or not 0 <= max_events < 2**64:
             raise error(f"max_events: must be a whole number, got {_shown(max_events)}")
         out["max_events"] = max_events
     return out
@@ -234,9 +261,18 @@ def _text(name: str, value) -> str:
     return text_arg(name, value)
 
 
-def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
-        trace=None, timeline: bool = False, max_sim_s: float = None, max_events: int = None,
-        counter_noise: float = None) -> Result:
+def run(
+    machine,
+    workload,
+    policy,
+    seed: int = None,
+    slice_ms: float = None,
+    trace=None,
+    timeline: bool = False,
+    max_sim_s: float = None,
+    max_events: int = None,
+    counter_noise: float = None,
+) -> Result:
     """Simulate `workload` on `machine` under one policy; returns a Result.
 
     policy: a spec, or an ampsched.Policy object (the run uses a copy of it).
@@ -253,15 +289,32 @@ def run(machine, workload, policy, seed: int = None, slice_ms: float = None,
     core = _require_core()
     settings = _settings(seed, slice_ms, max_sim_s, max_events)
     label, policy_object = _resolve_policy(policy)
-    text = core.run(_text("machine", machine), _text("workload", workload), _text("policy", label),
-                    trace=None if trace is None else _text("trace", trace), timeline=_flag("timeline", timeline),
-                    policy_object=policy_object, **settings, **_noise(counter_noise))
+    text = core.run(
+        _text("machine", machine),
+        _text("workload", workload),
+        _text("policy", label),
+        trace=None if trace is None else _text("trace", trace),
+        timeline=_flag("timeline", timeline),
+        policy_object=policy_object,
+        **settings,
+        **_noise(counter_noise),
+    )
     return Result(json.loads(text), text)
 
 
-def compare(machine, workload, policies, baseline=None, seed: int = None, slice_ms: float = None,
-            progress=False, timeline: bool = False, max_sim_s: float = None, max_events: int = None,
-            counter_noise: float = None):
+def compare(
+    machine,
+    workload,
+    policies,
+    baseline=None,
+    seed: int = None,
+    slice_ms: float = None,
+    progress=False,
+    timeline: bool = False,
+    max_sim_s: float = None,
+    max_events: int = None,
+    counter_noise: float = None,
+):
     """Run several policies on the same machine and workload; returns a DataFrame.
 
     One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline.
@@ -298,9 +351,17 @@ def compare(machine, workload, policies, baseline=None, seed: int = None, slice_
         raise core.InputError(f"progress: must be True, False or a callable, got {_shown(progress)}")
     callback = progress if callable(progress) else ProgressBar() if progress else None
     try:
-        text = core.compare(_text("machine", machine), _text("workload", workload), labels, baseline=baseline,
-                            timeline=_flag("timeline", timeline), progress=callback, policy_objects=objects, **settings,
-                            **_noise(counter_noise))
+        text = core.compare(
+            _text("machine", machine),
+            _text("workload", workload),
+            labels,
+            baseline=baseline,
+            timeline=_flag("timeline", timeline),
+            progress=callback,
+            policy_objects=objects,
+            **settings,
+            **_noise(counter_noise),
+        )
     finally:
         if isinstance(callback, ProgressBar):
             callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean
@@ -327,10 +388,11 @@ def results_frame(results: list):
     `ampsched compare --json`)."""
     import pandas as pd
 
-    if not isinstance(results, list) or not results or not all(isinstance(r, dict) and "policy" in r
-                                                               for r in results):
-        raise _require_core().InputError("results: expected a non-empty list of result dicts "
-                                         "(compare(...).attrs['raw'], or `ampsched compare --json`)")
+    if not isinstance(results, list) or not results or not all(isinstance(r, dict) and "policy" in r for r in results):
+        raise _require_core().InputError(
+            "results: expected a non-empty list of result dicts "
+            "(compare(...).attrs['raw'], or `ampsched compare --json`)"
+        )
     frame = _energy_as_float(pd.DataFrame([_scalars(r) for r in results])).set_index("policy")
     rows = [row for r in results for row in _app_rows(r.get("apps", []), {"policy": r["policy"]})]
     frame.attrs["apps"] = pd.DataFrame(rows, columns=None if rows else ["policy", "app", "slowdown", "turnaround_s"])
@@ -349,10 +411,25 @@ def _app_rows(apps: list, keys: dict) -> list:
     return rows
 
 
-def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = None, output=None,
-          resume: bool = False, slice_ms: float = None, max_sim_s: float = None, max_events: int = None,
-          max_runs=_sweep_module.MAX_RUNS, progress=None, file=None, overrides=None, backend: str = "local",
-          address: str = None, force: bool = False):
+def sweep(
+    machines=None,
+    workloads=None,
+    policies=None,
+    seeds=None,
+    jobs: int = None,
+    output=None,
+    resume: bool = False,
+    slice_ms: float = None,
+    max_sim_s: float = None,
+    max_events: int = None,
+    max_runs=_sweep_module.MAX_RUNS,
+    progress=None,
+    file=None,
+    overrides=None,
+    backend: str = "local",
+    address: str = None,
+    force: bool = False,
+):
     """Run every combination of machines x workloads x policies x seeds; returns a DataFrame.
 
     One row per run: machine, workload, policy, seed (as given), error (None, or the message
@@ -376,10 +453,25 @@ def sweep(machines=None, workloads=None, policies=None, seeds=None, jobs: int = 
     giving them slice_ms/max_sim_s/max_events, or skip=True (as [[override]] in a sweep file).
     The grid is checked before any run: bad names, settings and empty grids raise InputError.
     """
-    return _sweep_module.sweep(machines, workloads, policies, seeds=seeds, jobs=jobs, output=output, resume=resume,
-                               slice_ms=slice_ms, max_sim_s=max_sim_s, max_events=max_events, max_runs=max_runs,
-                               progress=progress, file=file, overrides=overrides, backend=backend,
-                               address=address, force=force)
+    return _sweep_module.sweep(
+        machines,
+        workloads,
+        policies,
+        seeds=seeds,
+        jobs=jobs,
+        output=output,
+        resume=resume,
+        slice_ms=slice_ms,
+        max_sim_s=max_sim_s,
+        max_events=max_events,
+        max_runs=max_runs,
+        progress=progress,
+        file=file,
+        overrides=overrides,
+        backend=backend,
+        address=address,
+        force=force,
+    )
 
 
 def verify_sweep(path, sample: int = _sweep_module.VERIFY_SAMPLE, jobs: int = None, progress=None):
@@ -400,8 +492,9 @@ def reproduce(name: str, quick: bool = False, jobs: int = None, output=None, bac
     if output is not None:
         output = _text("output", output)
     try:
-        return reproductions.run(_text("name", name), quick=_flag("quick", quick), jobs=jobs, output=output,
-                                 backend=backend, address=address)[0]
+        return reproductions.run(
+            _text("name", name), quick=_flag("quick", quick), jobs=jobs, output=output, backend=backend, address=address
+        )[0]
     except reproductions.ReproductionError as error:
         raise InputError(str(error)) from None
 

@@ -8,21 +8,34 @@ better, glossary) all read this table, so a definition cannot drift between them
 METRICS = {
     "makespan_s": ("lower", "time from the start until the last app finishes, in seconds."),
     "antt": ("lower", "average normalized turnaround time: the mean slowdown over the apps."),
-    "stp": ("higher", "system throughput: the sum over the apps of 1/slowdown, "
-                      "i.e. how many apps' worth of progress the machine makes at once."),
+    "stp": (
+        "higher",
+        "system throughput: the sum over the apps of 1/slowdown, "
+        "i.e. how many apps' worth of progress the machine makes at once.",
+    ),
     "min_fairness": ("higher", "the smallest 1/slowdown over the apps: the progress of the worst-treated app."),
-    "uniformity": ("higher", "1 - sigma/mu of 1/slowdown over the apps (coefficient of variation): "
-                             "1 means every app is slowed down alike."),
+    "uniformity": (
+        "higher",
+        "1 - sigma/mu of 1/slowdown over the apps (coefficient of variation): 1 means every app is slowed down alike.",
+    ),
     "unfairness": ("lower", "the largest slowdown divided by the smallest one (1 is perfectly fair)."),
-    "energy_j": ("lower", "energy consumed by all the cores over the run, in joules (not modelled, null, on a "
-                          "machine that does not give every core type a power)."),
+    "energy_j": (
+        "lower",
+        "energy consumed by all the cores over the run, in joules (not modelled, null, on a "
+        "machine that does not give every core type a power).",
+    ),
     "edp": ("lower", "energy-delay product: energy_j x makespan_s."),
-    "nj_per_instruction": ("lower", "energy per instruction retired, in nanojoules: energy_j over all the "
-                                    "instructions the machine retired."),
+    "nj_per_instruction": (
+        "lower",
+        "energy per instruction retired, in nanojoules: energy_j over all the instructions the machine retired.",
+    ),
     "instructions_per_s": ("higher", "throughput: instructions retired per second of the run."),
     "migrations": ("lower", "how many times a thread moved from one core to another."),
-    "speedup_vs_baseline": ("higher", "geometric mean over the apps of the baseline's turnaround "
-                                      "divided by this policy's turnaround (1.0 for the baseline itself)."),
+    "speedup_vs_baseline": (
+        "higher",
+        "geometric mean over the apps of the baseline's turnaround "
+        "divided by this policy's turnaround (1.0 for the baseline itself).",
+    ),
 }
 
 # The metrics that need the machine's power model. Where a core type gives no power
@@ -30,8 +43,10 @@ METRICS = {
 # as null: not modelled, rather than a 0 that would look measured. Tables say so in words.
 ENERGY_METRICS = ("energy_j", "edp", "nj_per_instruction")
 NOT_MODELLED = "not modelled"
-ENERGY_NOTE = ("energy_j, edp and nj_per_instruction are not modelled: the machine does not give a power "
-               "(power_active_w, power_idle_w or power_levels_w) for every core type.")
+ENERGY_NOTE = (
+    "energy_j, edp and nj_per_instruction are not modelled: the machine does not give a power "
+    "(power_active_w, power_idle_w or power_levels_w) for every core type."
+)
 
 
 def energy_unmodelled(results) -> bool:
@@ -49,7 +64,7 @@ def shown(result: dict, key: str):
 APP_TERMS = {
     "turnaround_s": "wall-clock time from an app's start to its end, in seconds.",
     "slowdown": "an app's turnaround divided by its turnaround alone on an all-fast machine "
-                "with the same number of cores (1 means no slowdown).",
+    "with the same number of cores (1 means no slowdown).",
     "fast_share": "the share of the CPU time that was spent on fast cores.",
 }
 
@@ -58,9 +73,11 @@ APP_TERMS = {
 # finished), the run lasts as long as the longest app, whose length the catalog invented: then
 # makespan_s, energy_j and edp measure that invention, and the per-instruction and per-second
 # metrics, and those built on slowdowns, are the meaningful ones.
-CONSTANT_LOAD_NOTE = ("Under constant load (apps restart until every app has finished its runs), makespan_s, "
-                      "energy_j and edp follow the invented program lengths; compare policies by antt, stp, "
-                      "the fairness metrics, nj_per_instruction and instructions_per_s.")
+CONSTANT_LOAD_NOTE = (
+    "Under constant load (apps restart until every app has finished its runs), makespan_s, "
+    "energy_j and edp follow the invented program lengths; compare policies by antt, stp, "
+    "the fairness metrics, nj_per_instruction and instructions_per_s."
+)
 
 
 def glossary_text() -> str:

@@ -23,8 +23,21 @@ import stat
 import sys
 import time
 
-from ._sweep_store import KEYS, SETTINGS, frame, load, merged, part_files, parts_dir, read, read_parts, \
-    rows_table, sort_key, stored_table, write_parquet, write_part
+from ._sweep_store import (
+    KEYS,
+    SETTINGS,
+    frame,
+    load,
+    merged,
+    part_files,
+    parts_dir,
+    read_parts,
+    rows_table,
+    sort_key,
+    stored_table,
+    write_parquet,
+    write_part,
+)
 
 GRID_OPTIONS = ["machines", "workloads", "policies", "seeds"]  # the grid's axes, in KEYS order
 # The largest sweep file read: as for machine and workload files (the engine's MAX_INPUT_BYTES),
@@ -47,7 +60,7 @@ def _error(message):
 def _names(option: str, value) -> list:
     """A list from "a,b" or an iterable of strings, without blanks or repeats."""
     if not isinstance(value, (str, list, tuple)):
-        raise _error(f"{option}: expected a list of names or an \"a,b\" string, got {type(value).__name__}")
+        raise _error(f'{option}: expected a list of names or an "a,b" string, got {type(value).__name__}')
     items = value.split(",") if isinstance(value, str) else list(value)
     out = []
     for item in items:
@@ -84,7 +97,7 @@ def parse_seeds(text: str) -> list:
 
 def _seed_number(text: str, part: str) -> int:
     text = text.strip()
-    if not (text.isascii() and text.isdigit()) or int(text) >= 2 ** 64:
+    if not (text.isascii() and text.isdigit()) or int(text) >= 2**64:
         raise _error(f"seeds: {part!r}: a seed is a whole number from 0 to 2^64-1")
     return int(text)
 
@@ -96,13 +109,14 @@ def _seed_list(seeds) -> list:
     if isinstance(seeds, int) and not isinstance(seeds, bool):
         seeds = [seeds]
     if not isinstance(seeds, (list, tuple)):
-        raise _error(f"seeds: expected a whole number, a string such as \"1-5\" or a list of them, "
-                     f"got {type(seeds).__name__}")
+        raise _error(
+            f'seeds: expected a whole number, a string such as "1-5" or a list of them, got {type(seeds).__name__}'
+        )
     out = []
     for seed in seeds:
         if isinstance(seed, str):
             out.extend(parse_seeds(seed))
-        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             from . import _shown
 
             raise _error(f"seeds: a seed is a whole number from 0 to 2^64-1, got {_shown(seed)}")
@@ -125,13 +139,17 @@ def _check_names(machines, workloads, policies, where) -> None:
     from .policy import is_file_spec, resolve
 
     core = _require_core()
-    catalog = {kind: {e["name"]: e for e in json.loads(core.list_catalog(kind))}
-               for kind in ("machines", "workloads", "policies")}
+    catalog = {
+        kind: {e["name"]: e for e in json.loads(core.list_catalog(kind))}
+        for kind in ("machines", "workloads", "policies")
+    }
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
             if name not in catalog[kind] and not os.path.isfile(name):
-                raise _error(f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
-                             f"(see `ampsched list {kind}`)")
+                raise _error(
+                    f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
+                    f"(see `ampsched list {kind}`)"
+                )
     for spec in policies:
         if is_file_spec(spec):
             try:
@@ -142,13 +160,17 @@ def _check_names(machines, workloads, policies, where) -> None:
         name, *options = spec.split(":")
         entry = catalog["policies"].get(name.strip())
         if entry is None:
-            raise _error(f"{where['policies']}policies: unknown policy {_shown(name.strip())} (see `ampsched list policies`)")
+            raise _error(
+                f"{where['policies']}policies: unknown policy {_shown(name.strip())} (see `ampsched list policies`)"
+            )
         known = entry.get("options") or {}
         for option in options:
             key = option.partition("=")[0].strip()
             if key not in known:
-                raise _error(f"{where['policies']}policies: {_shown(spec)}: {name} has no option {_shown(key)} "
-                             f"(its options: {', '.join(known) or 'none'})")
+                raise _error(
+                    f"{where['policies']}policies: {_shown(spec)}: {name} has no option {_shown(key)} "
+                    f"(its options: {', '.join(known) or 'none'})"
+                )
     registered = [spec for spec in policies if not is_file_spec(spec)]
     for machine in machines:
         for workload in workloads:
@@ -158,8 +180,7 @@ def _check_names(machines, workloads, policies, where) -> None:
                 raise _error(" ".join(str(error).split("\n"))) from None
 
 
-def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), max_runs=MAX_RUNS,
-           sources=None) -> list:
+def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), max_runs=MAX_RUNS, sources=None) -> list:
     """The grid's runs as (machine, workload, policy, seed, settings) tuples, after validating
     it: `settings` are the sweep's (engine keywords), changed per run by `overrides` ((label,
     table, reference axes or None) triples, see load_file; later ones win) and checked by the
@@ -204,8 +225,12 @@ def _axes(reference, grid: dict) -> dict:
     making the file's override for seed 2 a typo)."""
     if not reference:
         return grid
-    return {option: (_seed_list(reference[option]) if option == "seeds" else _names(option, reference[option]))
-            if option in reference else grid[option] for option in GRID_OPTIONS}
+    return {
+        option: (_seed_list(reference[option]) if option == "seeds" else _names(option, reference[option]))
+        if option in reference
+        else grid[option]
+        for option in GRID_OPTIONS
+    }
 
 
 def _override(label: str, override, axes: dict):
@@ -239,7 +264,9 @@ def _override(label: str, override, axes: dict):
     changes = {k: override[k] for k in SETTINGS if k in override}
     if skip:
         if changes:
-            raise _error(f"{where}skip = true and settings ({', '.join(changes)}) together: a skipped run has no settings")
+            raise _error(
+                f"{where}skip = true and settings ({', '.join(changes)}) together: a skipped run has no settings"
+            )
         return where, match, None
     if not changes:
         raise _error(f"{where}changes nothing: give settings ({', '.join(SETTINGS)}) or skip = true")
@@ -265,28 +292,28 @@ def _check_settings(where: str, settings: dict) -> None:
             for key in SETTINGS:
                 flag = "--" + key.replace("_", "-")
                 if message.startswith(flag + ":"):
-                    message = key + message[len(flag):]
+                    message = key + message[len(flag) :]
         raise _error(f"{where}{message}") from None
 
 
 def load_file(path) -> dict:
     """The keywords of sweep() that a sweep file gives. The file (TOML):
 
-        machines = ["2fc-2sc-amd", "my-machine.toml"]   # or "a,b"; paths as on the command line
-        workloads = ["w1", "w2"]
-        policies = ["rr", "busyfcs", "rr:threshold_ms=8"]
-        seeds = "1-5"                                    # or 7, or [1, 2, 3]
-        slice_ms = 4                                     # optional: max_sim_s, max_events too
-        output = "results.parquet"                       # optional
+    machines = ["2fc-2sc-amd", "my-machine.toml"]   # or "a,b"; paths as on the command line
+    workloads = ["w1", "w2"]
+    policies = ["rr", "busyfcs", "rr:threshold_ms=8"]
+    seeds = "1-5"                                    # or 7, or [1, 2, 3]
+    slice_ms = 4                                     # optional: max_sim_s, max_events too
+    output = "results.parquet"                       # optional
 
-        [[override]]              # the runs it matches (every key given must match; none: all)
-        workloads = ["w8"]
-        max_sim_s = 1e8           # get these settings; later overrides win
+    [[override]]              # the runs it matches (every key given must match; none: all)
+    workloads = ["w8"]
+    max_sim_s = 1e8           # get these settings; later overrides win
 
-        [[override]]
-        machines = ["2fc-2sc-amd"]
-        policies = ["busyfcs"]
-        skip = true               # are not run, whatever the other overrides say
+    [[override]]
+    machines = ["2fc-2sc-amd"]
+    policies = ["busyfcs"]
+    skip = true               # are not run, whatever the other overrides say
     """
     try:
         import tomllib
@@ -307,7 +334,7 @@ def load_file(path) -> dict:
         # Editors on some systems start UTF-8 files with a byte-order mark, which TOML forbids.
         data = tomllib.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except UnicodeDecodeError as error:
-        line = 1 + raw[:error.start].count(b"\n")
+        line = 1 + raw[: error.start].count(b"\n")
         raise _error(f"{path}: line {line}: not UTF-8 text (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise _error(f"{path}: not valid TOML: {error}") from None
@@ -331,6 +358,7 @@ def load_file(path) -> dict:
 
 # ---- running (in worker processes)
 
+
 def run_batch(runs: list) -> list:
     """Rows for a batch of (machine, workload, policy, seed, settings) runs. A failing run gives
     a row with its error and no metrics, so that one bad combination does not stop the sweep."""
@@ -346,8 +374,9 @@ def run_batch(runs: list) -> list:
         row.update((k, run_settings[k]) for k in SETTINGS)
         try:
             label, policy_object = resolve(policy)
-            scalars, apps = core.run_row(machine, workload, label, seed=seed, policy_object=policy_object,
-                                         **run_settings)
+            scalars, apps = core.run_row(
+                machine, workload, label, seed=seed, policy_object=policy_object, **run_settings
+            )
         except KeyboardInterrupt:
             raise
         except core.InputError as error:
@@ -364,6 +393,7 @@ def run_batch(runs: list) -> list:
 
 # ---- the sweep
 
+
 def sweep(*args, **kwargs):
     """Run every (machine, workload, policy, seed) of the grid; returns a DataFrame, one row
     per run: the grid keys, `error` (None, or why the run failed), the run's settings and the
@@ -375,9 +405,25 @@ def sweep(*args, **kwargs):
     return df
 
 
-def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=None, output=None, resume=False,
-              slice_ms=None, max_sim_s=None, max_events=None, max_runs=MAX_RUNS, progress=None, file=None,
-              overrides=None, backend="local", address=None, force=False):
+def run_sweep(
+    machines=None,
+    workloads=None,
+    policies=None,
+    seeds=None,
+    jobs=None,
+    output=None,
+    resume=False,
+    slice_ms=None,
+    max_sim_s=None,
+    max_events=None,
+    max_runs=MAX_RUNS,
+    progress=None,
+    file=None,
+    overrides=None,
+    backend="local",
+    address=None,
+    force=False,
+):
     """The sweep as a pyarrow Table (what FILE.parquet holds) and its statistics: runs made
     (`ran`), `failed`, kept from before (`skipped`), `seconds`, `output`. A sweep `file`
     gives defaults for every other keyword and its overrides come before `overrides`.
@@ -400,8 +446,16 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
         raise _error(f"overrides: expected a list of dicts, got {type(overrides).__name__}")
     if output is not None:
         output = text_arg("output", output)
-    given = dict(machines=machines, workloads=workloads, policies=policies, seeds=seeds, slice_ms=slice_ms,
-                 max_sim_s=max_sim_s, max_events=max_events, output=output)
+    given = dict(
+        machines=machines,
+        workloads=workloads,
+        policies=policies,
+        seeds=seeds,
+        slice_ms=slice_ms,
+        max_sim_s=max_sim_s,
+        max_events=max_events,
+        output=output,
+    )
     labelled = []
     sources = {}
     if file is not None:
@@ -422,9 +476,16 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
     except ValueError as error:
         raise _error(f"{sources.get('settings', '')}{error}") from None
     settings = {k: typed.get(k, defaults()[k]) for k in SETTINGS}
-    runs = expand(given["machines"], given["workloads"], given["policies"],
-                  defaults()["seed"] if given["seeds"] is None else given["seeds"], settings, labelled,
-                  max_runs, sources)
+    runs = expand(
+        given["machines"],
+        given["workloads"],
+        given["policies"],
+        defaults()["seed"] if given["seeds"] is None else given["seeds"],
+        settings,
+        labelled,
+        max_runs,
+        sources,
+    )
     jobs = check_jobs(jobs)
     check_backend(backend, address)
     if resume and force:
@@ -448,11 +509,15 @@ def run_sweep(machines=None, workloads=None, policies=None, seeds=None, jobs=Non
             os.makedirs(parts)
             open(os.path.join(parts, REPLACES_OUTPUT), "w").close()
         elif os.path.isdir(parts):
-            raise _error(f"output: {parts} holds an interrupted sweep: finish it with --resume "
-                         f"(resume=True), or start again with --force (force=True)")
+            raise _error(
+                f"output: {parts} holds an interrupted sweep: finish it with --resume "
+                f"(resume=True), or start again with --force (force=True)"
+            )
         elif rows is not None:
-            raise _error(f"output: {output} exists ({rows:,} rows from an earlier sweep): add this grid's runs "
-                         f"to it with --resume (resume=True), or replace it with --force (force=True)")
+            raise _error(
+                f"output: {output} exists ({rows:,} rows from an earlier sweep): add this grid's runs "
+                f"to it with --resume (resume=True), or replace it with --force (force=True)"
+            )
         return _run(runs, kept, parts, part_files(parts), backend, address, jobs, progress)
 
 
@@ -474,8 +539,11 @@ def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
             os.makedirs(parts, exist_ok=True)
         results = _execute(todo, runner, parts, progress)
     except WorkerDied as died:
-        saved = "the runs finished before it are saved: --resume continues" if parts is not None else \
-            "give --output to keep the runs that finish"
+        saved = (
+            "the runs finished before it are saved: --resume continues"
+            if parts is not None
+            else "give --output to keep the runs that finish"
+        )
         raise _error(f"sweep: {died}; {saved}") from None
     finally:
         runner.close()
@@ -484,18 +552,24 @@ def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
         tables = [table for _, table in read_parts(new_parts)]
         lost = sum(r.count for r in results) - sum(t.num_rows for t in tables)
         if lost:  # damaged between their writing and now: the disk is failing
-            raise _error(f"sweep: {lost} runs' part files were damaged after they were written; "
-                         f"--resume runs them again")
+            raise _error(
+                f"sweep: {lost} runs' part files were damaged after they were written; --resume runs them again"
+            )
     else:
         tables = [r.table for r in results]
     table = merged([rows_table(kept)] + tables)
     output = None
     if parts is not None:
-        output = parts[:-len(".parts")]
+        output = parts[: -len(".parts")]
         write_parquet(table, output)
         shutil.rmtree(parts, ignore_errors=True)
-    return table, {"ran": len(todo), "failed": sum(r.failed for r in results),
-                   "seconds": time.monotonic() - started, "skipped": len(runs) - len(todo), "output": output}
+    return table, {
+        "ran": len(todo),
+        "failed": sum(r.failed for r in results),
+        "seconds": time.monotonic() - started,
+        "skipped": len(runs) - len(todo),
+        "output": output,
+    }
 
 
 def _check_output(output: str, file):
@@ -515,8 +589,9 @@ def _check_output(output: str, file):
             rows = load(output).num_rows
         except ValueError as error:
             why = str(error).partition("not a sweep file")[2].strip()
-            raise _error(f"output: {output} exists and is not a sweep file {why}: choose another name or "
-                         f"delete it") from None
+            raise _error(
+                f"output: {output} exists and is not a sweep file {why}: choose another name or delete it"
+            ) from None
     parts = parts_dir(output)
     if os.path.lexists(parts) and (os.path.islink(parts) or not os.path.isdir(parts)):
         raise _error(f"output: {parts} exists and is not a sweep's parts directory")
@@ -542,8 +617,10 @@ class _OutputLock:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(self.fd)
-            raise _error(f"output: another sweep is writing {self.path[:-len('.lock')]} "
-                         f"(it holds {self.path}); wait for it, or stop it and --resume") from None
+            raise _error(
+                f"output: another sweep is writing {self.path[: -len('.lock')]} "
+                f"(it holds {self.path}); wait for it, or stop it and --resume"
+            ) from None
         return self
 
     def __exit__(self, *exc):
@@ -622,7 +699,7 @@ class Batcher:
                 size = round(BATCH_SECONDS * self.done_runs / max(self.done_seconds, 1e-9))
             remaining = len(self.runs) - self.start
             size = max(1, min(size, MAX_BATCH, math.ceil(remaining / (2 * self.workers))))
-            yield self.runs[self.start:self.start + size]
+            yield self.runs[self.start : self.start + size]
             self.start += size
 
     def observe(self, result: BatchResult) -> None:
@@ -636,8 +713,13 @@ def _execute(runs: list, backend, parts, progress) -> list:
 
     import pyarrow  # noqa: F401  (here, so that forked workers have it loaded, not each its own import)
 
-    bar = tqdm(total=len(runs), unit="run", file=sys.stderr, dynamic_ncols=True,
-               disable=not (sys.stderr.isatty() if progress is None else progress))
+    bar = tqdm(
+        total=len(runs),
+        unit="run",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        disable=not (sys.stderr.isatty() if progress is None else progress),
+    )
     batcher = Batcher(runs, backend.workers)
     # A worker writes its part file itself only where it shares this machine's disk; else (a
     # Ray cluster's nodes) it sends the table back and the part file is written here.
@@ -700,8 +782,10 @@ class WorkerDied(Exception):
         first = batch[0]
         runs = f"the batch of {len(batch)} runs from" if len(batch) > 1 else "the run"
         other = "" if exact else " or a batch beside it"
-        super().__init__(f"{how} while running {runs} {first[0]} {first[1]} {first[2]} seed {first[3]}{other} "
-                         f"(killed by a signal or out of memory, or a Python policy ended the process)")
+        super().__init__(
+            f"{how} while running {runs} {first[0]} {first[1]} {first[2]} seed {first[3]}{other} "
+            f"(killed by a signal or out of memory, or a Python policy ended the process)"
+        )
 
 
 class LocalBackend:
@@ -714,8 +798,10 @@ class LocalBackend:
         self.isolate = isolate
         cpus = os.cpu_count() or 1
         if jobs is not None and jobs > MAX_JOBS_PER_CPU * cpus:
-            raise _error(f"jobs: at most {MAX_JOBS_PER_CPU * cpus} worker processes on this machine "
-                         f"({MAX_JOBS_PER_CPU} per CPU), got {jobs}")
+            raise _error(
+                f"jobs: at most {MAX_JOBS_PER_CPU * cpus} worker processes on this machine "
+                f"({MAX_JOBS_PER_CPU} per CPU), got {jobs}"
+            )
         # No more workers than runs: a process per run at most.
         self.workers = max(1, min(cpus if jobs is None else jobs, runs if runs is not None else math.inf))
 
@@ -731,8 +817,9 @@ class LocalBackend:
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        with ProcessPoolExecutor(max_workers=self.workers, initializer=_exit_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=self.workers, initializer=_exit_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             pending = {}
             try:
                 while True:
@@ -804,12 +891,16 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
         raise _error(f"{path}: the run {' '.join(map(str, twice))} has more than one row: not a file one sweep wrote")
     # A machine or workload given as a path is read again: from another directory it would be
     # missing, and every run would "differ" by its error.
-    catalog = {kind: {e["name"] for e in json.loads(_require_core().list_catalog(kind))} for kind in ("machines", "workloads")}
+    catalog = {
+        kind: {e["name"] for e in json.loads(_require_core().list_catalog(kind))} for kind in ("machines", "workloads")
+    }
     for row in rows:
         for key, kind in (("machine", "machines"), ("workload", "workloads")):
             if row[key] not in catalog[kind] and not os.path.isfile(row[key]):
-                raise _error(f"{path}: the {key} file {row[key]} of its runs is not there: verify from the "
-                             f"directory the sweep ran in")
+                raise _error(
+                    f"{path}: the {key} file {row[key]} of its runs is not there: verify from the "
+                    f"directory the sweep ran in"
+                )
     rows.sort(key=sort_key)
     picked = [rows[i * len(rows) // sample] for i in range(sample)] if sample < len(rows) else rows
     picked = list({sort_key(r): r for r in picked}.values())

@@ -65,8 +65,16 @@ def fixed_types() -> dict:
     import pyarrow as pa
 
     text = pa.string()
-    return {"machine": text, "workload": text, "policy": text, "seed": pa.uint64(), "error": text,
-            "slice_ms": pa.float64(), "max_sim_s": pa.float64(), "max_events": pa.uint64()}
+    return {
+        "machine": text,
+        "workload": text,
+        "policy": text,
+        "seed": pa.uint64(),
+        "error": text,
+        "slice_ms": pa.float64(),
+        "max_sim_s": pa.float64(),
+        "max_events": pa.uint64(),
+    }
 
 
 def sweep_metrics() -> list:
@@ -103,8 +111,11 @@ def rows_table(rows: list):
     for row in rows:
         names.update(row)
     types = fixed_types()
-    return conform(pa.table({name: pa.array([row.get(name) for row in rows], type=types.get(name))
-                             for name in column_order(names)}))
+    return conform(
+        pa.table(
+            {name: pa.array([row.get(name) for row in rows], type=types.get(name)) for name in column_order(names)}
+        )
+    )
 
 
 def merged(tables: list):
@@ -133,7 +144,7 @@ def write_part(table, parts: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=parts, prefix="part-", suffix=PART_SUFFIX + ".tmp")
     with os.fdopen(fd, "wb") as f:
         f.write(data)
-    stem = tmp[:-len(PART_SUFFIX + ".tmp")]
+    stem = tmp[: -len(PART_SUFFIX + ".tmp")]
     os.replace(tmp, f"{stem}.{hashlib.sha256(data).hexdigest()}{PART_SUFFIX}")
 
 
@@ -176,8 +187,10 @@ def read_parts(paths, warn=None) -> list:
                 os.unlink(path)
             except OSError:
                 pass
-            print(f"ampsched: sweep: {path}: damaged part file, {problem}: removed; its runs run again",
-                  file=warn or sys.stderr)
+            print(
+                f"ampsched: sweep: {path}: damaged part file, {problem}: removed; its runs run again",
+                file=warn or sys.stderr,
+            )
     return tables
 
 
@@ -216,8 +229,9 @@ def load(path):
     try:
         table = pq.read_table(path, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as error:
-        raise _error(f"{path}: not a sweep file (not a readable Parquet file: {' '.join(str(error).split())[:200]})") \
-            from None
+        raise _error(
+            f"{path}: not a sweep file (not a readable Parquet file: {' '.join(str(error).split())[:200]})"
+        ) from None
     return check(table, path)
 
 
@@ -231,8 +245,11 @@ def check(table, source: str):
         if name not in table.column_names:
             raise _error(f"{source}: not a sweep file (no column {name!r})")
         column = table.column(name)
-        ok = (pa.types.is_string(column.type) or pa.types.is_large_string(column.type) if want == pa.string()
-              else pa.types.is_null(column.type) or pa.types.is_integer(column.type) or pa.types.is_floating(column.type))
+        ok = (
+            pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+            if want == pa.string()
+            else pa.types.is_null(column.type) or pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+        )
         if name == "error" and pa.types.is_null(column.type):
             ok = True
         if not ok:

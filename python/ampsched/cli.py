@@ -38,12 +38,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         # argparse says "argument --interval: ..." (or "argument --pid/-p: ..."): name the option alone.
         if message.startswith("argument "):
-            message = message[len("argument "):]
+            message = message[len("argument ") :]
         _error(message)
         sys.exit(2)
 
 
 # ---- argument types: the parser turns their errors into one line naming the option, exit 2
+
 
 def _seed(text: str) -> int:
     # ASCII digits only: int() would also take ' 5', '+5', '1_0' and other scripts' digits ('١'),
@@ -51,7 +52,7 @@ def _seed(text: str) -> int:
     if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64-1 in digits 0-9, got {text!r}")
     value = int(text, 10)
-    if value >= 2 ** 64:  # the engine takes a u64; outside it PyO3 would raise OverflowError
+    if value >= 2**64:  # the engine takes a u64; outside it PyO3 would raise OverflowError
         raise argparse.ArgumentTypeError(f"must be between 0 and 2^64-1: {text}")
     return value
 
@@ -61,7 +62,7 @@ def _pid(text: str) -> int:
         value = int(text, 10)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a process id: {text!r}") from None
-    if not 0 < value < 2 ** 31:
+    if not 0 < value < 2**31:
         raise argparse.ArgumentTypeError(f"not a process id: {text}")
     return value
 
@@ -92,12 +93,16 @@ def _event_budget(text: str) -> int:
 def _ms_between(low_key: str, high_key: str):
     """The type of an option in ms whose range is the engine's defaults' `low_key` to `high_key`.
     The engine checks the range too; here the error comes before anything starts."""
+
     def parse(text: str) -> float:
         low, high = DEFAULTS[low_key], DEFAULTS[high_key]
         value = _number(text)
         if not low <= value <= high:  # also refuses nan
-            raise argparse.ArgumentTypeError(f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}")
+            raise argparse.ArgumentTypeError(
+                f"must be between {low:.0f} and {high:.0f} ms (1 ms to 1 hour), got {text}"
+            )
         return value
+
     return parse
 
 
@@ -121,7 +126,8 @@ def _jobs(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ampsched",  # not "__main__.py" under `python -m ampsched`
-        description="Schedule threads on asymmetric multicore processors: simulate and compare policies.")
+        description="Schedule threads on asymmetric multicore processors: simulate and compare policies.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("list", help="list catalog machines, workloads, policies or programs")
@@ -130,153 +136,271 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_list)
 
     def counter_noise(p):
-        p.add_argument("--counter-noise", type=_number, default=DEFAULTS["counter_noise"], metavar="SIGMA",
-                       help=f"relative standard deviation of the simulator's noise on the counters policies "
-                            f"read, 0 = exact (default {DEFAULTS['counter_noise']:g}; results stay exact)")
+        p.add_argument(
+            "--counter-noise",
+            type=_number,
+            default=DEFAULTS["counter_noise"],
+            metavar="SIGMA",
+            help=f"relative standard deviation of the simulator's noise on the counters policies "
+            f"read, 0 = exact (default {DEFAULTS['counter_noise']:g}; results stay exact)",
+        )
 
     def common(p, seed=True, with_defaults=True):
         # Without defaults (a sweep), an option not given leaves the value to the sweep file.
         default = DEFAULTS if with_defaults else {}
         if seed:
-            p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})")
-        p.add_argument("--slice-ms", type=_positive_float, default=default.get("slice_ms"), metavar="MS",
-                       help=f"scheduling time slice in milliseconds (default {DEFAULTS['slice_ms']:g})")
-        p.add_argument("--max-sim-s", type=_positive_float, default=default.get("max_sim_s"), metavar="S",
-                       help=f"simulated-time budget of a run in seconds: a run still going past it is an "
-                            f"error (default {DEFAULTS['max_sim_s']:g})")
-        p.add_argument("--max-events", type=_event_budget, default=default.get("max_events"), metavar="N",
-                       help=f"event budget, which bounds wall time: one budget for every simulation a command "
-                            f"makes (solo references, profiling runs, best-static's candidates, each policy of a "
-                            f"compare), each drawing what the earlier ones left; a sweep gives it to each of its "
-                            f"runs (default {DEFAULTS['max_events']:g})")
+            p.add_argument(
+                "--seed", type=_seed, default=DEFAULTS["seed"], help=f"random seed (default {DEFAULTS['seed']})"
+            )
+        p.add_argument(
+            "--slice-ms",
+            type=_positive_float,
+            default=default.get("slice_ms"),
+            metavar="MS",
+            help=f"scheduling time slice in milliseconds (default {DEFAULTS['slice_ms']:g})",
+        )
+        p.add_argument(
+            "--max-sim-s",
+            type=_positive_float,
+            default=default.get("max_sim_s"),
+            metavar="S",
+            help=f"simulated-time budget of a run in seconds: a run still going past it is an "
+            f"error (default {DEFAULTS['max_sim_s']:g})",
+        )
+        p.add_argument(
+            "--max-events",
+            type=_event_budget,
+            default=default.get("max_events"),
+            metavar="N",
+            help=f"event budget, which bounds wall time: one budget for every simulation a command "
+            f"makes (solo references, profiling runs, best-static's candidates, each policy of a "
+            f"compare), each drawing what the earlier ones left; a sweep gives it to each of its "
+            f"runs (default {DEFAULTS['max_events']:g})",
+        )
         if seed:
             p.add_argument("--json", action="store_true", help="print the engine's JSON result and nothing else")
 
     p = sub.add_parser("run", help="simulate a workload on a machine under one policy")
     p.add_argument("--machine", required=True, metavar="M", help="catalog name or TOML file")
     p.add_argument("--workload", required=True, metavar="W", help="catalog name or TOML file")
-    p.add_argument("--policy", required=True, metavar="P",
-                   help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
+    p.add_argument(
+        "--policy",
+        required=True,
+        metavar="P",
+        help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"',
+    )
     common(p)
     counter_noise(p)
     p.add_argument("--trace", metavar="FILE", help="also write a Chrome/Perfetto trace JSON to FILE")
     p.set_defaults(handler=_cmd_run)
 
-    p = sub.add_parser("compare", help="simulate several policies and compare them "
-                                       "(with no arguments: the built-in demo)")
+    p = sub.add_parser(
+        "compare", help="simulate several policies and compare them (with no arguments: the built-in demo)"
+    )
     p.add_argument("--machine", metavar="M", help="catalog name or TOML file")
     p.add_argument("--workload", metavar="W", help="catalog name or TOML file")
-    p.add_argument("--policies", metavar="P1,P2,...",
-                   help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
-    p.add_argument("--baseline", metavar="P",
-                   help="policy the speedups are relative to, or 'default' (the Saez thesis's default metric, "
-                        "from bound runs); default: the workload's `baseline` key, else the first policy")
+    p.add_argument(
+        "--policies", metavar="P1,P2,...", help='comma-separated policy specs (a Python policy: "file.py:ClassName")'
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="P",
+        help="policy the speedups are relative to, or 'default' (the Saez thesis's default metric, "
+        "from bound runs); default: the workload's `baseline` key, else the first policy",
+    )
     common(p)
     counter_noise(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.set_defaults(handler=_cmd_compare)
 
-    p = sub.add_parser("sweep", help="run every combination of machines, workloads, policies and seeds "
-                                     "into one Parquet table",
-                       description="Run a grid given by the options or a sweep file (TOML: the same keys, "
-                                   "plus [[override]] tables giving some runs other settings or skipping "
-                                   "them; options given on the command line win over the file's). "
-                                   "With --verify FILE, re-run a sample of FILE's runs instead and "
-                                   "check that every value comes out bit for bit the same.")
-    p.add_argument("file", nargs="?", metavar="SWEEP.toml", help="a sweep file (paths in it are relative "
-                                                                  "to the current directory, as on the command line)")
+    p = sub.add_parser(
+        "sweep",
+        help="run every combination of machines, workloads, policies and seeds into one Parquet table",
+        description="Run a grid given by the options or a sweep file (TOML: the same keys, "
+        "plus [[override]] tables giving some runs other settings or skipping "
+        "them; options given on the command line win over the file's). "
+        "With --verify FILE, re-run a sample of FILE's runs instead and "
+        "check that every value comes out bit for bit the same.",
+    )
+    p.add_argument(
+        "file",
+        nargs="?",
+        metavar="SWEEP.toml",
+        help="a sweep file (paths in it are relative to the current directory, as on the command line)",
+    )
     p.add_argument("--machines", metavar="M1,M2,...", help="catalog names or TOML files")
     p.add_argument("--workloads", metavar="W1,W2,...", help="catalog names or TOML files")
-    p.add_argument("--policies", metavar="P1,P2,...",
-                   help='comma-separated policy specs (a Python policy: "file.py:ClassName")')
-    p.add_argument("--seeds", type=_seeds, metavar="1-5",
-                   help=f"seeds: N, LOW-HIGH or a comma-separated list of them (default {DEFAULTS['seed']})")
+    p.add_argument(
+        "--policies", metavar="P1,P2,...", help='comma-separated policy specs (a Python policy: "file.py:ClassName")'
+    )
+    p.add_argument(
+        "--seeds",
+        type=_seeds,
+        metavar="1-5",
+        help=f"seeds: N, LOW-HIGH or a comma-separated list of them (default {DEFAULTS['seed']})",
+    )
     common(p, seed=False, with_defaults=False)
-    p.add_argument("--jobs", type=_jobs, metavar="N",
-                   help="batches run at once: worker processes, or Ray tasks (default: all CPUs; with ray, the cluster's)")
-    p.add_argument("--backend", choices=BACKENDS, default="local",
-                   help="where runs go: local worker processes (default), or Ray tasks (needs pip install 'ampsched[ray]')")
-    p.add_argument("--address", metavar="ADDR",
-                   help="with --backend ray: the running Ray cluster, HOST:PORT of its head (default: start a local Ray)")
-    p.add_argument("--output", metavar="FILE.parquet",
-                   help="the Parquet table, one row per run (written as runs finish, in FILE.parts/ until the "
-                        "end); required unless the sweep file names it")
-    p.add_argument("--resume", action="store_true",
-                   help="keep the successful runs FILE (or an interrupted sweep's FILE.parts/) has and run only "
-                        "the others")
-    p.add_argument("--force", action="store_true",
-                   help="replace an existing FILE (without it, or --resume, an existing FILE is refused)")
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        metavar="N",
+        help="batches run at once: worker processes, or Ray tasks (default: all CPUs; with ray, the cluster's)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="where runs go: local worker processes (default), or Ray tasks (needs pip install 'ampsched[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the running Ray cluster, HOST:PORT of its head (default: start a local Ray)",
+    )
+    p.add_argument(
+        "--output",
+        metavar="FILE.parquet",
+        help="the Parquet table, one row per run (written as runs finish, in FILE.parts/ until the "
+        "end); required unless the sweep file names it",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the successful runs FILE (or an interrupted sweep's FILE.parts/) has and run only the others",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing FILE (without it, or --resume, an existing FILE is refused)",
+    )
     p.add_argument("--yes", action="store_true", help=f"run a grid of over {MAX_RUNS:,} runs")
-    p.add_argument("--verify", metavar="FILE.parquet",
-                   help="re-run a sample of the runs of FILE with their own settings and compare bit for bit")
-    p.add_argument("--sample", type=_jobs, metavar="N", default=VERIFY_SAMPLE,
-                   help=f"with --verify: how many runs, spread evenly over the file (default {VERIFY_SAMPLE})")
+    p.add_argument(
+        "--verify",
+        metavar="FILE.parquet",
+        help="re-run a sample of the runs of FILE with their own settings and compare bit for bit",
+    )
+    p.add_argument(
+        "--sample",
+        type=_jobs,
+        metavar="N",
+        default=VERIFY_SAMPLE,
+        help=f"with --verify: how many runs, spread evenly over the file (default {VERIFY_SAMPLE})",
+    )
     p.set_defaults(handler=_cmd_sweep)
 
-    p = sub.add_parser("reproduce", help="reproduce a paper's claims: writes docs/reproduction/NAME.md with "
-                                         "the claims table and figures")
+    p = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's claims: writes docs/reproduction/NAME.md with the claims table and figures",
+    )
     p.add_argument("name", nargs="?", metavar="NAME", help="the reproduction (see --list)")
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
-    p.add_argument("--quick", action="store_true",
-                   help="the reduced version the tests run (fewer points, shorter runs)")
+    p.add_argument(
+        "--quick", action="store_true", help="the reduced version the tests run (fewer points, shorter runs)"
+    )
     p.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes of its sweeps (default: all CPUs)")
     p.add_argument("--backend", choices=BACKENDS, default="local", help="where its sweeps run (as for sweep)")
     p.add_argument("--address", metavar="ADDR", help="with --backend ray: a running Ray cluster (as for sweep)")
-    p.add_argument("--output", metavar="DIR",
-                   help=f"where NAME.md and its PNGs go (default {REPRODUCTION_DIR}; with --quick "
-                        f"{QUICK_REPRODUCTION_DIR}, so that a quick run never replaces the committed document)")
+    p.add_argument(
+        "--output",
+        metavar="DIR",
+        help=f"where NAME.md and its PNGs go (default {REPRODUCTION_DIR}; with --quick "
+        f"{QUICK_REPRODUCTION_DIR}, so that a quick run never replaces the committed document)",
+    )
     p.set_defaults(handler=_cmd_reproduce)
 
     p = sub.add_parser("topology", help="show this machine's core types, capacities and LLC domains")
-    p.add_argument("--cores", metavar="SPEC",
-                   help="name the core types yourself, fastest first: big=0-3,small=4-7[:SPEED]")
-    p.add_argument("--emulate", metavar="SPEC",
-                   help="the topology `agent --emulate SPEC` would make, e.g. small=1:0.5")
+    p.add_argument(
+        "--cores", metavar="SPEC", help="name the core types yourself, fastest first: big=0-3,small=4-7[:SPEED]"
+    )
+    p.add_argument("--emulate", metavar="SPEC", help="the topology `agent --emulate SPEC` would make, e.g. small=1:0.5")
     p.add_argument("--save", metavar="FILE", help="write it as a machine TOML for the simulator")
     p.add_argument("--name", default="detected", help="machine name in the saved file (default: detected)")
     p.add_argument("--json", action="store_true", help="print the topology as JSON and nothing else")
     p.set_defaults(handler=_cmd_topology)
 
     p = sub.add_parser(
-        "agent", help="run a policy live on real threads: ampsched agent --policy P -- CMD ARGS...",
+        "agent",
+        help="run a policy live on real threads: ampsched agent --policy P -- CMD ARGS...",
         description="Launch CMD (or attach to --pid), follow its threads and child processes, and "
-                    "apply the policy's placements with sched_setaffinity. Every affinity is restored "
-                    "when the agent ends, by a guardian process if the agent is killed. The exit status "
-                    "is the command's.")
-    p.add_argument("--policy", required=True, metavar="P",
-                   help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"')
-    p.add_argument("--interval", type=_interval, default=DEFAULTS["agent_interval_ms"], metavar="MS",
-                   help=f"sampling interval in milliseconds, {DEFAULTS['agent_interval_min_ms']:g} to "
-                        f"{DEFAULTS['agent_interval_max_ms']:g} (default {DEFAULTS['agent_interval_ms']:g})")
-    p.add_argument("--emulate", metavar="SPEC",
-                   help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (CPU 1 at half speed); needs root")
-    p.add_argument("--emulate-period", type=_positive_float, default=DEFAULTS["emulate_period_ms"], metavar="MS",
-                   help=f"cycle-stealing period in milliseconds (default {DEFAULTS['emulate_period_ms']:g})")
+        "apply the policy's placements with sched_setaffinity. Every affinity is restored "
+        "when the agent ends, by a guardian process if the agent is killed. The exit status "
+        "is the command's.",
+    )
+    p.add_argument(
+        "--policy",
+        required=True,
+        metavar="P",
+        help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"',
+    )
+    p.add_argument(
+        "--interval",
+        type=_interval,
+        default=DEFAULTS["agent_interval_ms"],
+        metavar="MS",
+        help=f"sampling interval in milliseconds, {DEFAULTS['agent_interval_min_ms']:g} to "
+        f"{DEFAULTS['agent_interval_max_ms']:g} (default {DEFAULTS['agent_interval_ms']:g})",
+    )
+    p.add_argument(
+        "--emulate",
+        metavar="SPEC",
+        help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (CPU 1 at half speed); needs root",
+    )
+    p.add_argument(
+        "--emulate-period",
+        type=_positive_float,
+        default=DEFAULTS["emulate_period_ms"],
+        metavar="MS",
+        help=f"cycle-stealing period in milliseconds (default {DEFAULTS['emulate_period_ms']:g})",
+    )
     p.add_argument("--cores", metavar="SPEC", help="name the core types yourself: big=0-3,small=4-7[:SPEED]")
     p.add_argument("--machine", metavar="M", help="a machine TOML whose core types list their `cpus`")
-    p.add_argument("--pid", type=_pid, action="append", default=[], metavar="PID",
-                   help="attach to a running process instead of launching one (repeatable)")
+    p.add_argument(
+        "--pid",
+        type=_pid,
+        action="append",
+        default=[],
+        metavar="PID",
+        help="attach to a running process instead of launching one (repeatable)",
+    )
     p.add_argument("--no-locks", action="store_true", help="do not inject the lock-insight preload library")
-    p.add_argument("--until-tree-exits", action="store_true",
-                   help="when the command exits, go on scheduling the processes it started until they have all "
-                        "exited (default: end with the command, restoring those left running)")
-    p.add_argument("--seed", type=_seed, default=DEFAULTS["seed"],
-                   help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})")
-    p.add_argument("--runtime-threads", metavar="PATTERNS",
-                   help="comma-separated shell-style globs on thread names (as Linux cuts them, 15 bytes) that "
-                        "mark a managed runtime's helper threads (GC, JIT, ...), e.g. 'GC*,C2 CompilerThre*'; "
-                        "the other threads are the application's (default: HotSpot's and OpenJ9's helper "
-                        "names, listed in the README)")
-    p.add_argument("--decide-limit", type=_decide_limit, default=DEFAULTS["decide_limit_ms"], metavar="MS",
-                   help=f"how long a Python policy's decide may run before the agent stops it, restores every "
-                        f"thread and ends with an error (default {DEFAULTS['decide_limit_ms']:g})")
-    p.add_argument("--json", action="store_true",
-                   help="print the JSON report on stdout at the end (after the command's own output)")
-    p.add_argument("--output", metavar="FILE",
-                   help="write the JSON report to FILE (a new file; an existing one only with --force)")
+    p.add_argument(
+        "--until-tree-exits",
+        action="store_true",
+        help="when the command exits, go on scheduling the processes it started until they have all "
+        "exited (default: end with the command, restoring those left running)",
+    )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        default=DEFAULTS["seed"],
+        help=f"seed the policy sees for its arbitrary choices, as in the simulator (default {DEFAULTS['seed']})",
+    )
+    p.add_argument(
+        "--runtime-threads",
+        metavar="PATTERNS",
+        help="comma-separated shell-style globs on thread names (as Linux cuts them, 15 bytes) that "
+        "mark a managed runtime's helper threads (GC, JIT, ...), e.g. 'GC*,C2 CompilerThre*'; "
+        "the other threads are the application's (default: HotSpot's and OpenJ9's helper "
+        "names, listed in the README)",
+    )
+    p.add_argument(
+        "--decide-limit",
+        type=_decide_limit,
+        default=DEFAULTS["decide_limit_ms"],
+        metavar="MS",
+        help=f"how long a Python policy's decide may run before the agent stops it, restores every "
+        f"thread and ends with an error (default {DEFAULTS['decide_limit_ms']:g})",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the JSON report on stdout at the end (after the command's own output)",
+    )
+    p.add_argument(
+        "--output", metavar="FILE", help="write the JSON report to FILE (a new file; an existing one only with --force)"
+    )
     p.add_argument("--force", action="store_true", help="with --output: replace an existing FILE")
-    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
-                   help="the command to launch")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
     return parser
 
@@ -340,6 +464,7 @@ def _write_output(option: str, path, data) -> None:
 
 # ---- commands
 
+
 def _cmd_list(args) -> int:
     text = ampsched._require_core().list_catalog(args.kind)
     print(text if args.json else format_catalog(args.kind, json.loads(text)))
@@ -348,9 +473,17 @@ def _cmd_list(args) -> int:
 
 def _cmd_run(args) -> int:
     _check_output_path("--trace", args.trace)
-    result = ampsched.run(args.machine, args.workload, args.policy, seed=args.seed, slice_ms=args.slice_ms,
-                          trace=args.trace, max_sim_s=args.max_sim_s, max_events=args.max_events,
-                          counter_noise=args.counter_noise)
+    result = ampsched.run(
+        args.machine,
+        args.workload,
+        args.policy,
+        seed=args.seed,
+        slice_ms=args.slice_ms,
+        trace=args.trace,
+        max_sim_s=args.max_sim_s,
+        max_events=args.max_events,
+        counter_noise=args.counter_noise,
+    )
     print(result.json if args.json else format_run(result.raw))
     return 0
 
@@ -369,10 +502,19 @@ def _cmd_compare(args) -> int:
         policies = default["policies"] if policies is None else policies
     bar = ProgressBar()
     try:
-        frame = ampsched.compare(machine, workload, policies, baseline=args.baseline, seed=args.seed,
-                                 slice_ms=args.slice_ms, timeline=args.report is not None, progress=bar,
-                                 max_sim_s=args.max_sim_s, max_events=args.max_events,
-                                 counter_noise=args.counter_noise)
+        frame = ampsched.compare(
+            machine,
+            workload,
+            policies,
+            baseline=args.baseline,
+            seed=args.seed,
+            slice_ms=args.slice_ms,
+            timeline=args.report is not None,
+            progress=bar,
+            max_sim_s=args.max_sim_s,
+            max_events=args.max_events,
+            counter_noise=args.counter_noise,
+        )
     finally:
         bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
     results, text = frame.attrs["raw"], frame.attrs["json"]
@@ -398,19 +540,44 @@ def _cmd_sweep(args) -> int:
     policies = None if args.policies is None else ampsched.split_policies(args.policies)
     # The table, not a DataFrame: the file is the product, and building the frame (per-app
     # rows parsed from JSON) would cost the CLI time for nothing.
-    table, stats = run_sweep(args.machines, args.workloads, policies, seeds=args.seeds,
-                             jobs=args.jobs, output=args.output, resume=args.resume, slice_ms=args.slice_ms,
-                             max_sim_s=args.max_sim_s, max_events=args.max_events,
-                             max_runs=None if args.yes else MAX_RUNS, file=args.file, backend=args.backend,
-                             address=args.address, force=args.force)
+    table, stats = run_sweep(
+        args.machines,
+        args.workloads,
+        policies,
+        seeds=args.seeds,
+        jobs=args.jobs,
+        output=args.output,
+        resume=args.resume,
+        slice_ms=args.slice_ms,
+        max_sim_s=args.max_sim_s,
+        max_events=args.max_events,
+        max_runs=None if args.yes else MAX_RUNS,
+        file=args.file,
+        backend=args.backend,
+        address=args.address,
+        force=args.force,
+    )
     print(format_sweep(stats, table.num_rows, stats["output"]), file=sys.stderr)
     # Failed runs are in the file, but a script must notice them without reading it.
     return 1 if table.column("error").null_count < table.num_rows else 0
 
 
 def _cmd_verify(args) -> int:
-    grid = [f"--{k}" for k in ("machines", "workloads", "policies", "seeds", "output", "slice_ms", "max_sim_s",
-                               "max_events", "address") if getattr(args, k) is not None]
+    grid = [
+        f"--{k}"
+        for k in (
+            "machines",
+            "workloads",
+            "policies",
+            "seeds",
+            "output",
+            "slice_ms",
+            "max_sim_s",
+            "max_events",
+            "address",
+        )
+        if getattr(args, k) is not None
+    ]
     if args.backend != "local":  # a sample of a few runs: a Ray start-up would cost more than it saves
         grid.append("--backend")
     if args.file is not None or grid or args.resume or args.force:
@@ -419,10 +586,16 @@ def _cmd_verify(args) -> int:
     df = ampsched.verify_sweep(args.verify, sample=args.sample, jobs=args.jobs)
     differ = df[~df["identical"]]
     for row in differ.head(10).itertuples(index=False):
-        print(f"ampsched: verify: {row.machine} {row.workload} {row.policy} seed {row.seed}: "
-              f"differs in {row.differences}", file=sys.stderr)
-    print(f"ampsched: verify: {len(df)} runs of {args.verify} re-run, "
-          f"{len(df) - len(differ)} identical, {len(differ)} differ", file=sys.stderr)
+        print(
+            f"ampsched: verify: {row.machine} {row.workload} {row.policy} seed {row.seed}: "
+            f"differs in {row.differences}",
+            file=sys.stderr,
+        )
+    print(
+        f"ampsched: verify: {len(df)} runs of {args.verify} re-run, "
+        f"{len(df) - len(differ)} identical, {len(differ)} differ",
+        file=sys.stderr,
+    )
     return 1 if len(differ) else 0
 
 
@@ -440,14 +613,18 @@ def _cmd_reproduce(args) -> int:
     if output == "":
         raise UsageError("--output: the path is empty")
     try:
-        claims, _ = reproductions.run(args.name, quick=args.quick, jobs=args.jobs, output=output,
-                                      backend=args.backend, address=args.address)
+        claims, _ = reproductions.run(
+            args.name, quick=args.quick, jobs=args.jobs, output=output, backend=args.backend, address=args.address
+        )
     except reproductions.ReproductionError as error:
         raise UsageError(str(error)) from None
     counts = claims["verdict"].value_counts()
     summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in reproductions.VERDICTS)
-    print(f"ampsched: reproduce {args.name}: {len(claims)} claims ({summary}); "
-          f"written to {os.path.join(output, args.name + '.md')}", file=sys.stderr)
+    print(
+        f"ampsched: reproduce {args.name}: {len(claims)} claims ({summary}); "
+        f"written to {os.path.join(output, args.name + '.md')}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -456,8 +633,10 @@ def format_sweep(stats: dict, rows: int, output: str) -> str:
     seconds = stats["seconds"]
     rate = stats["ran"] / seconds if seconds > 0 else 0.0
     kept = f", {stats['skipped']} kept from before" if stats["skipped"] else ""
-    return (f"ampsched: sweep: {stats['ran']} runs, {stats['failed']} failed, {seconds:.1f} s, {rate:.1f} runs/s"
-            f"{kept}; {rows} rows in {output}")
+    return (
+        f"ampsched: sweep: {stats['ran']} runs, {stats['failed']} failed, {seconds:.1f} s, {rate:.1f} runs/s"
+        f"{kept}; {rows} rows in {output}"
+    )
 
 
 def _cmd_topology(args) -> int:
@@ -487,11 +666,23 @@ def _cmd_agent(args) -> int:
     core = ampsched._require_core()
     label, policy_object = ampsched.policy.resolve(args.policy)
     try:
-        text = core.agent(label, command, args.pid, args.interval, emulate=args.emulate,
-                          emulate_period_ms=args.emulate_period, cores=args.cores, machine=args.machine,
-                          locks=not args.no_locks, status=True, policy_object=policy_object,
-                          seed=args.seed, until_tree_exits=args.until_tree_exits,
-                          runtime_threads=args.runtime_threads, decide_limit_ms=args.decide_limit)
+        text = core.agent(
+            label,
+            command,
+            args.pid,
+            args.interval,
+            emulate=args.emulate,
+            emulate_period_ms=args.emulate_period,
+            cores=args.cores,
+            machine=args.machine,
+            locks=not args.no_locks,
+            status=True,
+            policy_object=policy_object,
+            seed=args.seed,
+            until_tree_exits=args.until_tree_exits,
+            runtime_threads=args.runtime_threads,
+            decide_limit_ms=args.decide_limit,
+        )
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
@@ -529,14 +720,17 @@ def agent_exit_status(report: dict) -> int:
 
 # ---- text output (pure functions of the engine's JSON, tested without it)
 
+
 def _options_text(options: dict) -> str:
     # key=value as a policy spec takes them, so that the text can be pasted back.
     return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in options.items()) or "-"
 
 
 def _core_types_text(types: list) -> str:
-    return " + ".join(f"{t.get('count')}x {t.get('name')} {t.get('freq_ghz')} GHz cap {t.get('capacity')}"
-                      for t in types) or "-"
+    return (
+        " + ".join(f"{t.get('count')}x {t.get('name')} {t.get('freq_ghz')} GHz cap {t.get('capacity')}" for t in types)
+        or "-"
+    )
 
 
 def format_catalog(kind: str, entries: list) -> str:
@@ -545,8 +739,10 @@ def format_catalog(kind: str, entries: list) -> str:
     extra = {
         "machines": (["cores", "core types"], lambda e: [e.get("cores"), _core_types_text(e.get("core_types") or [])]),
         "workloads": (["apps", "threads"], lambda e: [e.get("apps"), e.get("threads")]),
-        "policies": (["live", "needs", "options"],
-                     lambda e: [e.get("live"), ",".join(e.get("needs") or []) or "-", _options_text(e.get("options") or {})]),
+        "policies": (
+            ["live", "needs", "options"],
+            lambda e: [e.get("live"), ",".join(e.get("needs") or []) or "-", _options_text(e.get("options") or {})],
+        ),
         "programs": ([], lambda e: []),
     }[kind]
     headers = ["name"] + extra[0] + ["description"]
@@ -555,17 +751,19 @@ def format_catalog(kind: str, entries: list) -> str:
 
 
 def _heading(r: dict, *keys) -> str:
-    return " | ".join(f"slice {r[k]} ms" if k == "slice_ms" else f"{k} {r[k]}"
-                      for k in keys if r.get(k) is not None)
+    return " | ".join(f"slice {r[k]} ms" if k == "slice_ms" else f"{k} {r[k]}" for k in keys if r.get(k) is not None)
 
 
 def format_topology(t: dict) -> str:
     """The `ampsched topology` text."""
-    types = format_table(["core type", "cpus", "capacity", "max_freq_khz"],
-                         [[c.get("name"), c.get("cpus"), c.get("capacity"), c.get("max_freq_khz")]
-                          for c in t.get("core_types", [])])
-    llcs = format_table(["llc", "cpus", "size_kb"],
-                        [[i, l.get("cpus"), l.get("size_kb")] for i, l in enumerate(t.get("llcs", []))])
+    types = format_table(
+        ["core type", "cpus", "capacity", "max_freq_khz"],
+        [[c.get("name"), c.get("cpus"), c.get("capacity"), c.get("max_freq_khz")] for c in t.get("core_types", [])],
+    )
+    llcs = format_table(
+        ["llc", "cpus", "size_kb"],
+        [[i, llc.get("cpus"), llc.get("size_kb")] for i, llc in enumerate(t.get("llcs", []))],
+    )
     lines = [f"core types from: {t.get('source')}", types, llcs] + [f"note: {n}" for n in t.get("notes", [])]
     return "\n\n".join(lines)
 
@@ -574,19 +772,28 @@ def format_agent(r: dict) -> str:
     """The summary `ampsched agent` prints on stderr at the end (stdout is the command's)."""
     agent = r.get("agent", {})
     types = [c["name"] for c in (r.get("machine") or {}).get("core_types", [])]
-    rows = [[t.get("tid"), t.get("comm"), t.get("kind")] + [(t.get("time_s") or {}).get(n) for n in types]
-            + [t.get("migrations"), t.get("decisions"), t.get("lock_wait_s"), t.get("lock_wait_caused_s")]
-            for t in r.get("threads", [])]
-    head = (f"ampsched agent: policy {r.get('policy')} | {r.get('stopped_by')} after "
-            f"{(r.get('target') or {}).get('wall_s', 0):.2f} s | {agent.get('samples')} samples, "
-            f"{r.get('decisions')} decisions, {r.get('migrations')} migrations | agent CPU "
-            f"{agent.get('cpu_s', 0):.3f} s ({100 * agent.get('cpu_share', 0):.2f}%)")
+    rows = [
+        [t.get("tid"), t.get("comm"), t.get("kind")]
+        + [(t.get("time_s") or {}).get(n) for n in types]
+        + [t.get("migrations"), t.get("decisions"), t.get("lock_wait_s"), t.get("lock_wait_caused_s")]
+        for t in r.get("threads", [])
+    ]
+    head = (
+        f"ampsched agent: policy {r.get('policy')} | {r.get('stopped_by')} after "
+        f"{(r.get('target') or {}).get('wall_s', 0):.2f} s | {agent.get('samples')} samples, "
+        f"{r.get('decisions')} decisions, {r.get('migrations')} migrations | agent CPU "
+        f"{agent.get('cpu_s', 0):.3f} s ({100 * agent.get('cpu_share', 0):.2f}%)"
+    )
     # Where the policy's speedups came from: "core type alone: no hardware counters" tells a user
     # that it could not tell threads apart by how much a fast core helps them.
     speedup = f"speedup: {r.get('speedup')} | counters: {r.get('counters')}"
     shown = rows[:20]
-    table = format_table(["tid", "thread", "kind"] + [f"{n}_s" for n in types]
-                         + ["migrations", "decisions", "lock_wait_s", "lock_caused_s"], shown)
+    table = format_table(
+        ["tid", "thread", "kind"]
+        + [f"{n}_s" for n in types]
+        + ["migrations", "decisions", "lock_wait_s", "lock_caused_s"],
+        shown,
+    )
     more = [f"... and {len(rows) - len(shown)} more threads (--json has them all)"] if len(rows) > len(shown) else []
     left = (r.get("target") or {}).get("processes_left_running") or []
     if left:
@@ -601,12 +808,15 @@ def format_run(r: dict) -> str:
     app_keys = ["threads", "runs", "turnaround_s", "solo_s", "slowdown", "fast_share"]
     apps = [[a.get("name")] + [a.get(k) for k in app_keys] for a in r.get("apps", [])]
     cores = [[c.get("id"), c.get("type"), c.get("busy_s"), shown(c, "energy_j")] for c in r.get("cores", [])]
-    return "\n\n".join([
-        _heading(r, "policy", "machine", "workload", "seed", "slice_ms"),
-        format_table(["metric", "value"], [[m, shown(r, m)] for m in metrics], same_decimals=False),
-        format_table(["app"] + app_keys, apps),
-        format_table(["core", "type", "busy_s", "energy_j"], cores),
-    ] + ([f"note: {ENERGY_NOTE}"] if energy_unmodelled([r]) else []))
+    return "\n\n".join(
+        [
+            _heading(r, "policy", "machine", "workload", "seed", "slice_ms"),
+            format_table(["metric", "value"], [[m, shown(r, m)] for m in metrics], same_decimals=False),
+            format_table(["app"] + app_keys, apps),
+            format_table(["core", "type", "busy_s", "energy_j"], cores),
+        ]
+        + ([f"note: {ENERGY_NOTE}"] if energy_unmodelled([r]) else [])
+    )
 
 
 def format_compare(results: list) -> str:
@@ -620,7 +830,14 @@ def format_compare(results: list) -> str:
         table += f"\nnote: {ENERGY_NOTE}"
     apps = list(dict.fromkeys(a.get("name") for r in results for a in r.get("apps", [])))
     slowdown = [{a.get("name"): a.get("slowdown") for a in r.get("apps", [])} for r in results]
-    per_app = format_table(["app"] + [r.get("policy") for r in results],
-                           [[app] + [s.get(app) for s in slowdown] for app in apps])
-    return "\n\n".join([_heading(results[0], "machine", "workload", "seed", "slice_ms", "baseline"),
-                        table, "slowdown per app", per_app])
+    per_app = format_table(
+        ["app"] + [r.get("policy") for r in results], [[app] + [s.get(app) for s in slowdown] for app in apps]
+    )
+    return "\n\n".join(
+        [
+            _heading(results[0], "machine", "workload", "seed", "slice_ms", "baseline"),
+            table,
+            "slowdown per app",
+            per_app,
+        ]
+    )

@@ -186,8 +186,9 @@ def load(spec: str) -> Policy:
         raise _input_error(spec, f"cannot load {path}: {type(error).__name__}: {error}") from error
     cls = getattr(module, class_name, None)
     if cls is None:
-        found = sorted(n for n, v in vars(module).items()
-                       if isinstance(v, type) and issubclass(v, Policy) and v is not Policy)
+        found = sorted(
+            n for n, v in vars(module).items() if isinstance(v, type) and issubclass(v, Policy) and v is not Policy
+        )
         known = f" (its policies: {', '.join(found)})" if found else " (it defines no ampsched.Policy subclass)"
         raise _input_error(spec, f"{path} has no class {class_name}{known}")
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
@@ -211,4 +212,7 @@ def resolve(policy):
         if is_file_spec(policy):
             return policy.strip(), load(policy)
         return policy, None
-    raise _input_error(repr(policy), f"a policy is a spec string or an ampsched.Policy object, got an instance of {type(policy).__name__}")
+    raise _input_error(
+        repr(policy),
+        f"a policy is a spec string or an ampsched.Policy object, got an instance of {type(policy).__name__}",
+    )

@@ -44,7 +44,7 @@ def _import_ray():
 
 def _host_port(address: str):
     """(host, port) of a GCS address "HOST:PORT" or a Ray Client address "ray://HOST:PORT"."""
-    rest = address[len("ray://"):] if address.startswith("ray://") else address
+    rest = address[len("ray://") :] if address.startswith("ray://") else address
     host, colon, port = rest.rpartition(":")
     host = host.strip("[]")  # an IPv6 address is written [::1]:6379
     if not colon or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
@@ -65,8 +65,9 @@ def _probe(address: str) -> None:
     env = dict(os.environ)
     env.setdefault("RAY_gcs_server_port_wait_time_s", PROBE_RETRIES)  # a user's own budget wins
     try:
-        proc = subprocess.run([sys.executable, "-c", _PROBE, address], env=env, capture_output=True,
-                              text=True, timeout=PROBE_TIMEOUT_S)
+        proc = subprocess.run(
+            [sys.executable, "-c", _PROBE, address], env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S
+        )
     except subprocess.TimeoutExpired:  # the child is killed
         raise _error(f"address: no Ray cluster answered at {address[:256]} within {PROBE_TIMEOUT_S:g} s") from None
     if proc.returncode != 0:
@@ -74,8 +75,11 @@ def _probe(address: str) -> None:
         # ... token is missing"), the last only "Failed to connect to Ray cluster at ...".
         # A message may itself end in a quoted traceback ("Last connection error: Traceback"):
         # the cause is further down then.
-        causes = [line.strip() for line in proc.stderr.splitlines()
-                  if _EXCEPTION_LINE.match(line) and not line.rstrip().endswith("(most recent call last):")]
+        causes = [
+            line.strip()
+            for line in proc.stderr.splitlines()
+            if _EXCEPTION_LINE.match(line) and not line.rstrip().endswith("(most recent call last):")
+        ]
         reason = causes[0] if causes else f"ray.init exited with status {proc.returncode}"
         raise _error(f"address: could not connect to Ray at {address[:256]}: {reason[:256]}")
 
@@ -111,8 +115,9 @@ class RayBackend:
                 if address != "auto":
                     _check_reachable(address)
                 _probe(address)
-            options = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False,
-                           ignore_reinit_error=True)
+            options = dict(
+                include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, ignore_reinit_error=True
+            )
             try:
                 if address is None:
                     # "local" starts a new instance even when RAY_ADDRESS names a cluster:

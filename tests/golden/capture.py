@@ -39,6 +39,7 @@ same double (the digits `ampsched run --json` prints too), so a value a reviewer
 and a change of one ulp still changes the text. Integers as integers, an energy the machine does
 not model as `null`.
 """
+
 import argparse
 import hashlib
 import json
@@ -63,8 +64,26 @@ METRICS = ("makespan_s", "antt", "stp", "min_fairness", "energy_j", "migrations"
 HEADER = "\t".join(("# machine", "workload", "policy", "seed") + METRICS)
 ERROR = "error: "  # an error's single field after the seed: its message
 # The baselines, then the schedulers of the Sáez thesis, chapters 4, 5 and 6 (their defaults).
-POLICIES = ["oblivious", "static", "rr", "busyfcs", "best-static", "hass-s", "hass-d", "ipc-driven", "static-ipc-driven",
-            "pa", "mintlp", "pa-rtx", "sfd", "camp", "pa-uf", "wash", "bindvm", "pfs"]
+POLICIES = [
+    "oblivious",
+    "static",
+    "rr",
+    "busyfcs",
+    "best-static",
+    "hass-s",
+    "hass-d",
+    "ipc-driven",
+    "static-ipc-driven",
+    "pa",
+    "mintlp",
+    "pa-rtx",
+    "sfd",
+    "camp",
+    "pa-uf",
+    "wash",
+    "bindvm",
+    "pfs",
+]
 QUICK_THREADS = 8
 # The quick grid's other limits: WASH's Section-3 machines (one core type each: the
 # characterization) only with the Java workloads; the WASH family only on the WASH machines and
@@ -103,6 +122,7 @@ def snapshot_fields(result=None, error=None):
 def one(job):
     """(key, fields, sha256 of the JSON) of one run."""
     import ampsched
+
     machine, workload, policy = job
     try:
         text = ampsched._core.run(machine, workload, policy, seed=SEED, slice_ms=SLICE_MS, trace=None, timeline=False)
@@ -118,6 +138,7 @@ def grid(quick=False):
     """The catalog's runs, in machine, workload, policy order; with `quick`, only the
     quick-eligible ones (see above: before the stride)."""
     import ampsched
+
     core = ampsched._core
     machines = json.loads(core.list_catalog("machines"))
     workloads = json.loads(core.list_catalog("workloads"))
@@ -129,8 +150,13 @@ def grid(quick=False):
             return False
         return w["threads"] <= QUICK_THREADS or (w["threads"] == m["cores"] and p != "best-static")
 
-    return [(m["name"], w["name"], p) for m in machines for w in workloads for p in POLICIES
-            if not quick or quick_eligible(m, w, p)]
+    return [
+        (m["name"], w["name"], p)
+        for m in machines
+        for w in workloads
+        for p in POLICIES
+        if not quick or quick_eligible(m, w, p)
+    ]
 
 
 def quick_grid():
@@ -150,11 +176,17 @@ def compute(jobs_list, jobs=None):
 
 
 def select(runs, workloads=None, machines=None, policies=None):
-    return [(m, w, p) for m, w, p in runs if (workloads is None or w in workloads)
-            and (machines is None or m in machines) and (policies is None or p in policies)]
+    return [
+        (m, w, p)
+        for m, w, p in runs
+        if (workloads is None or w in workloads)
+        and (machines is None or m in machines)
+        and (policies is None or p in policies)
+    ]
 
 
 # ---- the files
+
 
 def read_snapshot(path=SNAPSHOT):
     """{(machine, workload, policy): fields} of runs.tsv (seed SEED on every line)."""
@@ -178,8 +210,11 @@ def write_snapshot(table, path=SNAPSHOT):
 def read_hashes(path=JSON_HASHES):
     """{(machine, workload, policy): sha256 of its JSON} of json.sha256.tsv."""
     with open(path) as f:
-        return {tuple(line.split("\t")[:3]): line.split("\t")[4].strip() for line in f
-                if line.strip() and not line.startswith("#")}
+        return {
+            tuple(line.split("\t")[:3]): line.split("\t")[4].strip()
+            for line in f
+            if line.strip() and not line.startswith("#")
+        }
 
 
 def write_hashes(table, path=JSON_HASHES):
@@ -222,6 +257,7 @@ def convert(rows):
 
 # ---- what changed
 
+
 def _change(name, old, new):
     try:
         a, b = float(old), float(new)
@@ -253,8 +289,11 @@ def differences(rows, snapshot=None):
 def hash_differences(rows, hashes=None):
     """One line per run whose JSON bytes are not the recorded ones."""
     hashes = read_hashes() if hashes is None else hashes
-    return [f"{' '.join(key)}: the JSON output changed (sha256 {hashes[key][:12]}... -> {sha[:12]}...)"
-            for key, _, sha in sorted(rows) if key in hashes and hashes[key] != sha]
+    return [
+        f"{' '.join(key)}: the JSON output changed (sha256 {hashes[key][:12]}... -> {sha[:12]}...)"
+        for key, _, sha in sorted(rows)
+        if key in hashes and hashes[key] != sha
+    ]
 
 
 def check(runs, jobs=None):
@@ -281,11 +320,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite the snapshot and the JSON hashes from this build")
     parser.add_argument("--quick", action="store_true", help="check the quick grid (see above)")
-    parser.add_argument("--convert", action="store_true", help="move the runs of the former file, "
-                        "run_json.sha256.tsv, into runs.tsv where their JSON hash still matches (see LEGACY)")
+    parser.add_argument(
+        "--convert",
+        action="store_true",
+        help="move the runs of the former file, "
+        "run_json.sha256.tsv, into runs.tsv where their JSON hash still matches (see LEGACY)",
+    )
     parser.add_argument("--jobs", type=int, default=None)
-    parser.add_argument("--workloads", help="only these workloads (comma-separated); with --write, "
-                        "their runs are rewritten and the others kept")
+    parser.add_argument(
+        "--workloads",
+        help="only these workloads (comma-separated); with --write, their runs are rewritten and the others kept",
+    )
     parser.add_argument("--machines", help="only these machines (comma-separated), as --workloads")
     parser.add_argument("--policies", help="only these policies (comma-separated), as --workloads")
     args = parser.parse_args()
@@ -314,8 +359,11 @@ def main():
     if args.write:
         # A partial rewrite computes the chosen runs of the catalog's grid and keeps the others;
         # a whole one rewrites every run the snapshot lists and picks the JSON sample anew.
-        todo = (select(grid(), workloads, machines, policies) if partial
-                else sorted(set(snapshot) | set(legacy) | set(hash_sample())))
+        todo = (
+            select(grid(), workloads, machines, policies)
+            if partial
+            else sorted(set(snapshot) | set(legacy) | set(hash_sample()))
+        )
         rows = compute(todo, args.jobs)
         table = dict(snapshot) if partial else {}
         table.update({key: fields for key, fields, _ in rows})
@@ -326,8 +374,10 @@ def main():
         write_hashes(new_hashes)
         if legacy:  # a run written anew supersedes its former hash
             write_legacy({key: h for key, h in legacy.items() if key not in table})
-        print(f"wrote {len(rows)} runs to {SNAPSHOT} ({len(table)} in all) and "
-              f"{len(new_hashes)} JSON hashes to {JSON_HASHES}")
+        print(
+            f"wrote {len(rows)} runs to {SNAPSHOT} ({len(table)} in all) and "
+            f"{len(new_hashes)} JSON hashes to {JSON_HASHES}"
+        )
         return 0
 
     # The JSON sample's runs are in the snapshot too: their metrics are checked with the others.
@@ -342,8 +392,10 @@ def main():
         if missing:
             print(f"{missing} runs of the catalog's grid are not in the snapshot (see the docstring)")
     (by_metrics, by_bytes), changed = counts, len(moved)
-    print(f"{by_metrics - len(diff)} of {by_metrics} runs with the snapshot's metrics; "
-          f"{by_bytes - changed} of {by_bytes} JSON outputs identical")
+    print(
+        f"{by_metrics - len(diff)} of {by_metrics} runs with the snapshot's metrics; "
+        f"{by_bytes - changed} of {by_bytes} JSON outputs identical"
+    )
     return 1 if diff or moved else 0
 
 

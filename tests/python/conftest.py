@@ -21,18 +21,54 @@ if importlib.util.find_spec("ampsched") is None:
 
 
 def _result(policy, makespan, antt, stp, energy, migrations, speedup, slowdowns, timeline):
-    apps = [{"name": name, "threads": 1, "runs": 1, "turnaround_s": 8.0 * s, "solo_s": 8.0,
-             "slowdown": s, "fast_share": 0.5} for name, s in slowdowns.items()]
+    apps = [
+        {
+            "name": name,
+            "threads": 1,
+            "runs": 1,
+            "turnaround_s": 8.0 * s,
+            "solo_s": 8.0,
+            "slowdown": s,
+            "fast_share": 0.5,
+        }
+        for name, s in slowdowns.items()
+    ]
     return {
-        "machine": "dvfs-2x", "workload": "demo", "policy": policy, "seed": 7, "slice_ms": 4.0,
-        "makespan_s": makespan, "antt": antt, "stp": stp, "min_fairness": 0.5, "uniformity": 0.8,
-        "unfairness": 1.5, "energy_j": energy, "edp": energy * makespan, "migrations": migrations,
-        "events": 1000, "policy_calls": 30, "baseline": "rr", "speedup_vs_baseline": speedup,
+        "machine": "dvfs-2x",
+        "workload": "demo",
+        "policy": policy,
+        "seed": 7,
+        "slice_ms": 4.0,
+        "makespan_s": makespan,
+        "antt": antt,
+        "stp": stp,
+        "min_fairness": 0.5,
+        "uniformity": 0.8,
+        "unfairness": 1.5,
+        "energy_j": energy,
+        "edp": energy * makespan,
+        "migrations": migrations,
+        "events": 1000,
+        "policy_calls": 30,
+        "baseline": "rr",
+        "speedup_vs_baseline": speedup,
         "apps": apps,
-        "threads": [{"id": 0, "app": "gzip", "group": "main", "kind": "app", "cpu_s": 10.0,
-                     "fast_s": 5.0, "fast_share": 0.5, "migrations": 3}],
-        "cores": [{"id": 0, "type": "fast", "fast": True, "busy_s": 11.0, "energy_j": 100.0},
-                  {"id": 1, "type": "slow", "fast": False, "busy_s": 9.0, "energy_j": 40.0}],
+        "threads": [
+            {
+                "id": 0,
+                "app": "gzip",
+                "group": "main",
+                "kind": "app",
+                "cpu_s": 10.0,
+                "fast_s": 5.0,
+                "fast_share": 0.5,
+                "migrations": 3,
+            }
+        ],
+        "cores": [
+            {"id": 0, "type": "fast", "fast": True, "busy_s": 11.0, "energy_j": 100.0},
+            {"id": 1, "type": "slow", "fast": False, "busy_s": 9.0, "energy_j": 40.0},
+        ],
         "timeline": timeline,
         "timeline_truncated": False,
     }
@@ -56,10 +92,28 @@ def env_with_package():
 def sample_results():
     """Two policies as `_core.compare(..., timeline=True)` would return them. "fair" has
     the better antt, stp, energy and speedup; "rr" the better (lower) migrations."""
-    rr = _result("rr", 12.0, 1.4, 1.5, 250.0, 10, 1.0, {"gzip": 1.2, HOSTILE: 1.6},
-                 [[0, 0, "gzip", 0.0, 4.0], [1, 1, HOSTILE, 0.0, 6.0], [0, 1, HOSTILE, 4.0, 12.0]])
-    fair = _result("fair", 10.0, 1.2, 1.7, 200.0, 25, 1.25, {"gzip": 1.1, HOSTILE: 1.3},
-                   [[0, 0, "gzip", 0.0, 5.0], [1, 1, HOSTILE, 0.0, 10.0]])
+    rr = _result(
+        "rr",
+        12.0,
+        1.4,
+        1.5,
+        250.0,
+        10,
+        1.0,
+        {"gzip": 1.2, HOSTILE: 1.6},
+        [[0, 0, "gzip", 0.0, 4.0], [1, 1, HOSTILE, 0.0, 6.0], [0, 1, HOSTILE, 4.0, 12.0]],
+    )
+    fair = _result(
+        "fair",
+        10.0,
+        1.2,
+        1.7,
+        200.0,
+        25,
+        1.25,
+        {"gzip": 1.1, HOSTILE: 1.3},
+        [[0, 0, "gzip", 0.0, 5.0], [1, 1, HOSTILE, 0.0, 10.0]],
+    )
     return copy.deepcopy([rr, fair])
 
 

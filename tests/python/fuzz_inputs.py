@@ -40,7 +40,7 @@ CATALOG = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir, "catalog"))
 # The machine running the tests is shared: generous, and a hang still ends. AMPSCHED_FUZZ_TIMEOUT
 # shortens it for a long triage run, where most of the time goes to hangs.
 TIMEOUT_S = float(os.environ.get("AMPSCHED_FUZZ_TIMEOUT", "20"))
-SLOW_S = 5.0       # a case slower than this is reported (not failed): a bound is missing somewhere
+SLOW_S = 5.0  # a case slower than this is reported (not failed): a bound is missing somewhere
 # Every case runs with this event budget (--max-events): what bounds a run's wall time is the
 # budget, and the default (2e8, seconds to minutes) would let a hostile `runs = 100000` use the
 # whole time bound. 3e6 events take at most a few seconds even where the shared-LLC model is
@@ -59,75 +59,241 @@ CHEAP_POLICIES = ["oblivious", "static", "rr", "busyfcs", "bound"]
 COSTLY_POLICIES = ["best-static", "default"]
 
 NAN, INF = float("nan"), float("inf")
-INTEGERS = [0, -1, 2 ** 63 - 1, 2 ** 63, 2 ** 64, 4294967295, 4294967296, 8192, 8193, 65536, 10 ** 6, 10 ** 9,
-            10 ** 13]
-FLOATS = [0.0, -0.0, -1.0, -1.5, 0.5, 1e-7, 1e-11, 5e-324, 1e308, 1e13, 1e19, float(2 ** 63), float(2 ** 64),
-          4294967295.0, 1e6, 1e9, NAN, INF, -INF]
+INTEGERS = [0, -1, 2**63 - 1, 2**63, 2**64, 4294967295, 4294967296, 8192, 8193, 65536, 10**6, 10**9, 10**13]
+FLOATS = [
+    0.0,
+    -0.0,
+    -1.0,
+    -1.5,
+    0.5,
+    1e-7,
+    1e-11,
+    5e-324,
+    1e308,
+    1e13,
+    1e19,
+    float(2**63),
+    float(2**64),
+    4294967295.0,
+    1e6,
+    1e9,
+    NAN,
+    INF,
+    -INF,
+]
 NUMBERS = INTEGERS + FLOATS
 LONG = "x" * 10_000
-STRINGS = ["", " ", LONG, "a\tb\x01\x7f", "\u00e9\u4e2d\U0001f600", "4", "true", "fast", "default", "gzip",
-           "../../etc/passwd", "a" * 300]
-CORE_LISTS = ["0-1000000000000", "1000000000000", "0-18446744073709551616", "5-2", "", " ", "0,,1", "0-", "-1",
-              "a-b", "0-8191", "0-8192", "0-3,0-3", "0-0x10", [0, 0], [-1], [2 ** 63], [1e9], [0.5], ["0"], [],
-              list(range(300)), [0] * 20_000]
+STRINGS = [
+    "",
+    " ",
+    LONG,
+    "a\tb\x01\x7f",
+    "\u00e9\u4e2d\U0001f600",
+    "4",
+    "true",
+    "fast",
+    "default",
+    "gzip",
+    "../../etc/passwd",
+    "a" * 300,
+]
+CORE_LISTS = [
+    "0-1000000000000",
+    "1000000000000",
+    "0-18446744073709551616",
+    "5-2",
+    "",
+    " ",
+    "0,,1",
+    "0-",
+    "-1",
+    "a-b",
+    "0-8191",
+    "0-8192",
+    "0-3,0-3",
+    "0-0x10",
+    [0, 0],
+    [-1],
+    [2**63],
+    [1e9],
+    [0.5],
+    ["0"],
+    [],
+    list(range(300)),
+    [0] * 20_000,
+]
 WRONG_TYPES = ["x", "", True, False, [], [1, 2], [[]], {}, {"a": 1}, ["a", 1]]
-ENUMS = {"kind": ["compute", "serial", "barrier", "critical", "sleep", "app", "runtime", "", "Compute", "loop"],
-         "wait": ["block", "spin", "spin_then_block", "", "forever"],
-         "scope": ["group", "app", "", "machine"],
-         "baseline": ["default", "", "rr", "oblivious", "best"],
-         "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
-         "lock": ["", "queue", LONG]}
-MISS_CURVES = [{}, {"size_kb": [], "mpki": []}, {"size_kb": [256, 1024], "mpki": [5]},
-               {"size_kb": [1024, 256], "mpki": [5, 1]}, {"size_kb": [0, 256], "mpki": [5, 1]},
-               {"size_kb": [256, 256], "mpki": [5, 1]}, {"size_kb": [-256, 1024], "mpki": [5, 1]},
-               {"size_kb": [256, 1e308], "mpki": [1e308, 0]}, {"size_kb": [256, NAN], "mpki": [1, 1]},
-               {"size_kb": [5e-324, 1], "mpki": [1, -1]}, {"size_kb": list(range(1, 100_001)), "mpki": [1] * 100_000}]
+ENUMS = {
+    "kind": ["compute", "serial", "barrier", "critical", "sleep", "app", "runtime", "", "Compute", "loop"],
+    "wait": ["block", "spin", "spin_then_block", "", "forever"],
+    "scope": ["group", "app", "", "machine"],
+    "baseline": ["default", "", "rr", "oblivious", "best"],
+    "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
+    "lock": ["", "queue", LONG],
+}
+MISS_CURVES = [
+    {},
+    {"size_kb": [], "mpki": []},
+    {"size_kb": [256, 1024], "mpki": [5]},
+    {"size_kb": [1024, 256], "mpki": [5, 1]},
+    {"size_kb": [0, 256], "mpki": [5, 1]},
+    {"size_kb": [256, 256], "mpki": [5, 1]},
+    {"size_kb": [-256, 1024], "mpki": [5, 1]},
+    {"size_kb": [256, 1e308], "mpki": [1e308, 0]},
+    {"size_kb": [256, NAN], "mpki": [1, 1]},
+    {"size_kb": [5e-324, 1], "mpki": [1, -1]},
+    {"size_kb": list(range(1, 100_001)), "mpki": [1] * 100_000},
+]
 LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 1.0], [-1.0, 1.0], [1.0] * 10_000]
 # The keys of each table, as the README's formats give them, by the table's name (its last key
 # in the document; "" for the top of a file): a hostile value is injected where the key is read,
 # else the unknown key masks it. A phase's keys are the union over its kinds.
 TABLE_KEYS = {
     "machine": ["name", "memory_latency_ns", "remote_memory_latency_ns", "migration", "llc", "numa", "core_type"],
-    "core_type": ["name", "count", "freq_ghz", "cpi_scale", "power_active_w", "power_idle_w", "freq_levels_ghz", "start_freq_ghz",
-                  "power_levels_w", "cpus"],
+    "core_type": [
+        "name",
+        "count",
+        "freq_ghz",
+        "cpi_scale",
+        "power_active_w",
+        "power_idle_w",
+        "freq_levels_ghz",
+        "start_freq_ghz",
+        "power_levels_w",
+        "cpus",
+    ],
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],
     "migration": ["cost_us"],
     "workload": ["name", "constant_load", "baseline", "app"],
-    "app": ["name", "program", "runs", "arrival_s", "priority", "copies", "threads", "repeat", "phase", "group",
-            "signature", "workers"],
+    "app": [
+        "name",
+        "program",
+        "runs",
+        "arrival_s",
+        "priority",
+        "copies",
+        "threads",
+        "repeat",
+        "phase",
+        "group",
+        "signature",
+        "workers",
+    ],
     "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers"],
-    "phase": ["kind", "instructions", "cpi", "llc_mpki", "miss_curve", "footprint_kb", "wait", "spin_limit_us",
-              "spin_limit_iterations",
-              "scope", "lock", "cs_instructions", "between_instructions", "count", "seconds"],
+    "phase": [
+        "kind",
+        "instructions",
+        "cpi",
+        "llc_mpki",
+        "miss_curve",
+        "footprint_kb",
+        "wait",
+        "spin_limit_us",
+        "spin_limit_iterations",
+        "scope",
+        "lock",
+        "cs_instructions",
+        "between_instructions",
+        "count",
+        "seconds",
+    ],
     "signature": ["cpi", "llc_mpki", "miss_curve"],
     "miss_curve": ["size_kb", "mpki"],
-    "sweep": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "output",
-              "override"],
+    "sweep": [
+        "machines",
+        "workloads",
+        "policies",
+        "seeds",
+        "slice_ms",
+        "max_sim_s",
+        "max_events",
+        "output",
+        "override",
+    ],
     "override": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "skip"],
 }
 WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset"}
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
 
-SLICES = ["0", "-1", "1e-7", "0.1", "0.0999", "100", "100.0001", "1e308", "1e-400", "nan", "inf", "-inf", "0x10",
-          "", " 4", "4_0", "1e13", "5e-324", "\u0664"]
+SLICES = [
+    "0",
+    "-1",
+    "1e-7",
+    "0.1",
+    "0.0999",
+    "100",
+    "100.0001",
+    "1e308",
+    "1e-400",
+    "nan",
+    "inf",
+    "-inf",
+    "0x10",
+    "",
+    " 4",
+    "4_0",
+    "1e13",
+    "5e-324",
+    "\u0664",
+]
 # Budgets a user might mistype; the valid ones are small, so none outlives the time bound.
-BUDGETS = [["--max-sim-s", v] for v in ["0", "-1", "1e308", "nan", "inf", "2e9", "1e-300", "1", "x"]] + \
-          [["--max-events", v] for v in ["0", "-1", "1.5", "1e308", "nan", "1e14", "18446744073709551616", "1", "x"]]
-SEEDS = ["-1", str(2 ** 64), str(2 ** 64 - 1), str(2 ** 63), "0", "1e3", "", "007", "9" * 400, "0x10"]
+BUDGETS = [["--max-sim-s", v] for v in ["0", "-1", "1e308", "nan", "inf", "2e9", "1e-300", "1", "x"]] + [
+    ["--max-events", v] for v in ["0", "-1", "1.5", "1e308", "nan", "1e14", "18446744073709551616", "1", "x"]
+]
+SEEDS = ["-1", str(2**64), str(2**64 - 1), str(2**63), "0", "1e3", "", "007", "9" * 400, "0x10"]
 # Bytes: not UTF-8, as a file name on Linux may be (Python hands them on as lone surrogates).
-PATHS = [b"\xff", b"/tmp/m\xff.toml", "", "/", "/dev/null", "/dev/zero", "/dev/full", "/proc/self/mem",
-         "/nonexistent/m.toml", "a" * 5000, "catalog/machines", "dvfs-2x.toml", "DVFS-2X", "dvfs-2x ", "../dvfs-2x",
-         "-", "\u00e9"]
+PATHS = [
+    b"\xff",
+    b"/tmp/m\xff.toml",
+    "",
+    "/",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/proc/self/mem",
+    "/nonexistent/m.toml",
+    "a" * 5000,
+    "catalog/machines",
+    "dvfs-2x.toml",
+    "DVFS-2X",
+    "dvfs-2x ",
+    "../dvfs-2x",
+    "-",
+    "\u00e9",
+]
 OUTPUTS = [b"t\xff.json", "", "/", "/proc/version", "/nonexistent/dir/t.json", "/dev/full", "a" * 5000 + ".json"]
 # A sweep file's grid values: names, lists, nestings, ranges a careless file holds.
-GRID_VALUES = ["", ",", "dvfs-2x,dvfs-2x", ["dvfs-2x", "dvfs-2x"], [["dvfs-2x"]], [[[[[]]]]], ["rr", 5], [True],
-               "1-0", "0-18446744073709551615", "1-100000000000", [-1], [2 ** 64], [1.5], ["1-3", 2], "rr,no-such",
-               "rr:threshold_ms=nan", "out.parquet", "/dev/null", "/", "s.toml", "out.parquet.parts", LONG[:300]]
+GRID_VALUES = [
+    "",
+    ",",
+    "dvfs-2x,dvfs-2x",
+    ["dvfs-2x", "dvfs-2x"],
+    [["dvfs-2x"]],
+    [[[[[]]]]],
+    ["rr", 5],
+    [True],
+    "1-0",
+    "0-18446744073709551615",
+    "1-100000000000",
+    [-1],
+    [2**64],
+    [1.5],
+    ["1-3", 2],
+    "rr,no-such",
+    "rr:threshold_ms=nan",
+    "out.parquet",
+    "/dev/null",
+    "/",
+    "s.toml",
+    "out.parquet.parts",
+    LONG[:300],
+]
 
 
 # ---- TOML out: the mutated documents are written back (tomllib reads only)
+
 
 def _key(k):
     return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else _string(k)
@@ -188,6 +354,7 @@ def dump_toml(doc: dict) -> str:
 
 
 # ---- mutations
+
 
 def _slots(node, path=()):
     """Every (container, key, path) of a parsed document: each table key and each array item."""
@@ -254,8 +421,11 @@ def _m_number(rng, doc, role):
     same = INTEGERS if isinstance(old, int) else FLOATS
     roll = rng.random()
     if roll < 0.2:
-        new = old * 10 ** rng.choice([3, 6, 9, 12, 15]) if isinstance(old, int) \
+        new = (
+            old * 10 ** rng.choice([3, 6, 9, 12, 15])
+            if isinstance(old, int)
             else old * 10.0 ** rng.choice([-12, -9, -6, 6, 9, 12, 15])
+        )
     else:
         new = rng.choice(same if roll < 0.9 else NUMBERS)
     container[k] = new
@@ -273,8 +443,9 @@ def _m_string(rng, doc, role):
     if not slots:
         return None
     container, k, path = rng.choice(slots)
-    container[k] = new = hostile_value(rng, k) if isinstance(k, str) and (k in ENUMS or k in ("cores", "cpus")) \
-        else rng.choice(STRINGS)
+    container[k] = new = (
+        hostile_value(rng, k) if isinstance(k, str) and (k in ENUMS or k in ("cores", "cpus")) else rng.choice(STRINGS)
+    )
     return f"{show_path(path)} = {_value(new)[:80]}"
 
 
@@ -343,8 +514,17 @@ def _m_inject(rng, doc, role):
     return f"{show_path(path + (key,))} = {_value(value)[:80]} (injected)"
 
 
-DOC_MUTATIONS = [(_m_number, 30), (_m_type, 10), (_m_string, 8), (_m_cores, 6), (_m_delete, 10),
-                 (_m_duplicate, 8), (_m_empty, 5), (_m_unknown, 5), (_m_inject, 18)]
+DOC_MUTATIONS = [
+    (_m_number, 30),
+    (_m_type, 10),
+    (_m_string, 8),
+    (_m_cores, 6),
+    (_m_delete, 10),
+    (_m_duplicate, 8),
+    (_m_empty, 5),
+    (_m_unknown, 5),
+    (_m_inject, 18),
+]
 
 
 def _t_truncate(rng, data):
@@ -382,7 +562,7 @@ def _t_bytes(rng, data):
         return None
     at = rng.randrange(len(data))
     new = rng.randrange(256)
-    return data[:at] + bytes([new]) + data[at + 1:], f"byte {at} set to {new:#04x}"
+    return data[:at] + bytes([new]) + data[at + 1 :], f"byte {at} set to {new:#04x}"
 
 
 def _t_framing(rng, data):
@@ -404,8 +584,17 @@ def _t_deep(rng, data):
     return data + f"\nzz = {'[' * depth}{']' * depth}\n".encode(), f"an array nested {depth} deep"
 
 
-TEXT_MUTATIONS = [(_t_truncate, 10), (_t_empty, 4), (_t_bad_utf8, 8), (_t_nul, 3), (_t_dup_line, 5),
-                  (_t_bytes, 8), (_t_framing, 3), (_t_huge, 1), (_t_deep, 2)]
+TEXT_MUTATIONS = [
+    (_t_truncate, 10),
+    (_t_empty, 4),
+    (_t_bad_utf8, 8),
+    (_t_nul, 3),
+    (_t_dup_line, 5),
+    (_t_bytes, 8),
+    (_t_framing, 3),
+    (_t_huge, 1),
+    (_t_deep, 2),
+]
 
 
 def _pick(rng, weighted):
@@ -437,14 +626,36 @@ def mutate_file(rng, raw: bytes, role):
 
 # ---- policy specs
 
+
 def hostile_policy(rng, policies):
     """A policy spec from `policies` ({name: {option: default}}) with a hostile option, or junk."""
     roll = rng.random()
     if roll < 0.2:
-        return rng.choice(["", ":", "::", "no-such-policy", "rr:", "rr::", "rr:=", "rr:=5", "rr:threshold_ms",
-                           "rr:threshold_ms=1:threshold_ms=2", "RR", " rr", "rr ", "rr,busyfcs", LONG,
-                           "rr:" + ":".join(f"k{i}=1" for i in range(1000)), "nonexistent.py:Policy",
-                           "/dev/null:Policy", "catalog/machines/dvfs-2x.toml:X", ".py:", "x.py"])
+        return rng.choice(
+            [
+                "",
+                ":",
+                "::",
+                "no-such-policy",
+                "rr:",
+                "rr::",
+                "rr:=",
+                "rr:=5",
+                "rr:threshold_ms",
+                "rr:threshold_ms=1:threshold_ms=2",
+                "RR",
+                " rr",
+                "rr ",
+                "rr,busyfcs",
+                LONG,
+                "rr:" + ":".join(f"k{i}=1" for i in range(1000)),
+                "nonexistent.py:Policy",
+                "/dev/null:Policy",
+                "catalog/machines/dvfs-2x.toml:X",
+                ".py:",
+                "x.py",
+            ]
+        )
     name = rng.choice(sorted(policies))
     options = sorted(policies[name])
     if roll < 0.3 or not options:
@@ -458,19 +669,20 @@ def hostile_policy(rng, policies):
 
 # ---- cases
 
+
 @dataclass
 class Case:
     seed: int
     index: int
-    argv: list                 # str or bytes; "{machine}", "{workload}", "{sweep}" stand for the case's files
-    files: dict = field(default_factory=dict)     # role -> bytes (written as ROLE.toml)
-    bases: dict = field(default_factory=dict)     # role -> catalog file the variant came from (None: none)
+    argv: list  # str or bytes; "{machine}", "{workload}", "{sweep}" stand for the case's files
+    files: dict = field(default_factory=dict)  # role -> bytes (written as ROLE.toml)
+    bases: dict = field(default_factory=dict)  # role -> catalog file the variant came from (None: none)
     mutations: list = field(default_factory=list)
     # The surfaces beyond the engine's inputs (sweep files, part files, Python policies, outputs):
-    extra: dict = field(default_factory=dict)     # relative path -> bytes, written as they are
-    setup: list = field(default_factory=list)     # ("fifo", path) | ("symlink", path, target) | ("dir", path)
+    extra: dict = field(default_factory=dict)  # relative path -> bytes, written as they are
+    setup: list = field(default_factory=list)  # ("fifo", path) | ("symlink", path, target) | ("dir", path)
     unchanged: dict = field(default_factory=dict)  # relative path -> the bytes it must still hold
-    fifos: list = field(default_factory=list)     # paths that must still be FIFOs afterwards
+    fifos: list = field(default_factory=list)  # paths that must still be FIFOs afterwards
     failed_runs_ok: bool = False  # a sweep: exit 1 with its summary line (runs failed, recorded) is an end too
 
     @property
@@ -483,15 +695,16 @@ def catalog_files():
     found = {}
     for role, folder in (("machine", "machines"), ("workload", "workloads")):
         directory = os.path.join(CATALOG, folder)
-        found[role] = {f[:-5]: os.path.join(directory, f) for f in sorted(os.listdir(directory))
-                       if f.endswith(".toml")}
+        found[role] = {f[:-5]: os.path.join(directory, f) for f in sorted(os.listdir(directory)) if f.endswith(".toml")}
     return found
 
 
 def make_case(seed, index, catalog, policies, resume=None):
     rng = random.Random(f"ampsched-fuzz:{seed}:{index}")
-    target = rng.choices(["machine", "workload", "options", "both", "sweep", "resume", "policy", "output"],
-                         weights=[30, 30, 14, 5, 7, 4, 6, 4])[0]
+    target = rng.choices(
+        ["machine", "workload", "options", "both", "sweep", "resume", "policy", "output"],
+        weights=[30, 30, 14, 5, 7, 4, 6, 4],
+    )[0]
     case = Case(seed, index, [])
     if target in SURFACES:
         SURFACES[target](rng, case, resume)
@@ -531,7 +744,9 @@ def make_case(seed, index, catalog, policies, resume=None):
 
     if target == "options":
         for _ in range(rng.choice([1, 1, 2])):
-            option = rng.choice(["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget"])
+            option = rng.choice(
+                ["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget"]
+            )
             if option == "budget":
                 value = rng.choice(BUDGETS)
             elif option == "slice":
@@ -579,8 +794,7 @@ def materialize(case, directory):
 def _argv_in(case, directory):
     """The case's argv with its files in `directory` (where it ran, or where it is kept)."""
     roles = {"{" + role + "}" for role in case.files}
-    return [os.path.join(directory, f"{a[1:-1]}.toml") if isinstance(a, str) and a in roles else a
-            for a in case.argv]
+    return [os.path.join(directory, f"{a[1:-1]}.toml") if isinstance(a, str) and a in roles else a for a in case.argv]
 
 
 # ---- beyond the engine's inputs: sweep files, damaged part files, Python policies, outputs
@@ -607,8 +821,18 @@ seeds = [2]
 skip = true
 """
 # The grid of the resume cases: its uninterrupted sweep is made once per fuzz run (reference_sweep).
-RESUME_GRID = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs",
-               "--seeds", "1-3", "--max-events", CASE_MAX_EVENTS]
+RESUME_GRID = [
+    "--machines",
+    "dvfs-2x",
+    "--workloads",
+    "demo,forkjoin",
+    "--policies",
+    "rr,busyfcs",
+    "--seeds",
+    "1-3",
+    "--max-events",
+    CASE_MAX_EVENTS,
+]
 SMALL_SWEEP = ["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr", "--max-events", CASE_MAX_EVENTS]
 
 
@@ -626,8 +850,13 @@ def reference_sweep(command, env):
 
     with tempfile.TemporaryDirectory(prefix="ampsched-fuzz-reference-") as directory:
         out = os.path.join(directory, "ref.parquet")
-        subprocess.run(command + ["sweep", *RESUME_GRID, "--output", out, "--jobs", "1"], env=env, check=True,
-                       capture_output=True, timeout=300)
+        subprocess.run(
+            command + ["sweep", *RESUME_GRID, "--output", out, "--jobs", "1"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
         with open(out, "rb") as f:
             return pq.read_table(out), f.read()
 
@@ -747,8 +976,9 @@ class P(ampsched.Policy):
 def _policy_case(rng, case, _resume):
     behaviour = rng.choice(sorted(POLICY_BEHAVIOURS))
     after, quantum = rng.choice([0, 0, 1, 5]), rng.choice([1, 10, 1e-9, 0.05])
-    case.extra["policy.py"] = POLICY_SOURCE.format(quantum=quantum, after=after,
-                                                   body=POLICY_BEHAVIOURS[behaviour]).encode()
+    case.extra["policy.py"] = POLICY_SOURCE.format(
+        quantum=quantum, after=after, body=POLICY_BEHAVIOURS[behaviour]
+    ).encode()
     case.mutations.append(f"policy.py: decide {behaviour} after {after} calls (quantum_ms {quantum})")
     command = "sweep" if behaviour in PROCESS_ENDING else rng.choice(["run", "compare", "sweep"])
     spec = "policy.py:P"
@@ -757,17 +987,42 @@ def _policy_case(rng, case, _resume):
     elif command == "compare":
         case.argv = ["compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", f"rr,{spec}"]
     else:
-        case.argv = ["sweep", "--machines", "dvfs-2x", "--workloads", "demo", "--policies", f"rr,{spec}",
-                     "--output", "out.parquet", "--jobs", rng.choice(["1", "2"])]
+        case.argv = [
+            "sweep",
+            "--machines",
+            "dvfs-2x",
+            "--workloads",
+            "demo",
+            "--policies",
+            f"rr,{spec}",
+            "--output",
+            "out.parquet",
+            "--jobs",
+            rng.choice(["1", "2"]),
+        ]
         case.failed_runs_ok = True
     case.argv += ["--max-events", CASE_MAX_EVENTS]
 
 
 OUTPUT_COMMANDS = {
-    "run": (["run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--max-events", CASE_MAX_EVENTS],
-            "--trace"),
-    "compare": (["compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,busyfcs",
-                 "--max-events", CASE_MAX_EVENTS], "--report"),
+    "run": (
+        ["run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--max-events", CASE_MAX_EVENTS],
+        "--trace",
+    ),
+    "compare": (
+        [
+            "compare",
+            "--machine",
+            "dvfs-2x",
+            "--workload",
+            "demo",
+            "--policies",
+            "rr,busyfcs",
+            "--max-events",
+            CASE_MAX_EVENTS,
+        ],
+        "--report",
+    ),
     "topology": (["topology", "--cores", "0-1"], "--save"),
     "sweep": (["sweep", *SMALL_SWEEP], "--output"),
 }
@@ -808,6 +1063,7 @@ SURFACES = {"sweep": _sweep_file_case, "resume": _resume_case, "policy": _policy
 
 # ---- running and judging
 
+
 @dataclass
 class Outcome:
     case: Case
@@ -817,7 +1073,7 @@ class Outcome:
     stderr: str = ""
     seconds: float = 0.0
     timed_out: bool = False
-    problem: str = None        # None: the case ended as issue 10 asks
+    problem: str = None  # None: the case ended as issue 10 asks
 
 
 def limit_child():
@@ -826,8 +1082,15 @@ def limit_child():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-CRASH_MARKS = ["Traceback", "panicked", "memory allocation", "RUST_BACKTRACE", "Segmentation", "core dumped",
-               "fatal runtime error"]
+CRASH_MARKS = [
+    "Traceback",
+    "panicked",
+    "memory allocation",
+    "RUST_BACKTRACE",
+    "Segmentation",
+    "core dumped",
+    "fatal runtime error",
+]
 # Every error, argparse's own included (the CLI's parser prints them as one line too).
 ONE_LINE = re.compile(r"ampsched: error: \S.{4,}")
 
@@ -862,7 +1125,8 @@ def check_files(case, directory):
             return f"{path} changed ({len(data)} bytes before, {len(now)} after)"
     for path in case.fifos:
         if not os.path.exists(os.path.join(directory, path)) or not stat.S_ISFIFO(
-                os.lstat(os.path.join(directory, path)).st_mode):
+            os.lstat(os.path.join(directory, path)).st_mode
+        ):
             return f"the FIFO {path} was replaced"
     return None
 
@@ -890,8 +1154,12 @@ def judge(outcome):
             if bad:
                 return f"exit 0 with a non-finite number at {bad}"
         return None
-    if o.returncode == 1 and o.case.failed_runs_ok and re.fullmatch(
-            r"(.*\n)?ampsched: sweep: \d+ runs, [1-9]\d* failed, .*", err, re.S) and "error" not in err.lower():
+    if (
+        o.returncode == 1
+        and o.case.failed_runs_ok
+        and re.fullmatch(r"(.*\n)?ampsched: sweep: \d+ runs, [1-9]\d* failed, .*", err, re.S)
+        and "error" not in err.lower()
+    ):
         return None  # a sweep whose failed runs are recorded in its file, and said in its last line
     if o.returncode != 2:
         return f"exit status {o.returncode}"
@@ -906,14 +1174,16 @@ def judge(outcome):
 def engine_command():
     """How to start the CLI: this interpreter's `-m ampsched`, with its ampsched importable."""
     from conftest import env_with_package
+
     env = env_with_package()
     env.pop("RUST_BACKTRACE", None)  # a panic must show as what a user sees
     return [sys.executable, "-m", "ampsched"], env
 
 
 def list_policies(command, env):
-    done = subprocess.run(command + ["list", "policies", "--json"], capture_output=True, text=True, env=env,
-                          timeout=120, check=True)
+    done = subprocess.run(
+        command + ["list", "policies", "--json"], capture_output=True, text=True, env=env, timeout=120, check=True
+    )
     return {p["name"]: p.get("options") or {} for p in json.loads(done.stdout)}
 
 
@@ -931,8 +1201,16 @@ def run_cases(cases, workdir, command, env, jobs=2, progress=None):
             argv = materialize(case, directory)
             out = open(os.path.join(directory, "stdout"), "wb")
             err = open(os.path.join(directory, "stderr"), "wb")
-            proc = subprocess.Popen(command + argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
-                                    cwd=directory, preexec_fn=limit_child, start_new_session=True)
+            proc = subprocess.Popen(
+                command + argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=env,
+                cwd=directory,
+                preexec_fn=limit_child,
+                start_new_session=True,
+            )
             running[proc] = (Outcome(case, argv), time.monotonic(), out, err, directory)
         time.sleep(0.01)
         for proc in list(running):
@@ -976,6 +1254,7 @@ def generate(seed, count, only=None):
 
 # ---- reporting
 
+
 def _diff(case, role, limit=30):
     data = case.files[role]
     if len(data) > 200_000 or b"\x00" in data:
@@ -987,8 +1266,12 @@ def _diff(case, role, limit=30):
     # comments (a structural one): the shorter diff is the one that shows just the mutation.
     diffs = []
     for before in (original.decode("utf-8"), dump_toml(tomllib.loads(original.decode("utf-8")))):
-        diffs.append([line[:160] for line in difflib.unified_diff(before.splitlines(), after, "catalog", "case",
-                                                                 lineterm="", n=1)])
+        diffs.append(
+            [
+                line[:160]
+                for line in difflib.unified_diff(before.splitlines(), after, "catalog", "case", lineterm="", n=1)
+            ]
+        )
     lines = min(diffs, key=len)
     more = f"\n    ... {len(lines) - limit} more diff lines" if len(lines) > limit else ""
     return "\n".join("    " + line for line in lines[:limit]) + more
@@ -997,9 +1280,11 @@ def _diff(case, role, limit=30):
 def describe(outcome, directory=None):
     """A failing case: how to reproduce it, what was mutated, what happened."""
     case = outcome.case
-    lines = [f"{case.label}: {outcome.problem} ({outcome.seconds:.1f} s)",
-             f"  reproduce: AMPSCHED_FUZZ_SEED={case.seed} AMPSCHED_FUZZ_ONLY={case.index} pytest test_fuzz.py, "
-             f"or python tests/python/fuzz_inputs.py --seed {case.seed} --only {case.index}"]
+    lines = [
+        f"{case.label}: {outcome.problem} ({outcome.seconds:.1f} s)",
+        f"  reproduce: AMPSCHED_FUZZ_SEED={case.seed} AMPSCHED_FUZZ_ONLY={case.index} pytest test_fuzz.py, "
+        f"or python tests/python/fuzz_inputs.py --seed {case.seed} --only {case.index}",
+    ]
     argv = [os.fsdecode(a) for a in (_argv_in(case, directory) if directory else outcome.argv)]
     shown = [_shell_quote(a if len(a) < 120 else a[:100] + f"...({len(a)} chars)") for a in argv]
     lines.append("  command: ampsched " + " ".join(shown))
@@ -1037,8 +1322,20 @@ def _shell_quote(text):
     # shlex.quote, but bytes that are not UTF-8 (lone surrogates here) as $'\xNN'.
     if all(not 0xDC80 <= ord(c) <= 0xDCFF for c in text):
         return shlex.quote(text)
-    return "$'" + "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else
-                          "\\'" if c == "'" else "\\\\" if c == "\\" else c for c in text) + "'"
+    return (
+        "$'"
+        + "".join(
+            f"\\x{ord(c) - 0xDC00:02x}"
+            if 0xDC80 <= ord(c) <= 0xDCFF
+            else "\\'"
+            if c == "'"
+            else "\\\\"
+            if c == "\\"
+            else c
+            for c in text
+        )
+        + "'"
+    )
 
 
 def signature(outcome):
@@ -1086,10 +1383,22 @@ def main(argv=None):
         print(f"slow: {o.case.label} {o.seconds:.1f} s: {'; '.join(o.case.mutations)}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump([{"index": o.case.index, "problem": o.problem, "seconds": o.seconds,
+            json.dump(
+                [
+                    {
+                        "index": o.case.index,
+                        "problem": o.problem,
+                        "seconds": o.seconds,
                         "argv": [os.fsdecode(a) for a in o.argv],
-                        "mutations": o.case.mutations, "stderr": o.stderr[-2000:], "kept": kept.get(o.case.index)}
-                       for o in failing + slow], f, indent=1)
+                        "mutations": o.case.mutations,
+                        "stderr": o.stderr[-2000:],
+                        "kept": kept.get(o.case.index),
+                    }
+                    for o in failing + slow
+                ],
+                f,
+                indent=1,
+            )
     return 1 if failing else 0
 
 

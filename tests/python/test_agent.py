@@ -40,8 +40,9 @@ def ampsched_cmd(*args):
 
 
 def run_ampsched(*args, timeout=300, **kw):
-    return subprocess.run(ampsched_cmd(*args), capture_output=True, text=True, env=env_with_package(),
-                          timeout=timeout, **kw)
+    return subprocess.run(
+        ampsched_cmd(*args), capture_output=True, text=True, env=env_with_package(), timeout=timeout, **kw
+    )
 
 
 def one_line_error(stderr):
@@ -72,12 +73,14 @@ def iters_per_ms(programs):
     best = float("inf")
     for _ in range(3):
         t = time.perf_counter()
-        subprocess.run(["taskset", "-c", "0", programs["forkjoin"], "1", "1", str(n), "0"], check=True,
-                       capture_output=True, preexec_fn=high_priority)
+        subprocess.run(
+            ["taskset", "-c", "0", programs["forkjoin"], "1", "1", str(n), "0"],
+            check=True,
+            capture_output=True,
+            preexec_fn=high_priority,
+        )
         best = min(best, time.perf_counter() - t)
     return n / (best * 1000)
-
-
 
 
 def high_priority():
@@ -147,6 +150,7 @@ def stealer_threads(pid):
 
 # ---- topology
 
+
 def test_topology_text_json_and_machine_file(tmp_path):
     r = run_ampsched("topology", "--json")
     assert r.returncode == 0, r.stderr
@@ -183,28 +187,39 @@ def test_topology_emulate_and_cores_overrides():
     assert types["fast"]["capacity"] == 1024 and types["slow"]["capacity"] == 256
 
 
-@pytest.mark.parametrize("args, words", [
-    (["topology", "--cores", "big=0"], "is in no core type"),
-    (["topology", "--cores", "big=0,small=0"], "named twice"),
-    (["topology", "--emulate", "small=999:0.5"], "not online"),
-    (["topology", "--emulate", "small=1:0.01"], "below the slowest"),
-    (["topology", "--emulate", "small=1"], "speed below 1"),
-    (["topology", "--cores", "big"], "NAME=CPUS"),
-    (["agent", "--policy", "nosuch", "--", "true"], "unknown policy"),
-    (["agent", "--policy", "best-static", "--", "true"], "cannot run live"),
-    (["agent", "--policy", "rr:bogus=1", "--", "true"], "unknown option"),
-    (["agent", "--policy", "oblivious"], "give either a command"),
-    (["agent", "--policy", "oblivious", "--", "/no/such/program"], "cannot run the command"),
-    (["agent", "--policy", "oblivious", "--pid", "999999999"], "no such process"),
-    (["agent", "--policy", "oblivious", "--interval", "0.1", "--", "true"], "--interval: must be between 1 and 3600000 ms"),
-    (["agent", "--policy", "oblivious", "--interval", "1e14", "--", "true"], "--interval: must be between 1 and 3600000 ms"),
-    (["agent", "--policy", "oblivious", "--machine", "nosuch", "--", "true"], "no such machine"),
-    (["agent", "--policy", "oblivious", "--runtime-threads", "", "--", "true"], "--runtime-threads: is empty"),
-    (["agent", "--policy", "oblivious", "--runtime-threads", "GC*,,C2*", "--", "true"], "pattern 2 is empty"),
-    (["agent", "--policy", "oblivious", "--runtime-threads", "G1 [Conc", "--", "true"], "without its closing ']'"),
-    (["agent", "--policy", "oblivious", "--runtime-threads", "C2 CompilerThread*", "--", "true"],
-     "can match no thread: Linux cuts thread names at 15 bytes"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["topology", "--cores", "big=0"], "is in no core type"),
+        (["topology", "--cores", "big=0,small=0"], "named twice"),
+        (["topology", "--emulate", "small=999:0.5"], "not online"),
+        (["topology", "--emulate", "small=1:0.01"], "below the slowest"),
+        (["topology", "--emulate", "small=1"], "speed below 1"),
+        (["topology", "--cores", "big"], "NAME=CPUS"),
+        (["agent", "--policy", "nosuch", "--", "true"], "unknown policy"),
+        (["agent", "--policy", "best-static", "--", "true"], "cannot run live"),
+        (["agent", "--policy", "rr:bogus=1", "--", "true"], "unknown option"),
+        (["agent", "--policy", "oblivious"], "give either a command"),
+        (["agent", "--policy", "oblivious", "--", "/no/such/program"], "cannot run the command"),
+        (["agent", "--policy", "oblivious", "--pid", "999999999"], "no such process"),
+        (
+            ["agent", "--policy", "oblivious", "--interval", "0.1", "--", "true"],
+            "--interval: must be between 1 and 3600000 ms",
+        ),
+        (
+            ["agent", "--policy", "oblivious", "--interval", "1e14", "--", "true"],
+            "--interval: must be between 1 and 3600000 ms",
+        ),
+        (["agent", "--policy", "oblivious", "--machine", "nosuch", "--", "true"], "no such machine"),
+        (["agent", "--policy", "oblivious", "--runtime-threads", "", "--", "true"], "--runtime-threads: is empty"),
+        (["agent", "--policy", "oblivious", "--runtime-threads", "GC*,,C2*", "--", "true"], "pattern 2 is empty"),
+        (["agent", "--policy", "oblivious", "--runtime-threads", "G1 [Conc", "--", "true"], "without its closing ']'"),
+        (
+            ["agent", "--policy", "oblivious", "--runtime-threads", "C2 CompilerThread*", "--", "true"],
+            "can match no thread: Linux cuts thread names at 15 bytes",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_status_2(args, words):
     if "small=1" in " ".join(args) and not TWO_CPUS:
         pytest.skip("needs CPU 1")
@@ -221,14 +236,19 @@ def test_missing_privileges_say_which_and_exit_2(programs):
         pytest.skip("needs setpriv (util-linux) to drop CAP_SYS_NICE")
     # Root without CAP_SYS_NICE: after exec, root's capabilities are its bounding set.
     without_nice = [setpriv, "--bounding-set=-sys_nice", "--"]
-    r = subprocess.run(without_nice + ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5",
-                                                   "--", "true"),
-                       capture_output=True, text=True, env=env_with_package(), timeout=60)
+    r = subprocess.run(
+        without_nice + ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5", "--", "true"),
+        capture_output=True,
+        text=True,
+        env=env_with_package(),
+        timeout=60,
+    )
     assert r.returncode == 2, r.stderr
     assert "CAP_SYS_NICE" in one_line_error(r.stderr)
 
     # Another user's process (user nobody): root may only move its threads with CAP_SYS_NICE.
     import tempfile
+
     shared = tempfile.mkdtemp(prefix="ampsched-test-")  # pytest's own temporary tree is private to root
     os.chmod(shared, 0o755)
     exe = os.path.join(shared, "sleepers")
@@ -237,13 +257,19 @@ def test_missing_privileges_say_which_and_exit_2(programs):
     def as_nobody():
         os.setgid(65534)
         os.setuid(65534)
+
     try:
         target = subprocess.Popen([str(exe), "1", "30"], stdout=subprocess.DEVNULL, preexec_fn=as_nobody)
     except PermissionError:
         pytest.skip("user nobody cannot run programs from the test's temporary directory")
     try:
-        r = subprocess.run(without_nice + ampsched_cmd("agent", "--policy", "static", "--pid", str(target.pid)),
-                           capture_output=True, text=True, env=env_with_package(), timeout=60)
+        r = subprocess.run(
+            without_nice + ampsched_cmd("agent", "--policy", "static", "--pid", str(target.pid)),
+            capture_output=True,
+            text=True,
+            env=env_with_package(),
+            timeout=60,
+        )
         assert r.returncode == 2, r.stderr
         assert "CAP_SYS_NICE" in one_line_error(r.stderr)
     finally:
@@ -254,10 +280,23 @@ def test_missing_privileges_say_which_and_exit_2(programs):
 
 # ---- scheduling under emulation
 
+
 def agent_run(programs_args, policy, out, *extra, timeout=120):
     t = time.perf_counter()
-    r = run_ampsched("agent", "--policy", policy, "--interval", "10", "--output", str(out), *extra, "--",
-                     *programs_args, timeout=timeout, preexec_fn=high_priority)
+    r = run_ampsched(
+        "agent",
+        "--policy",
+        policy,
+        "--interval",
+        "10",
+        "--output",
+        str(out),
+        *extra,
+        "--",
+        *programs_args,
+        timeout=timeout,
+        preexec_fn=high_priority,
+    )
     wall = time.perf_counter() - t
     assert r.returncode == 0, r.stderr
     return r, wall, json.loads(out.read_text())
@@ -265,7 +304,7 @@ def agent_run(programs_args, policy, out, *extra, timeout=120):
 
 def main_thread(report):
     """The main thread of a single-process target, in an agent report."""
-    main, = [t for t in report["threads"] if t["tid"] == t["pid"]]
+    (main,) = [t for t in report["threads"] if t["tid"] == t["pid"]]
     return main
 
 
@@ -291,17 +330,21 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
     emulate = ["--emulate", "small=1:0.5"]
     # The machine file numbers the slow core first, so `bound` (thread j on core j) pins the first (serial) thread there.
     slow_first = tmp_path / "slow-first.toml"
-    slow_first.write_text('name = "slow-first"\nmemory_latency_ns = 100.0\n'
-                          '[[core_type]]\nname = "small"\ncount = 1\ncpus = [1]\nfreq_ghz = 1.0\n'
-                          '[[core_type]]\nname = "big"\ncount = 1\ncpus = [0]\nfreq_ghz = 2.0\n')
+    slow_first.write_text(
+        'name = "slow-first"\nmemory_latency_ns = 100.0\n'
+        '[[core_type]]\nname = "small"\ncount = 1\ncpus = [1]\nfreq_ghz = 1.0\n'
+        '[[core_type]]\nname = "big"\ncount = 1\ncpus = [0]\nfreq_ghz = 2.0\n'
+    )
 
     def measure():
         r_b, _, rep_b = agent_run(args, "busyfcs", tmp_path / "b.json", *emulate)
         r_s, _, rep_s = agent_run(args, "bound", tmp_path / "s.json", *emulate, "--machine", str(slow_first))
         r_o, _, rep_o = agent_run(args, "oblivious", tmp_path / "o.json", *emulate)
         reports = {"busyfcs": rep_b, "bound": rep_s, "oblivious": rep_o}
-        out = {name: dict(line.split() for line in r.stdout.strip().splitlines())
-               for name, r in (("busyfcs", r_b), ("bound", r_s), ("oblivious", r_o))}
+        out = {
+            name: dict(line.split() for line in r.stdout.strip().splitlines())
+            for name, r in (("busyfcs", r_b), ("bound", r_s), ("oblivious", r_o))
+        }
         assert len({o["checksum"] for o in out.values()}) == 1, out
         assert rep_b["agent"]["emulation_threads_stopped"] == 1
 
@@ -325,6 +368,7 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
         wall = {name: rep["target"]["wall_s"] for name, rep in reports.items()}
         assert wall["busyfcs"] < 0.8 * wall["bound"], wall
         assert wall["busyfcs"] <= 1.15 * wall["oblivious"], wall
+
     in_attempts(measure)
 
 
@@ -348,23 +392,31 @@ def test_pa_beats_rr_on_serial_phases_beside_a_single_threaded_app_under_emulati
     serial, parallel = str(int(150 * iters_per_ms)), str(int(10 * iters_per_ms))
     hog = tmp_path / "hog"
     shutil.copy(programs["forkjoin"], hog)
-    command = ["sh", "-c", f"{hog} 1 1 {int(1500 * iters_per_ms)} 0 >/dev/null & {programs['forkjoin']} 2 6 {serial} {parallel}; wait"]
+    command = [
+        "sh",
+        "-c",
+        f"{hog} 1 1 {int(1500 * iters_per_ms)} 0 >/dev/null & {programs['forkjoin']} 2 6 {serial} {parallel}; wait",
+    ]
     emulate = ["--emulate", "small=1:0.5"]
 
     def fj_main(report):
-        main, = [t for t in report["threads"] if t["comm"] == "forkjoin" and t["tid"] == t["pid"]]
+        (main,) = [t for t in report["threads"] if t["comm"] == "forkjoin" and t["tid"] == t["pid"]]
         return main
 
     def measure():
         r_pa, _, rep_pa = agent_run(command, "pa", tmp_path / "pa.json", *emulate)
         r_rr, _, rep_rr = agent_run(command, "rr", tmp_path / "rr.json", *emulate)
-        out = {name: dict(line.split() for line in r.stdout.strip().splitlines()) for name, r in (("pa", r_pa), ("rr", r_rr))}
+        out = {
+            name: dict(line.split() for line in r.stdout.strip().splitlines())
+            for name, r in (("pa", r_pa), ("rr", r_rr))
+        }
         assert out["pa"]["checksum"] == out["rr"]["checksum"], out
         on_fast = {name: float(o["serial_on_cpu0"]) for name, o in out.items()}
         assert on_fast["pa"] >= 0.8, on_fast
         assert on_fast["pa"] >= on_fast["rr"] + 0.15, on_fast
         cost = {name: emulated_seconds(fj_main(rep)) for name, rep in (("pa", rep_pa), ("rr", rep_rr))}
         assert cost["pa"] < 0.9 * cost["rr"], cost
+
     in_attempts(measure)
 
 
@@ -375,15 +427,27 @@ def test_lock_holder_identified_by_preload_library(programs, iters_per_ms, tmp_p
     # waited a good part of the run.
     hold = str(int(20 * iters_per_ms))
     out = tmp_path / "locks.json"
-    r = run_ampsched("agent", "--policy", "oblivious", "--interval", "10", "--output", str(out), "--",
-                     programs["lockholder"], "2", "15", hold)
+    r = run_ampsched(
+        "agent",
+        "--policy",
+        "oblivious",
+        "--interval",
+        "10",
+        "--output",
+        str(out),
+        "--",
+        programs["lockholder"],
+        "2",
+        "15",
+        hold,
+    )
     assert r.returncode == 0, r.stderr
     rep = json.loads(out.read_text())
     assert rep["locks"] == "preload library"
     by_name = {}
     for t in rep["threads"]:
         by_name.setdefault(t["comm"], []).append(t)
-    holder, = by_name["holder"]
+    (holder,) = by_name["holder"]
     waiters = by_name["waiter"]
     assert len(waiters) == 2
     assert max(rep["threads"], key=lambda t: t["lock_wait_caused_s"])["comm"] == "holder"
@@ -422,13 +486,14 @@ def test_pa_rtx_sees_spinning_waiters_through_the_preload_library(programs, iter
         r, _, rep = agent_run(command, "pa-rtx", tmp_path / "rtx.json", "--emulate", "small=1:0.5")
         assert rep["locks"] == "preload library"
         assert r.stdout.startswith("checksum "), r.stdout
-        main, = [t for t in rep["threads"] if t["comm"] == "spinners" and t["tid"] == t["pid"]]
-        spinner, = [t for t in rep["threads"] if t["comm"] == "spinner"]
-        hog_thread, = [t for t in rep["threads"] if t["comm"] == "hog"]
+        (main,) = [t for t in rep["threads"] if t["comm"] == "spinners" and t["tid"] == t["pid"]]
+        (spinner,) = [t for t in rep["threads"] if t["comm"] == "spinner"]
+        (hog_thread,) = [t for t in rep["threads"] if t["comm"] == "hog"]
         main_cpu = main["time_s"]["big"] + main["time_s"]["small"]
         assert spinner["spin_s"] >= 0.9 * main_cpu, (spinner, main)
         assert main["spin_s"] == 0 and hog_thread["spin_s"] == 0, (main, hog_thread)
         assert main["time_s"]["big"] >= 0.8 * main_cpu, main
+
     in_attempts(measure)
 
 
@@ -441,6 +506,7 @@ def test_pa_rtx_refused_live_without_the_preload_library(programs):
 
 # ---- restoring affinities, stopping emulation
 
+
 @needs_root
 @needs_two_cpus
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -449,10 +515,16 @@ def test_affinities_restored_after_signal(programs, sig):
     try:
         target.stdout.readline()  # "started 4": all threads exist
         before = thread_affinities(target.pid)
-        agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "static", "--interval", "10",
-                                              "--emulate", "small=1:0.5", "--pid", str(target.pid)),
-                                 env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 preexec_fn=sigint_as_in_a_terminal)
+        agent = subprocess.Popen(
+            ampsched_cmd(
+                "agent", "--policy", "static", "--interval", "10", "--emulate", "small=1:0.5", "--pid", str(target.pid)
+            ),
+            env=env_with_package(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=sigint_as_in_a_terminal,
+        )
         # `static` pins each thread to one CPU: wait until the agent has done it.
         wait_for(lambda: all(len(a) == 1 for a in thread_affinities(target.pid).values()), what="pinning")
         assert len(stealer_threads(agent.pid)) == 1
@@ -526,17 +598,35 @@ def test_nice_values_inherited_from_a_reniced_thread_are_restored(programs, tmp_
     pidfile = tmp_path / "pid"
     original = os.getpriority(os.PRIO_PROCESS, 0)
     # (Output elsewhere: the test reads the agent's to its end. `exec`: no shell's child outlives it.)
-    script = (f"sleep 0.3; {programs['sleepers']} 2 30 >/dev/null 2>&1 & echo $! > {pidfile}; "
-              f"{'sleep 1.5' if end == 'exit' else 'exec sleep 30'}")
-    agent = subprocess.Popen(ampsched_cmd("agent", "--policy", f"{policy}:Heaviest", "--interval",
-                                          "10" if end == "exit" else "1000000", "--", "sh", "-c", script),
-                             env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    script = (
+        f"sleep 0.3; {programs['sleepers']} 2 30 >/dev/null 2>&1 & echo $! > {pidfile}; "
+        f"{'sleep 1.5' if end == 'exit' else 'exec sleep 30'}"
+    )
+    agent = subprocess.Popen(
+        ampsched_cmd(
+            "agent",
+            "--policy",
+            f"{policy}:Heaviest",
+            "--interval",
+            "10" if end == "exit" else "1000000",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ),
+        env=env_with_package(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     child = None
     try:
         wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), what="the background process")
         child = int(pidfile.read_text())
-        wait_for(lambda: len(thread_nices(child)) == 3 and set(thread_nices(child).values()) == {-20},
-                 what="its 3 threads at the inherited nice -20")
+        wait_for(
+            lambda: len(thread_nices(child)) == 3 and set(thread_nices(child).values()) == {-20},
+            what="its 3 threads at the inherited nice -20",
+        )
         if end != "exit":
             agent.send_signal(getattr(signal, end))
         _, stderr = agent.communicate(timeout=60)
@@ -564,8 +654,12 @@ def test_emulation_stops_with_the_agent(programs, iters_per_ms):
 
     def seconds_on(cpu):
         t = time.perf_counter()
-        subprocess.run(["taskset", "-c", str(cpu), programs["forkjoin"], "1", "1", work, "0"], check=True,
-                       capture_output=True, preexec_fn=high_priority)
+        subprocess.run(
+            ["taskset", "-c", str(cpu), programs["forkjoin"], "1", "1", work, "0"],
+            check=True,
+            capture_output=True,
+            preexec_fn=high_priority,
+        )
         return time.perf_counter() - t
 
     def cpu1_over_cpu0(low=None, high=None):
@@ -573,12 +667,18 @@ def test_emulation_stops_with_the_agent(programs, iters_per_ms):
         assert low is None or ratio > low, ratio
         assert high is None or ratio < high, ratio
 
-    agent = subprocess.Popen(ampsched_cmd("agent", "--policy", "oblivious", "--emulate", "small=1:0.5", "--",
-                                          programs["sleepers"], "1", "60"),
-                             env=env_with_package(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        ampsched_cmd(
+            "agent", "--policy", "oblivious", "--emulate", "small=1:0.5", "--", programs["sleepers"], "1", "60"
+        ),
+        env=env_with_package(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for(lambda: len(stealer_threads(agent.pid)) == 1, what="the stealer thread")
-        stealer, = stealer_threads(agent.pid)
+        (stealer,) = stealer_threads(agent.pid)
         assert os.sched_getaffinity(stealer) == {1}
         assert os.sched_getscheduler(stealer) == os.SCHED_FIFO
         in_attempts(lambda: cpu1_over_cpu0(low=1.6))  # half the cycles stolen: about 2x
@@ -591,6 +691,7 @@ def test_emulation_stops_with_the_agent(programs, iters_per_ms):
 
 
 # ---- third-party programs
+
 
 def sha256(path):
     with open(path, "rb") as f:
@@ -608,10 +709,13 @@ def sample_input(tmp_path_factory):
 
 @needs_root
 @needs_two_cpus
-@pytest.mark.parametrize("tool, argv", [
-    ("pigz", ["pigz", "-p", "2", "-c"]),
-    ("xz", ["xz", "-T2", "-3", "-c"]),
-])
+@pytest.mark.parametrize(
+    "tool, argv",
+    [
+        ("pigz", ["pigz", "-p", "2", "-c"]),
+        ("xz", ["xz", "-T2", "-3", "-c"]),
+    ],
+)
 def test_compressors_under_agent_give_identical_output(tool, argv, sample_input, tmp_path):
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} is not installed (apt-get install {tool})")
@@ -620,9 +724,14 @@ def test_compressors_under_agent_give_identical_output(tool, argv, sample_input,
         subprocess.run(argv, stdin=src, stdout=dst, check=True)
     under = tmp_path / "agent.out"
     with open(sample_input, "rb") as src, open(under, "wb") as dst:
-        r = subprocess.run(ampsched_cmd("agent", "--policy", "busyfcs", "--interval", "10", "--emulate",
-                                        "small=1:0.5", "--", *argv),
-                           stdin=src, stdout=dst, stderr=subprocess.PIPE, env=env_with_package(), timeout=300)
+        r = subprocess.run(
+            ampsched_cmd("agent", "--policy", "busyfcs", "--interval", "10", "--emulate", "small=1:0.5", "--", *argv),
+            stdin=src,
+            stdout=dst,
+            stderr=subprocess.PIPE,
+            env=env_with_package(),
+            timeout=300,
+        )
     assert r.returncode == 0, r.stderr
     assert sha256(under) == sha256(plain)
 
@@ -633,8 +742,27 @@ def test_stress_ng_verifies_its_results_under_agent(tmp_path):
     if shutil.which("stress-ng") is None:
         pytest.skip("stress-ng is not installed (apt-get install stress-ng)")
     out = tmp_path / "r.json"
-    r = run_ampsched("agent", "--policy", "rr", "--interval", "10", "--emulate", "small=1:0.5", "--output", str(out),
-                     "--", "stress-ng", "--cpu", "3", "--cpu-method", "fft", "--cpu-ops", "3000", "--verify", "-q")
+    r = run_ampsched(
+        "agent",
+        "--policy",
+        "rr",
+        "--interval",
+        "10",
+        "--emulate",
+        "small=1:0.5",
+        "--output",
+        str(out),
+        "--",
+        "stress-ng",
+        "--cpu",
+        "3",
+        "--cpu-method",
+        "fft",
+        "--cpu-ops",
+        "3000",
+        "--verify",
+        "-q",
+    )
     assert r.returncode == 0, r.stderr
     rep = json.loads(out.read_text())
     # stress-ng forks its workers: the agent followed the child processes.

@@ -28,22 +28,72 @@ pytestmark = [
 ]
 
 # The report's keys, in order (crates/agent/src/report.rs).
-REPORT_KEYS = ["policy", "policy_spec", "interval_ms", "machine", "emulate", "command", "pids", "stopped_by",
-               "target", "counters", "speedup", "runtime_threads", "locks", "guardian", "decisions", "migrations", "unmanaged_threads",
-               "decisions_not_applied", "not_applied", "fast_share_rounds", "agent", "threads"]
+REPORT_KEYS = [
+    "policy",
+    "policy_spec",
+    "interval_ms",
+    "machine",
+    "emulate",
+    "command",
+    "pids",
+    "stopped_by",
+    "target",
+    "counters",
+    "speedup",
+    "runtime_threads",
+    "locks",
+    "guardian",
+    "decisions",
+    "migrations",
+    "unmanaged_threads",
+    "decisions_not_applied",
+    "not_applied",
+    "fast_share_rounds",
+    "agent",
+    "threads",
+]
 TARGET_KEYS = ["wall_s", "status", "left_running", "processes_left_running"]
-AGENT_KEYS = ["cpu_s", "cpu_share", "samples", "late_samples", "mean_sample_ms", "max_sample_ms", "policy_calls",
-              "affinities_restored", "threads_vanished_before_restore", "emulation_threads_stopped",
-              "nice_values_restored", "slices_restored", "cpufreq_files_restored"]
-THREAD_KEYS = ["tid", "pid", "comm", "app", "kind", "time_s", "run_queue_wait_s", "migrations", "decisions", "affinity",
-               "voluntary_switches", "involuntary_switches", "lock_wait_s", "lock_wait_caused_s", "contended_locks",
-               "spin_s", "exited"]
+AGENT_KEYS = [
+    "cpu_s",
+    "cpu_share",
+    "samples",
+    "late_samples",
+    "mean_sample_ms",
+    "max_sample_ms",
+    "policy_calls",
+    "affinities_restored",
+    "threads_vanished_before_restore",
+    "emulation_threads_stopped",
+    "nice_values_restored",
+    "slices_restored",
+    "cpufreq_files_restored",
+]
+THREAD_KEYS = [
+    "tid",
+    "pid",
+    "comm",
+    "app",
+    "kind",
+    "time_s",
+    "run_queue_wait_s",
+    "migrations",
+    "decisions",
+    "affinity",
+    "voluntary_switches",
+    "involuntary_switches",
+    "lock_wait_s",
+    "lock_wait_caused_s",
+    "contended_locks",
+    "spin_s",
+    "exited",
+]
 
 
 def run_ampsched(*args, timeout=120):
     env = env_with_package()
-    return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def agent_report(*args, status=0):
@@ -56,8 +106,21 @@ def agent_report(*args, status=0):
 def busy_report():
     """The report of a 0.3 s busy loop under busyfcs, CPU 0 named fast and CPU 1 slow (timeout(1) ends the
     loop with status 124, which is the agent's too)."""
-    return agent_report("--policy", "busyfcs", "--interval", "10", "--cores", "big=0,small=1:0.5", "--", "timeout", "0.3", "sh", "-c",
-                        "while :; do :; done", status=124)
+    return agent_report(
+        "--policy",
+        "busyfcs",
+        "--interval",
+        "10",
+        "--cores",
+        "big=0,small=1:0.5",
+        "--",
+        "timeout",
+        "0.3",
+        "sh",
+        "-c",
+        "while :; do :; done",
+        status=124,
+    )
 
 
 def test_the_report_keeps_its_keys_in_order(busy_report):
@@ -145,8 +208,6 @@ while True:
 """
 
 
-
-
 def running(pid):
     """Not exited: /proc/PID is there and not a zombie (an orphan's zombie waits for init)."""
     try:
@@ -171,8 +232,13 @@ def children_of(pid):
 
 def start_agent(*args):
     env = env_with_package()
-    return subprocess.Popen([sys.executable, "-m", "ampsched", "agent", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ampsched", "agent", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def start_target(script, *args):
@@ -228,6 +294,7 @@ def test_sigkill_of_the_agent_restores_an_attached_process_with_the_threads_it_s
         original = os.sched_getaffinity(target.pid)
         agent = start_agent("--policy", "static", "--interval", "1000", "--pid", str(target.pid))
         try:
+
             def pinned():
                 return sum(len(a) == 1 for a in thread_affinities(target.pid).values())
 
@@ -236,8 +303,10 @@ def test_sigkill_of_the_agent_restores_an_attached_process_with_the_threads_it_s
             wait_for(lambda: pinned() >= at_first + 3, what="threads started pinned since")
             agent.kill()
             agent.wait(timeout=30)
-            wait_for(lambda: all(a == original for a in thread_affinities(target.pid).values()),
-                     what="every thread's original affinity")
+            wait_for(
+                lambda: all(a == original for a in thread_affinities(target.pid).values()),
+                what="every thread's original affinity",
+            )
             assert target.poll() is None, "an attached process is left running"
         finally:
             stop(agent)
@@ -307,9 +376,11 @@ def test_a_background_child_left_running_is_named_and_restored(tmp_path):
     pidfile = tmp_path / "pid"
     # The shell waits until the agent has pinned its child (`static` pins every thread), then exits.
     # (The child's output goes elsewhere: the test reads the agent's to its end.)
-    script = (f"sleep 60 >/dev/null 2>&1 & echo $! > {pidfile}; "
-              f"while [ \"$(taskset -pc $! | sed 's/.*: //')\" = \"$(taskset -pc $$ | sed 's/.*: //')\" ]; "
-              f"do sleep 0.01; done; exit 5")
+    script = (
+        f"sleep 60 >/dev/null 2>&1 & echo $! > {pidfile}; "
+        f"while [ \"$(taskset -pc $! | sed 's/.*: //')\" = \"$(taskset -pc $$ | sed 's/.*: //')\" ]; "
+        f"do sleep 0.01; done; exit 5"
+    )
     original = os.sched_getaffinity(0)
     report = agent_report("--policy", "static", "--interval", "10", "--", "sh", "-c", script, status=5)
     child = int(pidfile.read_text())
@@ -322,8 +393,9 @@ def test_a_background_child_left_running_is_named_and_restored(tmp_path):
 
 
 def test_until_tree_exits_follows_the_background_child_to_its_end():
-    report = agent_report("--policy", "static", "--interval", "10", "--until-tree-exits", "--",
-                          "sh", "-c", "sleep 0.5 & exit 5", status=5)
+    report = agent_report(
+        "--policy", "static", "--interval", "10", "--until-tree-exits", "--", "sh", "-c", "sleep 0.5 & exit 5", status=5
+    )
     target = report["target"]
     assert target["left_running"] is False and target["processes_left_running"] == [], target
     assert target["wall_s"] >= 0.5, target
@@ -338,8 +410,18 @@ def test_exits_of_followed_processes_wait_for_the_sample_but_the_last_one_ends_t
     # still be listed in /proc.
     threading.Thread(target=tree.wait, daemon=True).start()
     try:
-        wait_for(lambda: len(os.listdir("/proc")) and sum(1 for p in os.listdir("/proc") if p.isdigit() and
-                 open(f"/proc/{p}/stat").read().split()[3] == str(tree.pid)) == 3, what="the three children")
+        wait_for(
+            lambda: (
+                len(os.listdir("/proc"))
+                and sum(
+                    1
+                    for p in os.listdir("/proc")
+                    if p.isdigit() and open(f"/proc/{p}/stat").read().split()[3] == str(tree.pid)
+                )
+                == 3
+            ),
+            what="the three children",
+        )
         r = agent_report("--policy", "oblivious", "--interval", "30000", "--pid", str(tree.pid))
     finally:
         tree.kill()
@@ -403,8 +485,14 @@ def policy_file(tmp_path):
 def start_agent_with_env(env_extra, *args):
     env = env_with_package()
     env.update(env_extra)
-    return subprocess.Popen([sys.executable, "-m", "ampsched", "agent", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ampsched", "agent", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=sigint_as_in_a_terminal,
+    )
 
 
 def sigint_as_in_a_terminal():
@@ -418,15 +506,28 @@ def test_a_failing_or_stuck_policy_ends_the_agent_and_the_command_gets_sigterm(t
     # restoring, and the command gets SIGTERM: its trap runs.
     spec = f"{policy_file(tmp_path)}:{name}"
     out, pid = tmp_path / "term", tmp_path / "pid"
-    agent = start_agent_with_env({"AMPSCHED_TEST_CALLED": str(tmp_path / "called")},
-                                 "--policy", spec, "--interval", "10", "--decide-limit", "200", "--",
-                                 "sh", "-c", TRAPPING.format(out=out, pid=pid))
+    agent = start_agent_with_env(
+        {"AMPSCHED_TEST_CALLED": str(tmp_path / "called")},
+        "--policy",
+        spec,
+        "--interval",
+        "10",
+        "--decide-limit",
+        "200",
+        "--",
+        "sh",
+        "-c",
+        TRAPPING.format(out=out, pid=pid),
+    )
     _, stderr = agent.communicate(timeout=60)
     assert agent.returncode == 2, stderr
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in stderr, stderr
-    why = ("raised ValueError: no placement today" if name == "Raises"
-           else "did not return within its limit of 200 ms (--decide-limit), and was stopped")
+    why = (
+        "raised ValueError: no placement today"
+        if name == "Raises"
+        else "did not return within its limit of 200 ms (--decide-limit), and was stopped"
+    )
     assert lines[0].startswith(f"ampsched: error: --policy: {spec}: decide (call 1) {why}"), lines[0]
     assert out.read_text() == "term\n", "the command's TERM trap ran"
     assert not running(int(pid.read_text()))
@@ -439,10 +540,20 @@ def test_a_signal_stops_the_agent_during_a_stuck_decide(tmp_path, name, sig):
     # everything restored, the signal passed on to the command, the report, 128 + the signal.
     called = tmp_path / "called"
     out, pid = tmp_path / "term", tmp_path / "pid"
-    agent = start_agent_with_env({"AMPSCHED_TEST_CALLED": str(called)},
-                                 "--policy", f"{policy_file(tmp_path)}:{name}", "--interval", "10",
-                                 "--decide-limit", "3600000", "--json", "--",
-                                 "sh", "-c", TRAPPING.format(out=out, pid=pid))
+    agent = start_agent_with_env(
+        {"AMPSCHED_TEST_CALLED": str(called)},
+        "--policy",
+        f"{policy_file(tmp_path)}:{name}",
+        "--interval",
+        "10",
+        "--decide-limit",
+        "3600000",
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        TRAPPING.format(out=out, pid=pid),
+    )
     try:
         wait_for(called.exists, what="the policy's first call")
         agent.send_signal(sig)
@@ -459,6 +570,7 @@ def test_a_signal_stops_the_agent_during_a_stuck_decide(tmp_path, name, sig):
 
 
 # ---- the report's file (--output)
+
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo", "directory", "existing"])
 def test_an_output_the_agent_must_not_write_is_refused_before_the_command_runs(tmp_path, kind):

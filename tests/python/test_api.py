@@ -43,6 +43,7 @@ def test_split_policies():
 
 # ---- with the engine
 
+
 @pytest.fixture
 def core():
     return pytest.importorskip("ampsched._core")
@@ -59,7 +60,7 @@ def test_input_error(core, default):
         ampsched.run("nonexistent", default["workload"], default["policies"][0])
 
 
-@pytest.mark.parametrize("seed", [-1, 2 ** 64, 1.5, True, "1"])
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True, "1"])
 def test_a_seed_outside_u64_is_an_input_error(default, seed):
     with pytest.raises(ampsched.InputError, match=r"^seed: must be a whole number from 0 to 2\^64-1"):
         ampsched.run(default["machine"], default["workload"], default["policies"][0], seed=seed)
@@ -67,21 +68,29 @@ def test_a_seed_outside_u64_is_an_input_error(default, seed):
         ampsched.compare(default["machine"], default["workload"], default["policies"], seed=seed)
 
 
-@pytest.mark.parametrize("key,value,says", [
-    ("slice_ms", 2 ** 2000, "slice_ms: must be a number, got 1148130695274254524232833201177681984022…"),
-    ("slice_ms", "4", "slice_ms: must be a number, got '4'"),
-    ("slice_ms", True, "slice_ms: must be a number, got True"),
-    ("max_sim_s", [1.0], "max_sim_s: must be a number, got [1.0]"),
-    ("max_events", -1, "max_events: must be a whole number, got -1"),
-    ("max_events", 2 ** 64, "max_events: must be a whole number"),
-    ("max_events", 0, "--max-events: must be a whole number from 1 to 1e13 events, got 0"),
-    ("max_sim_s", 0.0, "--max-sim-s: must be greater than 0 and at most 1e9 s, got 0"),
-    ("machine", "dvfs-2x\udcff", "machine: not UTF-8 text: 'dvfs-2x\\udcff'"),
-    ("machine", 5, "machine: expected a string or path, got int"),
-])
+@pytest.mark.parametrize(
+    "key,value,says",
+    [
+        ("slice_ms", 2**2000, "slice_ms: must be a number, got 1148130695274254524232833201177681984022…"),
+        ("slice_ms", "4", "slice_ms: must be a number, got '4'"),
+        ("slice_ms", True, "slice_ms: must be a number, got True"),
+        ("max_sim_s", [1.0], "max_sim_s: must be a number, got [1.0]"),
+        ("max_events", -1, "max_events: must be a whole number, got -1"),
+        ("max_events", 2**64, "max_events: must be a whole number"),
+        ("max_events", 0, "--max-events: must be a whole number from 1 to 1e13 events, got 0"),
+        ("max_sim_s", 0.0, "--max-sim-s: must be greater than 0 and at most 1e9 s, got 0"),
+        ("machine", "dvfs-2x\udcff", "machine: not UTF-8 text: 'dvfs-2x\\udcff'"),
+        ("machine", 5, "machine: expected a string or path, got int"),
+    ],
+)
 def test_bad_settings_are_input_errors_naming_them(default, key, value, says):
     # Where PyO3 would raise OverflowError, TypeError or UnicodeEncodeError.
-    args = {"machine": default["machine"], "workload": default["workload"], "policy": default["policies"][0], key: value}
+    args = {
+        "machine": default["machine"],
+        "workload": default["workload"],
+        "policy": default["policies"][0],
+        key: value,
+    }
     with pytest.raises(ampsched.InputError) as raised:
         ampsched.run(**args)
     assert str(raised.value).startswith(says), str(raised.value)
@@ -98,12 +107,15 @@ def test_a_bad_baseline_or_trace_is_named_as_such(default):
 
 def test_a_run_past_its_budget_is_an_input_error_and_a_float_count_is_taken(default):
     # demo is a few seconds of simulated time: 1 s or 100 events cannot hold it.
-    with pytest.raises(ampsched.InputError, match=r"the solo reference run of cpu-bound passed its budget: 1 s of "
-                                                  r"simulated time \(--max-sim-s\)"):
+    with pytest.raises(
+        ampsched.InputError,
+        match=r"the solo reference run of cpu-bound passed its budget: 1 s of "
+        r"simulated time \(--max-sim-s\)",
+    ):
         ampsched.run("dvfs-2x", "demo", "rr", max_sim_s=1)
     with pytest.raises(ampsched.InputError, match=r"passed its budget: 100 events \(--max-events"):
         ampsched.compare("dvfs-2x", "demo", ["rr", "static"], max_events=100.0)
-    assert ampsched.defaults()["max_events"] == 2 * 10 ** 8 and ampsched.defaults()["max_sim_s"] == 1e7
+    assert ampsched.defaults()["max_events"] == 2 * 10**8 and ampsched.defaults()["max_sim_s"] == 1e7
 
 
 def test_run(default):
@@ -114,8 +126,12 @@ def test_run(default):
 
 def test_compare(default):
     calls = []
-    df = ampsched.compare(default["machine"], default["workload"], default["policies"],
-                          progress=lambda done, total, label: calls.append((done, total)))
+    df = ampsched.compare(
+        default["machine"],
+        default["workload"],
+        default["policies"],
+        progress=lambda done, total, label: calls.append((done, total)),
+    )
     # hh1 names the thesis's default metric as its baseline: run last, as an extra row.
     n = len(default["policies"]) + 1
     assert len(df) == n and df.index[-1] == "default"

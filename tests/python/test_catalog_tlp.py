@@ -17,18 +17,29 @@ CATALOG = os.path.join(REPO, "catalog")
 # single-threaded app. The thesis's spellings: wupwise, equake (the SPEC OMP2001 programs when
 # multithreaded), "games" (gamess), mcf (SPEC CPU2006's).
 TABLE_5_3 = {
-    "STCI-PSMI": "gamess, FFTW (12,15)", "STCI-PSCI": "gamess, BLAST (12,15)",
-    "STCI-PSCI(2)": "hmmer, BLAST (12,15)", "STCI-HP": "gamess, wupwise (12,15)",
-    "STCI-HP(2)": "gobmk, EP (12,15)", "STMI-PSMI": "mcf, FFTW (12,15)", "STMI-PSCI": "mcf, BLAST (12,15)",
-    "STMI-HP": "astar, EP (12,15)", "PSMI-PSCI": "FFTW (6,8), BLAST (7,8)",
-    "PSMI-HP": "FFTW (6,8), wupwise m (7,8)", "PSCI-HP": "BLAST (6,8), wupwise m (7,8)",
+    "STCI-PSMI": "gamess, FFTW (12,15)",
+    "STCI-PSCI": "gamess, BLAST (12,15)",
+    "STCI-PSCI(2)": "hmmer, BLAST (12,15)",
+    "STCI-HP": "gamess, wupwise (12,15)",
+    "STCI-HP(2)": "gobmk, EP (12,15)",
+    "STMI-PSMI": "mcf, FFTW (12,15)",
+    "STMI-PSCI": "mcf, BLAST (12,15)",
+    "STMI-HP": "astar, EP (12,15)",
+    "PSMI-PSCI": "FFTW (6,8), BLAST (7,8)",
+    "PSMI-HP": "FFTW (6,8), wupwise m (7,8)",
+    "PSCI-HP": "BLAST (6,8), wupwise m (7,8)",
     "PSCI-HP(2)": "semphy (6,8), EP (7,8)",
 }
 TABLE_6_3 = {
-    "STCI-PSMI": "gamess, FFTW (12,15)", "STCI-PSCI": "gamess, BLAST (12,15)",
-    "STCI-HP": "gamess, wupwise m (12,15)", "STMI-PSMI": "mcf, FFTW (12,15)", "STMI-PSCI": "mcf, BLAST (12,15)",
-    "STMI-HP": "mcf, wupwise m (12,15)", "PSMI-PSCI": "FFTW (6,8), BLAST (7,8)",
-    "PSMI-HP": "FFTW (6,8), wupwise m (7,8)", "PSCI-HP": "BLAST (6,8), wupwise m (7,8)",
+    "STCI-PSMI": "gamess, FFTW (12,15)",
+    "STCI-PSCI": "gamess, BLAST (12,15)",
+    "STCI-HP": "gamess, wupwise m (12,15)",
+    "STMI-PSMI": "mcf, FFTW (12,15)",
+    "STMI-PSCI": "mcf, BLAST (12,15)",
+    "STMI-HP": "mcf, wupwise m (12,15)",
+    "PSMI-PSCI": "FFTW (6,8), BLAST (7,8)",
+    "PSMI-HP": "FFTW (6,8), wupwise m (7,8)",
+    "PSCI-HP": "BLAST (6,8), wupwise m (7,8)",
 }
 TABLE_5_4 = {
     "2STCI-2STMI-1HP": "gamess, h264ref, astar, soplex, wupwise (12)",
@@ -39,11 +50,16 @@ TABLE_5_4 = {
     "3STCI-3STMI-1PSCI": "gromacs, sjeng, h264ref, libquantum, milc, omnetpp, BLAST (10)",
 }
 TABLE_6_2 = {
-    "4CI": "gamess, perlbench, povray, gromacs", "3CI-1MI": "sjeng, gamess, gromacs, soplex",
-    "2CI-2MI A": "perlbench, povray, soplex, mcf", "2CI-2MI B": "gromacs, sjeng, milc, soplex",
-    "1CI-3MI A": "gamess, milc, soplex, mcf", "1CI-3MI B": "gromacs, milc, soplex, GemsFDTD",
-    "4MI": "GemsFDTD, milc, soplex, mcf", "Phased1": "astar, astar, milc, leslie3d",
-    "Phased2": "sjeng, astar, milc, leslie3d", "Phased3": "astar, astar, GemsFDTD, GemsFDTD",
+    "4CI": "gamess, perlbench, povray, gromacs",
+    "3CI-1MI": "sjeng, gamess, gromacs, soplex",
+    "2CI-2MI A": "perlbench, povray, soplex, mcf",
+    "2CI-2MI B": "gromacs, sjeng, milc, soplex",
+    "1CI-3MI A": "gamess, milc, soplex, mcf",
+    "1CI-3MI B": "gromacs, milc, soplex, GemsFDTD",
+    "4MI": "GemsFDTD, milc, soplex, mcf",
+    "Phased1": "astar, astar, milc, leslie3d",
+    "Phased2": "sjeng, astar, milc, leslie3d",
+    "Phased3": "astar, astar, GemsFDTD, GemsFDTD",
 }
 TABLE_6_4 = {
     "4CI-1PSMI-1HP": "gobmk, h264ref, gamess, povray, FFTW (6), wupwise m (6)",
@@ -54,13 +70,21 @@ TABLE_6_4 = {
 # Fig. 5.7 lists no apps: the catalog runs the overhead study's ten (§5.2.4), 16 threads each.
 FIG_5_7 = ["RNA", "wupwise_m", "vips", "swim_m", "applu_m", "swaptions", "bodytrack", "BLAST", "TPC-C", "FFTW"]
 
-SPELLING = {"mcf": "mcf_2006", "games": "gamess", "wupwise m": "wupwise_m", "equake m": "equake_m",
-            "wupwise": "wupwise_m", "equake": "equake_m"}
+SPELLING = {
+    "mcf": "mcf_2006",
+    "games": "gamess",
+    "wupwise m": "wupwise_m",
+    "equake m": "equake_m",
+    "wupwise": "wupwise_m",
+    "equake": "equake_m",
+}
 
 # Table 5.2: the multithreaded programs' classes.
 TABLE_5_2 = {
-    "HP-CI": "EP vips fma3d_m ammp_m RNA scalparc wupwise_m", "HP-MI": "art_m equake_m applu_m swim_m",
-    "PS-CI": "BLAST swaptions bodytrack semphy FT", "PS-MI": "MG TPC-C FFTW",
+    "HP-CI": "EP vips fma3d_m ammp_m RNA scalparc wupwise_m",
+    "HP-MI": "art_m equake_m applu_m swim_m",
+    "PS-CI": "BLAST swaptions bodytrack semphy FT",
+    "PS-MI": "MG TPC-C FFTW",
 }
 
 
@@ -151,13 +175,17 @@ def programs():
 
 def serial_fraction(p):
     """The serial phases' share of a run alone on slow cores."""
-    time = {kind: sum(ph["instructions"] * ns(ph, SLOW) for ph in p["phase"] if ph["kind"] == kind)
-            for kind in ("serial", "compute")}
+    time = {
+        kind: sum(ph["instructions"] * ns(ph, SLOW) for ph in p["phase"] if ph["kind"] == kind)
+        for kind in ("serial", "compute")
+    }
     return time["serial"] / (time["serial"] + time["compute"])
 
 
 def sf(phases):
-    return sum(ph["instructions"] * ns(ph, SLOW) for ph in phases) / sum(ph["instructions"] * ns(ph, FAST) for ph in phases)
+    return sum(ph["instructions"] * ns(ph, SLOW) for ph in phases) / sum(
+        ph["instructions"] * ns(ph, FAST) for ph in phases
+    )
 
 
 def test_every_table_5_2_program_has_its_class():
@@ -196,6 +224,7 @@ def test_blast_and_fftw_as_the_text_reports():
 
     def serial_s(p):  # one serial stretch, alone on slow cores
         return sum(ph["instructions"] * ns(ph, SLOW) for ph in p["phase"] if ph["kind"] == "serial")
+
     assert serial_s(blast) < serial_s(fftw) / 2  # BLAST's "much shorter than FFTW's"
 
 

@@ -13,8 +13,9 @@ from conftest import HOSTILE, env_with_package
 
 def run_module(*args):
     """`python -m ampsched ARGS` in a child, with this test run's ampsched importable."""
-    return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True,
-                          text=True, env=env_with_package(), timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env_with_package(), timeout=600
+    )
 
 
 def assert_one_line_error(stderr):
@@ -25,6 +26,7 @@ def assert_one_line_error(stderr):
 
 
 # ---- text output
+
 
 def test_format_compare(sample_results):
     text = cli.format_compare(sample_results)
@@ -45,49 +47,77 @@ def test_format_run(sample_results):
     assert "antt                  1.400" in text and "edp                  3000.0" in text
 
 
-@pytest.mark.parametrize("kind, entry, expected", [
-    ("machines", {"name": "m", "description": "d", "source": "builtin", "cores": 4,
-                  "core_types": [{"name": "big", "count": 2, "freq_ghz": 3.0, "capacity": 1.0},
-                                 {"name": "little", "count": 2, "freq_ghz": 1.2, "capacity": 0.4}]},
-     "2x big 3.0 GHz cap 1.0 + 2x little 1.2 GHz cap 0.4"),
-    ("workloads", {"name": "w", "description": "d", "source": "builtin", "apps": 3, "threads": 9}, "9"),
-    ("policies", {"name": "rr", "description": "d", "source": "builtin", "needs": ["counters", "locks"],
-                  "options": {"threshold_ms": 50, "strict": True, "mode": "fast"}},
-     "threshold_ms=50 strict=true mode=fast"),
-    ("programs", {"name": "gzip", "description": "compressor", "source": "catalog/programs/gzip.toml"},
-     "compressor"),
-])
+@pytest.mark.parametrize(
+    "kind, entry, expected",
+    [
+        (
+            "machines",
+            {
+                "name": "m",
+                "description": "d",
+                "source": "builtin",
+                "cores": 4,
+                "core_types": [
+                    {"name": "big", "count": 2, "freq_ghz": 3.0, "capacity": 1.0},
+                    {"name": "little", "count": 2, "freq_ghz": 1.2, "capacity": 0.4},
+                ],
+            },
+            "2x big 3.0 GHz cap 1.0 + 2x little 1.2 GHz cap 0.4",
+        ),
+        ("workloads", {"name": "w", "description": "d", "source": "builtin", "apps": 3, "threads": 9}, "9"),
+        (
+            "policies",
+            {
+                "name": "rr",
+                "description": "d",
+                "source": "builtin",
+                "needs": ["counters", "locks"],
+                "options": {"threshold_ms": 50, "strict": True, "mode": "fast"},
+            },
+            "threshold_ms=50 strict=true mode=fast",
+        ),
+        (
+            "programs",
+            {"name": "gzip", "description": "compressor", "source": "catalog/programs/gzip.toml"},
+            "compressor",
+        ),
+    ],
+)
 def test_format_catalog(kind, entry, expected):
     lines = cli.format_catalog(kind, [entry, dict(entry, name="longer-name")]).splitlines()
     assert lines[0].startswith("name ") and lines[0].rstrip().endswith("description")
     assert expected in lines[2]
     # aligned: the second column starts at the same place on every row
-    starts = {len(line) - len(line[len(line.split()[0]):].lstrip()) for line in lines[2:]}
+    starts = {len(line) - len(line[len(line.split()[0]) :].lstrip()) for line in lines[2:]}
     assert len(starts) == 1
 
 
 # ---- errors without the engine
 
-@pytest.mark.parametrize("argv", [
-    [],
-    ["bogus"],
-    ["list", "nothing"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "-1"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "x"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", " 5"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "\u0661"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "+5"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", str(2 ** 64)],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "0"],
-    ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "nan"],
-    ["run", "--machine", "m"],
-    ["agent", "--policy", "p", "--interval", "-1", "--", "true"],
-    ["agent", "--policy", "p", "--interval", "1e14", "--", "true"],
-    ["agent", "--policy", "p", "--interval", "x", "--", "true"],
-    ["agent", "--policy", "p", "--pid", "0"],
-    ["agent", "--policy", "p", "--seed", "x", "--", "true"],
-    ["agent", "--", "true"],
-])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["bogus"],
+        ["list", "nothing"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "-1"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "x"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", " 5"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "\u0661"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", "+5"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--seed", str(2**64)],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "0"],
+        ["run", "--machine", "m", "--workload", "w", "--policy", "p", "--slice-ms", "nan"],
+        ["run", "--machine", "m"],
+        ["agent", "--policy", "p", "--interval", "-1", "--", "true"],
+        ["agent", "--policy", "p", "--interval", "1e14", "--", "true"],
+        ["agent", "--policy", "p", "--interval", "x", "--", "true"],
+        ["agent", "--policy", "p", "--pid", "0"],
+        ["agent", "--policy", "p", "--seed", "x", "--", "true"],
+        ["agent", "--", "true"],
+    ],
+)
 def test_usage_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(argv)
@@ -146,6 +176,7 @@ def test_missing_engine_is_reported(monkeypatch, capsys):
 
 # ---- with the engine
 
+
 def test_unknown_machine_with_engine():
     pytest.importorskip("ampsched._core")
     done = run_module("run", "--machine", "nonexistent", "--workload", "demo", "--policy", "rr")
@@ -157,8 +188,9 @@ def test_unknown_machine_with_engine():
 def test_unknown_policy_with_engine(capsys):
     core = pytest.importorskip("ampsched._core")
     default = json.loads(core.default_compare())
-    code = cli.main(["run", "--machine", default["machine"], "--workload", default["workload"],
-                     "--policy", "no-such-policy"])
+    code = cli.main(
+        ["run", "--machine", default["machine"], "--workload", default["workload"], "--policy", "no-such-policy"]
+    )
     assert code == 2
     assert_one_line_error(capsys.readouterr().err)
 
@@ -167,8 +199,12 @@ def test_run_and_compare_json_with_engine(tmp_path, capsys):
     core = pytest.importorskip("ampsched._core")
     default = json.loads(core.default_compare())
     policy = default["policies"][0]
-    assert cli.main(["run", "--machine", default["machine"], "--workload", default["workload"],
-                     "--policy", policy, "--json"]) == 0
+    assert (
+        cli.main(
+            ["run", "--machine", default["machine"], "--workload", default["workload"], "--policy", policy, "--json"]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["policy"] == policy and "makespan_s" in result
 
@@ -200,8 +236,20 @@ def test_same_seed_is_byte_identical_across_processes(tmp_path):
     outs = []
     for i in range(2):
         trace = tmp_path / f"t{i}.json"
-        done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr",
-                          "--seed", "3", "--json", "--trace", str(trace))
+        done = run_module(
+            "run",
+            "--machine",
+            "dvfs-2x",
+            "--workload",
+            "demo",
+            "--policy",
+            "rr",
+            "--seed",
+            "3",
+            "--json",
+            "--trace",
+            str(trace),
+        )
         assert done.returncode == 0, done.stderr
         outs.append((done.stdout, trace.read_bytes()))
     assert outs[0] == outs[1]
@@ -221,30 +269,45 @@ def test_bad_workload_file_names_file_and_key(tmp_path):
 def test_unfinishable_workload_is_reported_not_hung(tmp_path):
     pytest.importorskip("ampsched._core")
     w = tmp_path / "stuck.toml"
-    w.write_text('[[app]]\nname = "x"\n[[app.group]]\nname = "main"\n[[app.group.phase]]\nkind = "compute"\n'
-                 'instructions = 1e6\n[[app.group]]\nname = "workers"\ncount = 2\n[[app.group.phase]]\n'
-                 'kind = "barrier"\nscope = "app"\nwait = "spin"\n')
+    w.write_text(
+        '[[app]]\nname = "x"\n[[app.group]]\nname = "main"\n[[app.group.phase]]\nkind = "compute"\n'
+        'instructions = 1e6\n[[app.group]]\nname = "workers"\ncount = 2\n[[app.group.phase]]\n'
+        'kind = "barrier"\nscope = "app"\nwait = "spin"\n'
+    )
     done = run_module("run", "--machine", "dvfs-2x", "--workload", str(w), "--policy", "oblivious")
     assert done.returncode == 2
     assert_one_line_error(done.stderr)
     # Named by its file, as every other problem with the input is.
-    assert f"ampsched: error: {w}: the workload can never finish" in done.stderr and "waits for a barrier" in done.stderr
+    assert (
+        f"ampsched: error: {w}: the workload can never finish" in done.stderr and "waits for a barrier" in done.stderr
+    )
 
 
 def test_compare_default_baseline_is_seed_independent():
     pytest.importorskip("ampsched._core")
     rows = []
     for seed in ("1", "5"):
-        done = run_module("compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies", "static",
-                          "--seed", seed, "--json")
+        done = run_module(
+            "compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies", "static", "--seed", seed, "--json"
+        )
         assert done.returncode == 0, done.stderr
         rows.append({r["policy"]: r for r in json.loads(done.stdout)})
     a, b = rows
     assert a["default"]["apps"] == b["default"]["apps"] and a["default"]["makespan_s"] == b["default"]["makespan_s"]
     assert a["default"]["speedup_vs_baseline"] == 1.0 and a["static"]["baseline"] == "default"
     # An explicit baseline overrides the workload's.
-    done = run_module("compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies", "static",
-                      "--baseline", "static", "--json")
+    done = run_module(
+        "compare",
+        "--machine",
+        "2fc-2sc-amd",
+        "--workload",
+        "hh1",
+        "--policies",
+        "static",
+        "--baseline",
+        "static",
+        "--json",
+    )
     assert [r["policy"] for r in json.loads(done.stdout)] == ["static"]
 
 
@@ -267,7 +330,17 @@ def test_an_empty_report_path_is_named(capsys):
 
 def test_a_report_path_that_refuses_writing_is_named(capsys):
     # /proc/version passes the early checks (a file in an existing directory) and refuses the write.
-    argv = ["compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "oblivious", "--report", "/proc/version"]
+    argv = [
+        "compare",
+        "--machine",
+        "dvfs-2x",
+        "--workload",
+        "demo",
+        "--policies",
+        "oblivious",
+        "--report",
+        "/proc/version",
+    ]
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert_one_line_error(err)
@@ -276,24 +349,35 @@ def test_a_report_path_that_refuses_writing_is_named(capsys):
 
 # ---- issue 10: budgets, and arguments the engine cannot take
 
+
 def test_a_run_past_its_budget_is_one_line_naming_the_file_and_option():
     done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--max-sim-s", "1")
     assert done.returncode == 2
     line = assert_one_line_error(done.stderr)
     # The error names the simulation that passed the budget: the first solo reference here.
-    assert line.startswith("ampsched: error: catalog/workloads/demo.toml: the solo reference run of cpu-bound passed "
-                           "its budget: 1 s of simulated time (--max-sim-s) went by, stopped at t=1.000000 s with 1 of "
-                           "1 apps unfinished ('cpu-bound')"), line
-    done = run_module("compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,static",
-                      "--max-events", "1e2")
+    assert line.startswith(
+        "ampsched: error: catalog/workloads/demo.toml: the solo reference run of cpu-bound passed "
+        "its budget: 1 s of simulated time (--max-sim-s) went by, stopped at t=1.000000 s with 1 of "
+        "1 apps unfinished ('cpu-bound')"
+    ), line
+    done = run_module(
+        "compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,static", "--max-events", "1e2"
+    )
     assert done.returncode == 2 and "100 events (--max-events)" in assert_one_line_error(done.stderr)
 
 
-@pytest.mark.parametrize("option,value,says", [
-    ("--max-events", "18446744073709551616", "--max-events: must be a whole number from 1 to 1e13, got 18446744073709551616"),
-    ("--max-events", "1e14", "--max-events: must be a whole number from 1 to 1e13, got 1e14"),
-    ("--max-sim-s", "2e9", "--max-sim-s: must be greater than 0 and at most 1e9 s, got 2e9"),
-])
+@pytest.mark.parametrize(
+    "option,value,says",
+    [
+        (
+            "--max-events",
+            "18446744073709551616",
+            "--max-events: must be a whole number from 1 to 1e13, got 18446744073709551616",
+        ),
+        ("--max-events", "1e14", "--max-events: must be a whole number from 1 to 1e13, got 1e14"),
+        ("--max-sim-s", "2e9", "--max-sim-s: must be greater than 0 and at most 1e9 s, got 2e9"),
+    ],
+)
 def test_a_budget_out_of_range_is_one_line(option, value, says):
     done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", option, value)
     assert done.returncode == 2 and says in assert_one_line_error(done.stderr)
@@ -301,19 +385,27 @@ def test_a_budget_out_of_range_is_one_line(option, value, says):
 
 def test_an_argument_that_is_not_utf8_is_one_line_not_a_traceback():
     # A Linux file name may hold any bytes; Python hands them on as surrogates.
-    done = subprocess.run([sys.executable, "-m", "ampsched", "run", "--machine", b"m\xff.toml", "--workload", "demo",
-                           "--policy", "rr"], capture_output=True, env=env_with_package(), timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "ampsched", "run", "--machine", b"m\xff.toml", "--workload", "demo", "--policy", "rr"],
+        capture_output=True,
+        env=env_with_package(),
+        timeout=600,
+    )
     assert done.returncode == 2
     assert assert_one_line_error(done.stderr.decode()) == "ampsched: error: --machine: not UTF-8 text: b'm\\xff.toml'"
 
 
 # ---- issue 23: energy without a power model; one event budget for a whole command
 
-NO_POWER = ('memory_latency_ns = 100\n[[core_type]]\nname = "big"\ncount = 2\nfreq_ghz = 2.6\n'
-            '[[core_type]]\nname = "small"\ncount = 2\nfreq_ghz = 1.3\ncpi_scale = 1.5\n')
+NO_POWER = (
+    'memory_latency_ns = 100\n[[core_type]]\nname = "big"\ncount = 2\nfreq_ghz = 2.6\n'
+    '[[core_type]]\nname = "small"\ncount = 2\nfreq_ghz = 1.3\ncpi_scale = 1.5\n'
+)
 ENERGY = ("energy_j", "edp", "nj_per_instruction")
-NOTE = ("note: energy_j, edp and nj_per_instruction are not modelled: the machine does not give a power "
-        "(power_active_w, power_idle_w or power_levels_w) for every core type.")
+NOTE = (
+    "note: energy_j, edp and nj_per_instruction are not modelled: the machine does not give a power "
+    "(power_active_w, power_idle_w or power_levels_w) for every core type."
+)
 
 
 def test_energy_on_a_machine_without_power_keys_is_not_modelled_never_zero(tmp_path):
@@ -332,9 +424,11 @@ def test_energy_on_a_machine_without_power_keys_is_not_modelled_never_zero(tmp_p
     done = run_module("compare", "--machine", str(machine), "--workload", "demo", "--policies", "rr,static")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert NOTE in lines and all(line.count("not modelled") == 3 for line in lines if line.startswith(("rr ", "static ")))
+    assert NOTE in lines and all(
+        line.count("not modelled") == 3 for line in lines if line.startswith(("rr ", "static "))
+    )
     html = ampsched.report.render_report([r])
-    assert NOTE[len("note: "):] in html and html.count(">not modelled</td>") == 3
+    assert NOTE[len("note: ") :] in html and html.count(">not modelled</td>") == 3
     # A machine with power keys keeps its numbers, and no note.
     r = json.loads(run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--json").stdout)
     assert all(isinstance(r[m], float) and r[m] > 0 for m in ENERGY) and NOTE not in cli.format_run(r)
@@ -355,10 +449,13 @@ def test_the_event_budget_is_one_for_the_whole_command_and_its_error_names_the_r
     # As many events as the run of rr takes alone: its solo references take some first, and
     # the run of rr, left the rest, passes the budget (each simulation had the whole budget before).
     r = json.loads(run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--json").stdout)
-    done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr",
-                      "--max-events", str(r["events"]))
+    done = run_module(
+        "run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr", "--max-events", str(r["events"])
+    )
     assert done.returncode == 2
     line = assert_one_line_error(done.stderr)
-    assert line.startswith(f"ampsched: error: catalog/workloads/demo.toml: the run of rr passed its budget: {r['events']} "
-                           "events (--max-events, one budget for every simulation of the command) went by, "), line
+    assert line.startswith(
+        f"ampsched: error: catalog/workloads/demo.toml: the run of rr passed its budget: {r['events']} "
+        "events (--max-events, one budget for every simulation of the command) went by, "
+    ), line
     assert "of them in its earlier simulations" in line

@@ -17,8 +17,7 @@ def test_format_value():
 
 
 def test_table_aligns_numbers_right_and_text_left():
-    text = format_table(["policy", "antt", "migrations"],
-                        [["rr", 1.4, 120], ["fair:alpha=0.5", 12.25, None]])
+    text = format_table(["policy", "antt", "migrations"], [["rr", 1.4, 120], ["fair:alpha=0.5", 12.25, None]])
     lines = text.splitlines()
     assert lines[0].split() == ["policy", "antt", "migrations"]
     assert set(lines[1].replace(" ", "")) == {"-"}

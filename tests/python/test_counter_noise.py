@@ -39,8 +39,14 @@ def test_not_a_number_is_refused_before_the_engine():
 
 def test_cli_takes_it_and_exits_2_on_a_bad_value():
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True,
-                              env=env_with_package(), timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "ampsched", *args],
+            capture_output=True,
+            text=True,
+            env=env_with_package(),
+            timeout=600,
+        )
+
     done = cli("run", "--machine", M, "--workload", W, "--policy", "hass-d", "--counter-noise", "0", "--json")
     assert done.returncode == 0, done.stderr
     bad = cli("run", "--machine", M, "--workload", W, "--policy", "rr", "--counter-noise", "1")

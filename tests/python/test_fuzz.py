@@ -44,8 +44,10 @@ def test_hostile_inputs_end_in_exit_0_or_one_error_line(tmp_path):
     for o in outcomes:
         if not o.problem and o.seconds > fuzz.SLOW_S:
             # Passing, but a bound is missing or loose: a user would wait this long for an answer.
-            warnings.warn(f"{o.case.label} took {o.seconds:.1f} s: ampsched "
-                          f"{' '.join(os.fsdecode(a)[:80] for a in o.argv)} ({'; '.join(o.case.mutations)})")
+            warnings.warn(
+                f"{o.case.label} took {o.seconds:.1f} s: ampsched "
+                f"{' '.join(os.fsdecode(a)[:80] for a in o.argv)} ({'; '.join(o.case.mutations)})"
+            )
 
     failing = [o for o in outcomes if o.problem]
     if failing:
@@ -53,12 +55,17 @@ def test_hostile_inputs_end_in_exit_0_or_one_error_line(tmp_path):
         kinds = {}
         for o in failing:
             kinds.setdefault(fuzz.signature(o), []).append(o.case.index)
-        summary = "\n".join(f"{len(ix):4d}  {sig}   e.g. cases {ix[:5]}"
-                            for sig, ix in sorted(kinds.items(), key=lambda kv: -len(kv[1])))
+        summary = "\n".join(
+            f"{len(ix):4d}  {sig}   e.g. cases {ix[:5]}"
+            for sig, ix in sorted(kinds.items(), key=lambda kv: -len(kv[1]))
+        )
         details = "\n\n".join(fuzz.describe(o, kept[o.case.index]) for o in failing[:SHOWN])
-        pytest.fail(f"{len(failing)} of {len(cases)} hostile inputs (seed {SEED}) did not end in exit 0 or "
-                    f"exit 2 with one error line; the inputs are kept under {os.path.dirname(next(iter(kept.values())))}\n"
-                    f"{summary}\n\n{details}", pytrace=False)
+        pytest.fail(
+            f"{len(failing)} of {len(cases)} hostile inputs (seed {SEED}) did not end in exit 0 or "
+            f"exit 2 with one error line; the inputs are kept under {os.path.dirname(next(iter(kept.values())))}\n"
+            f"{summary}\n\n{details}",
+            pytrace=False,
+        )
 
 
 # ---- the Python API
@@ -124,17 +131,17 @@ API_CALLS = [
     ('sweep("dvfs-2x", "demo", "rr", force=1)', INPUT),
     ('sweep("dvfs-2x", "demo", "rr", jobs="2")', INPUT),
     ('sweep("dvfs-2x", "demo", "rr", backend=5)', INPUT),
-    ('reproduce(5)', INPUT),
+    ("reproduce(5)", INPUT),
     ('reproduce("no-such")', INPUT),
     ('reproduce("thesis-uf", quick="x")', INPUT),
     ('reproduce("thesis-uf", output=5)', INPUT),
-    ('read_sweep(5)', INPUT),
+    ("read_sweep(5)", INPUT),
     ('read_sweep("/nonexistent")', INPUT),
-    ('verify_sweep(5)', INPUT),
+    ("verify_sweep(5)", INPUT),
     ('write_report(5, "r.html")', INPUT),
     ('write_report([], "r.html")', INPUT),
-    ('write_report([{}], 5)', INPUT),
-    ('results_frame(5)', INPUT),
+    ("write_report([{}], 5)", INPUT),
+    ("results_frame(5)", INPUT),
 ]
 
 # The child prints the class of what the call raised ("OK" if nothing), and nothing else.
@@ -156,8 +163,14 @@ def test_bad_api_call_raises_input_error(call, expected):
     pytest.importorskip("ampsched._core")
     command, env = fuzz.engine_command()
     try:
-        done = subprocess.run([sys.executable, "-c", API_CHILD, call], capture_output=True, text=True, env=env,
-                              timeout=fuzz.TIMEOUT_S, preexec_fn=fuzz.limit_child)
+        done = subprocess.run(
+            [sys.executable, "-c", API_CHILD, call],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=fuzz.TIMEOUT_S,
+            preexec_fn=fuzz.limit_child,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"ampsched.{call}: no end within {fuzz.TIMEOUT_S:g} s")
     assert done.returncode == 0, f"ampsched.{call}: the child ended with status {done.returncode}:\n{done.stderr}"

@@ -4,6 +4,7 @@ byte-identical to when tests/golden/json.sha256.tsv was written (tests/golden/ca
 how to regenerate both after a deliberate change, and docs/testing.md what the files hold).
 `make test` checks the quick grid (`capture.py --quick`: every thirteenth quick-eligible run);
 `make test-all` every run of the snapshot."""
+
 import os
 import sys
 
@@ -54,9 +55,11 @@ def test_every_run_not_yet_converted_has_its_former_json_hash():
 def test_the_stale_wash_and_pfs_rows_of_the_former_file():
     stale = [r for r in capture.read_legacy() if r[2] in STALE_IN_FORMER_FILE]
     if stale:
-        pytest.skip(f"{len(stale):,} wash/pfs runs of the former hash file are stale (never rewritten after those "
-                    f"policies changed): `python tests/golden/capture.py --convert`, then `--write --policies "
-                    f"wash,pfs` (hours on 2 CPUs; docs/testing.md)")
+        pytest.skip(
+            f"{len(stale):,} wash/pfs runs of the former hash file are stale (never rewritten after those "
+            f"policies changed): `python tests/golden/capture.py --convert`, then `--write --policies "
+            f"wash,pfs` (hours on 2 CPUs; docs/testing.md)"
+        )
 
 
 def test_the_json_sample_is_byte_identical():

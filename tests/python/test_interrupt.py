@@ -6,7 +6,6 @@ instructions each time-share the cores for ~1e5 simulated seconds: some 10^8 eve
 it SIGINT while it simulates; without the engine's check it would run to the end.
 """
 
-import os
 import select
 import signal
 import subprocess
@@ -91,9 +90,14 @@ def slow_workload(tmp_path):
 def interrupt_cli(*args):
     """Start `python -m ampsched ARGS`, interrupt it once it simulates; (status, stdout,
     stderr, seconds from the SIGINT to its end)."""
-    child = subprocess.Popen([sys.executable, "-c", CLI_CHILD, *args], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env_with_package(),
-                             preexec_fn=sigint_as_in_a_terminal)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CLI_CHILD, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_with_package(),
+        preexec_fn=sigint_as_in_a_terminal,
+    )
     try:
         ready, _, _ = select.select([child.stdout], [], [], START_S)
         assert ready and child.stdout.readline() == "started\n", child.stderr.read()
@@ -108,10 +112,13 @@ def interrupt_cli(*args):
             child.communicate()
 
 
-@pytest.mark.parametrize("command", [
-    ["run", "--policy", "rr"],
-    ["compare", "--policies", "rr,oblivious"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--policy", "rr"],
+        ["compare", "--policies", "rr,oblivious"],
+    ],
+)
 def test_ctrl_c_stops_the_command(slow_workload, command):
     name, *rest = command
     status, out, err, took = interrupt_cli(name, "--machine", "dvfs-2x", "--workload", slow_workload, *rest)
@@ -120,10 +127,17 @@ def test_ctrl_c_stops_the_command(slow_workload, command):
 
 
 def test_ctrl_c_raises_keyboard_interrupt_in_the_api(slow_workload):
-    done = subprocess.run([sys.executable, "-c", API_CHILD, "dvfs-2x", slow_workload, str(SETTLE_S)],
-                          capture_output=True, text=True, env=env_with_package(),
-                          preexec_fn=sigint_as_in_a_terminal, timeout=START_S + 2 * STOP_S)
+    done = subprocess.run(
+        [sys.executable, "-c", API_CHILD, "dvfs-2x", slow_workload, str(SETTLE_S)],
+        capture_output=True,
+        text=True,
+        env=env_with_package(),
+        preexec_fn=sigint_as_in_a_terminal,
+        timeout=START_S + 2 * STOP_S,
+    )
     lines = [line.split() for line in done.stdout.splitlines()]
     assert done.returncode == 0 and [line[:2] for line in lines] == [
-        ["run", "KeyboardInterrupt"], ["compare", "KeyboardInterrupt"]], done.stdout + done.stderr
+        ["run", "KeyboardInterrupt"],
+        ["compare", "KeyboardInterrupt"],
+    ], done.stdout + done.stderr
     assert all(float(line[2]) < STOP_S for line in lines)

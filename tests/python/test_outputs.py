@@ -17,8 +17,12 @@ if ampsched._core is None:
 
 RUN = ["run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr"]
 COMPARE = ["compare", "--machine", "dvfs-2x", "--workload", "demo", "--policies", "rr,busyfcs"]
-OUTPUTS = [(RUN, "--trace"), (COMPARE, "--report"), (["topology", "--cores", "0-1"], "--save"),
-           (["sweep", "--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"], "--output")]
+OUTPUTS = [
+    (RUN, "--trace"),
+    (COMPARE, "--report"),
+    (["topology", "--cores", "0-1"], "--save"),
+    (["sweep", "--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"], "--output"),
+]
 
 
 def _targets(tmp_path):
@@ -61,8 +65,12 @@ def test_the_engine_refuses_a_symlink_trace_itself(tmp_path):
     assert victim.read_text() == "the user's"
     trace = tmp_path / "t.json"
     ampsched.run("dvfs-2x", "demo", "rr", trace=trace)
-    assert trace.read_text().startswith("{") and sorted(os.listdir(tmp_path)) == ["fifo", "link", "t.json",
-                                                                                  "victim.txt"]
+    assert trace.read_text().startswith("{") and sorted(os.listdir(tmp_path)) == [
+        "fifo",
+        "link",
+        "t.json",
+        "victim.txt",
+    ]
 
 
 def test_write_report_refuses_a_symlink(tmp_path):
@@ -80,8 +88,13 @@ def test_reproduce_refuses_a_document_or_figure_it_would_write_through(tmp_path,
     out.mkdir()
     name = "thesis-uf.md" if kind == "fifo" else "thesis-uf-fig6-1.png"
     os.rename(targets[kind][0], out / name)
-    proc = subprocess.run([sys.executable, "-m", "ampsched", "reproduce", "thesis-uf", "--quick", "--output", str(out)],
-                          capture_output=True, text=True, env=env_with_package(), timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ampsched", "reproduce", "thesis-uf", "--quick", "--output", str(out)],
+        capture_output=True,
+        text=True,
+        env=env_with_package(),
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert f"{out / name}: {targets[kind][1]}" in assert_one_line_error(proc.stderr)
     assert victim.read_text() == "the user's"

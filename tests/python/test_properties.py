@@ -19,7 +19,8 @@ repeatable = settings(derandomize=True, deadline=None, database=None)
 # ---- split_policies
 
 spec_text = st.text(alphabet=st.characters(blacklist_characters=",", blacklist_categories=("Cs",)), min_size=1).filter(
-    lambda s: s.strip())
+    lambda s: s.strip()
+)
 padding = st.text(alphabet=" \t", max_size=3)
 
 
@@ -39,16 +40,23 @@ SIGNALS = {"SIGHUP": 1, "SIGINT": 2, "SIGKILL": 9, "SIGSEGV": 11, "SIGTERM": 15,
 
 
 @repeatable
-@given(st.integers(0, 255), st.one_of(st.none(), st.sampled_from(sorted(SIGNALS)), st.integers(1, 64).map("signal {}".format)))
+@given(
+    st.integers(0, 255),
+    st.one_of(st.none(), st.sampled_from(sorted(SIGNALS)), st.integers(1, 64).map("signal {}".format)),
+)
 def test_an_exit_code_is_the_status_whatever_stopped_the_agent(code, stopped_by):
     report = {"target": {"status": {"exit_code": code, "signal": None}}, "stopped_by": stopped_by}
     assert cli.agent_exit_status(report) == code
 
 
 @repeatable
-@given(st.one_of(st.sampled_from(sorted(SIGNALS)).map(lambda n: (n, SIGNALS[n])),
-                 st.integers(1, 64).map(lambda n: (f"signal {n}", n))),
-       st.booleans())
+@given(
+    st.one_of(
+        st.sampled_from(sorted(SIGNALS)).map(lambda n: (n, SIGNALS[n])),
+        st.integers(1, 64).map(lambda n: (f"signal {n}", n)),
+    ),
+    st.booleans(),
+)
 def test_a_signal_is_128_plus_its_number(signal, in_status):
     # Killed by the signal itself (the command's status), or the agent stopped by it before the
     # command had a status: either way 128 + N, as a shell says.
@@ -67,7 +75,7 @@ word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-<>&", min_size=1, max_size=
 
 
 @repeatable
-@given(st.lists(st.tuples(word, finite, st.integers(-10**6, 10**6)), min_size=1, max_size=12))
+@given(st.lists(st.tuples(word, finite, st.integers(-(10**6), 10**6)), min_size=1, max_size=12))
 def test_table_columns_line_up_and_keep_their_values(rows):
     lines = format_table(["name", "value", "count"], [list(r) for r in rows]).splitlines()
     assert len(lines) == len(rows) + 2
@@ -86,20 +94,25 @@ def test_table_columns_line_up_and_keep_their_values(rows):
         cells = line.split()
         assert cells[0] == name and int(cells[2]) == count
         # Rounded to the shown decimals, never otherwise changed.
-        assert abs(float(cells[1]) - value) <= 0.5 * 10 ** -decimals + 1e-9 * abs(value)
+        assert abs(float(cells[1]) - value) <= 0.5 * 10**-decimals + 1e-9 * abs(value)
 
 
 # ---- the engine's policy spec parser
 
-TINY_MACHINE = ('name = "tiny"\nmemory_latency_ns = 100.0\n[[core_type]]\nname = "fast"\ncount = 1\n'
-                'freq_ghz = 2.0\n[[core_type]]\nname = "slow"\ncount = 1\nfreq_ghz = 1.0\n')
+TINY_MACHINE = (
+    'name = "tiny"\nmemory_latency_ns = 100.0\n[[core_type]]\nname = "fast"\ncount = 1\n'
+    'freq_ghz = 2.0\n[[core_type]]\nname = "slow"\ncount = 1\nfreq_ghz = 1.0\n'
+)
 # Two apps of 1 ms: even a policy called every nanosecond finishes at once.
-TINY_WORKLOAD = ('[[app]]\nname = "a"\n[[app.phase]]\nkind = "compute"\ninstructions = 2e6\n'
-                 '[[app]]\nname = "b"\n[[app.phase]]\nkind = "compute"\ninstructions = 1e6\nllc_mpki = 5\n')
+TINY_WORKLOAD = (
+    '[[app]]\nname = "a"\n[[app.phase]]\nkind = "compute"\ninstructions = 2e6\n'
+    '[[app]]\nname = "b"\n[[app.phase]]\nkind = "compute"\ninstructions = 1e6\nllc_mpki = 5\n'
+)
 
 OPTION_NAMES = ["quantum_ms", "threshold_ms", "max_runs", "speed", ""]
-VALUES = st.one_of(st.sampled_from(["1", "0", "-1", "nan", "inf", "1e9", "0.5", "", "x", "1e-300", " 2 "]),
-                   st.floats().map(repr))
+VALUES = st.one_of(
+    st.sampled_from(["1", "0", "-1", "nan", "inf", "1e9", "0.5", "", "x", "1e-300", " 2 "]), st.floats().map(repr)
+)
 
 
 @st.composite

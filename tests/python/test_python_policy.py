@@ -20,7 +20,6 @@ EXAMPLE_SPEC = EXAMPLE + ":BusyFcs"
 IS_LINUX = sys.platform.startswith("linux")
 
 
-
 def catalog_pairs():
     """Every catalog workload on one catalog machine, the machines taken in turn, so each of
     them runs several (two to four capacity levels, 4 to 16 cores; single-threaded apps,
@@ -29,7 +28,9 @@ def catalog_pairs():
     AMPSCHED_TEST_ALL_PAIRS=1."""
     if ampsched._core is None:
         return []
-    names = {kind: [e["name"] for e in json.loads(ampsched._core.list_catalog(kind))] for kind in ("machines", "workloads")}
+    names = {
+        kind: [e["name"] for e in json.loads(ampsched._core.list_catalog(kind))] for kind in ("machines", "workloads")
+    }
     machines, workloads = names["machines"], names["workloads"]
     if os.environ.get("AMPSCHED_TEST_ALL_PAIRS") == "1":
         return [(m, w) for m in machines for w in workloads]
@@ -40,8 +41,9 @@ def catalog_pairs():
 
 def run_cli(*args):
     env = env_with_package()
-    return subprocess.run([sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def one_line_error(stderr):
@@ -64,6 +66,7 @@ def write(tmp_path, name, source):
 
 
 # ---- the port gives the Rust policy's results
+
 
 def test_python_busyfcs_is_byte_identical_to_rust():
     core = ampsched._core
@@ -97,8 +100,18 @@ def test_compare_mixes_python_objects_and_specs():
 
 
 def test_cli_compare_with_a_python_policy_file():
-    r = run_cli("compare", "--machine", "2fc-2sc-amd", "--workload", "hh1", "--policies",
-                f"{EXAMPLE_SPEC},busyfcs", "--baseline", "busyfcs", "--json")
+    r = run_cli(
+        "compare",
+        "--machine",
+        "2fc-2sc-amd",
+        "--workload",
+        "hh1",
+        "--policies",
+        f"{EXAMPLE_SPEC},busyfcs",
+        "--baseline",
+        "busyfcs",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     python, rust = json.loads(r.stdout)
     assert python["policy"] == EXAMPLE_SPEC and python["speedup_vs_baseline"] == 1.0
@@ -115,15 +128,27 @@ def test_a_run_uses_a_copy_of_the_policy_object():
 
 # ---- what the view shows
 
+
 class Recorder(ampsched.Policy):
     """Keeps what it saw at its first calls (in the class: a run works on a copy)."""
+
     seen = []
 
     def decide(self, view):
         if view.call <= 5:
             t = view.thread(view.trigger_thread)
-            Recorder.seen.append((view.call, view.trigger, view.trigger_thread, view.now_ns, view.live,
-                                  sorted(view.changed), t.state, t.allowed))
+            Recorder.seen.append(
+                (
+                    view.call,
+                    view.trigger,
+                    view.trigger_thread,
+                    view.now_ns,
+                    view.live,
+                    sorted(view.changed),
+                    t.state,
+                    t.allowed,
+                )
+            )
 
 
 def test_the_view_of_thread_starts_and_exits():
@@ -145,9 +170,14 @@ class Quantum(ampsched.Policy):
     seen = []
 
     def decide(self, view):
-        Quantum.seen.append((view.trigger, view.now_ns, view.interval_start_ns,
-                             {t: (sum(c["time_ns"] for c in view.interval(t)), view.thread(t).total_time_ns)
-                              for t in view.live}))
+        Quantum.seen.append(
+            (
+                view.trigger,
+                view.now_ns,
+                view.interval_start_ns,
+                {t: (sum(c["time_ns"] for c in view.interval(t)), view.thread(t).total_time_ns) for t in view.live},
+            )
+        )
 
 
 def test_quantum_calls_and_interval_counters():
@@ -167,6 +197,7 @@ def test_quantum_calls_and_interval_counters():
 
 class Profiles(ampsched.Policy):
     """Keeps each app's solo_ips as its first call saw them."""
+
     triggers = ("start",)
     seen = None
 
@@ -201,10 +232,14 @@ def test_machine_as_the_view_shows_it():
     m = Machine.seen[0]
     # intel-8p8e: 8 P-cores (cores 0-7, capacity 1024) then 8 E-cores (capacity 549).
     assert [(t["name"], t["count"], t["capacity"], t["fast"]) for t in m["core_types"]] == [
-        ("pcore", 8, 1024, True), ("ecore", 8, 549, False)]
+        ("pcore", 8, 1024, True),
+        ("ecore", 8, 549, False),
+    ]
     assert m["fast_cores"] == list(range(8))
-    assert m["capacity_levels"] == [{"capacity": 1024, "cores": list(range(8))},
-                                    {"capacity": 549, "cores": list(range(8, 16))}]
+    assert m["capacity_levels"] == [
+        {"capacity": 1024, "cores": list(range(8))},
+        {"capacity": 549, "cores": list(range(8, 16))},
+    ]
     assert [c["type"] for c in m["cores"]] == [0] * 8 + [1] * 8
 
 
@@ -220,12 +255,15 @@ def test_the_view_raises_after_its_call_and_copies_stay_valid():
     with pytest.raises(ampsched.InputError) as error:
         ampsched.run("2fc-2sc-amd", "hh1", Keeper())
     message = str(error.value)
-    assert message.startswith("--policy: Keeper: decide (call 2) raised RuntimeError: this view (call 1) was used "
-                              "after its decide call returned")
+    assert message.startswith(
+        "--policy: Keeper: decide (call 2) raised RuntimeError: this view (call 1) was used "
+        "after its decide call returned"
+    )
     assert isinstance(error.value.__cause__, RuntimeError)
 
 
 # ---- errors: one line, exit status 2
+
 
 class Raises(ampsched.Policy):
     def decide(self, view):
@@ -252,23 +290,48 @@ class NotAPlacement(ampsched.Policy):
         return [0]
 
 
-@pytest.mark.parametrize("policy, words", [
-    (Raises(), "--policy: Raises: decide (call 3) raised ZeroDivisionError: division by zero"),
-    (BadCore(), "--policy: BadCore: decide (call 1) returned a placement that gave thread 0 core 99, "
-                "which the machine lacks (it has cores 0 to 3)"),
-    (NoThread(), "--policy: NoThread: decide (call 1) returned a placement that placed thread 999, which does not exist"),
-    (NotAPlacement(), "returned a list, not an ampsched.Placement or None"),
-    (type("T", (ampsched.Policy,), {"triggers": ("start", "bogus"), "decide": lambda self, v: None})(), "unknown trigger 'bogus'"),
-    (type("T", (ampsched.Policy,), {"triggers": "start", "decide": lambda self, v: None})(), "triggers must be a tuple of names"),
-    (type("N", (ampsched.Policy,), {"needs": ("bogus",), "decide": lambda self, v: None})(), "needs: unknown signal 'bogus' (known: counters, locks"),
-    (type("Q", (ampsched.Policy,), {"quantum_ms": -1, "decide": lambda self, v: None})(),
-     "quantum_ms must be a number from 0.1 to 1000000 ms, or None; got -1"),
-    # The Rust policies' range (limits::QUANTUM_MS): a nanosecond quantum would make a run crawl.
-    (type("Q", (ampsched.Policy,), {"quantum_ms": 1e-9, "decide": lambda self, v: None})(),
-     "quantum_ms must be a number from 0.1 to 1000000 ms, or None; got 1e-09"),
-    (type("Never", (ampsched.Policy,), {"triggers": (), "decide": lambda self, v: None})(), "neither a quantum_ms nor triggers"),
-    (object(), "a policy is a spec string or an ampsched.Policy object, got an instance of object"),
-])
+@pytest.mark.parametrize(
+    "policy, words",
+    [
+        (Raises(), "--policy: Raises: decide (call 3) raised ZeroDivisionError: division by zero"),
+        (
+            BadCore(),
+            "--policy: BadCore: decide (call 1) returned a placement that gave thread 0 core 99, "
+            "which the machine lacks (it has cores 0 to 3)",
+        ),
+        (
+            NoThread(),
+            "--policy: NoThread: decide (call 1) returned a placement that placed thread 999, which does not exist",
+        ),
+        (NotAPlacement(), "returned a list, not an ampsched.Placement or None"),
+        (
+            type("T", (ampsched.Policy,), {"triggers": ("start", "bogus"), "decide": lambda self, v: None})(),
+            "unknown trigger 'bogus'",
+        ),
+        (
+            type("T", (ampsched.Policy,), {"triggers": "start", "decide": lambda self, v: None})(),
+            "triggers must be a tuple of names",
+        ),
+        (
+            type("N", (ampsched.Policy,), {"needs": ("bogus",), "decide": lambda self, v: None})(),
+            "needs: unknown signal 'bogus' (known: counters, locks",
+        ),
+        (
+            type("Q", (ampsched.Policy,), {"quantum_ms": -1, "decide": lambda self, v: None})(),
+            "quantum_ms must be a number from 0.1 to 1000000 ms, or None; got -1",
+        ),
+        # The Rust policies' range (limits::QUANTUM_MS): a nanosecond quantum would make a run crawl.
+        (
+            type("Q", (ampsched.Policy,), {"quantum_ms": 1e-9, "decide": lambda self, v: None})(),
+            "quantum_ms must be a number from 0.1 to 1000000 ms, or None; got 1e-09",
+        ),
+        (
+            type("Never", (ampsched.Policy,), {"triggers": (), "decide": lambda self, v: None})(),
+            "neither a quantum_ms nor triggers",
+        ),
+        (object(), "a policy is a spec string or an ampsched.Policy object, got an instance of object"),
+    ],
+)
 def test_policy_errors_are_input_errors(policy, words):
     with pytest.raises(ampsched.InputError) as error:
         ampsched.run("2fc-2sc-amd", "hh1", policy)
@@ -276,8 +339,10 @@ def test_policy_errors_are_input_errors(policy, words):
     assert "\n" not in str(error.value)
 
 
-HINTLESS = ('name = "hintless"\n[[app]]\nname = "a"\n[[app.phase]]\nkind = "compute"\ninstructions = 1e6\n'
-            '[[app]]\nname = "io"\n[[app.phase]]\nkind = "sleep"\nseconds = 0.001\n')
+HINTLESS = (
+    'name = "hintless"\n[[app]]\nname = "a"\n[[app.phase]]\nkind = "compute"\ninstructions = 1e6\n'
+    '[[app]]\nname = "io"\n[[app.phase]]\nkind = "sleep"\nseconds = 0.001\n'
+)
 
 
 def test_hints_are_refused_where_a_group_has_no_signature(tmp_path):
@@ -288,8 +353,10 @@ def test_hints_are_refused_where_a_group_has_no_signature(tmp_path):
     hints = type("Hints", (ampsched.Policy,), {"needs": ("hints",), "decide": lambda self, v: None})()
     with pytest.raises(ampsched.InputError) as error:
         ampsched.run("2fc-2sc-amd", str(workload), hints)
-    assert ("Hints cannot run: it needs static program hints (signatures) for every app, which the simulator with "
-            "workload 'hintless' does not give") in str(error.value)
+    assert (
+        "Hints cannot run: it needs static program hints (signatures) for every app, which the simulator with "
+        "workload 'hintless' does not give"
+    ) in str(error.value)
     ampsched.run("2fc-2sc-amd", "hh1", hints)
 
 
@@ -318,15 +385,21 @@ class RaisesOwn(ampsched.Policy):
         raise OwnBaseException("mine")
 
 
-@pytest.mark.parametrize("policy, raised, words", [
-    (Exits(), SystemExit, "--policy: Exits: decide (call 1) raised SystemExit: 3"),
-    (ClosesGenerator(), GeneratorExit, "--policy: ClosesGenerator: decide (call 1) raised GeneratorExit: closed"),
-    (RaisesOwn(), OwnBaseException, "--policy: RaisesOwn: decide (call 1) raised OwnBaseException: mine"),
-])
+@pytest.mark.parametrize(
+    "policy, raised, words",
+    [
+        (Exits(), SystemExit, "--policy: Exits: decide (call 1) raised SystemExit: 3"),
+        (ClosesGenerator(), GeneratorExit, "--policy: ClosesGenerator: decide (call 1) raised GeneratorExit: closed"),
+        (RaisesOwn(), OwnBaseException, "--policy: RaisesOwn: decide (call 1) raised OwnBaseException: mine"),
+    ],
+)
 def test_a_base_exception_other_than_keyboard_interrupt_is_the_policys_failure(policy, raised, words):
     # Not raised as itself: a SystemExit would end the caller's program, and a sweep's worker
     # would send back what its parent may not be able to unpickle.
-    for call in (lambda: ampsched.run("2fc-2sc-amd", "hh1", policy), lambda: ampsched.compare("2fc-2sc-amd", "hh1", [policy])):
+    for call in (
+        lambda: ampsched.run("2fc-2sc-amd", "hh1", policy),
+        lambda: ampsched.compare("2fc-2sc-amd", "hh1", [policy]),
+    ):
         with pytest.raises(ampsched.InputError) as error:
             call()
         assert words in str(error.value) and "\n" not in str(error.value)
@@ -344,7 +417,11 @@ def test_a_keyboard_interrupt_in_decide_is_raised_as_itself():
 
 
 def test_a_sweep_records_a_base_exception_in_the_rows_error(tmp_path):
-    path = write(tmp_path, "exits.py", "class Exits(ampsched.Policy):\n    def decide(self, view):\n        raise SystemExit(3)\n")
+    path = write(
+        tmp_path,
+        "exits.py",
+        "class Exits(ampsched.Policy):\n    def decide(self, view):\n        raise SystemExit(3)\n",
+    )
     table = ampsched.sweep(["2fc-2sc-amd"], ["hh1"], [path + ":Exits", "rr"], seeds=[1], jobs=2)
     errors = dict(zip(table["policy"], table["error"]))
     assert errors[path + ":Exits"] == f"--policy: {path}:Exits: decide (call 1) raised SystemExit: 3", errors
@@ -354,6 +431,7 @@ def test_a_sweep_records_a_base_exception_in_the_rows_error(tmp_path):
 class Sleeps(ampsched.Policy):
     def decide(self, view):
         import time
+
         time.sleep(1e6)
 
 
@@ -365,6 +443,7 @@ class Spins(ampsched.Policy):
 
 class SpinsSwallowing(ampsched.Policy):
     """Catches Exception, which the interruption is not."""
+
     def decide(self, view):
         while True:
             try:
@@ -382,27 +461,54 @@ def test_a_stuck_decide_is_stopped_at_its_limit_in_the_simulator(policy):
     name = type(policy).__name__
     with pytest.raises(ampsched.InputError) as error:
         ampsched._core.run("2fc-2sc-amd", "hh1", name, policy_object=policy, decide_limit_ms=200)
-    assert str(error.value) == f"--policy: {name}: decide (call 1) did not return within its limit of 200 ms, and was stopped"
+    assert (
+        str(error.value)
+        == f"--policy: {name}: decide (call 1) did not return within its limit of 200 ms, and was stopped"
+    )
     assert ampsched.defaults()["simulator_decide_limit_ms"] == 10_000
     # The interpreter is fine afterwards: no exception left pending for later code.
     assert ampsched.run("2fc-2sc-amd", "hh1", BusyFcs()).raw["policy"] == "BusyFcs"
 
 
-@pytest.mark.parametrize("source, spec, words", [
-    (None, "nosuch.py:P", "no such file: nosuch.py"),
-    ("class P(ampsched.Policy):\n    pass\n", "{path}:Q", "has no class Q (its policies: P)"),
-    ("class P(ampsched.Policy):\n    pass\n", "{path}", "name the policy class: "),
-    ("class P:\n    def decide(self, view):\n        return None\n", "{path}:P", "P is not a subclass of ampsched.Policy"),
-    ("import nosuchmodule\n", "{path}:P", "cannot load {path}: ModuleNotFoundError: No module named 'nosuchmodule'"),
-    ("class P(ampsched.Policy):\n    def __init__(self):\n        raise ValueError('no')\n    def decide(self, view):\n        pass\n", "{path}:P",
-     "P() raised ValueError: no"),
-    ("class P(ampsched.Policy):\n    quantum_ms = 10\n", "{path}:P",
-     "P() raised TypeError: Can't instantiate abstract class P"),
-    ("class P(ampsched.Policy):\n    def decide(self, view):\n        raise KeyError('boom')\n", "{path}:P",
-     "decide (call 1) raised KeyError: 'boom'"),
-    ("class P(ampsched.Policy):\n    def decide(self, view):\n        out = ampsched.Placement()\n"
-     "        out.set(0, [7])\n        return out\n", "{path}:P", "gave thread 0 core 7, which the machine lacks"),
-])
+@pytest.mark.parametrize(
+    "source, spec, words",
+    [
+        (None, "nosuch.py:P", "no such file: nosuch.py"),
+        ("class P(ampsched.Policy):\n    pass\n", "{path}:Q", "has no class Q (its policies: P)"),
+        ("class P(ampsched.Policy):\n    pass\n", "{path}", "name the policy class: "),
+        (
+            "class P:\n    def decide(self, view):\n        return None\n",
+            "{path}:P",
+            "P is not a subclass of ampsched.Policy",
+        ),
+        (
+            "import nosuchmodule\n",
+            "{path}:P",
+            "cannot load {path}: ModuleNotFoundError: No module named 'nosuchmodule'",
+        ),
+        (
+            "class P(ampsched.Policy):\n    def __init__(self):\n        raise ValueError('no')\n    def decide(self, view):\n        pass\n",
+            "{path}:P",
+            "P() raised ValueError: no",
+        ),
+        (
+            "class P(ampsched.Policy):\n    quantum_ms = 10\n",
+            "{path}:P",
+            "P() raised TypeError: Can't instantiate abstract class P",
+        ),
+        (
+            "class P(ampsched.Policy):\n    def decide(self, view):\n        raise KeyError('boom')\n",
+            "{path}:P",
+            "decide (call 1) raised KeyError: 'boom'",
+        ),
+        (
+            "class P(ampsched.Policy):\n    def decide(self, view):\n        out = ampsched.Placement()\n"
+            "        out.set(0, [7])\n        return out\n",
+            "{path}:P",
+            "gave thread 0 core 7, which the machine lacks",
+        ),
+    ],
+)
 def test_cli_policy_errors_are_one_line_exit_2(tmp_path, source, spec, words):
     path = write(tmp_path, "mine.py", source) if source is not None else ""
     spec, words = spec.format(path=path), words.format(path=path)
@@ -413,6 +519,7 @@ def test_cli_policy_errors_are_one_line_exit_2(tmp_path, source, spec, words):
 
 
 # ---- the live agent
+
 
 @pytest.mark.skipif(not IS_LINUX, reason="the agent is Linux-only")
 def test_python_policy_under_the_live_agent(tmp_path):
@@ -425,8 +532,19 @@ def test_python_policy_under_the_live_agent(tmp_path):
     if len(os.sched_getaffinity(0)) >= 2:
         # One fast and one slow CPU: the single thread starts in the fast partition (both
         # partitions are empty; ties go to the faster), one decision.
-        r = run_cli("agent", "--policy", EXAMPLE_SPEC, "--cores", "fast=0,slow=1:0.5", "--interval", "10",
-                    "--json", "--", "sleep", "0.3")
+        r = run_cli(
+            "agent",
+            "--policy",
+            EXAMPLE_SPEC,
+            "--cores",
+            "fast=0,slow=1:0.5",
+            "--interval",
+            "10",
+            "--json",
+            "--",
+            "sleep",
+            "0.3",
+        )
         assert r.returncode == 0, r.stderr
         report = json.loads(r.stdout)
         assert report["decisions"] == 1 and report["threads"][0]["decisions"] == 1
@@ -434,15 +552,22 @@ def test_python_policy_under_the_live_agent(tmp_path):
 
 @pytest.mark.skipif(not IS_LINUX, reason="the agent is Linux-only")
 def test_live_agent_refuses_unmet_needs_and_reports_decide_errors(tmp_path):
-    counters = write(tmp_path, "counting.py", "class Counting(ampsched.Policy):\n    needs = ('counters',)\n"
-                                              "    def decide(self, view):\n        return None\n")
+    counters = write(
+        tmp_path,
+        "counting.py",
+        "class Counting(ampsched.Policy):\n    needs = ('counters',)\n"
+        "    def decide(self, view):\n        return None\n",
+    )
     r = run_cli("agent", "--policy", counters + ":Counting", "--", "true")
     # This VM has no hardware counters, and the agent does not read them yet anywhere.
     assert r.returncode == 2, r.stderr
     assert "Counting cannot run live: it needs per-thread hardware counters" in one_line_error(r.stderr)
 
-    raising = write(tmp_path, "raising.py", "class Raising(ampsched.Policy):\n"
-                                            "    def decide(self, view):\n        raise RuntimeError('live')\n")
+    raising = write(
+        tmp_path,
+        "raising.py",
+        "class Raising(ampsched.Policy):\n    def decide(self, view):\n        raise RuntimeError('live')\n",
+    )
     r = run_cli("agent", "--policy", raising + ":Raising", "--interval", "10", "--", "sleep", "0.2")
     assert r.returncode == 2, r.stderr
     assert "decide (call 1) raised RuntimeError: live" in one_line_error(r.stderr)
@@ -477,7 +602,8 @@ def test_a_stopped_call_leaves_no_thread_that_aborts_the_exit(tmp_path):
     script.write_text(SPIN_AT_EXIT)
     runs = 60 if os.environ.get("AMPSCHED_TEST_ALL") == "1" else 12
     for _ in range(runs):
-        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              env=env_with_package(), timeout=60)
+        done = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, env=env_with_package(), timeout=60
+        )
         assert done.returncode == 0, done.stderr[-500:]
         assert done.stdout.startswith("stopped: ") and "did not return within its limit of 30 ms" in done.stdout

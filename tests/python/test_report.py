@@ -127,8 +127,11 @@ def test_without_timeline(sample_results):
 
 def test_long_timeline_stays_small(sample_results):
     # 200 s of 4 ms slices on 2 cores, two apps alternating: 100,000 segments.
-    timeline = [[core, i % 2, ("gzip", HOSTILE)[(i + core) % 2], i * 0.004, (i + 1) * 0.004]
-                for core in (0, 1) for i in range(50_000)]
+    timeline = [
+        [core, i % 2, ("gzip", HOSTILE)[(i + core) % 2], i * 0.004, (i + 1) * 0.004]
+        for core in (0, 1)
+        for i in range(50_000)
+    ]
     for r in sample_results:
         r["timeline"], r["makespan_s"] = timeline, 200.0
     page = render_report(sample_results)

@@ -29,8 +29,9 @@ def runnable():
 
 
 def test_every_reproduction_can_run():
-    assert {name: reproductions.unavailable(name) for name in reproductions.registry()} == \
-        {name: [] for name in reproductions.registry()}
+    assert {name: reproductions.unavailable(name) for name in reproductions.registry()} == {
+        name: [] for name in reproductions.registry()
+    }
 
 
 # The reproduction whose quick version `make test` also runs with one job, to check that the
@@ -53,6 +54,7 @@ def quick_runs(tmp_path_factory):
 
 
 # ---- every reproduction
+
 
 def test_every_reproduction_has_a_committed_document():
     for name in runnable():
@@ -117,23 +119,27 @@ def test_the_document_has_its_parts(quick_runs):
 
 # ---- thesis-uf: the formulas, by hand
 
-@pytest.mark.parametrize("sf, n, nfc, speedup, uf", [
-    # N <= NFC: one iteration of Algorithm 6.1, (1 - 1/SF)^0 = 1, so eq. 6.13 = SF / (1 - SF + SF) = SF,
-    # and eq. 6.14 = (SF - 1) / 1 + 1 = SF.
-    (2.0, 1, 2, 2.0, 2.0),
-    (1.6, 2, 2, 1.6, 1.6),
-    # 2FC-8SC, SF 2, N 3: floor(2/2) = 1; 2 / (0.5 * (1 - 2) + 2) = 2 / 1.5; UF = 1/2^2 + 1.
-    (2.0, 3, 2, 4 / 3, 1.25),
-    (2.0, 4, 2, 4 / 3, 1.25),
-    # N 5: floor(4/2) = 2; 2 / (0.25 * -1 + 2) = 2 / 1.75 = 8/7 (1.143); UF = 1/9 + 1 (1.111).
-    (2.0, 5, 2, 8 / 7, 10 / 9),
-    # SF 1.2, N 3: 1.2 / ((1/6) * -0.2 + 1.2) = 1.2 / (7/6) = 36/35 (1.029); UF = 0.2/4 + 1 = 1.05.
-    (1.2, 3, 2, 36 / 35, 1.05),
-    # 1FC-12SC, SF 2, N 12: floor(11/1) = 11; 2 / (2^-11 * -1 + 2); UF = 1/144 + 1 (1.007).
-    (2.0, 12, 1, 2 / (2 - 2 ** -11), 1 + 1 / 144),
-    # 4FC-12SC, SF 2, N 12: floor(11/4) = 2, as 2FC-8SC's N 5: 8/7 and 10/9.
-    (2.0, 12, 4, 8 / 7, 10 / 9),
-])
+
+@pytest.mark.parametrize(
+    "sf, n, nfc, speedup, uf",
+    [
+        # N <= NFC: one iteration of Algorithm 6.1, (1 - 1/SF)^0 = 1, so eq. 6.13 = SF / (1 - SF + SF) = SF,
+        # and eq. 6.14 = (SF - 1) / 1 + 1 = SF.
+        (2.0, 1, 2, 2.0, 2.0),
+        (1.6, 2, 2, 1.6, 1.6),
+        # 2FC-8SC, SF 2, N 3: floor(2/2) = 1; 2 / (0.5 * (1 - 2) + 2) = 2 / 1.5; UF = 1/2^2 + 1.
+        (2.0, 3, 2, 4 / 3, 1.25),
+        (2.0, 4, 2, 4 / 3, 1.25),
+        # N 5: floor(4/2) = 2; 2 / (0.25 * -1 + 2) = 2 / 1.75 = 8/7 (1.143); UF = 1/9 + 1 (1.111).
+        (2.0, 5, 2, 8 / 7, 10 / 9),
+        # SF 1.2, N 3: 1.2 / ((1/6) * -0.2 + 1.2) = 1.2 / (7/6) = 36/35 (1.029); UF = 0.2/4 + 1 = 1.05.
+        (1.2, 3, 2, 36 / 35, 1.05),
+        # 1FC-12SC, SF 2, N 12: floor(11/1) = 11; 2 / (2^-11 * -1 + 2); UF = 1/144 + 1 (1.007).
+        (2.0, 12, 1, 2 / (2 - 2**-11), 1 + 1 / 144),
+        # 4FC-12SC, SF 2, N 12: floor(11/4) = 2, as 2FC-8SC's N 5: 8/7 and 10/9.
+        (2.0, 12, 4, 8 / 7, 10 / 9),
+    ],
+)
 def test_eq_6_13_and_6_14_against_hand_derived_values(sf, n, nfc, speedup, uf):
     assert math.isclose(thesis_uf.busyfcs_speedup(sf, n, nfc), speedup, rel_tol=1e-12)
     assert math.isclose(thesis_uf.utility_factor(sf, n, nfc), uf, rel_tol=1e-12)
@@ -186,6 +192,7 @@ def test_slow_only_keeps_every_thread_on_slow_cores(tmp_path):
 
 # ---- the framework
 
+
 def test_a_claim_needs_a_reason_unless_reproduced_and_no_table_breaking_text():
     args = dict(id="x", source="§1", claim="c", theirs="1", ours="1", tolerance="t")
     reproductions.Claim(**args, verdict="reproduced")
@@ -199,20 +206,24 @@ def test_a_claim_needs_a_reason_unless_reproduced_and_no_table_breaking_text():
 
 # ---- the command line
 
+
 def test_cli_list():
     done = run_module("reproduce", "--list")
     assert done.returncode == 0, done.stderr
     assert "thesis-uf" in done.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["reproduce", "nope"], "unknown reproduction 'nope'"),
-    (["reproduce"], "name a reproduction"),
-    (["reproduce", "--list", "thesis-uf"], "either --list or NAME"),
-    (["reproduce", "thesis-uf", "--jobs", "0"], "--jobs: must be a whole number"),
-    (["reproduce", "thesis-uf", "--quick", "--output", "FILE"], "not a directory"),
-    (["reproduce", "thesis-uf", "--quick", "--output", "/proc/no/such"], "--output: /proc/no/such: No such file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["reproduce", "nope"], "unknown reproduction 'nope'"),
+        (["reproduce"], "name a reproduction"),
+        (["reproduce", "--list", "thesis-uf"], "either --list or NAME"),
+        (["reproduce", "thesis-uf", "--jobs", "0"], "--jobs: must be a whole number"),
+        (["reproduce", "thesis-uf", "--quick", "--output", "FILE"], "not a directory"),
+        (["reproduce", "thesis-uf", "--quick", "--output", "/proc/no/such"], "--output: /proc/no/such: No such file"),
+    ],
+)
 def test_cli_bad_input_is_one_line_and_status_2(args, message):
     if "FILE" in args:
         args = [str(__file__) if a == "FILE" else a for a in args]
@@ -231,6 +242,7 @@ def test_python_api_returns_the_claims(quick_runs):
 # ---- thesis-ch4
 
 from ampsched.reproductions import thesis_ch4  # noqa: E402
+
 
 def test_thesis_ch4_refuses_to_run_without_its_policies():
     policies = dict(thesis_ch4.POLICIES, ipc="no-such-policy")
@@ -252,8 +264,15 @@ def test_thesis_ch4_machinery(ch4_quick):
     assert len(ids) == len(set(ids)) and len(ids) >= 40
     assert claims["ours"].str.len().min() > 0
     # Every figure of ch. 4 the reproduction redraws is written, shown, and its caption names it.
-    for stem, fig in (("fig4-2", "Fig. 4.2"), ("fig4-3", "Fig. 4.3"), ("fig4-4", "Fig. 4.4"), ("fig4-5", "Fig. 4.5"),
-                      ("fig4-7", "Fig. 4.7"), ("fig4-8-4-9", "Figs. 4.8"), ("fig4-10", "Fig. 4.10")):
+    for stem, fig in (
+        ("fig4-2", "Fig. 4.2"),
+        ("fig4-3", "Fig. 4.3"),
+        ("fig4-4", "Fig. 4.4"),
+        ("fig4-5", "Fig. 4.5"),
+        ("fig4-7", "Fig. 4.7"),
+        ("fig4-8-4-9", "Figs. 4.8"),
+        ("fig4-10", "Fig. 4.10"),
+    ):
         file = f"thesis-ch4-{stem}.png"
         assert (folder / file).read_bytes()[:4] == b"\x89PNG" and f"]({file})" in text
         assert f"*Redraws the Sáez thesis's {fig}" in text
@@ -262,7 +281,8 @@ def test_thesis_ch4_machinery(ch4_quick):
         assert f"{thesis_ch4.LABEL[role]}: `{policies[role]}`" in text
     for w in ("hh1", "mh4", "mh1-x4", "w5"):
         assert f"../../catalog/workloads/{w}.toml" in text and os.path.isfile(
-            os.path.join(REPO, "catalog", "workloads", f"{w}.toml"))
+            os.path.join(REPO, "catalog", "workloads", f"{w}.toml")
+        )
 
 
 def test_thesis_ch4_claims_that_do_not_depend_on_the_new_policies(ch4_quick):
@@ -282,17 +302,24 @@ def test_ideal_round_robin_and_gain_by_hand():
     # moved round robin for free, progress at 1/4 x 1/10 + 3/4 x 1/20 of its work per second: 16 s.
     assert math.isclose(thesis_ch4.ideal_rr(10.0, 20.0, 0.25), 16.0)
     # Two apps, 10% faster and 10% slower than default: 1 - sqrt(0.9 x 1.1) = 0.501%.
-    res = {"default": {("m", "w"): {"a": 10.0, "b": 20.0}},
-           "apps": {("m", "w", "r"): {"a": (9.0, 1.0), "b": (22.0, 0.0)}}}
+    res = {
+        "default": {("m", "w"): {"a": 10.0, "b": 20.0}},
+        "apps": {("m", "w", "r"): {"a": (9.0, 1.0), "b": (22.0, 0.0)}},
+    }
     assert math.isclose(thesis_ch4.gain(res, "m", "w", "r"), 100 * (1 - math.sqrt(0.9 * 1.1)))
     assert thesis_ch4.on_fast(res, "m", "w", "r") == ["a"]
 
 
 # Table 4.2 of the Sáez thesis, as printed (set #1 a, set #2 b); W8 lists each program twice.
 TABLE_4_2 = {
-    "hh1": "sixtrack crafty mcf equake", "hh2": "gzip sixtrack mcf swim", "hh3": "mesa perlbmk equake swim",
-    "lh1": "wupwise wupwise wupwise wupwise", "mh1": "vortex twolf fma3d art", "mh2": "gap parser applu vpr",
-    "mh3": "apsi ammp lucas mgrid", "mh4": "bzip2 gcc wupwise art",
+    "hh1": "sixtrack crafty mcf equake",
+    "hh2": "gzip sixtrack mcf swim",
+    "hh3": "mesa perlbmk equake swim",
+    "lh1": "wupwise wupwise wupwise wupwise",
+    "mh1": "vortex twolf fma3d art",
+    "mh2": "gap parser applu vpr",
+    "mh3": "apsi ammp lucas mgrid",
+    "mh4": "bzip2 gcc wupwise art",
     "w1": "sixtrack crafty eon gzip twolf mesa parser bzip2 gap vortex ammp mgrid gcc apsi vpr wupwise",
     "w2": "sixtrack crafty twolf perlbmk mesa parser bzip2 gap vortex ammp mgrid apsi vpr wupwise fma3d art",
     "w3": "gzip bzip2 parser gap vortex ammp mgrid gcc apsi vpr wupwise fma3d art applu swim lucas",
@@ -403,6 +430,7 @@ def test_set_2_runs_from_least_to_most_memory_intensive():
     the workloads between are not in order in the thesis's own listings either: W5 is W4 with
     eon and gcc replaced by sixtrack and crafty)."""
     import sys
+
     sys.path.insert(0, os.path.join(REPO, "bench"))
     import catalog_curves as cc
 
@@ -427,9 +455,13 @@ def test_thesis_ch6_refuses_to_run_without_its_policies():
 
 def test_thesis_ch6_speedups_over_rr_by_hand():
     # Two apps: RR 10 s and 20 s; CAMP 8 s and 25 s; PA 10 s and 16 s.
-    res = {"apps": {("m", "w", "rr"): {"a": (10.0, 0.5), "b": (20.0, 0.5)},
-                    ("m", "w", "camp"): {"a": (8.0, 0.9), "b": (25.0, 0.1)},
-                    ("m", "w", "pa"): {"a": (10.0, 0.5), "b": (16.0, 0.5)}}}
+    res = {
+        "apps": {
+            ("m", "w", "rr"): {"a": (10.0, 0.5), "b": (20.0, 0.5)},
+            ("m", "w", "camp"): {"a": (8.0, 0.9), "b": (25.0, 0.1)},
+            ("m", "w", "pa"): {"a": (10.0, 0.5), "b": (16.0, 0.5)},
+        }
+    }
     # Per app T_RR / T - 1: 10/8 - 1 = +25%, 20/25 - 1 = -20%.
     s = thesis_ch6.app_speedups(res, "m", "w", "camp")
     assert s["a"] == pytest.approx(25.0) and s["b"] == pytest.approx(-20.0)
@@ -449,13 +481,25 @@ def test_thesis_ch6_quick_has_every_figure_and_claim(quick_runs):
     folder, claims, text = quick_runs["thesis-ch6"]
     ids = list(claims["id"])
     assert len(ids) == len(set(ids)) and len(ids) >= 35
-    for stem, fig in (("fig6-3", "Fig. 6.3"), ("fig6-4", "Fig. 6.4"), ("fig6-5", "Fig. 6.5"), ("fig6-6", "Fig. 6.6"), ("fig6-7", "Fig. 6.7"),
-                      ("fig6-8", "Fig. 6.8")):
+    for stem, fig in (
+        ("fig6-3", "Fig. 6.3"),
+        ("fig6-4", "Fig. 6.4"),
+        ("fig6-5", "Fig. 6.5"),
+        ("fig6-6", "Fig. 6.6"),
+        ("fig6-7", "Fig. 6.7"),
+        ("fig6-8", "Fig. 6.8"),
+    ):
         file = f"thesis-ch6-{stem}.png"
         assert (folder / file).read_bytes()[:4] == b"\x89PNG" and f"]({file})" in text and fig in text
     # The thesis's numbers and comparisons are all there, the diagnostics never as ours.
-    for cid in ("extra-camp-over-pa-up-to-13", "1fc-stci-psmi-camp-rr-pa", "st-pa-like-rr-amd", "st-camp-like-sfd-amd",
-                "only-camp-gains-everywhere", "4fc-camp-like-pa-always"):
+    for cid in (
+        "extra-camp-over-pa-up-to-13",
+        "1fc-stci-psmi-camp-rr-pa",
+        "st-pa-like-rr-amd",
+        "st-camp-like-sfd-amd",
+        "only-camp-gains-everywhere",
+        "4fc-camp-like-pa-always",
+    ):
         assert cid in ids
     assert "(thesis-uf.md)" in text
 
@@ -509,7 +553,10 @@ def test_wait_modes_rewrite_every_wait_and_nothing_else():
     assert thesis_ch5.with_wait(phase, "spin") == {"kind": "serial", "instructions": 1e6, "wait": "spin"}
     assert thesis_ch5.with_wait(phase, "block") == {"kind": "serial", "instructions": 1e6, "wait": "block"}
     assert thesis_ch5.with_wait(phase, 1e6) == dict(phase, spin_limit_iterations=1e6)
-    assert thesis_ch5.with_wait({"kind": "compute", "instructions": 1.0}, "spin") == {"kind": "compute", "instructions": 1.0}
+    assert thesis_ch5.with_wait({"kind": "compute", "instructions": 1.0}, "spin") == {
+        "kind": "compute",
+        "instructions": 1.0,
+    }
 
 
 def test_the_uma_control_is_the_machine_without_its_memory_nodes():
@@ -543,5 +590,5 @@ def test_catalog_text_names_what_is_wrong():
     assert core.catalog_text("machines", "1fc-3sc").count('name = "1fc-3sc"') == 1
     with pytest.raises(ampsched._core.InputError, match='no machines file "nope" in the catalog'):
         core.catalog_text("machines", "nope")
-    with pytest.raises(ampsched._core.InputError, match="kind \"cpus\" is not"):
+    with pytest.raises(ampsched._core.InputError, match='kind "cpus" is not'):
         core.catalog_text("cpus", "x")

@@ -32,16 +32,19 @@ cpi = 1.0
 """
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--machines", "nope"], "machines: 'nope' is neither a catalog machine nor a file"),
-    (["--workloads", "nope"], "workloads: 'nope' is neither"),
-    (["--policies", "xx"], "unknown policy 'xx'"),
-    (["--policies", "rr:foo=1"], "rr has no option 'foo'"),
-    (["--machines", ","], "machines: empty"),
-    (["--seeds", "5-1"], "--seeds: the range 5-1 is empty"),
-    (["--seeds", "0-4999999", "--workloads", "demo,forkjoin,locks"], "over 10,000,000: confirm with --yes"),
-    (["--jobs", "0"], "--jobs: must be a whole number of at least 1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--machines", "nope"], "machines: 'nope' is neither a catalog machine nor a file"),
+        (["--workloads", "nope"], "workloads: 'nope' is neither"),
+        (["--policies", "xx"], "unknown policy 'xx'"),
+        (["--policies", "rr:foo=1"], "rr has no option 'foo'"),
+        (["--machines", ","], "machines: empty"),
+        (["--seeds", "5-1"], "--seeds: the range 5-1 is empty"),
+        (["--seeds", "0-4999999", "--workloads", "demo,forkjoin,locks"], "over 10,000,000: confirm with --yes"),
+        (["--jobs", "0"], "--jobs: must be a whole number of at least 1"),
+    ],
+)
 def test_bad_grids_one_line_exit_2(tmp_path, args, message):
     out = tmp_path / "s.parquet"
     base = dict(zip(GRID[::2], GRID[1::2]))
@@ -72,8 +75,19 @@ def test_failed_run_recorded_and_exit_1(tmp_path):
     wide = tmp_path / "wide.toml"
     wide.write_text(WIDE)
     out = tmp_path / "s.parquet"
-    proc = run_module("sweep", "--machines", "dvfs-2x", "--workloads", f"demo,{wide}",
-                      "--policies", "rr,best-static", "--output", str(out), "--jobs", "2")
+    proc = run_module(
+        "sweep",
+        "--machines",
+        "dvfs-2x",
+        "--workloads",
+        f"demo,{wide}",
+        "--policies",
+        "rr,best-static",
+        "--output",
+        str(out),
+        "--jobs",
+        "2",
+    )
     assert proc.returncode == 1, proc.stderr
     assert "4 runs, 1 failed" in proc.stderr and "Traceback" not in proc.stderr
     df = ampsched.read_sweep(out)
@@ -97,7 +111,8 @@ def test_same_bytes_whatever_the_job_count(tmp_path):
     assert not os.path.exists(f"{a}.parts")
     df = ampsched.read_sweep(a)
     assert list(df[["machine", "workload", "policy", "seed"]].itertuples(index=False)) == sorted(
-        df[["machine", "workload", "policy", "seed"]].itertuples(index=False))
+        df[["machine", "workload", "policy", "seed"]].itertuples(index=False)
+    )
 
 
 def test_resume_after_deleting_rows(tmp_path):
@@ -118,7 +133,7 @@ def _write_ipc(table, path):
     with pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     data = sink.getvalue().to_pybytes()
-    stem = str(path)[:-len(".arrow")]
+    stem = str(path)[: -len(".arrow")]
     final = f"{stem}.{hashlib.sha256(data).hexdigest()}.arrow"
     with open(final, "wb") as f:
         f.write(data)
@@ -165,8 +180,18 @@ def _alive(pid):
         return False
 
 
-KILL_GRID = ["--machines", "dvfs-2x", "--workloads", "demo,forkjoin", "--policies", "rr,busyfcs", "--seeds", "1-250",
-             "--jobs", "2"]
+KILL_GRID = [
+    "--machines",
+    "dvfs-2x",
+    "--workloads",
+    "demo,forkjoin",
+    "--policies",
+    "rr,busyfcs",
+    "--seeds",
+    "1-250",
+    "--jobs",
+    "2",
+]
 
 
 @pytest.fixture(scope="module")
@@ -189,8 +214,13 @@ def test_a_real_kill_loses_only_batches_in_flight(tmp_path, sig, uninterrupted_s
     from conftest import env_with_package, wait_for
 
     out = tmp_path / "s.parquet"
-    proc = subprocess.Popen([sys.executable, "-m", "ampsched", "sweep", *KILL_GRID, "--output", str(out)],
-                            stderr=subprocess.PIPE, text=True, env=env_with_package(), preexec_fn=sigint_as_in_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ampsched", "sweep", *KILL_GRID, "--output", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_with_package(),
+        preexec_fn=sigint_as_in_a_terminal,
+    )
     parts = tmp_path / "s.parquet.parts"
     wait_for(lambda: parts.is_dir() and any(n.endswith(".arrow") for n in os.listdir(parts)), 120, "a part file")
     workers = _children(proc.pid)
@@ -247,8 +277,9 @@ def test_sweep_file_overrides_and_skip(tmp_path):
     assert proc.returncode == 0, proc.stderr
     df = ampsched.read_sweep(out)
     assert len(df) == 2 * 2 * 2 - 1  # demo x busyfcs x seed 2 skipped
-    settings = {(r.workload, r.policy, r.seed): (r.slice_ms, r.max_sim_s, r.max_events)
-                for r in df.itertuples(index=False)}
+    settings = {
+        (r.workload, r.policy, r.seed): (r.slice_ms, r.max_sim_s, r.max_events) for r in df.itertuples(index=False)
+    }
     default_events = ampsched.defaults()["max_events"]
     assert settings[("demo", "rr", 1)] == (4.0, 1e7, 500_000_000)
     assert settings[("forkjoin", "busyfcs", 2)] == (8.0, 1e7, default_events)
@@ -263,19 +294,22 @@ def test_sweep_file_overrides_and_skip(tmp_path):
     assert sorted(set(zip(df2.workload, df2.slice_ms))) == [("demo", 2.0), ("forkjoin", 8.0)]
 
 
-@pytest.mark.parametrize("body, message", [
-    ("machines = 3", "s.toml: machines: expected a string or a list of strings, got int"),
-    ("bogus = 1", "s.toml: unknown key 'bogus'"),
-    ("machines = 'nope'", "s.toml: machines: 'nope' is neither a catalog machine nor a file"),
-    ("[[override]]\nworkloads = ['w9']\nslice_ms = 2", "s.toml: override 1: workloads: 'w9' is not in the grid's"),
-    ("[[override]]\nslice_ms = 0.001", "s.toml: override 1: slice_ms: must be from 0.1 to 100 ms"),
-    ("[[override]]\nworkloads = ['demo']", "s.toml: override 1: changes nothing"),
-    ("[[override]]\nskip = true\nslice_ms = 2", "s.toml: override 1: skip = true and settings"),
-    ("[[override]]\nskip = true", "the overrides skip every run"),
-    ("slice_ms = 'x'", "s.toml: slice_ms: must be a number, got 'x'"),
-    ("max_events = 0", "s.toml: max_events: must be a whole number from 1 to 1e13"),
-    ("x = [", "s.toml: not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("machines = 3", "s.toml: machines: expected a string or a list of strings, got int"),
+        ("bogus = 1", "s.toml: unknown key 'bogus'"),
+        ("machines = 'nope'", "s.toml: machines: 'nope' is neither a catalog machine nor a file"),
+        ("[[override]]\nworkloads = ['w9']\nslice_ms = 2", "s.toml: override 1: workloads: 'w9' is not in the grid's"),
+        ("[[override]]\nslice_ms = 0.001", "s.toml: override 1: slice_ms: must be from 0.1 to 100 ms"),
+        ("[[override]]\nworkloads = ['demo']", "s.toml: override 1: changes nothing"),
+        ("[[override]]\nskip = true\nslice_ms = 2", "s.toml: override 1: skip = true and settings"),
+        ("[[override]]\nskip = true", "the overrides skip every run"),
+        ("slice_ms = 'x'", "s.toml: slice_ms: must be a number, got 'x'"),
+        ("max_events = 0", "s.toml: max_events: must be a whole number from 1 to 1e13"),
+        ("x = [", "s.toml: not valid TOML"),
+    ],
+)
 def test_bad_sweep_files_one_line_exit_2(tmp_path, body, message):
     spec = tmp_path / "s.toml"
     base = {"machines": "machines = 'dvfs-2x'", "workloads": "workloads = 'demo'", "policies": "policies = 'rr'"}
@@ -312,9 +346,12 @@ def test_verify_same_and_changed(tmp_path):
     table = pq.read_table(out)
     column = table.column("makespan_s").to_pylist()
     import math
+
     column = [math.nextafter(v, math.inf) for v in column]
-    pq.write_table(table.set_column(table.schema.get_field_index("makespan_s"), "makespan_s",
-                                    __import__("pyarrow").array(column)), out)
+    pq.write_table(
+        table.set_column(table.schema.get_field_index("makespan_s"), "makespan_s", __import__("pyarrow").array(column)),
+        out,
+    )
     proc = run_module("sweep", "--verify", str(out), "--sample", "3")
     assert proc.returncode == 1, proc.stderr
     assert "differs in makespan_s" in proc.stderr and "0 identical, 3 differ" in proc.stderr
@@ -322,11 +359,20 @@ def test_verify_same_and_changed(tmp_path):
     assert len(df) == 12 and not df["identical"].any() and set(df["differences"]) == {"makespan_s"}
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--verify", "nope.parquet"], "nope.parquet: cannot read: no such file"),
-    (["--verify", "x.parquet", "--seeds", "1"], "--verify: re-runs FILE's own runs with their own settings: give it without --seeds"),
-    (["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"], "--output: required without a sweep file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--verify", "nope.parquet"], "nope.parquet: cannot read: no such file"),
+        (
+            ["--verify", "x.parquet", "--seeds", "1"],
+            "--verify: re-runs FILE's own runs with their own settings: give it without --seeds",
+        ),
+        (
+            ["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"],
+            "--output: required without a sweep file",
+        ),
+    ],
+)
 def test_verify_and_missing_options_errors(tmp_path, args, message):
     proc = run_module("sweep", *args)
     assert proc.returncode == 2
@@ -339,8 +385,13 @@ SMALL = ["--machines", "dvfs-2x", "--workloads", "demo", "--policies", "rr"]
 
 
 def _refused(*args, timeout=120):
-    proc = subprocess.run([sys.executable, "-m", "ampsched", "sweep", *args], capture_output=True, text=True,
-                          env=env_with_package(), timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ampsched", "sweep", *args],
+        capture_output=True,
+        text=True,
+        env=env_with_package(),
+        timeout=timeout,
+    )
     assert proc.returncode == 2, proc.stderr
     return assert_one_line_error(proc.stderr)
 
@@ -377,13 +428,16 @@ def test_two_sweeps_on_one_output(tmp_path):
     assert not os.path.exists(f"{out}.lock")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--jobs", "100000"], "jobs: at most"),
-    (["--seeds", "0-99999999999", "--yes"], "seeds: over 10,000,000 seeds"),
-    (["--policies", "rr:threshold_ms=abc"], "threshold_ms"),
-    (["--policies", "rr:threshold_ms=-5"], "threshold_ms"),
-    (["--sample", "3"], "--sample: only with --verify"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--jobs", "100000"], "jobs: at most"),
+        (["--seeds", "0-99999999999", "--yes"], "seeds: over 10,000,000 seeds"),
+        (["--policies", "rr:threshold_ms=abc"], "threshold_ms"),
+        (["--policies", "rr:threshold_ms=-5"], "threshold_ms"),
+        (["--sample", "3"], "--sample: only with --verify"),
+    ],
+)
 def test_more_bad_grids(tmp_path, args, message):
     base = dict(zip(SMALL[::2], SMALL[1::2]))
     base.update(zip(args[::2], [a for a in args[1::2]]))
@@ -396,16 +450,27 @@ def test_more_bad_grids(tmp_path, args, message):
 
 def test_a_bad_workload_file_fails_before_any_run(tmp_path):
     bad = tmp_path / "bad.toml"
-    bad.write_bytes(b"name = \"x\xff\"\n")
-    assert "bad.toml: line 1: not UTF-8" in _refused("--machines", "dvfs-2x", "--workloads", f"demo,{bad}",
-                                                      "--policies", "rr", "--output", str(tmp_path / "o.parquet"))
+    bad.write_bytes(b'name = "x\xff"\n')
+    assert "bad.toml: line 1: not UTF-8" in _refused(
+        "--machines",
+        "dvfs-2x",
+        "--workloads",
+        f"demo,{bad}",
+        "--policies",
+        "rr",
+        "--output",
+        str(tmp_path / "o.parquet"),
+    )
 
 
-@pytest.mark.parametrize("body, message", [
-    ("seeds = 1.5", "seeds: expected a whole number"),
-    ("[[override]]\nseeds = 1.5\nslice_ms = 2", "override 1: seeds: expected a whole number"),
-    ("[[override]]\nseeds = {a = 1}\nslice_ms = 2", "override 1: seeds: expected a whole number"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("seeds = 1.5", "seeds: expected a whole number"),
+        ("[[override]]\nseeds = 1.5\nslice_ms = 2", "override 1: seeds: expected a whole number"),
+        ("[[override]]\nseeds = {a = 1}\nslice_ms = 2", "override 1: seeds: expected a whole number"),
+    ],
+)
 def test_bad_seeds_in_a_sweep_file(tmp_path, body, message):
     spec = tmp_path / "s.toml"
     spec.write_text("machines = 'dvfs-2x'\nworkloads = 'demo'\npolicies = 'rr'\n" + body + "\n")

@@ -56,8 +56,14 @@ def local_sweep(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster():
     env = dict(env_with_package(), **NO_AUTH)
-    proc = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLUSTER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     try:
         address = proc.stdout.readline().strip()
         assert address, "the test's Ray cluster did not start"
@@ -74,8 +80,9 @@ def cluster():
 def assert_same_rows(got, expected):
     assert list(got.columns) == list(expected.columns) and len(got) == len(expected)
     for k in range(len(expected)):
-        pd.testing.assert_series_equal(got.iloc[k], expected.iloc[k], check_exact=True,
-                                       obj=f"row {k} {tuple(expected.iloc[k][:4])}")
+        pd.testing.assert_series_equal(
+            got.iloc[k], expected.iloc[k], check_exact=True, obj=f"row {k} {tuple(expected.iloc[k][:4])}"
+        )
     pd.testing.assert_frame_equal(got.attrs["apps"], expected.attrs["apps"], check_exact=True)
 
 
@@ -100,9 +107,25 @@ def test_python_sweep_on_a_local_ray_instance(local_sweep, tmp_path, monkeypatch
 def test_cli_on_a_running_cluster(local_sweep, cluster, tmp_path):
     out = tmp_path / "cli.parquet"
     env = dict(env_with_package(), **NO_AUTH)
-    proc = subprocess.run([sys.executable, "-m", "ampsched", "sweep", *CLI_GRID, "--backend", "ray",
-                           "--address", cluster, "--output", str(out)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ampsched",
+            "sweep",
+            *CLI_GRID,
+            "--backend",
+            "ray",
+            "--address",
+            cluster,
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "16 runs, 0 failed" in proc.stderr
     assert out.read_bytes() == local_sweep[1]
@@ -115,9 +138,26 @@ def test_reproduce_on_a_running_cluster(cluster, tmp_path):
 
     _, local_text = reproductions.run("thesis-uf", quick=True, jobs=2, output=None)
     env = dict(env_with_package(), **NO_AUTH)
-    proc = subprocess.run([sys.executable, "-m", "ampsched", "reproduce", "thesis-uf", "--quick", "--backend", "ray",
-                           "--address", cluster, "--output", str(tmp_path)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ampsched",
+            "reproduce",
+            "thesis-uf",
+            "--quick",
+            "--backend",
+            "ray",
+            "--address",
+            cluster,
+            "--output",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "thesis-uf.md").read_text(encoding="utf-8") == local_text
 
@@ -143,8 +183,9 @@ def _closed_port():
 def test_unreachable_address_fails_fast(tmp_path):
     out = tmp_path / "s.parquet"
     started = time.monotonic()
-    proc = run_module("sweep", *CLI_GRID, "--backend", "ray", "--address", f"127.0.0.1:{_closed_port()}",
-                      "--output", str(out))
+    proc = run_module(
+        "sweep", *CLI_GRID, "--backend", "ray", "--address", f"127.0.0.1:{_closed_port()}", "--output", str(out)
+    )
     elapsed = time.monotonic() - started
     assert proc.returncode == 2
     assert "no Ray cluster answers at 127.0.0.1:" in assert_one_line_error(proc.stderr)
@@ -180,8 +221,13 @@ def test_without_ray_one_line_naming_the_extra(tmp_path):
     env = env_with_package()
     env["PYTHONPATH"] = os.pathsep.join([str(hide), env["PYTHONPATH"]])
     out = tmp_path / "s.parquet"
-    proc = subprocess.run([sys.executable, "-m", "ampsched", "sweep", *CLI_GRID, "--backend", "ray",
-                           "--output", str(out)], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ampsched", "sweep", *CLI_GRID, "--backend", "ray", "--output", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert "Ray is not installed: pip install 'ampsched[ray]'" in assert_one_line_error(proc.stderr)
     assert not os.path.exists(out) and not os.path.exists(f"{out}.parts")
@@ -198,8 +244,10 @@ def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, tmp_path):
 
     monkeypatch.setattr(ray, "init", fail)
     out = tmp_path / "s.parquet"
-    with pytest.raises(ampsched.InputError, match="^backend ray: could not start a local Ray instance: The current "
-                                                  "node timed out during startup.$"):
+    with pytest.raises(
+        ampsched.InputError,
+        match="^backend ray: could not start a local Ray instance: The current node timed out during startup.$",
+    ):
         ampsched.sweep(**GRID, backend="ray", output=out)
     assert not os.path.exists(out) and not os.path.exists(f"{out}.parts")
 
@@ -208,8 +256,26 @@ def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, tmp_path):
 def test_a_local_ray_under_a_memory_limit_is_one_line(tmp_path):
     # The real failure: Ray's processes cannot start under 2.5 GB of address space.
     out = tmp_path / "s.parquet"
-    proc = subprocess.run(["bash", "-c", 'ulimit -v 2500000 && exec "$@"', "-", sys.executable, "-m", "ampsched",
-                           "sweep", *CLI_GRID, "--backend", "ray", "--output", str(out)],
-                          capture_output=True, text=True, env=env_with_package(), timeout=300)
+    proc = subprocess.run(
+        [
+            "bash",
+            "-c",
+            'ulimit -v 2500000 && exec "$@"',
+            "-",
+            sys.executable,
+            "-m",
+            "ampsched",
+            "sweep",
+            *CLI_GRID,
+            "--backend",
+            "ray",
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env_with_package(),
+        timeout=300,
+    )
     assert proc.returncode == 2
     assert "backend ray: could not start a local Ray instance" in assert_one_line_error(proc.stderr)

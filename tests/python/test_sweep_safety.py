@@ -61,7 +61,10 @@ def _parts_of(full, parts):
     """Part files holding `full`'s rows 0-4 and 6-7 (what a killed sweep leaves)."""
     table = pq.read_table(full)
     parts.mkdir()
-    return [_write_ipc(table.slice(0, 5), parts / "part-a.arrow"), _write_ipc(table.slice(6, 2), parts / "part-b.arrow")]
+    return [
+        _write_ipc(table.slice(0, 5), parts / "part-a.arrow"),
+        _write_ipc(table.slice(6, 2), parts / "part-b.arrow"),
+    ]
 
 
 def test_a_damaged_part_file_is_run_again(tmp_path):
@@ -103,7 +106,7 @@ def test_a_damaged_result_file_is_refused_not_resumed(tmp_path):
     assert "not a sweep file" in message
 
 
-EXITS = '''
+EXITS = """
 import os
 import ampsched
 
@@ -113,7 +116,7 @@ class Exits(ampsched.Policy):
 
     def decide(self, view):
         os._exit(0)
-'''
+"""
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -121,8 +124,19 @@ def test_a_policy_that_ends_its_worker_is_one_line(tmp_path, jobs):
     policy = tmp_path / "exits.py"
     policy.write_text(EXITS)
     out = tmp_path / "s.parquet"
-    proc = run_module("sweep", "--machines", "dvfs-2x", "--workloads", "demo", "--policies", f"{policy}:Exits",
-                      "--output", str(out), "--jobs", jobs)
+    proc = run_module(
+        "sweep",
+        "--machines",
+        "dvfs-2x",
+        "--workloads",
+        "demo",
+        "--policies",
+        f"{policy}:Exits",
+        "--output",
+        str(out),
+        "--jobs",
+        jobs,
+    )
     assert proc.returncode == 2
     message = assert_one_line_error(proc.stderr)
     assert "a worker process died while running the run dvfs-2x demo" in message and "seed 1" in message

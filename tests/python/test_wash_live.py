@@ -31,8 +31,10 @@ PROGRAMS = os.path.join(HERE, "..", "agent")
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (real-time cycle stealing, moving threads)")
 needs_two_cpus = pytest.mark.skipif(not TWO_CPUS, reason="names CPU 0 fast and CPU 1 slow: needs both")
-pytestmark = [pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built"),
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent is Linux-only")]
+pytestmark = [
+    pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built"),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent is Linux-only"),
+]
 
 # CPU 1's speed relative to CPU 0 under the emulation: slow enough that where the holder runs
 # decides the program's time (1 / 0.3 = 3.3x), fast enough that a 2 ms stealing period still
@@ -59,8 +61,12 @@ def iters_per_ms(lockholder):
     best = float("inf")
     for _ in range(3):
         t = time.perf_counter()
-        subprocess.run(["taskset", "-c", "0", lockholder, "0", "1", str(n)], check=True, capture_output=True,
-                       preexec_fn=high_priority)
+        subprocess.run(
+            ["taskset", "-c", "0", lockholder, "0", "1", str(n)],
+            check=True,
+            capture_output=True,
+            preexec_fn=high_priority,
+        )
         # Less the program's fixed sleeps: 20 ms before the waiters start, 1 ms after the round.
         best = min(best, time.perf_counter() - t - 0.021)
     return n / (best * 1000)
@@ -68,9 +74,28 @@ def iters_per_ms(lockholder):
 
 def agent(policy, args, out, *extra, env=None, timeout=180):
     """`ampsched agent` at nice -20 with a 10 ms interval; its --output report."""
-    r = subprocess.run([sys.executable, "-m", "ampsched", "agent", "--policy", policy, "--interval", "10",
-                        "--output", str(out), *extra, "--", *args], capture_output=True, text=True,
-                       env=env or env_with_package(), timeout=timeout, preexec_fn=high_priority)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ampsched",
+            "agent",
+            "--policy",
+            policy,
+            "--interval",
+            "10",
+            "--output",
+            str(out),
+            *extra,
+            "--",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env or env_with_package(),
+        timeout=timeout,
+        preexec_fn=high_priority,
+    )
     assert r.returncode == 0, r.stderr
     return r, json.loads(out.read_text())
 
@@ -80,7 +105,7 @@ def threads_named(report, comm):
 
 
 def holder_of(report):
-    holder, = threads_named(report, "holder")
+    (holder,) = threads_named(report, "holder")
     return holder
 
 
@@ -97,7 +122,10 @@ def fast_fraction(thread):
 
 # ---- thread kinds by name
 
-def test_runtime_threads_patterns_decide_kinds_and_a_renamed_thread_follows_its_name(lockholder, iters_per_ms, tmp_path):
+
+def test_runtime_threads_patterns_decide_kinds_and_a_renamed_thread_follows_its_name(
+    lockholder, iters_per_ms, tmp_path
+):
     # The holder and the waiters name themselves (pthread_setname_np) from inside, right after they
     # start: the agent may first see them under the program's name. Their kinds must follow the names.
     # 10 rounds of 5 ms held: long enough for every thread to be sampled after it named itself.
@@ -117,7 +145,7 @@ def test_runtime_threads_patterns_decide_kinds_and_a_renamed_thread_follows_its_
 # A policy that decides nothing and writes, at every quantum, what the view says of each thread's
 # lock waits and of the lock edges: what `wash` reads (Lock% = lock_wait_ns / time executing,
 # LockRank by lock_wait_caused_ns).
-OBSERVER = '''
+OBSERVER = """
 import json, os
 import ampsched
 
@@ -139,7 +167,7 @@ class LockObserver(ampsched.Policy):
             json.dump(seen, f)
         os.replace(os.environ["WASH_LIVE_OBSERVED"] + ".tmp", os.environ["WASH_LIVE_OBSERVED"])
         return None
-'''
+"""
 
 
 @needs_root
@@ -158,7 +186,7 @@ def test_lock_waits_caused_waits_and_edges_reach_the_view_live(lockholder, iters
     # ThreadIds index the report's threads (it lists every thread in ThreadId order).
     comm = {i: t["comm"] for i, t in enumerate(rep["threads"])}
     threads = {int(i): v for i, v in seen["threads"].items()}
-    holder, = [i for i in threads if comm[i] == "holder"]
+    (holder,) = [i for i in threads if comm[i] == "holder"]
     waiters = [i for i in threads if comm[i] == "waiter"]
     assert len(waiters) == 2
 
@@ -185,6 +213,7 @@ def test_lock_waits_caused_waits_and_edges_reach_the_view_live(lockholder, iters
 
 # ---- where the speedups came from
 
+
 def test_a_policy_that_predicts_no_speedups_says_so(lockholder, tmp_path):
     r, rep = agent("static", [lockholder, "1", "2", "100000"], tmp_path / "static.json")
     assert rep["speedup"] == "not stated by the policy"
@@ -202,7 +231,8 @@ ROUNDS, HOLD_MS, WAITERS, HELPERS = 15, 20, 2, 4
 @needs_root
 @needs_two_cpus
 def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_static_and_oblivious(
-        lockholder, iters_per_ms, tmp_path):
+    lockholder, iters_per_ms, tmp_path
+):
     # What each policy does with it, CPU 0 fast and CPU 1 at 0.3, and what that predicts for the
     # program's wall time, which is the holder's (W = ROUNDS x HOLD_MS = 0.3 s of work):
     # - wash (WASH Algorithm 1): 3 application threads besides the blocked main one, more than
@@ -225,8 +255,12 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
 
     def measure():
         runs = {}
-        for label, policy, seed in (("wash", "wash", "1"), ("static-1", "static", "1"),
-                                    ("static-2", "static", "2"), ("oblivious", "oblivious", "1")):
+        for label, policy, seed in (
+            ("wash", "wash", "1"),
+            ("static-1", "static", "1"),
+            ("static-2", "static", "2"),
+            ("oblivious", "oblivious", "1"),
+        ):
             _, runs[label] = agent(policy, args, tmp_path / f"{label}.json", *EMULATE, "--seed", seed)
         wall = {label: rep["target"]["wall_s"] for label, rep in runs.items()}
         holders = {label: holder_of(rep) for label, rep in runs.items()}
@@ -268,13 +302,16 @@ def test_bindvm_and_pfs_run_live_bindvm_binding_by_kind(lockholder, iters_per_ms
 
 
 def test_the_text_summary_says_where_wash_s_speedups_came_from(lockholder, iters_per_ms):
-    r = run_ampsched("agent", "--policy", "wash", "--interval", "10", "--", lockholder, "2", "5",
-                     str(int(5 * iters_per_ms)), "1")
+    r = run_ampsched(
+        "agent", "--policy", "wash", "--interval", "10", "--", lockholder, "2", "5", str(int(5 * iters_per_ms)), "1"
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
     speedup = [line for line in lines if line.startswith("speedup: ")]
     counted = any("counters: read:" in line for line in speedup)
-    expected = "speedup: hardware counters, model default" if counted else "speedup: core type alone: no hardware counters"
+    expected = (
+        "speedup: hardware counters, model default" if counted else "speedup: core type alone: no hardware counters"
+    )
     assert len(speedup) == 1 and speedup[0].startswith(expected), r.stderr
     # The thread table gives each thread's kind: the helper named "GC Thread#0" is a runtime thread.
     assert any(line.split()[1:4] == ["GC", "Thread#0", "runtime"] for line in lines if "GC Thread#0" in line), r.stderr

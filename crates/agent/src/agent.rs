@@ -1048,7 +1048,7 @@ pub fn call_policy(
         }
     }
     if let Some(q) = policy.quantum_ns() {
-        if last_quantum.map_or(true, |l| now >= l + q) {
+        if last_quantum.is_none_or(|l| now >= l + q) {
             call(policy, m, Trigger::Quantum)?;
             *last_quantum = Some(now);
         }

@@ -17,7 +17,7 @@ pub const LIBRARY_FILE: &str = "libampsched_locks.so";
 pub const TABLE_FILE: &str = "locks.shm";
 pub const FILES: [&str; 2] = [LIBRARY_FILE, TABLE_FILE];
 
-const MAGIC: u64 = 0x4b43_4f4c_504d_41; // "AMPLOCK", AMPSCHED_LOCKS_MAGIC
+const MAGIC: u64 = 0x004b_434f_4c50_4d41; // "AMPLOCK", AMPSCHED_LOCKS_MAGIC
 const VERSION: u32 = 2;
 pub const ENTRIES: usize = 16384;
 const INDEX: usize = 2 * ENTRIES;

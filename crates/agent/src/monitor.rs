@@ -277,7 +277,7 @@ impl Monitor {
 
     /// Read /proc once; append the per-thread events of the interval to `events`.
     pub fn sample(&mut self, now_ns: u64, events: &mut Vec<Trigger>) {
-        let switches = self.last_switches_ns.map_or(true, |t| now_ns >= t + SWITCHES_PERIOD_NS);
+        let switches = self.last_switches_ns.is_none_or(|t| now_ns >= t + SWITCHES_PERIOD_NS);
         if switches {
             self.last_switches_ns = Some(now_ns);
         }
@@ -334,7 +334,7 @@ impl Monitor {
                     let core: &mut CoreView = &mut self.book.cores[c];
                     core.nr_running += 1;
                     // Several threads may look running on one CPU within a sample: name the lowest id.
-                    if t.state == ThreadState::Running && core.running.map_or(true, |r| id < r) {
+                    if t.state == ThreadState::Running && core.running.is_none_or(|r| id < r) {
                         core.running = Some(id);
                     }
                 }
@@ -388,14 +388,15 @@ impl Monitor {
                     counted = c.read(id);
                 }
             }
-            if switches && ss.run_ns != self.extra[id as usize].switches_run_ns {
-                if procfs::read_into(&format!("{}/{pid}/task/{tid}/status", self.proc), &mut self.buf).is_some() {
-                    if let Some((v, i)) = procfs::parse_switches(&self.buf) {
-                        let e = &mut self.extra[id as usize];
-                        e.voluntary_switches = v;
-                        e.involuntary_switches = i;
-                        e.switches_run_ns = ss.run_ns;
-                    }
+            if switches
+                && ss.run_ns != self.extra[id as usize].switches_run_ns
+                && procfs::read_into(&format!("{}/{pid}/task/{tid}/status", self.proc), &mut self.buf).is_some()
+            {
+                if let Some((v, i)) = procfs::parse_switches(&self.buf) {
+                    let e = &mut self.extra[id as usize];
+                    e.voluntary_switches = v;
+                    e.involuntary_switches = i;
+                    e.switches_run_ns = ss.run_ns;
                 }
             }
             self.charge(id, ss, ran, counted);

@@ -7,6 +7,7 @@
 //!    (E-cores) name the core type even where no capacity is exported;
 //! 3. ACPI CPPC `cpuN/acpi_cppc/highest_perf`;
 //! 4. cpufreq `cpuN/cpufreq/cpuinfo_max_freq`.
+//!
 //! The first source that tells CPUs apart decides. LLC domains come from the highest-level
 //! cache's `shared_cpu_list`. A machine where no source tells CPUs apart is symmetric.
 //!
@@ -121,7 +122,7 @@ pub fn detect(root: &Path) -> Result<Topology, String> {
         for i in 0..16 {
             let idx = path(c, &format!("cache/index{i}"));
             let Some(level) = read_u64(&idx.join("level")) else { continue };
-            if best.as_ref().map_or(true, |(l, _)| level > *l) {
+            if best.as_ref().is_none_or(|(l, _)| level > *l) {
                 best = Some((level, idx));
             }
         }

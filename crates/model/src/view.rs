@@ -523,7 +523,7 @@ impl Placement {
             let Some(ct) = m.core_types.get(ty) else {
                 return Err(format!("set the frequency of core type {ty}, which does not exist"));
             };
-            if !ct.freq_levels_ghz.iter().any(|&l| l == ghz) {
+            if !ct.freq_levels_ghz.contains(&ghz) {
                 return Err(format!("set core type '{}' to {ghz} GHz, which is not one of its levels ({:?})", ct.name, ct.freq_levels_ghz));
             }
         }

@@ -454,7 +454,7 @@ impl Experiment {
             let name = format!("the run of {}'s candidate {} of {}", spec.canonical(), i + 1, cands.len());
             let r = self.simulate_on(&self.machine, &self.workload, &mut p, reads(&best_static::INFO), 0, &name)?;
             let score = geomean_slowdown(&metrics(&self.machine, &r, solo));
-            if best.map_or(true, |(b, _)| score < b) {
+            if best.is_none_or(|(b, _)| score < b) {
                 best = Some((score, i));
             }
         }
@@ -541,7 +541,7 @@ impl Experiment {
             apps: &met.apps,
             threads,
             cores,
-            timeline_truncated: self.settings.timeline.then(|| r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0),
+            timeline_truncated: self.settings.timeline.then_some(r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0),
             timeline,
         };
         serde_json::to_value(row).expect("a run result is plain data")

@@ -123,7 +123,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// before its quota there is used), then its first turn.
     fn start_share(&mut self, t: u32, share: f64) {
         let here = self.book.threads[t as usize].core;
-        let side = if here.map_or(true, |c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
+        let side = if here.is_none_or(|c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
         let mut rounds = ShareRounds::new(share, self.cfg.share_round_ns, side);
         rounds.next_side();
         self.rts[t as usize].share = Some(Box::new(rounds));

@@ -395,7 +395,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn finish_step(&mut self, t: u32) {
         let state = self.book.threads[t as usize].state;
         if state == ThreadState::Running {
-            let c = self.book.threads[t as usize].core.expect("running thread has a core") as usize;
+            let c = self.book.threads[t as usize].core.expect("running thread has a core");
             self.account(c);
         }
         let next = self.advance(t);

@@ -40,7 +40,7 @@ impl<S: LocalScheduler> Engine<'_, S> {
     /// `Err(SimError::Interrupted)` if the hook, asked every `CHECK_EVERY_EVENTS` events, says stop.
     #[inline]
     pub(crate) fn check_interrupt(&self) -> Result<(), SimError> {
-        if self.stats.events % CHECK_EVERY_EVENTS == 0 && self.cfg.interrupt.as_ref().is_some_and(Interrupt::asked) {
+        if self.stats.events.is_multiple_of(CHECK_EVERY_EVENTS) && self.cfg.interrupt.as_ref().is_some_and(Interrupt::asked) {
             return Err(SimError::Interrupted);
         }
         Ok(())

@@ -89,8 +89,7 @@ class Partitions:
         """The partition of lowest scaled load ⌊runnable / (⌊P⌋ × cores)⌋, ties to the faster;
         ⌊P⌋ = 1, as on every machine of the thesis (fast/slow ratio ≤ 2)."""
         own = self.counted.get(t)
-        level = min(range(len(self.levels)),
-                    key=lambda lv: ((self.load(lv) - (own == lv)) // self.ncores(lv), lv))
+        level = min(range(len(self.levels)), key=lambda lv: ((self.load(lv) - (own == lv)) // self.ncores(lv), lv))
         self.assign(view, t, level, out)
 
     def keep_fast_busy(self, view, out, pick):

@@ -53,8 +53,14 @@ POLICIES = {
     "hafs": "rr",
     "best": "best-static",
 }
-LABEL = {"hass-s": "HASS-S", "hass-d": "HASS-D", "ipc": "IPC-Driven", "static-ipc": "Static-IPC-Driven",
-         "hafs": "HAFS", "best": "best static"}
+LABEL = {
+    "hass-s": "HASS-S",
+    "hass-d": "HASS-D",
+    "ipc": "IPC-Driven",
+    "static-ipc": "Static-IPC-Driven",
+    "hafs": "HAFS",
+    "best": "best static",
+}
 ROLES = tuple(POLICIES)
 
 A, B, C = "2fc-2sc-amd", "2fc-2sc-intel", "4fc-12sc"
@@ -102,18 +108,21 @@ missing_policies, check_policies = policy_roles("thesis-ch4", POLICIES, "every s
 
 # ---- the runs
 
+
 def _mgrid_toml(n: int) -> str:
     # Fig. 4.8: "several instances of the same application (we chose mgrid ...) ... from three
     # to ten", on 2FC-2SC-A, under constant load as every ch. 4 experiment.
-    return (f'name = "mgrid-x{n}"\n'
-            f'description = "{n} copies of mgrid (Sáez thesis, Fig. 4.8)"\n'
-            'source = "Sáez thesis, §4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.8"\n'
-            "constant_load = true\n\n"
-            "[[app]]\n"
-            'name = "mgrid"\n'
-            'program = "mgrid"\n'
-            "runs = 3\n"
-            f"copies = {n}\n")
+    return (
+        f'name = "mgrid-x{n}"\n'
+        f'description = "{n} copies of mgrid (Sáez thesis, Fig. 4.8)"\n'
+        'source = "Sáez thesis, §4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.8"\n'
+        "constant_load = true\n\n"
+        "[[app]]\n"
+        'name = "mgrid"\n'
+        'program = "mgrid"\n'
+        "runs = 3\n"
+        f"copies = {n}\n"
+    )
 
 
 def _cores(machine: str) -> tuple:
@@ -145,8 +154,18 @@ def measure(ctx, plan, policies) -> dict:
 
     # One run per policy, whatever roles it plays (the tests give one policy several roles).
     names = list(dict.fromkeys(policies[r] for r in ROLES))
-    out = {"apps": {}, "default": {}, "ideal": {}, "bound": {}, "wait": {}, "mgrid": {}, "fixed": {}, "nfc": {},
-           "migrations": {}, "order": {}}
+    out = {
+        "apps": {},
+        "default": {},
+        "ideal": {},
+        "bound": {},
+        "wait": {},
+        "mgrid": {},
+        "fixed": {},
+        "nfc": {},
+        "migrations": {},
+        "order": {},
+    }
     # 2FC-2SC-A and -B run the same workloads with the same core count: one sweep each for both
     # (each sweep starts its pool of processes anew).
     for group in ((A, B), (C,)):
@@ -221,6 +240,7 @@ def cpu_wait(workloads, policies) -> dict:
 
 
 # ---- metrics
+
 
 def ideal_rr(fast: float, slow: float, alpha: float) -> float:
     """Ideal round robin (§4.3.4, Fig. 4.9): an app's completion time if it spent a share
@@ -300,17 +320,34 @@ def _points(x) -> str:
 
 def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, tol=GAIN_TOL, theirs_text=None):
     ok = abs(ours_value - theirs_value) <= tol
-    return _claim(cid, source, claim, theirs_text or f"{theirs_value:g}%", ours_text, f"within {_points(tol)}", ok,
-                  reason.format(ours=ours_value, theirs=theirs_value))
+    return _claim(
+        cid,
+        source,
+        claim,
+        theirs_text or f"{theirs_value:g}%",
+        ours_text,
+        f"within {_points(tol)}",
+        ok,
+        reason.format(ours=ours_value, theirs=theirs_value),
+    )
 
 
 def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN_TOL, theirs_text=None):
     ok = ours_value <= bound + tol
-    return _claim(cid, source, claim, theirs_text or f"within {bound:g}%", ours_text, f"at most {bound + tol:g}%", ok,
-                  reason.format(ours=ours_value, theirs=bound))
+    return _claim(
+        cid,
+        source,
+        claim,
+        theirs_text or f"within {bound:g}%",
+        ours_text,
+        f"at most {bound + tol:g}%",
+        ok,
+        reason.format(ours=ours_value, theirs=bound),
+    )
 
 
 # ---- the claims
+
 
 def claims(res, plan) -> list:
     out = []
@@ -320,85 +357,205 @@ def claims(res, plan) -> list:
 
     # -- HASS-S on 2FC-2SC-A (Fig. 4.2)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2a"
-    out.append(_near("hass-s-hh1-a", src, "HASS-S's reduction in completion time over the default metric on HH1, 2FC-2SC-A",
-                     12.5, g[(A, "hh1", "hass-s")], _pct(g[(A, "hh1", "hass-s")]),
-                     "HASS-S gains {ours:.1f}% against {theirs}%; " + cause(res, g, A, "hh1")))
+    out.append(
+        _near(
+            "hass-s-hh1-a",
+            src,
+            "HASS-S's reduction in completion time over the default metric on HH1, 2FC-2SC-A",
+            12.5,
+            g[(A, "hh1", "hass-s")],
+            _pct(g[(A, "hh1", "hass-s")]),
+            "HASS-S gains {ours:.1f}% against {theirs}%; " + cause(res, g, A, "hh1"),
+        )
+    )
     gap = g[(A, "hh1", "best")] - g[(A, "hh1", "hass-s")]
-    out.append(_within("hass-s-hh1-equals-best-a", src, "on HH1 (2FC-2SC-A) HASS-S achieves its upper bound, best static",
-                       0, abs(gap), f"best static {_pct(g[(A, 'hh1', 'best')])}, HASS-S {_pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
-                       "HASS-S is {ours:.1f} points off best static on HH1", theirs_text="equal (12.5% both)"))
+    out.append(
+        _within(
+            "hass-s-hh1-equals-best-a",
+            src,
+            "on HH1 (2FC-2SC-A) HASS-S achieves its upper bound, best static",
+            0,
+            abs(gap),
+            f"best static {_pct(g[(A, 'hh1', 'best')])}, HASS-S {_pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
+            "HASS-S is {ours:.1f} points off best static on HH1",
+            theirs_text="equal (12.5% both)",
+        )
+    )
     hh23 = sorted(g[(A, w, "hass-s")] for w in ("hh2", "hh3"))
     worst = max(abs(hh23[0] - 10), abs(hh23[1] - 11))
-    out.append(_claim("hass-s-hh2-hh3-a", src, "HASS-S's reduction on the other HH workloads, 2FC-2SC-A (the text does not say which is which)",
-                      "10% and 11%", f"HH2 {_pct(g[(A, 'hh2', 'hass-s')])}, HH3 {_pct(g[(A, 'hh3', 'hass-s')])}",
-                      f"each within {GAIN_TOL:g} points (smaller to 10%)", worst <= GAIN_TOL,
-                      f"HASS-S's gains on HH2 and HH3 are {hh23[0]:.1f}% and {hh23[1]:.1f}%, {worst:.1f} points off; HH2: {cause(res, g, A, 'hh2')}; HH3: {cause(res, g, A, 'hh3')}"))
+    out.append(
+        _claim(
+            "hass-s-hh2-hh3-a",
+            src,
+            "HASS-S's reduction on the other HH workloads, 2FC-2SC-A (the text does not say which is which)",
+            "10% and 11%",
+            f"HH2 {_pct(g[(A, 'hh2', 'hass-s')])}, HH3 {_pct(g[(A, 'hh3', 'hass-s')])}",
+            f"each within {GAIN_TOL:g} points (smaller to 10%)",
+            worst <= GAIN_TOL,
+            f"HASS-S's gains on HH2 and HH3 are {hh23[0]:.1f}% and {hh23[1]:.1f}%, {worst:.1f} points off; HH2: {cause(res, g, A, 'hh2')}; HH3: {cause(res, g, A, 'hh3')}",
+        )
+    )
     src_mh = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2b"
     mh = [g[(A, w, "hass-s")] for w in MH]
     offs = {w: abs(x - t) for w, x, t in zip(MH, mh, (10, 8, 6, 8))}
     worst = max(offs, key=offs.get)
-    out.append(_claim("hass-s-mh-a", src_mh, "HASS-S's reduction on MH1, MH2, MH3, MH4, 2FC-2SC-A",
-                      "10%, 8%, 6%, 8%", " / ".join(_pct(x) for x in mh), f"each within {_points(GAIN_TOL)}", offs[worst] <= GAIN_TOL,
-                      f"{_name(worst)} is {offs[worst]:.1f} points off; {cause(res, g, A, worst)}"))
+    out.append(
+        _claim(
+            "hass-s-mh-a",
+            src_mh,
+            "HASS-S's reduction on MH1, MH2, MH3, MH4, 2FC-2SC-A",
+            "10%, 8%, 6%, 8%",
+            " / ".join(_pct(x) for x in mh),
+            f"each within {_points(GAIN_TOL)}",
+            offs[worst] <= GAIN_TOL,
+            f"{_name(worst)} is {offs[worst]:.1f} points off; {cause(res, g, A, worst)}",
+        )
+    )
     mean_mh = sum(mh) / len(mh)
     best_mh = sum(g[(A, w, "best")] for w in MH) / len(MH)
-    out.append(_near("hass-s-mh-mean-a", src_mh, "HASS-S's mean reduction over the MH workloads, 2FC-2SC-A", 8, mean_mh, _pct(mean_mh),
-                     "the mean over MH1-MH4 is {ours:.1f}% against {theirs}% (best static's " + f"{best_mh:.1f}%), following the per-workload gains of claim hass-s-mh-a"))
+    out.append(
+        _near(
+            "hass-s-mh-mean-a",
+            src_mh,
+            "HASS-S's mean reduction over the MH workloads, 2FC-2SC-A",
+            8,
+            mean_mh,
+            _pct(mean_mh),
+            "the mean over MH1-MH4 is {ours:.1f}% against {theirs}% (best static's "
+            + f"{best_mh:.1f}%), following the per-workload gains of claim hass-s-mh-a",
+        )
+    )
     both = [w for w in HH + MH]
     match = [w for w in both if on_fast(res, A, w, "hass-s") == on_fast(res, A, w, "best")]
     gaps = {w: g[(A, w, "best")] - g[(A, w, "hass-s")] for w in both}
     worst = max(gaps, key=lambda w: abs(gaps[w]))
-    out.append(_claim("hass-s-matches-best-static-a", "§4.3.4 (Evaluation of HASS-S), Fig. 4.2",
-                      "on 2FC-2SC-A HASS-S picks best static's apps for the fast cores and matches its performance in every HH and MH workload",
-                      "same mapping and performance, 7 of 7", f"same apps on fast cores in {len(match)} of {len(both)}; largest gap {gaps[worst]:.1f} points ({_name(worst)})",
-                      f"same apps everywhere, gaps within {_points(WITHIN_TOL)}", len(match) == len(both) and abs(gaps[worst]) <= WITHIN_TOL,
-                      f"HASS-S maps differently from best static in {', '.join(_name(w) for w in both if w not in match) or 'none'} and is {gaps[worst]:.1f} points behind it on {_name(worst)}"))
+    out.append(
+        _claim(
+            "hass-s-matches-best-static-a",
+            "§4.3.4 (Evaluation of HASS-S), Fig. 4.2",
+            "on 2FC-2SC-A HASS-S picks best static's apps for the fast cores and matches its performance in every HH and MH workload",
+            "same mapping and performance, 7 of 7",
+            f"same apps on fast cores in {len(match)} of {len(both)}; largest gap {gaps[worst]:.1f} points ({_name(worst)})",
+            f"same apps everywhere, gaps within {_points(WITHIN_TOL)}",
+            len(match) == len(both) and abs(gaps[worst]) <= WITHIN_TOL,
+            f"HASS-S maps differently from best static in {', '.join(_name(w) for w in both if w not in match) or 'none'} and is {gaps[worst]:.1f} points behind it on {_name(worst)}",
+        )
+    )
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2"
     for cls, ws, theirs in (("HH", HH, 6), ("MH", MH, 2)):
         x = sum(gain_over(res, A, w, "hass-s", "hafs") for w in ws) / len(ws)
-        out.append(_near(f"hass-s-over-hafs-{cls.lower()}-a", src, f"HASS-S's reduction in completion time relative to HAFS, mean over the {cls} workloads, 2FC-2SC-A",
-                         theirs, x, _pct(x),
-                         "HASS-S is {ours:.1f}% faster than HAFS against {theirs}%: " + f"HASS-S gains {sum(g[(A, w, 'hass-s')] for w in ws) / len(ws):.1f}% and HAFS {sum(g[(A, w, 'hafs')] for w in ws) / len(ws):.1f}% over the default metric here (claims hass-s-* and hafs-over-default-a)"))
+        out.append(
+            _near(
+                f"hass-s-over-hafs-{cls.lower()}-a",
+                src,
+                f"HASS-S's reduction in completion time relative to HAFS, mean over the {cls} workloads, 2FC-2SC-A",
+                theirs,
+                x,
+                _pct(x),
+                "HASS-S is {ours:.1f}% faster than HAFS against {theirs}%: "
+                + f"HASS-S gains {sum(g[(A, w, 'hass-s')] for w in ws) / len(ws):.1f}% and HAFS {sum(g[(A, w, 'hafs')] for w in ws) / len(ws):.1f}% over the default metric here (claims hass-s-* and hafs-over-default-a)",
+            )
+        )
     # -- HASS-D against HASS-S
     src = "§4.3.4 (Evaluation of HASS-D), Figs. 4.2-4.5"
     for m, bound in ((A, 1.0), (B, 2.5), (C, 3.5)):
         ws = s1[m] + (s2 if m == C else [])
         diffs = {w: g[(m, w, "hass-d")] - g[(m, w, "hass-s")] for w in ws}
         worst = max(diffs, key=lambda w: abs(diffs[w]))
-        out.append(_within(f"hass-d-within-hass-s-{m.split('-')[-1] if m != C else '4fc-12sc'}", src,
-                           f"HASS-D performs within {bound:g}% of HASS-S on {CONFIG[m]} (every workload)", bound, abs(diffs[worst]),
-                           f"largest difference {diffs[worst]:+.1f} points ({_name(worst)}); mean {sum(diffs.values()) / len(diffs):+.1f}",
-                           "HASS-D differs from HASS-S by {ours:.1f} points on " + _name(worst) + f": {res['migrations'][(m, worst, 'hass-d')]:.0f} migrations against HASS-S's {res['migrations'][(m, worst, 'hass-s')]:.0f}; fast cores: HASS-D {' + '.join(on_fast(res, m, worst, 'hass-d')) or 'none'}, HASS-S {' + '.join(on_fast(res, m, worst, 'hass-s')) or 'none'}"
-                           + ("" if abs(diffs[worst]) <= bound + WITHIN_TOL else
-                              f"; with exact counters (counter_noise = 0, a control) HASS-D migrates {_exact_counters_migrations(m, worst, 'hass-d')} times on {_name(worst)} (seed 1): the counters' 2% measurement noise moves its dynamic SF estimates of threads with close SFs across one another, and each crossing is a swap")))
+        out.append(
+            _within(
+                f"hass-d-within-hass-s-{m.split('-')[-1] if m != C else '4fc-12sc'}",
+                src,
+                f"HASS-D performs within {bound:g}% of HASS-S on {CONFIG[m]} (every workload)",
+                bound,
+                abs(diffs[worst]),
+                f"largest difference {diffs[worst]:+.1f} points ({_name(worst)}); mean {sum(diffs.values()) / len(diffs):+.1f}",
+                "HASS-D differs from HASS-S by {ours:.1f} points on "
+                + _name(worst)
+                + f": {res['migrations'][(m, worst, 'hass-d')]:.0f} migrations against HASS-S's {res['migrations'][(m, worst, 'hass-s')]:.0f}; fast cores: HASS-D {' + '.join(on_fast(res, m, worst, 'hass-d')) or 'none'}, HASS-S {' + '.join(on_fast(res, m, worst, 'hass-s')) or 'none'}"
+                + (
+                    ""
+                    if abs(diffs[worst]) <= bound + WITHIN_TOL
+                    else f"; with exact counters (counter_noise = 0, a control) HASS-D migrates {_exact_counters_migrations(m, worst, 'hass-d')} times on {_name(worst)} (seed 1): the counters' 2% measurement noise moves its dynamic SF estimates of threads with close SFs across one another, and each crossing is a swap"
+                ),
+            )
+        )
     w48 = [w for w in s2 if w in ("w4", "w5", "w6", "w7", "w8")]
     better = [w for w in w48 if g[(C, w, "hass-s")] >= g[(C, w, "hass-d")]]
-    out.append(_claim("hass-s-beats-hass-d-w4-w8", "§4.3.4 (Evaluation of HASS-D), Fig. 4.5",
-                      "HASS-S usually outperforms HASS-D on the memory-intensive workloads W4-W8 (HASS-D's migrations)",
-                      "usually (most of W4-W8)", f"HASS-S ahead on {len(better)} of {len(w48)} ({', '.join(_name(w) for w in w48)})",
-                      "more than half", 2 * len(better) > len(w48),
-                      f"HASS-D is ahead on {len(w48) - len(better)} of {len(w48)} (" + ", ".join(f"{_name(w)}: {res['migrations'][(C, w, 'hass-d')]:.0f} migrations against {res['migrations'][(C, w, 'hass-s')]:.0f}" for w in w48) + ")"))
+    out.append(
+        _claim(
+            "hass-s-beats-hass-d-w4-w8",
+            "§4.3.4 (Evaluation of HASS-D), Fig. 4.5",
+            "HASS-S usually outperforms HASS-D on the memory-intensive workloads W4-W8 (HASS-D's migrations)",
+            "usually (most of W4-W8)",
+            f"HASS-S ahead on {len(better)} of {len(w48)} ({', '.join(_name(w) for w in w48)})",
+            "more than half",
+            2 * len(better) > len(w48),
+            f"HASS-D is ahead on {len(w48) - len(better)} of {len(w48)} ("
+            + ", ".join(
+                f"{_name(w)}: {res['migrations'][(C, w, 'hass-d')]:.0f} migrations against {res['migrations'][(C, w, 'hass-s')]:.0f}"
+                for w in w48
+            )
+            + ")",
+        )
+    )
     # -- IPC-Driven (§4.3.4, Evaluation of the IPC-Driven algorithm)
     src = "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.2a"
-    out.append(_near("ipc-hh1-a", src, "IPC-Driven's reduction over the default metric on HH1, 2FC-2SC-A", 6, g[(A, "hh1", "ipc")],
-                     _pct(g[(A, "hh1", "ipc")]),
-                     "IPC-Driven gains {ours:.1f}% against {theirs}%" + f": it put mcf on fast cores {100 * res['apps'][(A, 'hh1', 'ipc')]['mcf'][1]:.0f}% of the time (the thesis 51%) with {res['migrations'][(A, 'hh1', 'ipc')]:.0f} migrations"))
+    out.append(
+        _near(
+            "ipc-hh1-a",
+            src,
+            "IPC-Driven's reduction over the default metric on HH1, 2FC-2SC-A",
+            6,
+            g[(A, "hh1", "ipc")],
+            _pct(g[(A, "hh1", "ipc")]),
+            "IPC-Driven gains {ours:.1f}% against {theirs}%"
+            + f": it put mcf on fast cores {100 * res['apps'][(A, 'hh1', 'ipc')]['mcf'][1]:.0f}% of the time (the thesis 51%) with {res['migrations'][(A, 'hh1', 'ipc')]:.0f} migrations",
+        )
+    )
     allg = {(m, w): g[(m, w, "ipc")] for m in MACHINES for w in s1[m] + (s2 if m == C else [])}
     top = max(allg, key=allg.get)
-    out.append(_within("ipc-at-most-7", "ch. 4 introduction and §4.5", "IPC-Driven improved performance by at most 7% (every configuration and workload)",
-                       7, allg[top], f"largest reduction {_pct(allg[top])} ({_name(top[1])}, {CONFIG[top[0]]})",
-                       "IPC-Driven gains up to {ours:.1f}% on " + _name(top[1]) + f" ({CONFIG[top[0]]}), where best static gains {g[(top[0], top[1], 'best')]:.1f}%",
-                       theirs_text="at most 7%"))
+    out.append(
+        _within(
+            "ipc-at-most-7",
+            "ch. 4 introduction and §4.5",
+            "IPC-Driven improved performance by at most 7% (every configuration and workload)",
+            7,
+            allg[top],
+            f"largest reduction {_pct(allg[top])} ({_name(top[1])}, {CONFIG[top[0]]})",
+            "IPC-Driven gains up to {ours:.1f}% on "
+            + _name(top[1])
+            + f" ({CONFIG[top[0]]}), where best static gains {g[(top[0], top[1], 'best')]:.1f}%",
+            theirs_text="at most 7%",
+        )
+    )
     share = 100.0 * res["apps"][(A, "hh1", "ipc")]["mcf"][1]
-    out.append(_near("ipc-mcf-on-fast-hh1-a", src, "under IPC-Driven mcf runs on a fast core about 51% of the time (HH1, 2FC-2SC-A; 25% would be justified)",
-                     51, share, f"{share:.0f}% of mcf's CPU time on fast cores", 
-                     "mcf is on fast cores {ours:.0f}% of the time against {theirs}%: the thesis's misplacement came from ratios above 2.0 measured across a phase change during a refresh; ours are measured on the catalog's mcf, whose phases (a high-IPC phase, a transition, a memory-bound one, twice) are our model of Fig. 4.6",
-                     tol=TRACE_TOL, theirs_text="51%"))
+    out.append(
+        _near(
+            "ipc-mcf-on-fast-hh1-a",
+            src,
+            "under IPC-Driven mcf runs on a fast core about 51% of the time (HH1, 2FC-2SC-A; 25% would be justified)",
+            51,
+            share,
+            f"{share:.0f}% of mcf's CPU time on fast cores",
+            "mcf is on fast cores {ours:.0f}% of the time against {theirs}%: the thesis's misplacement came from ratios above 2.0 measured across a phase change during a refresh; ours are measured on the catalog's mcf, whose phases (a high-IPC phase, a transition, a memory-bound one, twice) are our model of Fig. 4.6",
+            tol=TRACE_TOL,
+            theirs_text="51%",
+        )
+    )
     share_s = 100.0 * res["apps"][(A, "hh1", "static-ipc")]["mcf"][1]
-    out.append(_claim("static-ipc-mcf-hh1-a", "§4.3.4 (Evaluation of the IPC-Driven algorithm)",
-                      "with IPC ratios from the same phase (the original simulated evaluation's offline traces) mcf is not misplaced: at most its high-IPC 25% on fast cores (HH1, 2FC-2SC-A)",
-                      "at most 25%", f"{share_s:.0f}% under Static-IPC-Driven", f"at most {25 + TRACE_TOL:g}%", share_s <= 25 + TRACE_TOL,
-                      f"Static-IPC-Driven puts mcf on fast cores {share_s:.0f}% of the time, although its ratios are exact"))
+    out.append(
+        _claim(
+            "static-ipc-mcf-hh1-a",
+            "§4.3.4 (Evaluation of the IPC-Driven algorithm)",
+            "with IPC ratios from the same phase (the original simulated evaluation's offline traces) mcf is not misplaced: at most its high-IPC 25% on fast cores (HH1, 2FC-2SC-A)",
+            "at most 25%",
+            f"{share_s:.0f}% under Static-IPC-Driven",
+            f"at most {25 + TRACE_TOL:g}%",
+            share_s <= 25 + TRACE_TOL,
+            f"Static-IPC-Driven puts mcf on fast cores {share_s:.0f}% of the time, although its ratios are exact",
+        )
+    )
     losses = []
     for m in MACHINES:
         for w in s1[m] + (s2 if m == C else []):
@@ -406,80 +563,174 @@ def claims(res, plan) -> list:
                 if g[(m, w, r)] < g[(m, w, "ipc")]:
                     losses.append(f"{LABEL[r]} on {_name(w)} ({CONFIG[m]})")
     total = sum(len(s1[m]) for m in MACHINES) + len(s2)
-    out.append(_claim("hass-beats-ipc-everywhere", "ch. 4 introduction, §4.3.4 (Evaluation of the IPC-Driven algorithm)",
-                      "HASS-S and HASS-D outperform IPC-Driven for every investigated workload", "every workload",
-                      f"{2 * total - len(losses)} of {2 * total} (HASS variant, workload) pairs ahead" + (f"; behind: {'; '.join(losses[:3])}" if losses else ""),
-                      "every pair", not losses,
-                      f"IPC-Driven is ahead in {len(losses)} pairs: {'; '.join(losses)}"))
+    out.append(
+        _claim(
+            "hass-beats-ipc-everywhere",
+            "ch. 4 introduction, §4.3.4 (Evaluation of the IPC-Driven algorithm)",
+            "HASS-S and HASS-D outperform IPC-Driven for every investigated workload",
+            "every workload",
+            f"{2 * total - len(losses)} of {2 * total} (HASS variant, workload) pairs ahead"
+            + (f"; behind: {'; '.join(losses[:3])}" if losses else ""),
+            "every pair",
+            not losses,
+            f"IPC-Driven is ahead in {len(losses)} pairs: {'; '.join(losses)}",
+        )
+    )
     waits = {w: res["wait"][(w, "ipc")] for w in plan["set1"]}
     few = [w for w in waits if FEW_LOW <= waits[w] <= FEW_HIGH]
-    out.append(_claim("ipc-cpu-wait-a", "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
-                      "IPC-Driven's forced migrations cost a few percentage points of CPU wait (wall-clock over CPU time) for almost every workload, 2FC-2SC-A",
-                      "a few points, almost every workload", f"{len(few)} of {len(waits)} workloads between {FEW_LOW:g}% and {FEW_HIGH:g}% (range {min(waits.values()):.1f}% to {max(waits.values()):.1f}%)",
-                      f"{FEW_LOW:g}-{FEW_HIGH:g}% on at least {ALMOST_EVERY:.0%} of the workloads", len(few) >= ALMOST_EVERY * len(waits),
-                      f"IPC-Driven's CPU wait is {min(waits.values()):.1f}% to {max(waits.values()):.1f}% on 2FC-2SC-A's set #1 (it migrated {min(res['migrations'][(A, w, 'ipc')] for w in waits):.0f} to {max(res['migrations'][(A, w, 'ipc')] for w in waits):.0f} times per run)"))
+    out.append(
+        _claim(
+            "ipc-cpu-wait-a",
+            "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
+            "IPC-Driven's forced migrations cost a few percentage points of CPU wait (wall-clock over CPU time) for almost every workload, 2FC-2SC-A",
+            "a few points, almost every workload",
+            f"{len(few)} of {len(waits)} workloads between {FEW_LOW:g}% and {FEW_HIGH:g}% (range {min(waits.values()):.1f}% to {max(waits.values()):.1f}%)",
+            f"{FEW_LOW:g}-{FEW_HIGH:g}% on at least {ALMOST_EVERY:.0%} of the workloads",
+            len(few) >= ALMOST_EVERY * len(waits),
+            f"IPC-Driven's CPU wait is {min(waits.values()):.1f}% to {max(waits.values()):.1f}% on 2FC-2SC-A's set #1 (it migrated {min(res['migrations'][(A, w, 'ipc')] for w in waits):.0f} to {max(res['migrations'][(A, w, 'ipc')] for w in waits):.0f} times per run)",
+        )
+    )
     quiet = {(w, r): res["wait"][(w, r)] for w in plan["set1"] for r in ("hass-s", "static-ipc")}
     worst = max(quiet, key=quiet.get)
-    out.append(_claim("cpu-wait-negligible-without-sampling", "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
-                      "without cross-core sampling the CPU wait is negligible, as threads never outnumber cores (HASS-S, Static-IPC-Driven, 2FC-2SC-A)",
-                      "negligible", f"at most {quiet[worst]:.2f}% ({LABEL[worst[1]]}, {_name(worst[0])})", f"below {NEGLIGIBLE:g}%",
-                      quiet[worst] < NEGLIGIBLE, f"{LABEL[worst[1]]} leaves threads waiting {quiet[worst]:.1f}% of their CPU time on {_name(worst[0])}"))
+    out.append(
+        _claim(
+            "cpu-wait-negligible-without-sampling",
+            "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
+            "without cross-core sampling the CPU wait is negligible, as threads never outnumber cores (HASS-S, Static-IPC-Driven, 2FC-2SC-A)",
+            "negligible",
+            f"at most {quiet[worst]:.2f}% ({LABEL[worst[1]]}, {_name(worst[0])})",
+            f"below {NEGLIGIBLE:g}%",
+            quiet[worst] < NEGLIGIBLE,
+            f"{LABEL[worst[1]]} leaves threads waiting {quiet[worst]:.1f}% of their CPU time on {_name(worst[0])}",
+        )
+    )
     # -- HAFS (§4.3.4, Evaluation of the HAFS algorithm)
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.10"
     for m, theirs in ((A, 5), (B, 2)):
         x = sum(g[(m, w, "hafs")] for w in s1[m]) / len(s1[m])
-        out.append(_near(f"hafs-over-default-{'a' if m == A else 'b'}", src, f"HAFS outperforms the default metric on {CONFIG[m]}, mean over set #1",
-                         theirs, x, _pct(x),
-                         "HAFS gains {ours:.1f}% against {theirs}%: its migrations pay refills and, on the AMD box, remote memory; both scale with the one free parameter, remote_memory_latency_ns, and with assumed footprints"))
+        out.append(
+            _near(
+                f"hafs-over-default-{'a' if m == A else 'b'}",
+                src,
+                f"HAFS outperforms the default metric on {CONFIG[m]}, mean over set #1",
+                theirs,
+                x,
+                _pct(x),
+                "HAFS gains {ours:.1f}% against {theirs}%: its migrations pay refills and, on the AMD box, remote memory; both scale with the one free parameter, remote_memory_latency_ns, and with assumed footprints",
+            )
+        )
     x = sum(g[(C, w, "hafs")] for w in s1[C]) / len(s1[C])
-    out.append(_claim("hafs-breaks-even-4fc-12sc", src, "HAFS breaks even with the default metric on 4FC-12SC, mean over set #1 x4",
-                      "breaks even", _pct(x), f"within {EVEN_TOL:g} points of 0", abs(x) <= EVEN_TOL,
-                      f"HAFS's mean gain is {x:.1f}%: our refill cost of a migration across the 4 chips differs from the thesis's measured one"))
+    out.append(
+        _claim(
+            "hafs-breaks-even-4fc-12sc",
+            src,
+            "HAFS breaks even with the default metric on 4FC-12SC, mean over set #1 x4",
+            "breaks even",
+            _pct(x),
+            f"within {EVEN_TOL:g} points of 0",
+            abs(x) <= EVEN_TOL,
+            f"HAFS's mean gain is {x:.1f}%: our refill cost of a migration across the 4 chips differs from the thesis's measured one",
+        )
+    )
     ws = [w for w in w48]
     worst = {r: min(ws, key=lambda w: g[(C, w, r)]) for r in ("hafs", "ipc")}
     text = "; ".join(f"{LABEL[r]} {_pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
     low = min(g[(C, worst[r], r)] for r in worst)
-    out.append(_claim("hafs-ipc-slower-than-default-w4-w8", "§4.3.4 (Evaluation of HASS-D; Evaluation of the HAFS algorithm), Fig. 4.5",
-                      "on W4-W8, migration overhead makes HAFS and IPC-Driven up to 7% slower than the default metric",
-                      "down to -7%", f"worst: {text}", f"worst within {GAIN_TOL:g} points of -7%", abs(low + 7) <= GAIN_TOL,
-                      f"the worst is {low:.1f}% where the thesis has -7%: a migration of a memory-intensive program costs the refill of the part of its footprint its miss curve says would hit, little for the streaming ones (catalog spec2000.toml), and footprints are assumed"))
+    out.append(
+        _claim(
+            "hafs-ipc-slower-than-default-w4-w8",
+            "§4.3.4 (Evaluation of HASS-D; Evaluation of the HAFS algorithm), Fig. 4.5",
+            "on W4-W8, migration overhead makes HAFS and IPC-Driven up to 7% slower than the default metric",
+            "down to -7%",
+            f"worst: {text}",
+            f"worst within {GAIN_TOL:g} points of -7%",
+            abs(low + 7) <= GAIN_TOL,
+            f"the worst is {low:.1f}% where the thesis has -7%: a migration of a memory-intensive program costs the refill of the part of its footprint its miss curve says would hit, little for the streaming ones (catalog spec2000.toml), and footprints are assumed",
+        )
+    )
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.8"
     shares = {n: 100.0 * sum(v) / len(v) for n, v in res["mgrid"].items()}
     spread = max(100.0 * (max(v) - min(v)) for v in res["mgrid"].values())
     want = {n: 100.0 * 2 / 3 if n == 3 else 50.0 for n in shares}
     worst = max(shares, key=lambda n: abs(shares[n] - want[n]))
-    out.append(_claim("hafs-mgrid-shares", src, "HAFS shares the fast cores equally among copies of mgrid: about 66% each with 3 copies, 50% with 4 or more (2FC-2SC-A)",
-                      "~66% (3), 50% (4-10)", ", ".join(f"{n}: {shares[n]:.1f}%" for n in sorted(shares)) + f"; largest spread between copies {spread:.1f} points",
-                      f"each within {SHARE_TOL:g} points", abs(shares[worst] - want[worst]) <= SHARE_TOL and spread <= 2 * SHARE_TOL,
-                      f"with {worst} copies each gets {shares[worst]:.1f}% of its time on fast cores"))
+    out.append(
+        _claim(
+            "hafs-mgrid-shares",
+            src,
+            "HAFS shares the fast cores equally among copies of mgrid: about 66% each with 3 copies, 50% with 4 or more (2FC-2SC-A)",
+            "~66% (3), 50% (4-10)",
+            ", ".join(f"{n}: {shares[n]:.1f}%" for n in sorted(shares))
+            + f"; largest spread between copies {spread:.1f} points",
+            f"each within {SHARE_TOL:g} points",
+            abs(shares[worst] - want[worst]) <= SHARE_TOL and spread <= 2 * SHARE_TOL,
+            f"with {worst} copies each gets {shares[worst]:.1f}% of its time on fast cores",
+        )
+    )
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.9"
     over = {(w, a): o for w in s1[A] for a, o in hafs_overheads(res, A, w).items()}
     top = max(over, key=over.get)
-    out.append(_near("hafs-overhead-a", src, "HAFS's overhead over ideal round robin reaches at most 6%, for some memory-bound apps (2FC-2SC-A)",
-                     6, over[top], f"largest {_pct(over[top])} ({top[1]}, {_name(top[0])})",
-                     "the largest overhead is {ours:.1f}% (" + top[1] + "): a migration refills the part of an app's footprint its miss curve says would hit, and the NUMA box adds remote misses until the next move; both are assumed sizes",
-                     theirs_text="up to 6%"))
+    out.append(
+        _near(
+            "hafs-overhead-a",
+            src,
+            "HAFS's overhead over ideal round robin reaches at most 6%, for some memory-bound apps (2FC-2SC-A)",
+            6,
+            over[top],
+            f"largest {_pct(over[top])} ({top[1]}, {_name(top[0])})",
+            "the largest overhead is {ours:.1f}% ("
+            + top[1]
+            + "): a migration refills the part of an app's footprint its miss curve says would hit, and the NUMA box adds remote misses until the next move; both are assumed sizes",
+            theirs_text="up to 6%",
+        )
+    )
     x4 = {(w, a): o for w in s1[C] for a, o in hafs_overheads(res, C, w).items()}
     tw = [o for (w, a), o in x4.items() if w == "mh1-x4" and a.startswith("twolf")]
     tw_mean = sum(tw) / len(tw)
-    out.append(_near("hafs-overhead-twolf-4fc-12sc", src, "on 4FC-12SC HAFS's overhead over ideal round robin reaches 25% for twolf (MH1 x4)",
-                     25, tw_mean, f"{_pct(tw_mean)} (mean of twolf's 4 copies)",
-                     "twolf's overhead is {ours:.1f}% against {theirs}%: it comes from sharing an L3 with art and fma3d after each move, which our FOA model of the shared cache and twolf's assumed curve set",
-                     tol=2 * GAIN_TOL))
+    out.append(
+        _near(
+            "hafs-overhead-twolf-4fc-12sc",
+            src,
+            "on 4FC-12SC HAFS's overhead over ideal round robin reaches 25% for twolf (MH1 x4)",
+            25,
+            tw_mean,
+            f"{_pct(tw_mean)} (mean of twolf's 4 copies)",
+            "twolf's overhead is {ours:.1f}% against {theirs}%: it comes from sharing an L3 with art and fma3d after each move, which our FOA model of the shared cache and twolf's assumed curve set",
+            tol=2 * GAIN_TOL,
+        )
+    )
     rest = sorted(o for (w, a), o in x4.items() if not (w == "mh1-x4" and a.startswith("twolf")))
     median = rest[len(rest) // 2]
-    out.append(_claim("hafs-overhead-others-4fc-12sc", src, "on 4FC-12SC HAFS's overhead over ideal round robin hovers around 5-10% for the other apps (set #1 x4)",
-                      "5-10%", f"median {_pct(median)}, range {_pct(rest[0])} to {_pct(rest[-1])} ({len(rest)} apps)",
-                      f"median within 5-10% widened by {GAIN_TOL:g} points", 5 - GAIN_TOL <= median <= 10 + GAIN_TOL,
-                      f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it"))
+    out.append(
+        _claim(
+            "hafs-overhead-others-4fc-12sc",
+            src,
+            "on 4FC-12SC HAFS's overhead over ideal round robin hovers around 5-10% for the other apps (set #1 x4)",
+            "5-10%",
+            f"median {_pct(median)}, range {_pct(rest[0])} to {_pct(rest[-1])} ({len(rest)} apps)",
+            f"median within 5-10% widened by {GAIN_TOL:g} points",
+            5 - GAIN_TOL <= median <= 10 + GAIN_TOL,
+            f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it",
+        )
+    )
     # -- 2FC-2SC-B (Fig. 4.3)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.3"
     ws = [w for w in s1[B] if w != "lh1"]
     gaps = [g[(B, w, "best")] - g[(B, w, "hass-s")] for w in ws]
     x = sum(gaps) / len(gaps)
-    out.append(_near("hass-s-behind-best-static-b", src, "on 2FC-2SC-B HASS-S performs 0.5% worse than best static on average (HH and MH)",
-                     0.5, x, f"{x:.1f} points behind on average", "HASS-S is {ours:.1f} points behind best static against {theirs}" + f"; it put other apps on the fast cores than best static in {', '.join(_name(w) for w in ws if on_fast(res, B, w, 'hass-s') != on_fast(res, B, w, 'best')) or 'none'}",
-                     tol=WITHIN_TOL, theirs_text="0.5%"))
+    out.append(
+        _near(
+            "hass-s-behind-best-static-b",
+            src,
+            "on 2FC-2SC-B HASS-S performs 0.5% worse than best static on average (HH and MH)",
+            0.5,
+            x,
+            f"{x:.1f} points behind on average",
+            "HASS-S is {ours:.1f} points behind best static against {theirs}"
+            + f"; it put other apps on the fast cores than best static in {', '.join(_name(w) for w in ws if on_fast(res, B, w, 'hass-s') != on_fast(res, B, w, 'best')) or 'none'}",
+            tol=WITHIN_TOL,
+            theirs_text="0.5%",
+        )
+    )
     # SF from the bound runs: (SF - 1) / (SF_max - 1), the share of a program's time not stalled
     # on memory, compared across the two machines (their SF_max differ: 2.0 and 1.5).
     sf = {}
@@ -491,111 +742,265 @@ def claims(res, plan) -> list:
     wrong = {r: [w for w in ws if on_fast(res, B, w, r) != on_fast(res, B, w, "best")] for r in ("hass-s", "hass-d")}
     named = [w for w in ("mh1", "mh3") if w in ws]
     ok = all(w in wrong[r] for r in wrong for w in named)
-    out.append(_claim("hass-mispredicts-mh1-mh3-b", src_b,
-                      "on 2FC-2SC-B both HASS variants fail to find best static's assignment for MH1 and MH3, with small impact",
-                      "MH1 and MH3, both variants",
-                      "; ".join(f"{LABEL[r]} differs from best static on {', '.join(_name(w) for w in wrong[r]) or 'none'}" for r in wrong)
-                      + "; gaps (HASS-S / HASS-D): " + ", ".join(f"{_name(w)} {g[(B, w, 'best')] - g[(B, w, 'hass-s')]:.1f} / {g[(B, w, 'best')] - g[(B, w, 'hass-d')]:.1f} points" for w in named),
-                      "both variants differ on MH1 and MH3", ok,
-                      "; ".join(f"on {_name(w)} {LABEL[r]} runs {' + '.join(on_fast(res, B, w, r)) or 'none'} on the fast cores, best static {' + '.join(on_fast(res, B, w, 'best')) or 'none'}"
-                                for w in named for r in wrong if w not in wrong[r])))
+    out.append(
+        _claim(
+            "hass-mispredicts-mh1-mh3-b",
+            src_b,
+            "on 2FC-2SC-B both HASS variants fail to find best static's assignment for MH1 and MH3, with small impact",
+            "MH1 and MH3, both variants",
+            "; ".join(
+                f"{LABEL[r]} differs from best static on {', '.join(_name(w) for w in wrong[r]) or 'none'}"
+                for r in wrong
+            )
+            + "; gaps (HASS-S / HASS-D): "
+            + ", ".join(
+                f"{_name(w)} {g[(B, w, 'best')] - g[(B, w, 'hass-s')]:.1f} / {g[(B, w, 'best')] - g[(B, w, 'hass-d')]:.1f} points"
+                for w in named
+            ),
+            "both variants differ on MH1 and MH3",
+            ok,
+            "; ".join(
+                f"on {_name(w)} {LABEL[r]} runs {' + '.join(on_fast(res, B, w, r)) or 'none'} on the fast cores, best static {' + '.join(on_fast(res, B, w, 'best')) or 'none'}"
+                for w in named
+                for r in wrong
+                if w not in wrong[r]
+            ),
+        )
+    )
     mean_a = sum(g[(A, w, "hass-s")] for w in s1[A]) / len(s1[A])
     mean_b = sum(g[(B, w, "hass-s")] for w in s1[B]) / len(s1[B])
-    out.append(_claim("gains-larger-on-a-than-b", "§4.3.4 (Evaluation of HASS-S), Figs. 4.2, 4.3; §4.5",
-                      "asymmetry-aware scheduling gains more on 2FC-2SC-A (2x clock) than on 2FC-2SC-B (1.5x), set #1",
-                      "A > B", f"HASS-S mean {_pct(mean_a)} (A) against {_pct(mean_b)} (B)", "direction", mean_a > mean_b,
-                      f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A"))
+    out.append(
+        _claim(
+            "gains-larger-on-a-than-b",
+            "§4.3.4 (Evaluation of HASS-S), Figs. 4.2, 4.3; §4.5",
+            "asymmetry-aware scheduling gains more on 2FC-2SC-A (2x clock) than on 2FC-2SC-B (1.5x), set #1",
+            "A > B",
+            f"HASS-S mean {_pct(mean_a)} (A) against {_pct(mean_b)} (B)",
+            "direction",
+            mean_a > mean_b,
+            f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A",
+        )
+    )
     progs = sorted(p for p in sf if A in sf[p] and B in sf[p])
     more = [p for p in progs if sf[p][B] > sf[p][A]]
-    out.append(_claim("more-cpu-bound-on-b", "§4.3.4 (Evaluation of HASS-S), on Fig. 4.3",
-                      "on 2FC-2SC-B (4 MB L2) most benchmarks are more CPU-bound than on the AMD system (2 MB L3)",
-                      "most", f"{len(more)} of {len(progs)} programs of set #1 (bound runs: (SF - 1) / (SF_max - 1))",
-                      "more than half", 2 * len(more) > len(progs), f"only {len(more)} of {len(progs)} programs"))
+    out.append(
+        _claim(
+            "more-cpu-bound-on-b",
+            "§4.3.4 (Evaluation of HASS-S), on Fig. 4.3",
+            "on 2FC-2SC-B (4 MB L2) most benchmarks are more CPU-bound than on the AMD system (2 MB L3)",
+            "most",
+            f"{len(more)} of {len(progs)} programs of set #1 (bound runs: (SF - 1) / (SF_max - 1))",
+            "more than half",
+            2 * len(more) > len(progs),
+            f"only {len(more)} of {len(progs)} programs",
+        )
+    )
     # -- 4FC-12SC, set #1 x4 (Fig. 4.4)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"
-    for w, theirs_gap, hass_pick, best_pick, src in (("hh1", 2, "sixtrack", "crafty", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"),
-                                                     ("mh1", 7, "vortex", "twolf", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b")):
+    for w, theirs_gap, hass_pick, best_pick, src in (
+        ("hh1", 2, "sixtrack", "crafty", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"),
+        ("mh1", 7, "vortex", "twolf", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b"),
+    ):
         wl = f"{w}-x4"
-        x = 100.0 * (_geo(res["apps"][(C, wl, "hass-s")][a][0] / res["apps"][(C, wl, "best")][a][0] for a in res["default"][(C, wl)]) - 1)
-        out.append(_near(f"hass-s-behind-best-static-{w}-4fc-12sc", src,
-                         f"on {_name(wl)} (4FC-12SC) HASS-S underperforms best static by {theirs_gap}%",
-                         theirs_gap, x, f"{x:.1f}% (HASS-S's geometric mean over best static's)",
-                         "HASS-S is {ours:.1f}% behind best static against {theirs}%" + f"; on the fast cores HASS-S had {' + '.join(on_fast(res, C, wl, 'hass-s')) or 'none'}, best static {' + '.join(on_fast(res, C, wl, 'best')) or 'none'}",
-                         theirs_text=f"{theirs_gap}%"))
+        x = 100.0 * (
+            _geo(
+                res["apps"][(C, wl, "hass-s")][a][0] / res["apps"][(C, wl, "best")][a][0]
+                for a in res["default"][(C, wl)]
+            )
+            - 1
+        )
+        out.append(
+            _near(
+                f"hass-s-behind-best-static-{w}-4fc-12sc",
+                src,
+                f"on {_name(wl)} (4FC-12SC) HASS-S underperforms best static by {theirs_gap}%",
+                theirs_gap,
+                x,
+                f"{x:.1f}% (HASS-S's geometric mean over best static's)",
+                "HASS-S is {ours:.1f}% behind best static against {theirs}%"
+                + f"; on the fast cores HASS-S had {' + '.join(on_fast(res, C, wl, 'hass-s')) or 'none'}, best static {' + '.join(on_fast(res, C, wl, 'best')) or 'none'}",
+                theirs_text=f"{theirs_gap}%",
+            )
+        )
         hs, bs = on_fast(res, C, wl, "hass-s"), on_fast(res, C, wl, "best")
-        out.append(_claim(f"mapping-{w}-4fc-12sc", src, f"on {_name(wl)} HASS-S puts the 4 copies of {hass_pick} on the fast cores, best static those of {best_pick}",
-                          f"HASS-S {hass_pick}, best static {best_pick}", f"HASS-S {' + '.join(hs) or 'none'}, best static {' + '.join(bs) or 'none'}",
-                          "the same programs", hs == [hass_pick] and bs == [best_pick],
-                          f"HASS-S picks {' + '.join(hs) or 'none'} and best static {' + '.join(bs) or 'none'}; the catalog's {hass_pick} and {best_pick} have near-equal speedup factors, as the thesis says of theirs, so the pick rests on small differences"))
+        out.append(
+            _claim(
+                f"mapping-{w}-4fc-12sc",
+                src,
+                f"on {_name(wl)} HASS-S puts the 4 copies of {hass_pick} on the fast cores, best static those of {best_pick}",
+                f"HASS-S {hass_pick}, best static {best_pick}",
+                f"HASS-S {' + '.join(hs) or 'none'}, best static {' + '.join(bs) or 'none'}",
+                "the same programs",
+                hs == [hass_pick] and bs == [best_pick],
+                f"HASS-S picks {' + '.join(hs) or 'none'} and best static {' + '.join(bs) or 'none'}; the catalog's {hass_pick} and {best_pick} have near-equal speedup factors, as the thesis says of theirs, so the pick rests on small differences",
+            )
+        )
     # Table 4.2a lists each HH and MH workload's two memory-intensive programs last (§4.3.2).
     last_two = {w: list(dict.fromkeys(a.split("#")[0] for a in res["order"][(C, w)]))[-2:] for w in s1[C]}
     bad = [(w, p) for w in s1[C] if w != "lh1-x4" for p in on_fast(res, C, w, "hass-s") if p in last_two[w]]
-    out.append(_claim("hass-s-never-memory-bound-on-fast-4fc-12sc", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b",
-                      "HASS-S never runs memory-bound apps (the last two of each workload) on the fast cores of 4FC-12SC",
-                      "never", "none" if not bad else ", ".join(f"{p} ({_name(w)})" for w, p in bad), "none", not bad,
-                      f"HASS-S runs {', '.join(p for _, p in bad)} on the fast cores"))
+    out.append(
+        _claim(
+            "hass-s-never-memory-bound-on-fast-4fc-12sc",
+            "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b",
+            "HASS-S never runs memory-bound apps (the last two of each workload) on the fast cores of 4FC-12SC",
+            "never",
+            "none" if not bad else ", ".join(f"{p} ({_name(w)})" for w, p in bad),
+            "none",
+            not bad,
+            f"HASS-S runs {', '.join(p for _, p in bad)} on the fast cores",
+        )
+    )
     t, v = (_geo(res["fixed"][k].values()) for k in ("TwolfOnFast", "VortexOnFast"))
     x = 100.0 * (v / t - 1)
-    out.append(_near("mh1-x4-twolf-over-vortex", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b",
-                     "on MH1 x4, twolf on the isolated fast chip is about 7% better than vortex there (cache sharing with art and fma3d)",
-                     7, x, f"{_pct(x)} (geometric mean of turnarounds, fixed assignments)",
-                     "twolf on the fast chip is {ours:.1f}% better against {theirs}%: twolf's curve is set so that it suffers beside art and fma3d under the FOA model (catalog spec2000.toml, rule 6)",
-                     theirs_text="7%"))
+    out.append(
+        _near(
+            "mh1-x4-twolf-over-vortex",
+            "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b",
+            "on MH1 x4, twolf on the isolated fast chip is about 7% better than vortex there (cache sharing with art and fma3d)",
+            7,
+            x,
+            f"{_pct(x)} (geometric mean of turnarounds, fixed assignments)",
+            "twolf on the fast chip is {ours:.1f}% better against {theirs}%: twolf's curve is set so that it suffers beside art and fma3d under the FOA model (catalog spec2000.toml, rule 6)",
+            theirs_text="7%",
+        )
+    )
     # -- 4FC-12SC, set #2 (Fig. 4.5)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.5"
     gaps = {w: g[(C, w, "best")] - g[(C, w, "hass-s")] for w in s2}
     same = [w for w in s2 if w in ("w1", "w5", "w7", "w8")]
     off = [w for w in same if on_fast(res, C, w, "hass-s") != on_fast(res, C, w, "best") or abs(gaps[w]) > WITHIN_TOL]
-    out.append(_claim("hass-s-equals-best-static-w1-w5-w7-w8", src,
-                      "on W1, W5, W7 and W8 HASS-S chooses best static's mapping and comes very close to it",
-                      "same mapping", (f"same mapping and within {_points(WITHIN_TOL)} on {len(same) - len(off)} of {len(same)} ({', '.join(_name(w) for w in same)})" if same else "none of W1, W5, W7, W8 run in this version"),
-                      f"same apps on fast cores, within {_points(WITHIN_TOL)}", bool(same) and not off,
-                      "HASS-S differs from best static on " + ("; ".join(
-                          f"{_name(w)} (gap {gaps[w]:+.1f} points; fast cores: HASS-S {' + '.join(on_fast(res, C, w, 'hass-s')) or 'none'}, "
-                          f"best static {' + '.join(on_fast(res, C, w, 'best')) or 'none'})" for w in off) or "every one run")
-                      + ": with 16 programs and shared L3s the two pick different near-equal programs"))
+    out.append(
+        _claim(
+            "hass-s-equals-best-static-w1-w5-w7-w8",
+            src,
+            "on W1, W5, W7 and W8 HASS-S chooses best static's mapping and comes very close to it",
+            "same mapping",
+            (
+                f"same mapping and within {_points(WITHIN_TOL)} on {len(same) - len(off)} of {len(same)} ({', '.join(_name(w) for w in same)})"
+                if same
+                else "none of W1, W5, W7, W8 run in this version"
+            ),
+            f"same apps on fast cores, within {_points(WITHIN_TOL)}",
+            bool(same) and not off,
+            "HASS-S differs from best static on "
+            + (
+                "; ".join(
+                    f"{_name(w)} (gap {gaps[w]:+.1f} points; fast cores: HASS-S {' + '.join(on_fast(res, C, w, 'hass-s')) or 'none'}, "
+                    f"best static {' + '.join(on_fast(res, C, w, 'best')) or 'none'})"
+                    for w in off
+                )
+                or "every one run"
+            )
+            + ": with 16 programs and shared L3s the two pick different near-equal programs",
+        )
+    )
     worst = max(gaps, key=gaps.get)
     # "at most 2.5% for the W3 workload": the largest gap of set #2, the others (same mapping or
     # a different one) smaller.
-    out.append(_within("hass-s-gap-set2", src, "on set #2 HASS-S's gap to best static is at most 2.5% (the largest, W3)", 2.5, gaps[worst],
-                       f"largest gap {gaps[worst]:.1f} points ({_name(worst)})",
-                       "HASS-S is {ours:.1f} points behind best static on " + _name(worst) + f", with {' + '.join(on_fast(res, C, worst, 'hass-s')) or 'none'} on the fast cores where best static has {' + '.join(on_fast(res, C, worst, 'best')) or 'none'}"))
+    out.append(
+        _within(
+            "hass-s-gap-set2",
+            src,
+            "on set #2 HASS-S's gap to best static is at most 2.5% (the largest, W3)",
+            2.5,
+            gaps[worst],
+            f"largest gap {gaps[worst]:.1f} points ({_name(worst)})",
+            "HASS-S is {ours:.1f} points behind best static on "
+            + _name(worst)
+            + f", with {' + '.join(on_fast(res, C, worst, 'hass-s')) or 'none'} on the fast cores where best static has {' + '.join(on_fast(res, C, worst, 'best')) or 'none'}",
+        )
+    )
     # -- headline numbers (ch. 4 introduction, §4.5) and Fig. 4.10
     src = "ch. 4 introduction and §4.5"
     for r, theirs in (("hass-s", 12.5), ("hass-d", 12.0)):
         top = max(((m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])), key=lambda k: g[(k[0], k[1], r)])
-        out.append(_near(f"{r}-best-improvement", src, f"{LABEL[r]}'s best reduction in completion time over the default metric (every configuration and workload)",
-                         theirs, g[(top[0], top[1], r)], f"{_pct(g[(top[0], top[1], r)])} ({_name(top[1])}, {CONFIG[top[0]]})",
-                         "the best is {ours:.1f}% against {theirs}%; " + cause(res, g, top[0], top[1], r), theirs_text=f"up to {theirs:g}%"))
+        out.append(
+            _near(
+                f"{r}-best-improvement",
+                src,
+                f"{LABEL[r]}'s best reduction in completion time over the default metric (every configuration and workload)",
+                theirs,
+                g[(top[0], top[1], r)],
+                f"{_pct(g[(top[0], top[1], r)])} ({_name(top[1])}, {CONFIG[top[0]]})",
+                "the best is {ours:.1f}% against {theirs}%; " + cause(res, g, top[0], top[1], r),
+                theirs_text=f"up to {theirs:g}%",
+            )
+        )
     low = min(((w, r) for w in s1[C] + s2 for r in ("hass-s", "hass-d")), key=lambda k: g[(C, k[0], k[1])])
-    out.append(_claim("hass-never-worse-than-default-4fc-12sc", src, "on the shared-cache system (4FC-12SC) HASS never performs worse than the default scheduler",
-                      "never worse", f"lowest {_pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})", "at least -0.5%",
-                      g[(C, low[0], low[1])] >= -0.5, f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}"))
+    out.append(
+        _claim(
+            "hass-never-worse-than-default-4fc-12sc",
+            src,
+            "on the shared-cache system (4FC-12SC) HASS never performs worse than the default scheduler",
+            "never worse",
+            f"lowest {_pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})",
+            "at least -0.5%",
+            g[(C, low[0], low[1])] >= -0.5,
+            f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}",
+        )
+    )
     src = "§4.3.4 (Summary)"
     every = [(m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])]
     ahead = [k for k in every if g[(k[0], k[1], "hass-s")] >= g[(k[0], k[1], "hass-d")]]
-    out.append(_claim("hass-s-usually-beats-hass-d", src, "in most cases HASS-S delivers slightly better gains than HASS-D",
-                      "most cases", f"HASS-S ahead (or equal) on {len(ahead)} of {len(every)} workloads", "more than half",
-                      2 * len(ahead) > len(every), f"HASS-D is ahead on {len(every) - len(ahead)} of {len(every)} workloads"))
+    out.append(
+        _claim(
+            "hass-s-usually-beats-hass-d",
+            src,
+            "in most cases HASS-S delivers slightly better gains than HASS-D",
+            "most cases",
+            f"HASS-S ahead (or equal) on {len(ahead)} of {len(every)} workloads",
+            "more than half",
+            2 * len(ahead) > len(every),
+            f"HASS-D is ahead on {len(every) - len(ahead)} of {len(every)} workloads",
+        )
+    )
     more = [k for k in every if res["migrations"][(k[0], k[1], "hass-d")] > res["migrations"][(k[0], k[1], "hass-s")]]
-    out.append(_claim("hass-d-migrates-more", src, "HASS-D triggers additional migrations over HASS-S",
-                      "more migrations", f"HASS-D migrates more on {len(more)} of {len(every)} workloads", "more than half",
-                      2 * len(more) > len(every), f"HASS-D migrates more on only {len(more)} of {len(every)} workloads"))
+    out.append(
+        _claim(
+            "hass-d-migrates-more",
+            src,
+            "HASS-D triggers additional migrations over HASS-S",
+            "more migrations",
+            f"HASS-D migrates more on {len(more)} of {len(every)} workloads",
+            "more than half",
+            2 * len(more) > len(every),
+            f"HASS-D migrates more on only {len(more)} of {len(every)} workloads",
+        )
+    )
     pays = [k for k in every if g[(k[0], k[1], "hafs")] > 0]
-    out.append(_claim("hafs-usually-pays-off", src, "fair sharing of fast cores with HAFS comes at a cost, but in most cases the benefits justify it (HAFS beats the default metric)",
-                      "most cases", f"HAFS ahead of the default metric on {len(pays)} of {len(every)} workloads", "more than half",
-                      2 * len(pays) > len(every), f"HAFS is behind the default metric on {len(every) - len(pays)} of {len(every)} workloads"))
+    out.append(
+        _claim(
+            "hafs-usually-pays-off",
+            src,
+            "fair sharing of fast cores with HAFS comes at a cost, but in most cases the benefits justify it (HAFS beats the default metric)",
+            "most cases",
+            f"HAFS ahead of the default metric on {len(pays)} of {len(every)} workloads",
+            "more than half",
+            2 * len(pays) > len(every),
+            f"HAFS is behind the default metric on {len(every) - len(pays)} of {len(every)} workloads",
+        )
+    )
     groups = overall(res, plan)
     gap = {k: v["best"] - max(v["hass-s"], v["hass-d"]) for k, v in groups.items()}
     worst = max(gap, key=gap.get)
-    out.append(_claim("hass-close-to-best-static-but-set1-4fc-12sc", "§4.3.4 (Overall results), Fig. 4.10",
-                      "HASS-S and HASS-D come very close to best static in every configuration and set except set #1 on 4FC-12SC",
-                      "largest gap: set #1 on 4FC-12SC", f"largest gap {gap[worst]:.1f} points ({worst}); " + ", ".join(f"{k} {v:.1f}" for k, v in gap.items()),
-                      "direction", worst == "4FC-12SC set #1",
-                      f"the largest gap between the better HASS and best static is on {worst}"
-                      + "".join(f"; on {k} the better HASS is {-v:.1f} points ahead of best static, whose fixed "
-                                f"assignment cannot follow the run as HASS's refreshes do"
-                                for k, v in gap.items() if v < 0)))
+    out.append(
+        _claim(
+            "hass-close-to-best-static-but-set1-4fc-12sc",
+            "§4.3.4 (Overall results), Fig. 4.10",
+            "HASS-S and HASS-D come very close to best static in every configuration and set except set #1 on 4FC-12SC",
+            "largest gap: set #1 on 4FC-12SC",
+            f"largest gap {gap[worst]:.1f} points ({worst}); " + ", ".join(f"{k} {v:.1f}" for k, v in gap.items()),
+            "direction",
+            worst == "4FC-12SC set #1",
+            f"the largest gap between the better HASS and best static is on {worst}"
+            + "".join(
+                f"; on {k} the better HASS is {-v:.1f} points ahead of best static, whose fixed "
+                f"assignment cannot follow the run as HASS's refreshes do"
+                for k, v in gap.items()
+                if v < 0
+            ),
+        )
+    )
     return out
 
 
@@ -604,25 +1009,39 @@ def cause(res, g, m, w, role="hass-s") -> str:
     gap is our programs', whose properties the thesis does not give), or it falls short of it."""
     x, b = g[(m, w, role)], g[(m, w, "best")]
     if abs(b - x) <= WITHIN_TOL:
-        return (f"{LABEL[role]} matches best static ({b:.1f}%), so the difference is our programs': their speedup "
-                f"factors, miss curves and lengths are assumed per class (catalog spec2000.toml)")
-    return (f"{LABEL[role]} falls {b - x:.1f} points short of best static ({b:.1f}%), running "
-            f"{' + '.join(on_fast(res, m, w, role)) or 'none'} on the fast cores where best static runs "
-            f"{' + '.join(on_fast(res, m, w, 'best')) or 'none'}")
+        return (
+            f"{LABEL[role]} matches best static ({b:.1f}%), so the difference is our programs': their speedup "
+            f"factors, miss curves and lengths are assumed per class (catalog spec2000.toml)"
+        )
+    return (
+        f"{LABEL[role]} falls {b - x:.1f} points short of best static ({b:.1f}%), running "
+        f"{' + '.join(on_fast(res, m, w, role)) or 'none'} on the fast cores where best static runs "
+        f"{' + '.join(on_fast(res, m, w, 'best')) or 'none'}"
+    )
 
 
 def overall(res, plan) -> dict:
     """Fig. 4.10: per configuration and workload set, each role's mean reduction over the
     default metric."""
-    groups = {f"{CONFIG[A]} set #1": (A, plan["set1"]), f"{CONFIG[B]} set #1": (B, plan["set1"]),
-              f"{CONFIG[C]} set #1": (C, [f"{w}-x4" for w in plan["set1_x4"]]), f"{CONFIG[C]} set #2": (C, plan["set2"])}
+    groups = {
+        f"{CONFIG[A]} set #1": (A, plan["set1"]),
+        f"{CONFIG[B]} set #1": (B, plan["set1"]),
+        f"{CONFIG[C]} set #1": (C, [f"{w}-x4" for w in plan["set1_x4"]]),
+        f"{CONFIG[C]} set #2": (C, plan["set2"]),
+    }
     return {k: {r: sum(gain(res, m, w, r) for w in ws) / len(ws) for r in ROLES} for k, (m, ws) in groups.items()}
 
 
 # ---- figures
 
-COLORS = {"hass-s": "tab:blue", "hass-d": "tab:cyan", "ipc": "tab:red", "static-ipc": "tab:pink",
-          "hafs": "tab:orange", "best": "tab:green"}
+COLORS = {
+    "hass-s": "tab:blue",
+    "hass-d": "tab:cyan",
+    "ipc": "tab:red",
+    "static-ipc": "tab:pink",
+    "hafs": "tab:orange",
+    "best": "tab:green",
+}
 
 
 def _label(role, policies) -> str:
@@ -643,8 +1062,12 @@ def figure_set1(ctx, res, machine, workloads, policies, stem, caption) -> None:
         top = 0
         width = 0.8 / len(roles)
         for i, r in enumerate(roles):
-            vals = [100 * sum(v for a, v in per[r].items() if a.split("#")[0] == p) /
-                    sum(1 for a in per[r] if a.split("#")[0] == p) for p in progs]
+            vals = [
+                100
+                * sum(v for a, v in per[r].items() if a.split("#")[0] == p)
+                / sum(1 for a in per[r] if a.split("#")[0] == p)
+                for p in progs
+            ]
             vals.append(100 * _geo(per[r].values()))
             top = max(top, max(vals))
             ax.bar([j + i * width for j in range(len(vals))], vals, width, color=COLORS[r], label=_label(r, policies))
@@ -653,7 +1076,7 @@ def figure_set1(ctx, res, machine, workloads, policies, stem, caption) -> None:
         ax.set_xticklabels(progs + ["geomean"], rotation=30, fontsize=7)
         ax.set_title(_name(w), fontsize=9)
         ax.set_ylim(50, max(140, 10 * math.ceil(top / 10)))
-    for ax in axes[len(workloads):]:
+    for ax in axes[len(workloads) :]:
         ax.set_visible(False)
     axes[0].set_ylabel("completion time / default (%)")
     axes[0].legend(fontsize=6, loc="upper left")
@@ -669,8 +1092,13 @@ def figure_4_5(ctx, res, workloads, policies) -> None:
     ax = fig.subplots()
     width = 0.8 / len(roles)
     for i, r in enumerate(roles):
-        ax.bar([j + i * width for j in range(len(workloads))],
-               [100 - gain(res, C, w, r) for w in workloads], width, color=COLORS[r], label=_label(r, policies))
+        ax.bar(
+            [j + i * width for j in range(len(workloads))],
+            [100 - gain(res, C, w, r) for w in workloads],
+            width,
+            color=COLORS[r],
+            label=_label(r, policies),
+        )
     ax.axhline(100, color="black", linewidth=0.7)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
     ax.set_xticklabels([_name(w) for w in workloads])
@@ -679,8 +1107,12 @@ def figure_4_5(ctx, res, workloads, policies) -> None:
     ax.set_ylim(min(70, 5 * math.floor(min(vals) / 5)), max(115, 5 * math.ceil(max(vals) / 5)))
     ax.legend(fontsize=6, ncol=3)
     fig.tight_layout()
-    ctx.figure(fig, "fig4-5", "Redraws the Sáez thesis's Fig. 4.5: geometric mean of completion times relative to the "
-               "default metric for set #2 on 4FC-12SC, from our runs.")
+    ctx.figure(
+        fig,
+        "fig4-5",
+        "Redraws the Sáez thesis's Fig. 4.5: geometric mean of completion times relative to the "
+        "default metric for set #2 on 4FC-12SC, from our runs.",
+    )
 
 
 def figure_4_7(ctx, res, workloads, policies) -> None:
@@ -691,15 +1123,24 @@ def figure_4_7(ctx, res, workloads, policies) -> None:
     ax = fig.subplots()
     width = 0.8 / len(roles)
     for i, r in enumerate(roles):
-        ax.bar([j + i * width for j in range(len(workloads))], [res["wait"][(w, r)] for w in workloads], width,
-               color=COLORS[r], label=_label(r, policies))
+        ax.bar(
+            [j + i * width for j in range(len(workloads))],
+            [res["wait"][(w, r)] for w in workloads],
+            width,
+            color=COLORS[r],
+            label=_label(r, policies),
+        )
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
     ax.set_xticklabels([_name(w) for w in workloads])
     ax.set_ylabel("(wall - CPU) / CPU (%)")
     ax.legend(fontsize=6)
     fig.tight_layout()
-    ctx.figure(fig, "fig4-7", "Redraws the Sáez thesis's Fig. 4.7: the amount by which wall-clock completion time "
-               "exceeds CPU time on 2FC-2SC-A (the thesis shows IPC-Driven; the other schedulers are ours, for contrast).")
+    ctx.figure(
+        fig,
+        "fig4-7",
+        "Redraws the Sáez thesis's Fig. 4.7: the amount by which wall-clock completion time "
+        "exceeds CPU time on 2FC-2SC-A (the thesis shows IPC-Driven; the other schedulers are ours, for contrast).",
+    )
 
 
 def figure_4_8_4_9(ctx, res, workloads) -> None:
@@ -730,9 +1171,13 @@ def figure_4_8_4_9(ctx, res, workloads) -> None:
     ax2.set_ylim(min(90, 5 * math.floor(min(vals) / 5)), max(115, 5 * math.ceil(max(vals) / 5)))
     ax2.set_title("Fig. 4.9: HAFS over ideal round robin, 2FC-2SC-A", fontsize=9)
     fig.tight_layout()
-    ctx.figure(fig, "fig4-8-4-9", "Redraws the Sáez thesis's Figs. 4.8 (each copy's share of time on fast cores "
-               "under HAFS, 3 to 10 copies of mgrid on 2FC-2SC-A) and 4.9 (HAFS completion times over ideal round "
-               "robin, set #1 on 2FC-2SC-A), from our runs.")
+    ctx.figure(
+        fig,
+        "fig4-8-4-9",
+        "Redraws the Sáez thesis's Figs. 4.8 (each copy's share of time on fast cores "
+        "under HAFS, 3 to 10 copies of mgrid on 2FC-2SC-A) and 4.9 (HAFS completion times over ideal round "
+        "robin, set #1 on 2FC-2SC-A), from our runs.",
+    )
 
 
 def figure_4_10(ctx, res, plan, policies) -> None:
@@ -745,27 +1190,42 @@ def figure_4_10(ctx, res, plan, policies) -> None:
     width = 0.8 / len(roles)
     keys = list(groups)
     for i, r in enumerate(roles):
-        ax.bar([j + i * width for j in range(len(keys))], [groups[k][r] for k in keys], width, color=COLORS[r],
-               label=_label(r, policies))
+        ax.bar(
+            [j + i * width for j in range(len(keys))],
+            [groups[k][r] for k in keys],
+            width,
+            color=COLORS[r],
+            label=_label(r, policies),
+        )
     ax.axhline(0, color="black", linewidth=0.7)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(keys))])
     ax.set_xticklabels(keys, fontsize=8)
     ax.set_ylabel("reduction over default (%)")
     ax.legend(fontsize=6, ncol=3)
     fig.tight_layout()
-    ctx.figure(fig, "fig4-10", "Redraws the Sáez thesis's Fig. 4.10: mean reduction in completion time over the "
-               "default metric per configuration and workload set, from our runs.")
+    ctx.figure(
+        fig,
+        "fig4-10",
+        "Redraws the Sáez thesis's Fig. 4.10: mean reduction in completion time over the "
+        "default metric per configuration and workload set, from our runs.",
+    )
 
 
 # ---- the document
 
+
 def _table(res, machine, workloads) -> str:
     roles = ("hafs", "ipc", "static-ipc", "hass-s", "hass-d", "best")
-    lines = ["| workload | " + " | ".join(LABEL[r] for r in roles) + " | HASS-S on fast | best static on fast |",
-             "|---|" + "---:|" * len(roles) + "---|---|"]
+    lines = [
+        "| workload | " + " | ".join(LABEL[r] for r in roles) + " | HASS-S on fast | best static on fast |",
+        "|---|" + "---:|" * len(roles) + "---|---|",
+    ]
     for w in workloads:
-        lines.append(f"| {_name(w)} | " + " | ".join(_pct(gain(res, machine, w, r)) for r in roles)
-                     + f" | {' + '.join(on_fast(res, machine, w, 'hass-s')) or '-'} | {' + '.join(on_fast(res, machine, w, 'best')) or '-'} |")
+        lines.append(
+            f"| {_name(w)} | "
+            + " | ".join(_pct(gain(res, machine, w, r)) for r in roles)
+            + f" | {' + '.join(on_fast(res, machine, w, 'hass-s')) or '-'} | {' + '.join(on_fast(res, machine, w, 'best')) or '-'} |"
+        )
     return "\n".join(lines)
 
 
@@ -781,29 +1241,50 @@ def build_with(ctx, policies):
     plan = QUICK if ctx.quick else FULL
     res = measure(ctx, plan, policies)
     set1_c = [f"{w}-x4" for w in plan["set1_x4"]]
-    figure_set1(ctx, res, A, plan["set1"], policies, "fig4-2",
-                "Redraws the Sáez thesis's Fig. 4.2 (a and b): completion times relative to the default metric for "
-                "set #1 on 2FC-2SC-A, per app and geometric mean, from our runs (below 100% is a speedup).")
-    figure_set1(ctx, res, B, plan["set1"], policies, "fig4-3",
-                "Redraws the Sáez thesis's Fig. 4.3 (a and b): completion times relative to the default metric for "
-                "set #1 on 2FC-2SC-B, from our runs.")
-    figure_set1(ctx, res, C, set1_c, policies, "fig4-4",
-                "Redraws the Sáez thesis's Fig. 4.4 (a and b): completion times relative to the default metric for "
-                "set #1 x4 on 4FC-12SC (each program's mean over its 4 copies), from our runs.")
+    figure_set1(
+        ctx,
+        res,
+        A,
+        plan["set1"],
+        policies,
+        "fig4-2",
+        "Redraws the Sáez thesis's Fig. 4.2 (a and b): completion times relative to the default metric for "
+        "set #1 on 2FC-2SC-A, per app and geometric mean, from our runs (below 100% is a speedup).",
+    )
+    figure_set1(
+        ctx,
+        res,
+        B,
+        plan["set1"],
+        policies,
+        "fig4-3",
+        "Redraws the Sáez thesis's Fig. 4.3 (a and b): completion times relative to the default metric for "
+        "set #1 on 2FC-2SC-B, from our runs.",
+    )
+    figure_set1(
+        ctx,
+        res,
+        C,
+        set1_c,
+        policies,
+        "fig4-4",
+        "Redraws the Sáez thesis's Fig. 4.4 (a and b): completion times relative to the default metric for "
+        "set #1 x4 on 4FC-12SC (each program's mean over its 4 copies), from our runs.",
+    )
     figure_4_5(ctx, res, list(plan["set2"]), policies)
     figure_4_7(ctx, res, list(plan["set1"]), policies)
     figure_4_8_4_9(ctx, res, list(plan["set1"]))
     figure_4_10(ctx, res, plan, policies)
     roles = ", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in ROLES)
     workloads = f"""Workloads: the thesis's Table 4.2 from the catalog. Set #1 on 2FC-2SC-A and -B:
-{', '.join(f'[`{w}`](../../catalog/workloads/{w}.toml)' for w in plan['set1'])}; on 4FC-12SC four copies of each
-(§4.3.2): {', '.join(f'[`{w}`](../../catalog/workloads/{w}.toml)' for w in set1_c)}. Set #2 on 4FC-12SC:
-{', '.join(f'[`{w}`](../../catalog/workloads/{w}.toml)' for w in plan['set2'])}. Programs: the 24 SPEC CPU2000
+{", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in plan["set1"])}; on 4FC-12SC four copies of each
+(§4.3.2): {", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in set1_c)}. Set #2 on 4FC-12SC:
+{", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in plan["set2"])}. Programs: the 24 SPEC CPU2000
 profiles of [`spec2000`](../../catalog/programs/spec2000.toml) (how their speedup factors and miss curves were
-chosen is in that file's header). Fig. 4.8's workloads are generated: N copies of mgrid, N = {', '.join(map(str, plan['mgrid']))}.
+chosen is in that file's header). Fig. 4.8's workloads are generated: N copies of mgrid, N = {", ".join(map(str, plan["mgrid"]))}.
 
 Policies (thesis name: ours): {roles}. The default metric is the rotations `bound:offset=r` (one run per core,
-seed 1: a bound run does not depend on the seed); the schedulers run with seeds {plan['seeds']}, and an app's
+seed 1: a bound run does not depend on the seed); the schedulers run with seeds {plan["seeds"]}, and an app's
 time is its mean over them. MH1 x4's fixed assignments are `TwolfOnFast` and `VortexOnFast`
 (`python/ampsched/reproductions/_policies.py`). Fig. 4.7's runs are `ampsched.run` with seed 1 (the sweep's table
 holds no CPU times)."""
@@ -838,7 +1319,12 @@ holds no CPU times)."""
 - **Quick version.** `--quick` runs every configuration, set #1 in full on 2FC-2SC, HH1 x4, MH1 x4 and W4-W8
   on 4FC-12SC, 3 and 4 copies of mgrid and one seed: claims over the workloads it leaves out are judged on those
   it runs."""
-    sections = [("Every workload", "Per configuration: each scheduler's reduction in completion time over the "
-                 "default metric, and the programs HASS-S and best static ran mostly on fast cores.\n\n" + per),
-                ("Notes", notes)]
+    sections = [
+        (
+            "Every workload",
+            "Per configuration: each scheduler's reduction in completion time over the "
+            "default metric, and the programs HASS-S and best static ran mostly on fast cores.\n\n" + per,
+        ),
+        ("Notes", notes),
+    ]
     return Report(claims=claims(res, plan), machines=list(MACHINES), workloads=workloads, sections=sections)

@@ -41,8 +41,15 @@ configurations. §6.1 (the Utility Factor against BusyFCs, Figs. 6.1-6.2) is rep
 # Role -> the registered policy that plays it. PA in chapter 6 is `pa-uf` (PA rebuilt on the
 # Utility Factor, §6.2.2); RR is HAFS, `rr`; Best Static is the oracle `best-static`.
 POLICIES = {"rr": "rr", "sfd": "sfd", "pa": "pa-uf", "camp": "camp", "best": "best-static"}
-LABEL = {"rr": "RR", "sfd": "SFD", "pa": "PA", "camp": "CAMP", "best": "Best Static",
-         "pa-long": "PA, boost over the whole serial phase", "camp-nowait": "CAMP, no stable periods"}
+LABEL = {
+    "rr": "RR",
+    "sfd": "SFD",
+    "pa": "PA",
+    "camp": "CAMP",
+    "best": "Best Static",
+    "pa-long": "PA, boost over the whole serial phase",
+    "camp-nowait": "CAMP, no stable periods",
+}
 ROLES = tuple(POLICIES)
 # Diagnostic variants, run only to measure the cause of a difference (never in a claim's "ours"):
 # PA with a boost (500 ticks, 5 s of fast-core time) that outlasts FFTW's serial phases (about 4 s
@@ -91,6 +98,7 @@ missing_policies, check_policies = policy_roles("thesis-ch6", POLICIES, "every s
 
 
 # ---- the runs
+
 
 def catalog_name(kind: str, w: str) -> str:
     """The catalog workload of table entry w: kind "st" (Table 6.2), "1fc"/"4fc" (Table 6.3),
@@ -161,6 +169,7 @@ def sf_errors(plan, policies) -> dict:
 
 # ---- metrics
 
+
 def _geo(xs) -> float:
     xs = list(xs)
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
@@ -208,6 +217,7 @@ def _name(w) -> str:
 
 # ---- the claims
 
+
 def _claim(cid, source, claim, theirs, ours, tolerance, ok, reason):
     return Claim(cid, source, claim, theirs, ours, tolerance, "reproduced" if ok else "differs", "" if ok else reason)
 
@@ -229,23 +239,52 @@ def claims(res) -> list:
         tag = "amd" if m == A else "intel"
         d = {w: sp(m, w, "pa") for w in ST}
         worst = max(d, key=lambda w: abs(d[w]))
-        out.append(_claim(f"st-pa-like-rr-{tag}", src, f"PA behaves like RR on single-threaded workloads ({CONFIG[m]}): every single-threaded app is HIGH and fast cores are fair-shared",
-                          "PA ≈ RR", f"largest PA speedup over RR {_pct(d[worst])} ({_name(worst)})", f"every workload within {SIMILAR_TOL:g} points",
-                          abs(d[worst]) <= SIMILAR_TOL,
-                          f"PA is {d[worst]:+.1f}% from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}"))
+        out.append(
+            _claim(
+                f"st-pa-like-rr-{tag}",
+                src,
+                f"PA behaves like RR on single-threaded workloads ({CONFIG[m]}): every single-threaded app is HIGH and fast cores are fair-shared",
+                "PA ≈ RR",
+                f"largest PA speedup over RR {_pct(d[worst])} ({_name(worst)})",
+                f"every workload within {SIMILAR_TOL:g} points",
+                abs(d[worst]) <= SIMILAR_TOL,
+                f"PA is {d[worst]:+.1f}% from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}",
+            )
+        )
         d = {w: sp(m, w, "camp") - sp(m, w, "sfd") for w in ST}
         worst = max(d, key=lambda w: abs(d[w]))
-        out.append(_claim(f"st-camp-like-sfd-{tag}", src, f"CAMP and SFD perform similarly on single-threaded workloads, since UF = SF for single-threaded apps ({CONFIG[m]})",
-                          "CAMP ≈ SFD", f"largest difference {d[worst]:+.1f} points ({_name(worst)})", f"every workload within {SIMILAR_TOL:g} points",
-                          abs(d[worst]) <= SIMILAR_TOL,
-                          f"CAMP and SFD differ by {d[worst]:+.1f} points on {_name(worst)}: fast shares CAMP {_fs(res, m, worst, 'camp')}; SFD {_fs(res, m, worst, 'sfd')}"))
+        out.append(
+            _claim(
+                f"st-camp-like-sfd-{tag}",
+                src,
+                f"CAMP and SFD perform similarly on single-threaded workloads, since UF = SF for single-threaded apps ({CONFIG[m]})",
+                "CAMP ≈ SFD",
+                f"largest difference {d[worst]:+.1f} points ({_name(worst)})",
+                f"every workload within {SIMILAR_TOL:g} points",
+                abs(d[worst]) <= SIMILAR_TOL,
+                f"CAMP and SFD differ by {d[worst]:+.1f} points on {_name(worst)}: fast shares CAMP {_fs(res, m, worst, 'camp')}; SFD {_fs(res, m, worst, 'sfd')}",
+            )
+        )
         clean = [w for w in ST if w not in PHASED]
         gap = {w: sp(m, w, "best") - max(sp(m, w, "camp"), sp(m, w, "sfd")) for w in clean}
         worst = max(gap, key=gap.get)
-        out.append(_claim(f"st-close-to-best-static-{tag}", src, f"without phase changes CAMP and SFD perform mappings close to Best Static ({CONFIG[m]}, the seven non-Phased workloads)",
-                          "close to Best Static", f"largest gap of the better of CAMP and SFD {gap[worst]:.1f} points ({_name(worst)}); mean {sum(gap.values()) / len(gap):.1f}",
-                          f"every gap at most {CLOSE:g} points", gap[worst] <= CLOSE,
-                          f"on {_name(worst)} Best Static is {gap[worst]:.1f} points ahead: fast shares Best Static {_fs(res, m, worst, 'best')}; CAMP {_fs(res, m, worst, 'camp')}; SFD's SF errors there: " + ", ".join(f"{x} {res['sf_error'][m][x]:.3f}" for x in dict.fromkeys(a.split("#")[0] for a in res["order"][(m, worst)]) if x in res["sf_error"][m])))
+        out.append(
+            _claim(
+                f"st-close-to-best-static-{tag}",
+                src,
+                f"without phase changes CAMP and SFD perform mappings close to Best Static ({CONFIG[m]}, the seven non-Phased workloads)",
+                "close to Best Static",
+                f"largest gap of the better of CAMP and SFD {gap[worst]:.1f} points ({_name(worst)}); mean {sum(gap.values()) / len(gap):.1f}",
+                f"every gap at most {CLOSE:g} points",
+                gap[worst] <= CLOSE,
+                f"on {_name(worst)} Best Static is {gap[worst]:.1f} points ahead: fast shares Best Static {_fs(res, m, worst, 'best')}; CAMP {_fs(res, m, worst, 'camp')}; SFD's SF errors there: "
+                + ", ".join(
+                    f"{x} {res['sf_error'][m][x]:.3f}"
+                    for x in dict.fromkeys(a.split("#")[0] for a in res["order"][(m, worst)])
+                    if x in res["sf_error"][m]
+                ),
+            )
+        )
     clean = [w for w in ST if w not in PHASED]
     # "On the Intel platform, SFD and CAMP behave better due to the higher accuracy of the SF
     # estimations": the two machines' gains differ in size (2x and 1.5x clocks), so compared as
@@ -255,188 +294,460 @@ def claims(res) -> list:
     for m in (A, B):
         ws = [w for w in clean if sp(m, w, "best") >= 1.0]
         frac[m] = (sum(sp(m, w, "camp") for w in ws) / sum(sp(m, w, "best") for w in ws)) if ws else float("nan")
-    out.append(_claim("st-better-on-intel", src, "SFD and CAMP behave better on the Intel platform than on the AMD one, thanks to more accurate SF estimates (share of Best Static's gain over RR reached, non-Phased workloads)",
-                      "Intel > AMD", f"CAMP reaches {100 * frac[A]:.0f}% of Best Static's gain on AMD, {100 * frac[B]:.0f}% on Intel", "direction",
-                      frac[B] > frac[A],
-                      f"CAMP reaches {100 * frac[B]:.0f}% of Best Static's gain on Intel against {100 * frac[A]:.0f}% on AMD; SFD's mean SF error is {_mean_err(res, B):.3f} on Intel against {_mean_err(res, A):.3f} on AMD (claim sf-estimates-intel-better)"))
+    out.append(
+        _claim(
+            "st-better-on-intel",
+            src,
+            "SFD and CAMP behave better on the Intel platform than on the AMD one, thanks to more accurate SF estimates (share of Best Static's gain over RR reached, non-Phased workloads)",
+            "Intel > AMD",
+            f"CAMP reaches {100 * frac[A]:.0f}% of Best Static's gain on AMD, {100 * frac[B]:.0f}% on Intel",
+            "direction",
+            frac[B] > frac[A],
+            f"CAMP reaches {100 * frac[B]:.0f}% of Best Static's gain on Intel against {100 * frac[A]:.0f}% on AMD; SFD's mean SF error is {_mean_err(res, B):.3f} on Intel against {_mean_err(res, A):.3f} on AMD (claim sf-estimates-intel-better)",
+        )
+    )
     beat = {(m, w): max(sp(m, w, "camp"), sp(m, w, "sfd")) - sp(m, w, "best") for m in (A, B) for w in PHASED}
     top = max(beat, key=beat.get)
-    out.append(_claim("st-phased-best-static-not-optimal", src, "for apps with phases Best Static does not guarantee optimal mappings (a dynamic scheduler beats it on a Phased workload)",
-                      "not optimal on Phased", f"CAMP or SFD ahead of Best Static by up to {beat[top]:+.1f} points ({_name(top[1])}, {CONFIG[top[0]]})",
-                      "ahead on at least one Phased workload", beat[top] > 0,
-                      f"Best Static is at least as good as CAMP and SFD on every Phased workload (closest {beat[top]:+.1f} points, {_name(top[1])}, {CONFIG[top[0]]}: fast shares Best Static {_fs(res, top[0], top[1], 'best')}; CAMP {_fs(res, top[0], top[1], 'camp')})"))
+    out.append(
+        _claim(
+            "st-phased-best-static-not-optimal",
+            src,
+            "for apps with phases Best Static does not guarantee optimal mappings (a dynamic scheduler beats it on a Phased workload)",
+            "not optimal on Phased",
+            f"CAMP or SFD ahead of Best Static by up to {beat[top]:+.1f} points ({_name(top[1])}, {CONFIG[top[0]]})",
+            "ahead on at least one Phased workload",
+            beat[top] > 0,
+            f"Best Static is at least as good as CAMP and SFD on every Phased workload (closest {beat[top]:+.1f} points, {_name(top[1])}, {CONFIG[top[0]]}: fast shares Best Static {_fs(res, top[0], top[1], 'best')}; CAMP {_fs(res, top[0], top[1], 'camp')})",
+        )
+    )
 
     # -- Fig. 6.5: aggregate on the AMD platform
     src = "§6.3.3, Fig. 6.5"
-    agg = {(k, r): aggregate(res, m, k, r) for k, m in (("st", A), ("1fc", ONE), ("4fc", FOUR)) for r in ("sfd", "pa", "camp")}
+    agg = {
+        (k, r): aggregate(res, m, k, r)
+        for k, m in (("st", A), ("1fc", ONE), ("4fc", FOUR))
+        for r in ("sfd", "pa", "camp")
+    }
     sets = {"st": "Table 6.2 (2FC-2SC AMD)", "1fc": "Table 6.3 (1FC-12SC)", "4fc": "Table 6.3 (4FC-12SC)"}
     text = "; ".join(f"{LABEL[r]} " + " / ".join(_pct(agg[(k, r)]) for k in sets) for r in ("sfd", "pa", "camp"))
     camp_all = all(agg[(k, "camp")] > 0 for k in sets)
     others_fail = all(any(agg[(k, r)] <= 0 for k in sets) for r in ("sfd", "pa"))
-    out.append(_claim("only-camp-gains-everywhere", src, "only CAMP delivers gains (gmean speedup over RR) across the wide variety of workloads: SFD and PA each fail on some set",
-                      "CAMP > 0 on every set; SFD, PA not", f"gmean speedup over RR per set ({', '.join(sets.values())}): {text}",
-                      "CAMP above 0 on every set, SFD and PA at or below 0 on at least one", camp_all and others_fail,
-                      f"{'CAMP is at or below RR on ' + ', '.join(sets[k] for k in sets if agg[(k, 'camp')] <= 0) if not camp_all else ''}"
-                      f"{'; ' if not camp_all and not others_fail else ''}"
-                      f"{'the other schedulers gain on every set too: ' + ', '.join(LABEL[r] for r in ('sfd', 'pa') if all(agg[(k, r)] > 0 for k in sets)) if not others_fail else ''}"))
+    out.append(
+        _claim(
+            "only-camp-gains-everywhere",
+            src,
+            "only CAMP delivers gains (gmean speedup over RR) across the wide variety of workloads: SFD and PA each fail on some set",
+            "CAMP > 0 on every set; SFD, PA not",
+            f"gmean speedup over RR per set ({', '.join(sets.values())}): {text}",
+            "CAMP above 0 on every set, SFD and PA at or below 0 on at least one",
+            camp_all and others_fail,
+            f"{'CAMP is at or below RR on ' + ', '.join(sets[k] for k in sets if agg[(k, 'camp')] <= 0) if not camp_all else ''}"
+            f"{'; ' if not camp_all and not others_fail else ''}"
+            f"{'the other schedulers gain on every set too: ' + ', '.join(LABEL[r] for r in ('sfd', 'pa') if all(agg[(k, r)] > 0 for k in sets)) if not others_fail else ''}",
+        )
+    )
 
     # -- Fig. 6.6: Table 6.3 on 1FC-12SC, workload by workload
     m = ONE
     src = "§6.3.3 (STCI-PSMB), Fig. 6.6"
     c, r_, p = sp(m, "stci-psmi", "camp"), 0.0, sp(m, "stci-psmi", "pa")
-    out.append(_claim("1fc-stci-psmi-camp-rr-pa", src, "STCI-PSMI on 1FC-12SC: CAMP > RR > PA (PA boosts FFTW's long memory-intensive serial phase and pushes gamess to slow cores; CAMP boosts only its CPU-intensive start)",
-                      "CAMP > RR > PA", f"CAMP {_pct(c)}, RR 0, PA {_pct(p)}", "order", c > r_ > p,
-                      f"the order is CAMP {_pct(c)}, PA {_pct(p)} over RR: gamess's fast share is CAMP {share(res, m, 'stci-psmi', 'camp', 'gamess'):.0f}%, RR {share(res, m, 'stci-psmi', 'rr', 'gamess'):.0f}%, PA {share(res, m, 'stci-psmi', 'pa', 'gamess'):.0f}%. " + _boost_cause(res, m, "stci-psmi", "gamess")))
+    out.append(
+        _claim(
+            "1fc-stci-psmi-camp-rr-pa",
+            src,
+            "STCI-PSMI on 1FC-12SC: CAMP > RR > PA (PA boosts FFTW's long memory-intensive serial phase and pushes gamess to slow cores; CAMP boosts only its CPU-intensive start)",
+            "CAMP > RR > PA",
+            f"CAMP {_pct(c)}, RR 0, PA {_pct(p)}",
+            "order",
+            c > r_ > p,
+            f"the order is CAMP {_pct(c)}, PA {_pct(p)} over RR: gamess's fast share is CAMP {share(res, m, 'stci-psmi', 'camp', 'gamess'):.0f}%, RR {share(res, m, 'stci-psmi', 'rr', 'gamess'):.0f}%, PA {share(res, m, 'stci-psmi', 'pa', 'gamess'):.0f}%. "
+            + _boost_cause(res, m, "stci-psmi", "gamess"),
+        )
+    )
     g_sfd = share(res, m, "stci-psmi", "sfd", "gamess")
     f_sfd = app_speedups(res, m, "stci-psmi", "sfd")["FFTW"]
-    out.append(_claim("1fc-stci-psmi-sfd", src, "STCI-PSMI on 1FC-12SC: SFD primarily runs gamess on the fast core, failing to accelerate FFTW's serial phase",
-                      "gamess mostly on fast; FFTW not accelerated", f"gamess {g_sfd:.0f}% on fast under SFD; FFTW's speedup over RR {_pct(f_sfd)}",
-                      "gamess above half; FFTW at most 0", g_sfd > 50 and f_sfd <= 0,
-                      f"under SFD gamess is {g_sfd:.0f}% on the fast core and FFTW's speedup over RR is {f_sfd:+.1f}%"))
+    out.append(
+        _claim(
+            "1fc-stci-psmi-sfd",
+            src,
+            "STCI-PSMI on 1FC-12SC: SFD primarily runs gamess on the fast core, failing to accelerate FFTW's serial phase",
+            "gamess mostly on fast; FFTW not accelerated",
+            f"gamess {g_sfd:.0f}% on fast under SFD; FFTW's speedup over RR {_pct(f_sfd)}",
+            "gamess above half; FFTW at most 0",
+            g_sfd > 50 and f_sfd <= 0,
+            f"under SFD gamess is {g_sfd:.0f}% on the fast core and FFTW's speedup over RR is {f_sfd:+.1f}%",
+        )
+    )
     src = "§6.3.3 (STCI-PSCI), Fig. 6.6"
     d = sp(m, "stci-psci", "camp") - sp(m, "stci-psci", "pa")
-    out.append(_claim("1fc-stci-psci-pa-like-camp", src, "STCI-PSCI on 1FC-12SC: PA and CAMP behave similarly (BLAST's serial phase is CPU-intensive, both boost it)",
-                      "PA ≈ CAMP", f"CAMP {_pct(sp(m, 'stci-psci', 'camp'))}, PA {_pct(sp(m, 'stci-psci', 'pa'))}", f"within {SIMILAR_TOL:g} points",
-                      abs(d) <= SIMILAR_TOL, f"CAMP and PA differ by {d:+.1f} points: fast shares CAMP {_fs(res, m, 'stci-psci', 'camp')}; PA {_fs(res, m, 'stci-psci', 'pa')}"))
+    out.append(
+        _claim(
+            "1fc-stci-psci-pa-like-camp",
+            src,
+            "STCI-PSCI on 1FC-12SC: PA and CAMP behave similarly (BLAST's serial phase is CPU-intensive, both boost it)",
+            "PA ≈ CAMP",
+            f"CAMP {_pct(sp(m, 'stci-psci', 'camp'))}, PA {_pct(sp(m, 'stci-psci', 'pa'))}",
+            f"within {SIMILAR_TOL:g} points",
+            abs(d) <= SIMILAR_TOL,
+            f"CAMP and PA differ by {d:+.1f} points: fast shares CAMP {_fs(res, m, 'stci-psci', 'camp')}; PA {_fs(res, m, 'stci-psci', 'pa')}",
+        )
+    )
     g_sfd, g_rr = share(res, m, "stci-psci", "sfd", "gamess"), share(res, m, "stci-psci", "rr", "gamess")
-    out.append(_claim("1fc-stci-psci-sfd-gamess", src, "STCI-PSCI on 1FC-12SC: SFD runs gamess on the fast core more often than RR (BLAST's new threads are still warming up)",
-                      "SFD > RR (gamess's fast-core time)", f"gamess {g_sfd:.0f}% on fast under SFD, {g_rr:.0f}% under RR", "direction", g_sfd > g_rr,
-                      f"gamess is {g_sfd:.0f}% on the fast core under SFD and {g_rr:.0f}% under RR"))
+    out.append(
+        _claim(
+            "1fc-stci-psci-sfd-gamess",
+            src,
+            "STCI-PSCI on 1FC-12SC: SFD runs gamess on the fast core more often than RR (BLAST's new threads are still warming up)",
+            "SFD > RR (gamess's fast-core time)",
+            f"gamess {g_sfd:.0f}% on fast under SFD, {g_rr:.0f}% under RR",
+            "direction",
+            g_sfd > g_rr,
+            f"gamess is {g_sfd:.0f}% on the fast core under SFD and {g_rr:.0f}% under RR",
+        )
+    )
     src = "§6.3.3 (STCI-HP), Fig. 6.6"
     s, pa_, ca = sp(m, "stci-hp", "sfd"), sp(m, "stci-hp", "pa"), sp(m, "stci-hp", "camp")
-    out.append(_claim("1fc-stci-hp-sfd-like-rr", src, "STCI-HP on 1FC-12SC: RR and SFD perform similarly (fair-sharing the fast core among all CPU-intensive threads)",
-                      "SFD ≈ RR", f"SFD {_pct(s)}", f"within {SIMILAR_TOL:g} points", abs(s) <= SIMILAR_TOL,
-                      f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, 'stci-hp', 'sfd')}; RR {_fs(res, m, 'stci-hp', 'rr')}"))
-    out.append(_claim("1fc-stci-hp-pa-camp-beat-rr", src, "STCI-HP on 1FC-12SC: PA and CAMP keep gamess (HIGH) on the fast core and wupwise_m's threads (LOW) on slow ones, significantly better than RR",
-                      "significantly better than RR", f"PA {_pct(pa_)}, CAMP {_pct(ca)}", f"both at least +{SIGNIFICANT:g}%",
-                      min(pa_, ca) >= SIGNIFICANT,
-                      f"PA gains {pa_:+.1f}% and CAMP {ca:+.1f}% (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: " + ", ".join(f"{a} {x:+.1f}%" for a, x in app_speedups(res, m, 'stci-hp', 'camp').items())))
+    out.append(
+        _claim(
+            "1fc-stci-hp-sfd-like-rr",
+            src,
+            "STCI-HP on 1FC-12SC: RR and SFD perform similarly (fair-sharing the fast core among all CPU-intensive threads)",
+            "SFD ≈ RR",
+            f"SFD {_pct(s)}",
+            f"within {SIMILAR_TOL:g} points",
+            abs(s) <= SIMILAR_TOL,
+            f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, 'stci-hp', 'sfd')}; RR {_fs(res, m, 'stci-hp', 'rr')}",
+        )
+    )
+    out.append(
+        _claim(
+            "1fc-stci-hp-pa-camp-beat-rr",
+            src,
+            "STCI-HP on 1FC-12SC: PA and CAMP keep gamess (HIGH) on the fast core and wupwise_m's threads (LOW) on slow ones, significantly better than RR",
+            "significantly better than RR",
+            f"PA {_pct(pa_)}, CAMP {_pct(ca)}",
+            f"both at least +{SIGNIFICANT:g}%",
+            min(pa_, ca) >= SIGNIFICANT,
+            f"PA gains {pa_:+.1f}% and CAMP {ca:+.1f}% (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: "
+            + ", ".join(f"{a} {x:+.1f}%" for a, x in app_speedups(res, m, "stci-hp", "camp").items()),
+        )
+    )
     src = "§6.3.3 (STMI-PSMI), Fig. 6.6"
     ca = sp(m, "stmi-psmi", "camp")
-    out.append(_claim("1fc-stmi-psmi-camp-slightly-above-rr", src, "STMI-PSMI on 1FC-12SC: little room for gains; CAMP beats RR by a small amount (from the CPU-intensive part of FFTW's serial phase)",
-                      "CAMP slightly above RR", f"CAMP {_pct(ca)}", f"above 0, at most +{SMALL:g}%", 0 < ca <= SMALL,
-                      f"CAMP is {ca:+.1f}% over RR: fast shares CAMP {_fs(res, m, 'stmi-psmi', 'camp')}; RR {_fs(res, m, 'stmi-psmi', 'rr')}"))
+    out.append(
+        _claim(
+            "1fc-stmi-psmi-camp-slightly-above-rr",
+            src,
+            "STMI-PSMI on 1FC-12SC: little room for gains; CAMP beats RR by a small amount (from the CPU-intensive part of FFTW's serial phase)",
+            "CAMP slightly above RR",
+            f"CAMP {_pct(ca)}",
+            f"above 0, at most +{SMALL:g}%",
+            0 < ca <= SMALL,
+            f"CAMP is {ca:+.1f}% over RR: fast shares CAMP {_fs(res, m, 'stmi-psmi', 'camp')}; RR {_fs(res, m, 'stmi-psmi', 'rr')}",
+        )
+    )
     mp, mr = share(res, m, "stmi-psmi", "pa", "mcf"), share(res, m, "stmi-psmi", "rr", "mcf")
-    out.append(_claim("1fc-stmi-psmi-pa-mcf-slow", src, "STMI-PSMI on 1FC-12SC: PA primarily schedules FFTW on the fast core, so mcf runs mostly on slow cores (less fast-core time than under RR)",
-                      "mcf mostly on slow under PA", f"mcf {mp:.0f}% on fast under PA, {mr:.0f}% under RR", "PA's below RR's and below half", mp < mr and mp < 50,
-                      f"mcf is {mp:.0f}% on the fast core under PA and {mr:.0f}% under RR. " + _boost_cause(res, m, "stmi-psmi", "mcf")))
+    out.append(
+        _claim(
+            "1fc-stmi-psmi-pa-mcf-slow",
+            src,
+            "STMI-PSMI on 1FC-12SC: PA primarily schedules FFTW on the fast core, so mcf runs mostly on slow cores (less fast-core time than under RR)",
+            "mcf mostly on slow under PA",
+            f"mcf {mp:.0f}% on fast under PA, {mr:.0f}% under RR",
+            "PA's below RR's and below half",
+            mp < mr and mp < 50,
+            f"mcf is {mp:.0f}% on the fast core under PA and {mr:.0f}% under RR. "
+            + _boost_cause(res, m, "stmi-psmi", "mcf"),
+        )
+    )
     for w, name, what, extra in (
-            ("stmi-psci", "STMI-PSCI", "CAMP and PA perform similarly (mcf on the fast core while BLAST is parallel, BLAST's serial thread pre-empts it)",
-             "SFD runs the memory-intensive mcf on a slow core (less fast-core time than under CAMP)"),
-            ("stmi-hp", "STMI-HP", "PA and CAMP both schedule mcf on the fast core and perform similarly",
-             "SFD schedules mcf on the slow cores, the only memory-intensive thread (below half, less than under CAMP)")):
+        (
+            "stmi-psci",
+            "STMI-PSCI",
+            "CAMP and PA perform similarly (mcf on the fast core while BLAST is parallel, BLAST's serial thread pre-empts it)",
+            "SFD runs the memory-intensive mcf on a slow core (less fast-core time than under CAMP)",
+        ),
+        (
+            "stmi-hp",
+            "STMI-HP",
+            "PA and CAMP both schedule mcf on the fast core and perform similarly",
+            "SFD schedules mcf on the slow cores, the only memory-intensive thread (below half, less than under CAMP)",
+        ),
+    ):
         src = f"§6.3.3 ({name}), Fig. 6.6"
         d = sp(m, w, "camp") - sp(m, w, "pa")
-        out.append(_claim(f"1fc-{w}-pa-like-camp", src, f"{name} on 1FC-12SC: {what}",
-                          "PA ≈ CAMP", f"CAMP {_pct(sp(m, w, 'camp'))}, PA {_pct(sp(m, w, 'pa'))}", f"within {SIMILAR_TOL:g} points",
-                          abs(d) <= SIMILAR_TOL, f"CAMP and PA differ by {d:+.1f} points: " + _warmup_cause(res, m, w, "mcf")))
+        out.append(
+            _claim(
+                f"1fc-{w}-pa-like-camp",
+                src,
+                f"{name} on 1FC-12SC: {what}",
+                "PA ≈ CAMP",
+                f"CAMP {_pct(sp(m, w, 'camp'))}, PA {_pct(sp(m, w, 'pa'))}",
+                f"within {SIMILAR_TOL:g} points",
+                abs(d) <= SIMILAR_TOL,
+                f"CAMP and PA differ by {d:+.1f} points: " + _warmup_cause(res, m, w, "mcf"),
+            )
+        )
         ms, mc = share(res, m, w, "sfd", "mcf"), share(res, m, w, "camp", "mcf")
         # STMI-HP's mcf is the workload's only memory-intensive thread: "on the slow cores" is
         # also below half its time; STMI-PSCI's only less than CAMP gives it.
         ok = ms < mc and (w != "stmi-hp" or ms < 50)
-        out.append(_claim(f"1fc-{w}-sfd-mcf-slow", src, f"{name} on 1FC-12SC: {extra}",
-                          "mcf on slow under SFD", f"mcf {ms:.0f}% on fast under SFD, {mc:.0f}% under CAMP",
-                          "below half and below CAMP's" if w == "stmi-hp" else "SFD's below CAMP's", ok,
-                          f"mcf is {ms:.0f}% on the fast core under SFD and {mc:.0f}% under CAMP"))
+        out.append(
+            _claim(
+                f"1fc-{w}-sfd-mcf-slow",
+                src,
+                f"{name} on 1FC-12SC: {extra}",
+                "mcf on slow under SFD",
+                f"mcf {ms:.0f}% on fast under SFD, {mc:.0f}% under CAMP",
+                "below half and below CAMP's" if w == "stmi-hp" else "SFD's below CAMP's",
+                ok,
+                f"mcf is {ms:.0f}% on the fast core under SFD and {mc:.0f}% under CAMP",
+            )
+        )
     src = "§6.3.3 (PSMI-PSCI), Fig. 6.6"
     d = over(res, m, "psmi-psci", "camp", "pa")
-    out.append(_claim("1fc-psmi-psci-camp-beats-pa", src, "PSMI-PSCI on 1FC-12SC: CAMP beats PA (PA lets FFTW's long memory-intensive serial phases monopolise the fast core; CAMP downgrades them to MEDIUM)",
-                      "CAMP > PA", f"CAMP {_pct(sp(m, 'psmi-psci', 'camp'))}, PA {_pct(sp(m, 'psmi-psci', 'pa'))} over RR ({d:+.1f}% CAMP over PA)", "direction", d > 0,
-                      f"CAMP is {d:+.1f}% over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. " + _boost_cause(res, m, "psmi-psci", "BLAST") + f"; CAMP is {over(res, m, 'psmi-psci', 'camp', 'pa-long'):+.1f}% over that PA"))
+    out.append(
+        _claim(
+            "1fc-psmi-psci-camp-beats-pa",
+            src,
+            "PSMI-PSCI on 1FC-12SC: CAMP beats PA (PA lets FFTW's long memory-intensive serial phases monopolise the fast core; CAMP downgrades them to MEDIUM)",
+            "CAMP > PA",
+            f"CAMP {_pct(sp(m, 'psmi-psci', 'camp'))}, PA {_pct(sp(m, 'psmi-psci', 'pa'))} over RR ({d:+.1f}% CAMP over PA)",
+            "direction",
+            d > 0,
+            f"CAMP is {d:+.1f}% over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. "
+            + _boost_cause(res, m, "psmi-psci", "BLAST")
+            + f"; CAMP is {over(res, m, 'psmi-psci', 'camp', 'pa-long'):+.1f}% over that PA",
+        )
+    )
     # PSMI-HP and PSCI-HP: the PS app's serial phases accelerated by PA and CAMP; SFD gains
     # nothing on PSMI-HP (at most the tolerance) and behaves as RR on PSCI-HP (within it).
     for w, name, ps, what, sfd_id, sfd_what, sfd_theirs, sfd_ok in (
-            ("psmi-hp", "PSMI-HP", "FFTW", "PA and CAMP effectively accelerate FFTW's serial phases on the fast core",
-             "1fc-psmi-hp-sfd-no-gain", "SFD delivers no gain (FFTW's memory-intensive serial phases on slow cores, wupwise_m's threads on the fast core)",
-             "no gain", lambda x: (x <= SIMILAR_TOL, f"at most +{SIMILAR_TOL:g}%")),
-            ("psci-hp", "PSCI-HP", "BLAST", "PA and CAMP migrate BLAST's serial thread to the fast core (BLAST faster than under RR)",
-             "1fc-psci-hp-sfd-like-rr", "SFD shares the fast core among all threads (all CPU-intensive) and behaves as RR",
-             "SFD ≈ RR", lambda x: (abs(x) <= SIMILAR_TOL, f"within {SIMILAR_TOL:g} points"))):
+        (
+            "psmi-hp",
+            "PSMI-HP",
+            "FFTW",
+            "PA and CAMP effectively accelerate FFTW's serial phases on the fast core",
+            "1fc-psmi-hp-sfd-no-gain",
+            "SFD delivers no gain (FFTW's memory-intensive serial phases on slow cores, wupwise_m's threads on the fast core)",
+            "no gain",
+            lambda x: (x <= SIMILAR_TOL, f"at most +{SIMILAR_TOL:g}%"),
+        ),
+        (
+            "psci-hp",
+            "PSCI-HP",
+            "BLAST",
+            "PA and CAMP migrate BLAST's serial thread to the fast core (BLAST faster than under RR)",
+            "1fc-psci-hp-sfd-like-rr",
+            "SFD shares the fast core among all threads (all CPU-intensive) and behaves as RR",
+            "SFD ≈ RR",
+            lambda x: (abs(x) <= SIMILAR_TOL, f"within {SIMILAR_TOL:g} points"),
+        ),
+    ):
         src = f"§6.3.3 ({name}), Fig. 6.6"
         xp, xc = app_speedups(res, m, w, "pa")[ps], app_speedups(res, m, w, "camp")[ps]
-        out.append(_claim(f"1fc-{w}-serial-accelerated", src, f"{name} on 1FC-12SC: {what}",
-                          f"{ps} faster than under RR", f"{ps}'s speedup over RR: PA {_pct(xp)}, CAMP {_pct(xc)}", "both above 0", xp > 0 and xc > 0,
-                          f"{ps}'s speedup over RR is {xp:+.1f}% under PA and {xc:+.1f}% under CAMP"))
+        out.append(
+            _claim(
+                f"1fc-{w}-serial-accelerated",
+                src,
+                f"{name} on 1FC-12SC: {what}",
+                f"{ps} faster than under RR",
+                f"{ps}'s speedup over RR: PA {_pct(xp)}, CAMP {_pct(xc)}",
+                "both above 0",
+                xp > 0 and xc > 0,
+                f"{ps}'s speedup over RR is {xp:+.1f}% under PA and {xc:+.1f}% under CAMP",
+            )
+        )
         s = sp(m, w, "sfd")
         ok, tolerance = sfd_ok(s)
-        out.append(_claim(sfd_id, src, f"{name} on 1FC-12SC: {sfd_what}", sfd_theirs, f"SFD {_pct(s)}", tolerance, ok,
-                          f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}"))
+        out.append(
+            _claim(
+                sfd_id,
+                src,
+                f"{name} on 1FC-12SC: {sfd_what}",
+                sfd_theirs,
+                f"SFD {_pct(s)}",
+                tolerance,
+                ok,
+                f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}",
+            )
+        )
     src = "§6.3.3, Fig. 6.6"
     d = {w: sp(m, w, "camp") - sp(m, w, "pa") for w in MT}
     alike = [w for w in MT if abs(d[w]) <= SIMILAR_TOL]
-    out.append(_claim("1fc-camp-like-pa-most", src, "on 1FC-12SC CAMP and PA perform comparably in most cases (both consider TLP)",
-                      "most workloads", f"within {SIMILAR_TOL:g} points on {len(alike)} of {len(MT)}", "more than half", 2 * len(alike) > len(MT),
-                      f"CAMP and PA differ by more than {SIMILAR_TOL:g} points on {', '.join(_name(w) for w in MT if w not in alike)}"))
+    out.append(
+        _claim(
+            "1fc-camp-like-pa-most",
+            src,
+            "on 1FC-12SC CAMP and PA perform comparably in most cases (both consider TLP)",
+            "most workloads",
+            f"within {SIMILAR_TOL:g} points on {len(alike)} of {len(MT)}",
+            "more than half",
+            2 * len(alike) > len(MT),
+            f"CAMP and PA differ by more than {SIMILAR_TOL:g} points on {', '.join(_name(w) for w in MT if w not in alike)}",
+        )
+    )
     ahead = [w for w in MT if d[w] > SIMILAR_TOL]
     compete = [w for w in ahead if "psmi" in w]
-    out.append(_claim("1fc-camp-beats-pa-only-with-mi-serial", src, "CAMP outperforms PA on 1FC-12SC only where an app and a memory-intensive serial thread (FFTW's) compete for the fast core",
-                      "only with FFTW (PSMI)", f"CAMP ahead by more than {SIMILAR_TOL:g} points on {', '.join(_name(w) for w in ahead) or 'none'}",
-                      "every such workload has FFTW, and there is one", bool(ahead) and len(compete) == len(ahead),
-                      (f"CAMP is ahead of PA on {', '.join(_name(w) for w in ahead if w not in compete)}, which have no memory-intensive serial thread"
-                       if ahead else "CAMP is not ahead of PA by more than the tolerance anywhere on 1FC-12SC")
-                      + f" (CAMP - PA: {', '.join(f'{_name(w)} {d[w]:+.1f}' for w in MT)})"))
+    out.append(
+        _claim(
+            "1fc-camp-beats-pa-only-with-mi-serial",
+            src,
+            "CAMP outperforms PA on 1FC-12SC only where an app and a memory-intensive serial thread (FFTW's) compete for the fast core",
+            "only with FFTW (PSMI)",
+            f"CAMP ahead by more than {SIMILAR_TOL:g} points on {', '.join(_name(w) for w in ahead) or 'none'}",
+            "every such workload has FFTW, and there is one",
+            bool(ahead) and len(compete) == len(ahead),
+            (
+                f"CAMP is ahead of PA on {', '.join(_name(w) for w in ahead if w not in compete)}, which have no memory-intensive serial thread"
+                if ahead
+                else "CAMP is not ahead of PA by more than the tolerance anywhere on 1FC-12SC"
+            )
+            + f" (CAMP - PA: {', '.join(f'{_name(w)} {d[w]:+.1f}' for w in MT)})",
+        )
+    )
 
     # -- Fig. 6.7: Table 6.3 on 4FC-12SC
     m = FOUR
     src = "§6.3.3, Fig. 6.7"
     d = {w: sp(m, w, "camp") - sp(m, w, "pa") for w in MT}
     worst = max(d, key=lambda w: abs(d[w]))
-    out.append(_claim("4fc-camp-like-pa-always", src, "on 4FC-12SC PA and CAMP always perform similarly (enough fast cores for single-threaded apps and serial threads)",
-                      "every workload", f"largest difference {d[worst]:+.1f} points ({_name(worst)})", f"every workload within {SIMILAR_TOL:g} points",
-                      abs(d[worst]) <= SIMILAR_TOL,
-                      f"CAMP and PA differ by {d[worst]:+.1f} points on {_name(worst)}: fast shares CAMP {_fs(res, m, worst, 'camp')}; PA {_fs(res, m, worst, 'pa')}. " + _estimate_cause(res, m, worst)))
+    out.append(
+        _claim(
+            "4fc-camp-like-pa-always",
+            src,
+            "on 4FC-12SC PA and CAMP always perform similarly (enough fast cores for single-threaded apps and serial threads)",
+            "every workload",
+            f"largest difference {d[worst]:+.1f} points ({_name(worst)})",
+            f"every workload within {SIMILAR_TOL:g} points",
+            abs(d[worst]) <= SIMILAR_TOL,
+            f"CAMP and PA differ by {d[worst]:+.1f} points on {_name(worst)}: fast shares CAMP {_fs(res, m, worst, 'camp')}; PA {_fs(res, m, worst, 'pa')}. "
+            + _estimate_cause(res, m, worst),
+        )
+    )
     vals = [sp(m, w, r) for w in MT for r in ("sfd", "pa", "camp")]
     lo, hi = min(vals), max(vals)
-    out.append(_claim("4fc-range", "Fig. 6.7 (its y axis)", "on 4FC-12SC the schedulers' speedups over RR lie within the figure's axis, -10% to 70%",
-                      "-10% to 70%", f"{_pct(lo)} to {_pct(hi)}", "within the axis", -10 <= lo and hi <= 70,
-                      f"our speedups range from {lo:+.1f}% to {hi:+.1f}%"))
+    out.append(
+        _claim(
+            "4fc-range",
+            "Fig. 6.7 (its y axis)",
+            "on 4FC-12SC the schedulers' speedups over RR lie within the figure's axis, -10% to 70%",
+            "-10% to 70%",
+            f"{_pct(lo)} to {_pct(hi)}",
+            "within the axis",
+            -10 <= lo and hi <= 70,
+            f"our speedups range from {lo:+.1f}% to {hi:+.1f}%",
+        )
+    )
 
     # -- Fig. 6.8: Table 6.4 on 4FC-12SC
     src = "§6.3.3, Fig. 6.8"
     d = {w: over(res, m, w, "camp", "pa") for w in EXTRA}
     top = max(d, key=d.get)
-    out.append(_claim("extra-camp-over-pa-up-to-13", src, "on the additional workloads (Table 6.4, 4FC-12SC) CAMP delivers greater gains than PA, up to 13%",
-                      "up to 13%", f"up to {_pct(d[top])} ({_name(top)}); " + ", ".join(f"{_name(w)} {_pct(d[w])}" for w in EXTRA),
-                      f"within {GAIN_TOL:g} points", abs(d[top] - 13) <= GAIN_TOL,
-                      f"CAMP's best gain over PA is {d[top]:+.1f}% ({_name(top)}): fast shares CAMP {_fs(res, m, top, 'camp')}; PA {_fs(res, m, top, 'pa')}. " + _estimate_cause(res, m, top)))
+    out.append(
+        _claim(
+            "extra-camp-over-pa-up-to-13",
+            src,
+            "on the additional workloads (Table 6.4, 4FC-12SC) CAMP delivers greater gains than PA, up to 13%",
+            "up to 13%",
+            f"up to {_pct(d[top])} ({_name(top)}); " + ", ".join(f"{_name(w)} {_pct(d[w])}" for w in EXTRA),
+            f"within {GAIN_TOL:g} points",
+            abs(d[top] - 13) <= GAIN_TOL,
+            f"CAMP's best gain over PA is {d[top]:+.1f}% ({_name(top)}): fast shares CAMP {_fs(res, m, top, 'camp')}; PA {_fs(res, m, top, 'pa')}. "
+            + _estimate_cause(res, m, top),
+        )
+    )
     ahead = [w for w in EXTRA if d[w] > 0]
-    out.append(_claim("extra-camp-beats-pa", src, "considering the SF on top of TLP pays on the workloads with a wide spread of memory intensity: CAMP ahead of PA on Table 6.4",
-                      "CAMP > PA", f"CAMP ahead on {len(ahead)} of {len(EXTRA)}", "more than half", 2 * len(ahead) > len(EXTRA),
-                      f"CAMP is ahead of PA on {len(ahead)} of {len(EXTRA)} ({', '.join(f'{_name(w)} {d[w]:+.1f}%' for w in EXTRA)})"))
+    out.append(
+        _claim(
+            "extra-camp-beats-pa",
+            src,
+            "considering the SF on top of TLP pays on the workloads with a wide spread of memory intensity: CAMP ahead of PA on Table 6.4",
+            "CAMP > PA",
+            f"CAMP ahead on {len(ahead)} of {len(EXTRA)}",
+            "more than half",
+            2 * len(ahead) > len(EXTRA),
+            f"CAMP is ahead of PA on {len(ahead)} of {len(EXTRA)} ({', '.join(f'{_name(w)} {d[w]:+.1f}%' for w in EXTRA)})",
+        )
+    )
 
     # -- §6.5 (conclusions)
     src = "§6.5"
     mt_camp = [sp(ONE, w, "camp") for w in MT] + [sp(FOUR, w, "camp") for w in MT]
     mt_sfd = [sp(ONE, w, "sfd") for w in MT] + [sp(FOUR, w, "sfd") for w in MT]
     xc, xs = sum(mt_camp) / len(mt_camp), sum(mt_sfd) / len(mt_sfd)
-    out.append(_claim("sfd-not-comparable-on-mt", src, "SFD is unable to deliver performance comparable to CAMP on workloads with multi-threaded apps (Table 6.3, both configurations)",
-                      "CAMP > SFD", f"mean speedup over RR: CAMP {_pct(xc)}, SFD {_pct(xs)}", f"CAMP ahead by more than {SIMILAR_TOL:g} points", xc - xs > SIMILAR_TOL,
-                      f"CAMP's mean is {xc - xs:+.1f} points over SFD's"))
+    out.append(
+        _claim(
+            "sfd-not-comparable-on-mt",
+            src,
+            "SFD is unable to deliver performance comparable to CAMP on workloads with multi-threaded apps (Table 6.3, both configurations)",
+            "CAMP > SFD",
+            f"mean speedup over RR: CAMP {_pct(xc)}, SFD {_pct(xs)}",
+            f"CAMP ahead by more than {SIMILAR_TOL:g} points",
+            xc - xs > SIMILAR_TOL,
+            f"CAMP's mean is {xc - xs:+.1f} points over SFD's",
+        )
+    )
     st_c = sum(sp(A, w, "camp") for w in ST) / len(ST)
     st_p = sum(sp(A, w, "pa") for w in ST) / len(ST)
     ex_c = sum(sp(FOUR, w, "camp") for w in EXTRA) / len(EXTRA)
     ex_p = sum(sp(FOUR, w, "pa") for w in EXTRA) / len(EXTRA)
-    out.append(_claim("pa-not-comparable-on-st-and-mixed", src, "PA cannot compete with CAMP on single-threaded workloads nor where memory intensity varies widely (Tables 6.2 on AMD and 6.4)",
-                      "CAMP > PA on both", f"mean speedup over RR, Table 6.2 AMD: CAMP {_pct(st_c)}, PA {_pct(st_p)}; Table 6.4: CAMP {_pct(ex_c)}, PA {_pct(ex_p)}",
-                      "CAMP ahead on both", st_c > st_p and ex_c > ex_p,
-                      f"CAMP - PA: {st_c - st_p:+.1f} points on Table 6.2, {ex_c - ex_p:+.1f} on Table 6.4"))
+    out.append(
+        _claim(
+            "pa-not-comparable-on-st-and-mixed",
+            src,
+            "PA cannot compete with CAMP on single-threaded workloads nor where memory intensity varies widely (Tables 6.2 on AMD and 6.4)",
+            "CAMP > PA on both",
+            f"mean speedup over RR, Table 6.2 AMD: CAMP {_pct(st_c)}, PA {_pct(st_p)}; Table 6.4: CAMP {_pct(ex_c)}, PA {_pct(ex_p)}",
+            "CAMP ahead on both",
+            st_c > st_p and ex_c > ex_p,
+            f"CAMP - PA: {st_c - st_p:+.1f} points on Table 6.2, {ex_c - ex_p:+.1f} on Table 6.4",
+        )
+    )
     # -- what we do not run
     src = "§6.3.1, Fig. 6.3"
     err = res["sf_error"]
     ci = {mm: sum(err[mm][x] for x in CI if x in err[mm]) / sum(1 for x in CI if x in err[mm]) for mm in (A, B)}
     mi = {mm: sum(err[mm][x] for x in MI if x in err[mm]) / sum(1 for x in MI if x in err[mm]) for mm in (A, B)}
-    out.append(_claim("sf-estimates-ci-more-accurate", src, "SF estimates are accurate for CPU-intensive programs, less so for (mildly) memory-intensive ones (SFD's estimates on Table 6.2's programs, both 2FC-2SC machines)",
-                      "CI error < MI error", "; ".join(f"{CONFIG[mm]}: mean abs. error CI {ci[mm]:.3f}, MI {mi[mm]:.3f}" for mm in (A, B)),
-                      "CI below MI on both machines", all(ci[mm] < mi[mm] for mm in (A, B)),
-                      "per program: " + "; ".join(f"{CONFIG[mm]} " + ", ".join(f"{x} {err[mm][x]:.3f}" for x in CI + MI if x in err[mm]) for mm in (A, B))
-))
-    out.append(_claim("sf-estimates-intel-better", "§6.3.2 (single-threaded workloads)", "SF estimates are more accurate on the Intel platform than on the AMD one",
-                      "Intel more accurate", f"SFD's mean abs. error {_mean_err(res, A):.3f} (AMD), {_mean_err(res, B):.3f} (Intel)", "direction (relative to the machines' SF range)",
-                      _mean_err(res, B) / 0.5 < _mean_err(res, A) / 1.0,
-                      f"in absolute terms the Intel estimates are closer, but relative to the machines' SF ranges (1.0 on AMD, 0.5 on Intel) the errors are {_mean_err(res, A):.3f} and {2 * _mean_err(res, B):.3f}; per program in claim sf-estimates-ci-more-accurate"))
-    out.append(Claim("oracle-sf-within-1", "§6.3.1", "CAMP with SFs estimated online performs within 1% of CAMP with SFs measured a priori",
-                     "within 1%", "not run", "-", "not comparable",
-                     "camp has no oracle-SF mode (README, CAMP, SFD and PA on the Utility Factor: not done)"))
+    out.append(
+        _claim(
+            "sf-estimates-ci-more-accurate",
+            src,
+            "SF estimates are accurate for CPU-intensive programs, less so for (mildly) memory-intensive ones (SFD's estimates on Table 6.2's programs, both 2FC-2SC machines)",
+            "CI error < MI error",
+            "; ".join(f"{CONFIG[mm]}: mean abs. error CI {ci[mm]:.3f}, MI {mi[mm]:.3f}" for mm in (A, B)),
+            "CI below MI on both machines",
+            all(ci[mm] < mi[mm] for mm in (A, B)),
+            "per program: "
+            + "; ".join(
+                f"{CONFIG[mm]} " + ", ".join(f"{x} {err[mm][x]:.3f}" for x in CI + MI if x in err[mm]) for mm in (A, B)
+            ),
+        )
+    )
+    out.append(
+        _claim(
+            "sf-estimates-intel-better",
+            "§6.3.2 (single-threaded workloads)",
+            "SF estimates are more accurate on the Intel platform than on the AMD one",
+            "Intel more accurate",
+            f"SFD's mean abs. error {_mean_err(res, A):.3f} (AMD), {_mean_err(res, B):.3f} (Intel)",
+            "direction (relative to the machines' SF range)",
+            _mean_err(res, B) / 0.5 < _mean_err(res, A) / 1.0,
+            f"in absolute terms the Intel estimates are closer, but relative to the machines' SF ranges (1.0 on AMD, 0.5 on Intel) the errors are {_mean_err(res, A):.3f} and {2 * _mean_err(res, B):.3f}; per program in claim sf-estimates-ci-more-accurate",
+        )
+    )
+    out.append(
+        Claim(
+            "oracle-sf-within-1",
+            "§6.3.1",
+            "CAMP with SFs estimated online performs within 1% of CAMP with SFs measured a priori",
+            "within 1%",
+            "not run",
+            "-",
+            "not comparable",
+            "camp has no oracle-SF mode (README, CAMP, SFD and PA on the Utility Factor: not done)",
+        )
+    )
     return out
 
 
@@ -448,33 +759,43 @@ def _mean_err(res, m) -> float:
 def _boost_cause(res, m, w, app) -> str:
     """The measured effect of PA's boost length: `app`'s fast share and PA's speedup with the
     boost outlasting FFTW's serial phases (diagnostic pa-long)."""
-    return (f"PA's boost (boost_ticks 100: 1 s of fast-core time, the thesis's amp_boost_ticks) ends inside FFTW's "
-            f"serial phases (about 4 s on a slow core), after which FFTW's serial thread is HIGH like the rest and shares "
-            f"the fast core; with a boost outlasting them ({LABEL['pa-long']}, pa-uf:boost_ticks=500) {app} is "
-            f"{share(res, m, w, 'pa-long', app):.0f}% on fast and PA {_pct(speedup(res, m, w, 'pa-long'))} over RR")
+    return (
+        f"PA's boost (boost_ticks 100: 1 s of fast-core time, the thesis's amp_boost_ticks) ends inside FFTW's "
+        f"serial phases (about 4 s on a slow core), after which FFTW's serial thread is HIGH like the rest and shares "
+        f"the fast core; with a boost outlasting them ({LABEL['pa-long']}, pa-uf:boost_ticks=500) {app} is "
+        f"{share(res, m, w, 'pa-long', app):.0f}% on fast and PA {_pct(speedup(res, m, w, 'pa-long'))} over RR"
+    )
 
 
 def _warmup_cause(res, m, w, app) -> str:
     """CAMP and PA place `app` alike; what differs is its completion time on the fast core."""
     c, p = res["apps"][(m, w, "camp")][app], res["apps"][(m, w, "pa")][app]
-    return (f"{app} is {100 * c[1]:.0f}% on fast under CAMP and {100 * p[1]:.0f}% under PA but takes "
-            f"{100 * (c[0] / p[0] - 1):+.1f}% longer under CAMP: each restarted run of {app} warms up (LOW) on a slow "
-            f"core, whose NUMA node then holds its memory (first touch, never moved: catalog {m}), so on the fast core, "
-            f"alone on its chip, its misses are remote; PA puts it on the fast core from its start")
+    return (
+        f"{app} is {100 * c[1]:.0f}% on fast under CAMP and {100 * p[1]:.0f}% under PA but takes "
+        f"{100 * (c[0] / p[0] - 1):+.1f}% longer under CAMP: each restarted run of {app} warms up (LOW) on a slow "
+        f"core, whose NUMA node then holds its memory (first touch, never moved: catalog {m}), so on the fast core, "
+        f"alone on its chip, its misses are remote; PA puts it on the fast core from its start"
+    )
 
 
 def _estimate_cause(res, m, w) -> str:
     """The measured effect of CAMP's SF estimator waiting for stable periods (diagnostic
     camp-nowait): named as the cause only when it closes at least half the gap to PA."""
     now, fast = over(res, m, w, "camp", "pa"), over(res, m, w, "camp-nowait", "pa")
-    text = (f"With estimates taken at a phase's first sample ({LABEL['camp-nowait']}, camp:stable_periods=0) CAMP is "
-            f"{fast:+.1f}% over PA (fast shares {_fs(res, m, w, 'camp-nowait')})")
+    text = (
+        f"With estimates taken at a phase's first sample ({LABEL['camp-nowait']}, camp:stable_periods=0) CAMP is "
+        f"{fast:+.1f}% over PA (fast shares {_fs(res, m, w, 'camp-nowait')})"
+    )
     if now < 0 and fast - now >= -now / 2:
-        return (text + ": with 16 threads moving through the shared L3s the 12% phase detector restarts often, and a "
-                "thread without a stable estimate keeps the warm-up SF (LOW) and waits on a slow core")
-    return (text + ", so the estimator's wait is not the cause: CAMP places as the thesis describes (its fast shares "
-            "above), and what that placement gains follows from our programs' speedup factors (catalog spec2006.toml "
-            "and parallel.toml), which the thesis does not give")
+        return (
+            text + ": with 16 threads moving through the shared L3s the 12% phase detector restarts often, and a "
+            "thread without a stable estimate keeps the warm-up SF (LOW) and waits on a slow core"
+        )
+    return (
+        text + ", so the estimator's wait is not the cause: CAMP places as the thesis describes (its fast shares "
+        "above), and what that placement gains follows from our programs' speedup factors (catalog spec2006.toml "
+        "and parallel.toml), which the thesis does not give"
+    )
 
 
 # ---- figures
@@ -511,8 +832,12 @@ def figure_6_4(ctx, res):
         _bars(ax, res, m, ST, ("pa", "sfd", "camp", "best"), per_app=False)
         ax.set_title(CONFIG[m], fontsize=9)
     fig.tight_layout()
-    ctx.figure(fig, "fig6-4", "Redraws the Sáez thesis's Fig. 6.4: speedup over RR of PA, SFD, CAMP and Best Static on the "
-               "single-threaded workloads of Table 6.2, 2FC-2SC AMD (top) and Intel (bottom), from our runs.")
+    ctx.figure(
+        fig,
+        "fig6-4",
+        "Redraws the Sáez thesis's Fig. 6.4: speedup over RR of PA, SFD, CAMP and Best Static on the "
+        "single-threaded workloads of Table 6.2, 2FC-2SC AMD (top) and Intel (bottom), from our runs.",
+    )
 
 
 def figure_6_3(ctx, res):
@@ -522,8 +847,13 @@ def figure_6_3(ctx, res):
     fig = Figure(figsize=(9, 3.2))
     ax = fig.subplots()
     for i, (m, color) in enumerate(((A, "tab:red"), (B, "tab:blue"))):
-        ax.bar([j + i * 0.4 for j in range(len(progs))], [res["sf_error"][m][x] for x in progs], 0.4, color=color,
-               label=CONFIG[m])
+        ax.bar(
+            [j + i * 0.4 for j in range(len(progs))],
+            [res["sf_error"][m][x] for x in progs],
+            0.4,
+            color=color,
+            label=CONFIG[m],
+        )
     ax.set_xticks([j + 0.2 for j in range(len(progs))])
     ax.set_xticklabels(progs, fontsize=8)
     for edge in (len(CI), len(CI) + len(MI)):
@@ -532,31 +862,48 @@ def figure_6_3(ctx, res):
     ax.set_title("CPU-intensive | memory-intensive | phased (Table 6.2's classes)", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    ctx.figure(fig, "fig6-3", "In place of the Sáez thesis's Fig. 6.3 (estimated against measured SF per program): SFD's mean "
-               "absolute error of its online SF estimates against the true SF beside the co-runners, per program of Table "
-               "6.2, on both 2FC-2SC machines, from our runs.")
+    ctx.figure(
+        fig,
+        "fig6-3",
+        "In place of the Sáez thesis's Fig. 6.3 (estimated against measured SF per program): SFD's mean "
+        "absolute error of its online SF estimates against the true SF beside the co-runners, per program of Table "
+        "6.2, on both 2FC-2SC machines, from our runs.",
+    )
 
 
 def figure_6_5(ctx, res):
     from matplotlib.figure import Figure
 
-    sets = (("st", A, "Table 6.2, 2FC-2SC"), ("1fc", ONE, "Table 6.3, 1FC-12SC"), ("4fc", FOUR, "Table 6.3, 4FC-12SC"),
-            ("extra", FOUR, "Table 6.4, 4FC-12SC"))
+    sets = (
+        ("st", A, "Table 6.2, 2FC-2SC"),
+        ("1fc", ONE, "Table 6.3, 1FC-12SC"),
+        ("4fc", FOUR, "Table 6.3, 4FC-12SC"),
+        ("extra", FOUR, "Table 6.4, 4FC-12SC"),
+    )
     roles = ("sfd", "pa", "camp")
     fig = Figure(figsize=(8, 3.2))
     ax = fig.subplots()
     width = 0.8 / len(roles)
     for i, r in enumerate(roles):
-        ax.bar([j + i * width for j in range(len(sets))], [aggregate(res, m, k, r) for k, m, _ in sets], width,
-               color=COLORS[r], label=LABEL[r])
+        ax.bar(
+            [j + i * width for j in range(len(sets))],
+            [aggregate(res, m, k, r) for k, m, _ in sets],
+            width,
+            color=COLORS[r],
+            label=LABEL[r],
+        )
     ax.axhline(0, color="black", linewidth=0.7)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sets))])
     ax.set_xticklabels([t for _, _, t in sets], fontsize=8)
     ax.set_ylabel("gmean speedup over RR (%)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    ctx.figure(fig, "fig6-5", "Redraws the Sáez thesis's Fig. 6.5: geometric mean of the speedups over RR of SFD, PA and "
-               "CAMP per workload set on the AMD configurations (Table 6.4 added), from our runs.")
+    ctx.figure(
+        fig,
+        "fig6-5",
+        "Redraws the Sáez thesis's Fig. 6.5: geometric mean of the speedups over RR of SFD, PA and "
+        "CAMP per workload set on the AMD configurations (Table 6.4 added), from our runs.",
+    )
 
 
 def figure_mt(ctx, res, m, entries, roles, stem, caption):
@@ -570,9 +917,16 @@ def figure_mt(ctx, res, m, entries, roles, stem, caption):
 
 # ---- the document
 
+
 def _table(res, m, entries, roles) -> str:
-    lines = ["| workload | " + " | ".join(LABEL[r] for r in roles) + " | fast-core share per app (RR / " + " / ".join(LABEL[r] for r in roles) + ") |",
-             "|---|" + "---:|" * len(roles) + "---|"]
+    lines = [
+        "| workload | "
+        + " | ".join(LABEL[r] for r in roles)
+        + " | fast-core share per app (RR / "
+        + " / ".join(LABEL[r] for r in roles)
+        + ") |",
+        "|---|" + "---:|" * len(roles) + "---|",
+    ]
     for w in entries:
         progs = list(dict.fromkeys(a.split("#")[0] for a in res["order"][(m, w)]))
         shares = "; ".join(f"{p} " + "/".join(f"{share(res, m, w, r, p):.0f}" for r in ("rr",) + roles) for p in progs)
@@ -591,42 +945,72 @@ def build_with(ctx, policies):
     figure_6_3(ctx, res)
     figure_6_4(ctx, res)
     figure_6_5(ctx, res)
-    figure_mt(ctx, res, ONE, MT, ("sfd", "pa", "camp"), "fig6-6",
-              "Redraws the Sáez thesis's Fig. 6.6: speedup over RR per app and per workload (geometric mean) of SFD, PA "
-              "and CAMP on the Table 6.3 workloads, 1FC-12SC, from our runs.")
-    figure_mt(ctx, res, FOUR, MT, ("sfd", "pa", "camp"), "fig6-7",
-              "Redraws the Sáez thesis's Fig. 6.7: the same on 4FC-12SC, from our runs.")
-    figure_mt(ctx, res, FOUR, EXTRA, ("pa", "camp"), "fig6-8",
-              "Redraws the Sáez thesis's Fig. 6.8: speedup over RR of PA and CAMP on the additional workloads of Table "
-              "6.4, 4FC-12SC, from our runs.")
+    figure_mt(
+        ctx,
+        res,
+        ONE,
+        MT,
+        ("sfd", "pa", "camp"),
+        "fig6-6",
+        "Redraws the Sáez thesis's Fig. 6.6: speedup over RR per app and per workload (geometric mean) of SFD, PA "
+        "and CAMP on the Table 6.3 workloads, 1FC-12SC, from our runs.",
+    )
+    figure_mt(
+        ctx,
+        res,
+        FOUR,
+        MT,
+        ("sfd", "pa", "camp"),
+        "fig6-7",
+        "Redraws the Sáez thesis's Fig. 6.7: the same on 4FC-12SC, from our runs.",
+    )
+    figure_mt(
+        ctx,
+        res,
+        FOUR,
+        EXTRA,
+        ("pa", "camp"),
+        "fig6-8",
+        "Redraws the Sáez thesis's Fig. 6.8: speedup over RR of PA and CAMP on the additional workloads of Table "
+        "6.4, 4FC-12SC, from our runs.",
+    )
 
     def links(kind, entries):
-        return ", ".join(f"[`{catalog_name(kind, w)}`](../../catalog/workloads/{catalog_name(kind, w)}.toml)" for w in entries)
+        return ", ".join(
+            f"[`{catalog_name(kind, w)}`](../../catalog/workloads/{catalog_name(kind, w)}.toml)" for w in entries
+        )
 
     roles = ", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in ROLES)
     workloads = f"""Workloads: the thesis's Tables 6.2-6.4 from the catalog. Table 6.2 on 2FC-2SC AMD and Intel:
-{links('st', ST)}. Table 6.3 on 1FC-12SC: {links('1fc', MT)}; on 4FC-12SC: {links('4fc', MT)}. Table 6.4 on 4FC-12SC:
-{links('extra', EXTRA)}. Programs: SPEC CPU2006 profiles in [`spec2006`](../../catalog/programs/spec2006.toml) and
+{links("st", ST)}. Table 6.3 on 1FC-12SC: {links("1fc", MT)}; on 4FC-12SC: {links("4fc", MT)}. Table 6.4 on 4FC-12SC:
+{links("extra", EXTRA)}. Programs: SPEC CPU2006 profiles in [`spec2006`](../../catalog/programs/spec2006.toml) and
 Table 5.2's parallel programs in [`parallel`](../../catalog/programs/parallel.toml) (each file's header says how
 their speedup factors, phases and serial fractions were chosen).
 
 Policies (thesis name: ours): {roles}. Best Static runs on 2FC-2SC only, as in the thesis. Seeds
-{plan['seeds']}; an app's completion time is its mean over its runs (three each, under constant load) and the seeds.
+{plan["seeds"]}; an app's completion time is its mean over its runs (three each, under constant load) and the seeds.
 The diagnostic variants (`pa-uf:boost_ticks=500`, `camp:stable_periods=0`) run on the Table 6.3 and 6.4 workloads
 only to measure the causes the claims' reasons give; Fig. 6.3's errors come from one `ampsched.run` of `sfd` per
 Table 6.2 workload and machine (seed 1)."""
-    per = "\n\n".join([
-        f"**Table 6.2, {CONFIG[A]}** (speedup over RR)\n\n{_table(res, A, ST, ('sfd', 'pa', 'camp', 'best'))}",
-        f"**Table 6.2, {CONFIG[B]}**\n\n{_table(res, B, ST, ('sfd', 'pa', 'camp', 'best'))}",
-        f"**Table 6.3, {CONFIG[ONE]}**\n\n{_table(res, ONE, MT, ('sfd', 'pa', 'camp'))}",
-        f"**Table 6.3, {CONFIG[FOUR]}**\n\n{_table(res, FOUR, MT, ('sfd', 'pa', 'camp'))}",
-        f"**Table 6.4, {CONFIG[FOUR]}**\n\n{_table(res, FOUR, EXTRA, ('sfd', 'pa', 'camp'))}",
-    ])
+    per = "\n\n".join(
+        [
+            f"**Table 6.2, {CONFIG[A]}** (speedup over RR)\n\n{_table(res, A, ST, ('sfd', 'pa', 'camp', 'best'))}",
+            f"**Table 6.2, {CONFIG[B]}**\n\n{_table(res, B, ST, ('sfd', 'pa', 'camp', 'best'))}",
+            f"**Table 6.3, {CONFIG[ONE]}**\n\n{_table(res, ONE, MT, ('sfd', 'pa', 'camp'))}",
+            f"**Table 6.3, {CONFIG[FOUR]}**\n\n{_table(res, FOUR, MT, ('sfd', 'pa', 'camp'))}",
+            f"**Table 6.4, {CONFIG[FOUR]}**\n\n{_table(res, FOUR, EXTRA, ('sfd', 'pa', 'camp'))}",
+        ]
+    )
     notes = NOTES.format(gain=GAIN_TOL, similar=SIMILAR_TOL, significant=SIGNIFICANT, small=SMALL, close=CLOSE)
-    sections = [("Every workload", "Per configuration: each scheduler's speedup over RR (geometric mean over the "
-                 "workload's apps of T_RR / T - 1) and each program's share of CPU time on fast cores, in %, "
-                 "under RR and each scheduler (copies folded).\n\n" + per),
-                ("Notes", notes)]
+    sections = [
+        (
+            "Every workload",
+            "Per configuration: each scheduler's speedup over RR (geometric mean over the "
+            "workload's apps of T_RR / T - 1) and each program's share of CPU time on fast cores, in %, "
+            "under RR and each scheduler (copies folded).\n\n" + per,
+        ),
+        ("Notes", notes),
+    ]
     return Report(claims=claims(res), machines=list(MACHINES), workloads=workloads, sections=sections)
 
 

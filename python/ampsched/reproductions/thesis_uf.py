@@ -36,8 +36,8 @@ MACHINES = ("2fc-8sc", "1fc-12sc", "4fc-12sc-mf")
 # range in this configuration)" (§6.1.2); steps of 0.2 as the derived tables use.
 SF_VALUES = (1.2, 1.4, 1.6, 1.8, 2.0)
 THREADS = tuple(range(1, 13))
-PHASE_INSTRUCTIONS = 2.0e9   # per thread and phase: ~0.9 s on a 2.2 GHz core, so that a 4 ms
-                             # slice or a 50 µs migration is a small fraction of a phase
+PHASE_INSTRUCTIONS = 2.0e9  # per thread and phase: ~0.9 s on a 2.2 GHz core, so that a 4 ms
+# slice or a 50 µs migration is a small fraction of a phase
 CPI = 1.0
 
 FULL = {"sf": SF_VALUES, "threads": THREADS, "phases": 10, "seeds": "1-3"}
@@ -62,6 +62,7 @@ SF_TOLERANCE = 0.01
 
 # ---- the thesis's formulas
 
+
 def iterations(n: int, nfc: int) -> int:
     """Iterations of Algorithm 6.1 for n threads on nfc fast cores: floor((n - 1) / nfc) + 1."""
     return (n - 1) // nfc + 1
@@ -78,6 +79,7 @@ def utility_factor(sf: float, n: int, nfc: int) -> float:
 
 
 # ---- the workloads
+
 
 def calibrate(machine: str, workdir: str) -> dict:
     """The machine's time per instruction as the performance model gives it, measured by
@@ -115,23 +117,25 @@ def workload_toml(name: str, threads: int, phases: int, instructions: float, mpk
     # A balanced parallel app as §6.1.1 assumes it: every thread retires the same instructions
     # in every phase, and the phases end at a barrier where early threads block (so BusyFCs
     # sees the fast core go idle and moves a slow thread there, Algorithm 6.1).
-    return (f'name = "{name}"\n'
-            f'description = "{threads} threads x {phases} balanced phases with barriers"\n'
-            'source = "Sáez thesis, §6.1.1 (the perfectly balanced application of eq. 6.13)"\n'
-            "constant_load = false\n\n"
-            "[[app]]\n"
-            'name = "parallel"\n'
-            f"threads = {threads}\n"
-            f"repeat = {phases}\n\n"
-            "[[app.phase]]\n"
-            'kind = "compute"\n'
-            f"instructions = {instructions:.6e}\n"
-            f"cpi = {CPI}\n"
-            f"llc_mpki = {mpki:.9f}\n\n"
-            "[[app.phase]]\n"
-            'kind = "barrier"\n'
-            'wait = "block"\n'
-            'scope = "group"\n')
+    return (
+        f'name = "{name}"\n'
+        f'description = "{threads} threads x {phases} balanced phases with barriers"\n'
+        'source = "Sáez thesis, §6.1.1 (the perfectly balanced application of eq. 6.13)"\n'
+        "constant_load = false\n\n"
+        "[[app]]\n"
+        'name = "parallel"\n'
+        f"threads = {threads}\n"
+        f"repeat = {phases}\n\n"
+        "[[app.phase]]\n"
+        'kind = "compute"\n'
+        f"instructions = {instructions:.6e}\n"
+        f"cpi = {CPI}\n"
+        f"llc_mpki = {mpki:.9f}\n\n"
+        "[[app.phase]]\n"
+        'kind = "barrier"\n'
+        'wait = "block"\n'
+        'scope = "group"\n'
+    )
 
 
 # The control: 2fc-8sc (catalog/machines/2fc-8sc.toml) with a single memory node, so that a
@@ -193,6 +197,7 @@ def _nfc_nsc(machine: str) -> tuple:
 
 # ---- the runs and the claims
 
+
 def measure(ctx, plan) -> list:
     """One row per (machine, SF, N): the simulated speedup (base time over BusyFCs time, both
     means over the seeds), eq. 6.13, UF and the relative errors."""
@@ -225,9 +230,22 @@ def measure(ctx, plan) -> list:
             sf, n, mpki = meta[path]
             sim = times[(path, slow_spec)] / times[(path, "busyfcs")]
             model, uf = busyfcs_speedup(sf, n, nfc), utility_factor(sf, n, nfc)
-            rows.append({"machine": machine, "nfc": nfc, "nsc": nsc, "sf": sf, "n": n, "mpki": mpki,
-                         "sim": sim, "model": model, "uf": uf,
-                         "uf_vs_model": uf / model - 1, "uf_vs_sim": uf / sim - 1, "model_vs_sim": model / sim - 1})
+            rows.append(
+                {
+                    "machine": machine,
+                    "nfc": nfc,
+                    "nsc": nsc,
+                    "sf": sf,
+                    "n": n,
+                    "mpki": mpki,
+                    "sim": sim,
+                    "model": model,
+                    "uf": uf,
+                    "uf_vs_model": uf / model - 1,
+                    "uf_vs_sim": uf / sim - 1,
+                    "model_vs_sim": model / sim - 1,
+                }
+            )
     return rows
 
 
@@ -244,16 +262,22 @@ def _closeness(cid, source, claim, theirs, points, key, what):
     errors = [abs(p[key]) for p in points]
     worst = max(points, key=lambda p: abs(p[key]))
     mean = sum(errors) / len(errors)
-    ours = (f"{what}: mean abs. error {mean:.1%}, worst {worst[key] * 100:+.2f}% at {_where(worst)} "
-            f"({len(points)} points)")
+    ours = (
+        f"{what}: mean abs. error {mean:.1%}, worst {worst[key] * 100:+.2f}% at {_where(worst)} ({len(points)} points)"
+    )
     ok = max(errors) <= POINT_TOLERANCE and mean <= MEAN_TOLERANCE
-    reason = "" if ok else (f"the worst point is off by {abs(worst[key]):.2%} and the mean by {mean:.1%}, "
-                            f"beyond {TOLERANCE}")
+    reason = (
+        ""
+        if ok
+        else (f"the worst point is off by {abs(worst[key]):.2%} and the mean by {mean:.1%}, beyond {TOLERANCE}")
+    )
     if not ok and worst.get("sim", 1) < 1:
         # The one cause the control isolates: on one memory node the simulation is eq. 6.13.
-        reason = (f"at {_where(worst)} the simulated speedup is {worst['sim']:.3f}, below UF's floor of 1, because "
-                  f"BusyFCs moves memory-bound threads to cores away from their memory (remote misses), which "
-                  f"the model leaves out; on one memory node the gap goes (claim eq613-is-busyfcs-without-numa)")
+        reason = (
+            f"at {_where(worst)} the simulated speedup is {worst['sim']:.3f}, below UF's floor of 1, because "
+            f"BusyFCs moves memory-bound threads to cores away from their memory (remote misses), which "
+            f"the model leaves out; on one memory node the gap goes (claim eq613-is-busyfcs-without-numa)"
+        )
     return Claim(cid, source, claim, theirs, ours, TOLERANCE, "reproduced" if ok else "differs", reason)
 
 
@@ -266,70 +290,125 @@ def claims(rows: list) -> list:
         nfc, nsc = by_machine[machine][0]["nfc"], by_machine[machine][0]["nsc"]
         label = machine.upper().replace("-MF", " (ch. 6 layout)")
         # Fig. 6.1 is the two formulas alone: evaluated on the whole grid whatever the mode.
-        analytic = [{"n": n, "sf": sf, "err": utility_factor(sf, n, nfc) / busyfcs_speedup(sf, n, nfc) - 1}
-                    for sf in SF_VALUES for n in range(1, nsc + 1)]
-        fig = "Fig. 6.1" if machine == "2fc-8sc" else "text after eq. 6.14 (\"our target asymmetric systems\")"
-        out.append(_closeness(
-            f"uf-vs-eq613-{machine}", f"§6.1.2, {fig}",
-            f"UF (eq. 6.14) closely approximates BusyFCs's theoretical speedup (eq. 6.13) on {label}, N <= {nsc}",
-            "closely approximates (no number)", analytic, "err", "UF vs eq. 6.13"))
+        analytic = [
+            {"n": n, "sf": sf, "err": utility_factor(sf, n, nfc) / busyfcs_speedup(sf, n, nfc) - 1}
+            for sf in SF_VALUES
+            for n in range(1, nsc + 1)
+        ]
+        fig = "Fig. 6.1" if machine == "2fc-8sc" else 'text after eq. 6.14 ("our target asymmetric systems")'
+        out.append(
+            _closeness(
+                f"uf-vs-eq613-{machine}",
+                f"§6.1.2, {fig}",
+                f"UF (eq. 6.14) closely approximates BusyFCs's theoretical speedup (eq. 6.13) on {label}, N <= {nsc}",
+                "closely approximates (no number)",
+                analytic,
+                "err",
+                "UF vs eq. 6.13",
+            )
+        )
         within = [r for r in by_machine[machine] if r["n"] <= nsc]
         over = max(within, key=lambda r: r["sim"] / r["model"] - 1)
         excess = over["sim"] / over["model"] - 1
         mean = sum(abs(r["model_vs_sim"]) for r in within) / len(within)
         ok = excess <= BOUND_TOLERANCE
-        out.append(Claim(
-            f"eq613-bounds-busyfcs-{machine}", "§6.1.1 (before eq. 6.13)",
-            f"eq. 6.13 is an upper bound of BusyFCs's speedup on {label} (it ignores migrations), N <= {nsc}",
-            "simulated <= eq. 6.13",
-            f"simulated over eq. 6.13 at most {excess * 100:+.2f}% ({_where(over)}); eq. 6.13 vs simulated: mean abs. error {mean:.1%}",
-            f"simulated at most {BOUND_TOLERANCE:.0%} above eq. 6.13", "reproduced" if ok else "differs",
-            "" if ok else f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}"))
+        out.append(
+            Claim(
+                f"eq613-bounds-busyfcs-{machine}",
+                "§6.1.1 (before eq. 6.13)",
+                f"eq. 6.13 is an upper bound of BusyFCs's speedup on {label} (it ignores migrations), N <= {nsc}",
+                "simulated <= eq. 6.13",
+                f"simulated over eq. 6.13 at most {excess * 100:+.2f}% ({_where(over)}); eq. 6.13 vs simulated: mean abs. error {mean:.1%}",
+                f"simulated at most {BOUND_TOLERANCE:.0%} above eq. 6.13",
+                "reproduced" if ok else "differs",
+                "" if ok else f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}",
+            )
+        )
         fig = "Fig. 6.2" if machine == "2fc-8sc" else "Fig. 6.2 (shown there on 2FC-8SC only)"
-        out.append(_closeness(
-            f"uf-vs-busyfcs-{machine}", f"§6.1.2, {fig}",
-            f"UF closely tracks the speedup observed under BusyFCs on {label}, N <= {nsc}",
-            "closely tracks (no number)", within, "uf_vs_sim", "UF vs simulated"))
+        out.append(
+            _closeness(
+                f"uf-vs-busyfcs-{machine}",
+                f"§6.1.2, {fig}",
+                f"UF closely tracks the speedup observed under BusyFCs on {label}, N <= {nsc}",
+                "closely tracks (no number)",
+                within,
+                "uf_vs_sim",
+                "UF vs simulated",
+            )
+        )
     worst = max(control, key=lambda r: abs(r["model_vs_sim"]))
     ok = abs(worst["model_vs_sim"]) <= BOUND_TOLERANCE
-    out.append(Claim(
-        "eq613-is-busyfcs-without-numa", "§6.1.1, eq. 6.13",
-        "eq. 6.13 is BusyFCs's speedup on a perfectly balanced application when migrations cost nothing but their fixed cost",
-        "eq. 6.13", f"on {CONTROL} (2FC-8SC, one memory node): eq. 6.13 vs simulated, worst {worst['model_vs_sim'] * 100:+.2f}% "
-        f"at {_where(worst)} ({len(control)} points)",
-        f"within {BOUND_TOLERANCE:.0%}", "reproduced" if ok else "differs",
-        "" if ok else f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}"))
+    out.append(
+        Claim(
+            "eq613-is-busyfcs-without-numa",
+            "§6.1.1, eq. 6.13",
+            "eq. 6.13 is BusyFCs's speedup on a perfectly balanced application when migrations cost nothing but their fixed cost",
+            "eq. 6.13",
+            f"on {CONTROL} (2FC-8SC, one memory node): eq. 6.13 vs simulated, worst {worst['model_vs_sim'] * 100:+.2f}% "
+            f"at {_where(worst)} ({len(control)} points)",
+            f"within {BOUND_TOLERANCE:.0%}",
+            "reproduced" if ok else "differs",
+            ""
+            if ok
+            else f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}",
+        )
+    )
     within_all = [r for r in rows if r["n"] <= r["nsc"]]
     low = min(within_all, key=lambda r: r["sim"])
     ok = low["sim"] >= 1 - SF_TOLERANCE
-    out.append(Claim(
-        "speedup-at-least-one", "§6.1.2 (after eq. 6.14)",
-        "the lowest attainable speedup is 1 (no speedup), so UF never goes below 1",
-        ">= 1", f"lowest simulated speedup {low['sim']:.3f} ({low['machine']}, {_where(low)})",
-        f"at least {1 - SF_TOLERANCE:.2f}", "reproduced" if ok else "differs",
-        "" if ok else (f"BusyFCs moves memory-bound threads away from the chip holding their memory, and the remote "
-                       f"misses make them slower than in the all-slow base "
-                       f"({low['sim']:.3f} at {low['machine']}, {_where(low)})")))
+    out.append(
+        Claim(
+            "speedup-at-least-one",
+            "§6.1.2 (after eq. 6.14)",
+            "the lowest attainable speedup is 1 (no speedup), so UF never goes below 1",
+            ">= 1",
+            f"lowest simulated speedup {low['sim']:.3f} ({low['machine']}, {_where(low)})",
+            f"at least {1 - SF_TOLERANCE:.2f}",
+            "reproduced" if ok else "differs",
+            ""
+            if ok
+            else (
+                f"BusyFCs moves memory-bound threads away from the chip holding their memory, and the remote "
+                f"misses make them slower than in the all-slow base "
+                f"({low['sim']:.3f} at {low['machine']}, {_where(low)})"
+            ),
+        )
+    )
     beyond = [r for r in rows if r["n"] > r["nsc"]]
     claim = _closeness(
-        "uf-beyond-nsc-2fc-8sc", "§6.1.1 (second assumption)",
+        "uf-beyond-nsc-2fc-8sc",
+        "§6.1.1 (second assumption)",
         "with more threads than slow cores (2FC-8SC, N > 8) the formula should remain accurate",
-        "remains accurate (no number)", beyond, "uf_vs_sim", "UF vs simulated")
+        "remains accurate (no number)",
+        beyond,
+        "uf_vs_sim",
+        "UF vs simulated",
+    )
     if claim.verdict != "reproduced":
         top = max(beyond, key=lambda r: r["sim"])
-        claim.reason = (f"past 8 threads the all-slow base time-shares 8 slow cores while BusyFCs runs on 10, so "
-                        f"the speedup rises again (to {top['sim']:.3f} at {_where(top)}), which neither formula models")
+        claim.reason = (
+            f"past 8 threads the all-slow base time-shares 8 slow cores while BusyFCs runs on 10, so "
+            f"the speedup rises again (to {top['sim']:.3f} at {_where(top)}), which neither formula models"
+        )
     out.append(claim)
     upto = [r for r in rows if r["n"] <= r["nfc"]]
     worst = max(upto, key=lambda r: abs(r["sim"] / r["sf"] - 1))
     dev = worst["sim"] / worst["sf"] - 1
     ok = abs(dev) <= SF_TOLERANCE
-    out.append(Claim(
-        "speedup-is-sf-up-to-nfc", "§6.1.2 (after eq. 6.14)",
-        "with no more threads than fast cores the application's speedup is SF_avg",
-        "speedup = SF_avg", f"simulated / SF: worst {_pct(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
-        f"within {SF_TOLERANCE:.0%}", "reproduced" if ok else "differs",
-        "" if ok else f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}"))
+    out.append(
+        Claim(
+            "speedup-is-sf-up-to-nfc",
+            "§6.1.2 (after eq. 6.14)",
+            "with no more threads than fast cores the application's speedup is SF_avg",
+            "speedup = SF_avg",
+            f"simulated / SF: worst {_pct(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
+            f"within {SF_TOLERANCE:.0%}",
+            "reproduced" if ok else "differs",
+            ""
+            if ok
+            else f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}",
+        )
+    )
     rises = []
     for machine in MACHINES:
         nsc = by_machine[machine][0]["nsc"]
@@ -338,17 +417,26 @@ def claims(rows: list) -> list:
             rises += [(machine, sf, b[0], b[1] / a[1] - 1) for a, b in zip(series, series[1:])]
     worst = max(rises, key=lambda x: x[3])
     ok = worst[3] <= SF_TOLERANCE
-    out.append(Claim(
-        "speedup-falls-past-nfc", "§6.1.1 (second assumption)",
-        "as the thread count exceeds the fast cores the speedup decreases (it never rises with N)",
-        "decreasing in N", f"largest rise from one simulated N to the next: {_pct(worst[3])} "
-        f"({worst[0]}, N={worst[2]}, SF={worst[1]:.1f})",
-        f"no rise over {SF_TOLERANCE:.0%}", "reproduced" if ok else "differs",
-        "" if ok else f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}"))
+    out.append(
+        Claim(
+            "speedup-falls-past-nfc",
+            "§6.1.1 (second assumption)",
+            "as the thread count exceeds the fast cores the speedup decreases (it never rises with N)",
+            "decreasing in N",
+            f"largest rise from one simulated N to the next: {_pct(worst[3])} "
+            f"({worst[0]}, N={worst[2]}, SF={worst[1]:.1f})",
+            f"no rise over {SF_TOLERANCE:.0%}",
+            "reproduced" if ok else "differs",
+            ""
+            if ok
+            else f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}",
+        )
+    )
     return out
 
 
 # ---- figures
+
 
 def _panels(ncols, nrows=1):
     # A Figure of its own, not pyplot's: no global state (a caller's backend or open figures).
@@ -371,9 +459,13 @@ def figure_6_1(ctx) -> None:
     axes[0][0].set_ylabel("speedup over all-slow")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    ctx.figure(fig, "fig6-1", "Redraws the Sáez thesis's Fig. 6.1: the theoretical speedup of BusyFCs (eq. 6.13) "
-               "and the Utility Factor (eq. 6.14) on 2FC-8SC for perfectly balanced applications of SF_avg 1.2 "
-               "to 2.0, from our evaluation of both formulas.")
+    ctx.figure(
+        fig,
+        "fig6-1",
+        "Redraws the Sáez thesis's Fig. 6.1: the theoretical speedup of BusyFCs (eq. 6.13) "
+        "and the Utility Factor (eq. 6.14) on 2FC-8SC for perfectly balanced applications of SF_avg 1.2 "
+        "to 2.0, from our evaluation of both formulas.",
+    )
 
 
 def figure_6_2(ctx, rows, machines, stem, caption) -> None:
@@ -423,12 +515,17 @@ def figure_errors(ctx, rows) -> None:
         axes[i][0].set_ylabel("UF error (%)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    ctx.figure(fig, "errors", "UF's relative error per point (ours; the Sáez thesis gives no numbers for Figs. 6.1 "
-               "and 6.2): against eq. 6.13 (top) and against the simulated BusyFCs speedup (bottom); the shaded "
-               "band is the per-point tolerance, right of the red line more threads than slow cores.")
+    ctx.figure(
+        fig,
+        "errors",
+        "UF's relative error per point (ours; the Sáez thesis gives no numbers for Figs. 6.1 "
+        "and 6.2): against eq. 6.13 (top) and against the simulated BusyFCs speedup (bottom); the shaded "
+        "band is the per-point tolerance, right of the red line more threads than slow cores.",
+    )
 
 
 # ---- the document
+
 
 def _points_table(rows, machine) -> str:
     pts = [r for r in rows if r["machine"] == machine]
@@ -449,23 +546,38 @@ def build(ctx):
     plan = QUICK if ctx.quick else FULL
     rows = measure(ctx, plan)
     figure_6_1(ctx)
-    figure_6_2(ctx, rows, ["2fc-8sc"], "fig6-2",
-               "Redraws the Sáez thesis's Fig. 6.2 (UF against the speedup observed under BusyFCs on 2FC-8SC) "
-               "with our simulated synthetic applications in place of SPEC OMP2001, NAS and MineBench; eq. 6.13 "
-               "dotted; right of the red line there are more threads than slow cores, outside the model.")
-    figure_6_2(ctx, rows, ["1fc-12sc", "4fc-12sc-mf"], "fig6-2-more-machines",
-               "The comparison of the Sáez thesis's Fig. 6.2 on the thesis's other ch. 6 configurations, 1FC-12SC "
-               "and 4FC-12SC (not in the thesis): simulated BusyFCs speedup, UF and eq. 6.13.")
+    figure_6_2(
+        ctx,
+        rows,
+        ["2fc-8sc"],
+        "fig6-2",
+        "Redraws the Sáez thesis's Fig. 6.2 (UF against the speedup observed under BusyFCs on 2FC-8SC) "
+        "with our simulated synthetic applications in place of SPEC OMP2001, NAS and MineBench; eq. 6.13 "
+        "dotted; right of the red line there are more threads than slow cores, outside the model.",
+    )
+    figure_6_2(
+        ctx,
+        rows,
+        ["1fc-12sc", "4fc-12sc-mf"],
+        "fig6-2-more-machines",
+        "The comparison of the Sáez thesis's Fig. 6.2 on the thesis's other ch. 6 configurations, 1FC-12SC "
+        "and 4FC-12SC (not in the thesis): simulated BusyFCs speedup, UF and eq. 6.13.",
+    )
     figure_errors(ctx, [r for r in rows if r["machine"] != CONTROL])
     example_sf, example_n = plan["sf"][0], plan["threads"][2]
     example = next(r for r in rows if r["machine"] == "2fc-8sc" and r["sf"] == example_sf and r["n"] == example_n)
     mpkis = "; ".join(
-        f"{m}: " + ", ".join(f"SF {sf:.1f} -> {next(r['mpki'] for r in rows if r['machine'] == m and r['sf'] == sf):.3f}"
-                             for sf in plan["sf"]) for m in MACHINES)
+        f"{m}: "
+        + ", ".join(
+            f"SF {sf:.1f} -> {next(r['mpki'] for r in rows if r['machine'] == m and r['sf'] == sf):.3f}"
+            for sf in plan["sf"]
+        )
+        for m in MACHINES
+    )
     seeds = plan["seeds"]
     workloads = f"""Workloads: generated by this reproduction (`python/ampsched/reproductions/thesis_uf.py`, `workload_toml`), one per
 machine, SF and thread count N: the perfectly balanced application of the thesis's model (§6.1.1), N threads
-running {plan['phases']} phases of {PHASE_INSTRUCTIONS:.0e} instructions each (CPI {CPI}), every phase ended by a blocking
+running {plan["phases"]} phases of {PHASE_INSTRUCTIONS:.0e} instructions each (CPI {CPI}), every phase ended by a blocking
 barrier. SF is set by the phase's LLC miss rate: memory stalls do not scale with the clock (README, "The
 performance model"), so a miss rate lowers a thread's SF from the cores' compute ratio (2.0 here: fast cores run
 at twice the slow cores' clock) to the target; the rate is solved from three single-threaded calibration runs
@@ -473,7 +585,7 @@ per machine (`calibrate`), and the tests check that one thread's simulated SF is
 kilo-instruction): {mpkis}. The example for 2FC-8SC, SF {example_sf:.1f}, N={example_n}:
 
 ```toml
-{workload_toml(f"uf-sf{example_sf:.1f}-n{example_n}", example_n, plan['phases'], PHASE_INSTRUCTIONS, example['mpki']).strip()}
+{workload_toml(f"uf-sf{example_sf:.1f}-n{example_n}", example_n, plan["phases"], PHASE_INSTRUCTIONS, example["mpki"]).strip()}
 ```
 
 Control machine: `{CONTROL}`, generated by this reproduction: {CONTROL_OF} without its memory nodes (see Notes).
@@ -507,9 +619,14 @@ runs through `ampsched.sweep`."""
   second or more).
 - **Figures' values.** The thesis gives no values for Fig. 6.1 or Fig. 6.2, only that UF closely approximates
   eq. 6.13 and closely tracks the observed speedup: our figures redraw them from our numbers."""
-    sections = [("Every point", "Per machine: rows N, columns SF; each cell is our simulated BusyFCs speedup / "
-                 "eq. 6.13 / UF, and UF's relative error against the simulated speedup.\n\n"
-                 + "\n\n".join(f"**{m}**\n\n{_points_table(rows, m)}" for m in MACHINES)
-                 + f"\n\n**{CONTROL}** (the control: {CONTROL_OF} with one memory node)\n\n{_points_table(rows, CONTROL)}"),
-                ("Notes", notes)]
+    sections = [
+        (
+            "Every point",
+            "Per machine: rows N, columns SF; each cell is our simulated BusyFCs speedup / "
+            "eq. 6.13 / UF, and UF's relative error against the simulated speedup.\n\n"
+            + "\n\n".join(f"**{m}**\n\n{_points_table(rows, m)}" for m in MACHINES)
+            + f"\n\n**{CONTROL}** (the control: {CONTROL_OF} with one memory node)\n\n{_points_table(rows, CONTROL)}",
+        ),
+        ("Notes", notes),
+    ]
     return Report(claims=claims(rows), machines=list(MACHINES), workloads=workloads, sections=sections)

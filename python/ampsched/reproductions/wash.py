@@ -13,7 +13,9 @@ import math
 
 from . import Claim, Report, policy_roles
 
-TITLE = "WASH, bindVM, PFS and Oblivious on WASH's Java programs (Jibaja et al., CGO 2016, Figures 2, 3, 7, 8, 9, 10, 12)"
+TITLE = (
+    "WASH, bindVM, PFS and Oblivious on WASH's Java programs (Jibaja et al., CGO 2016, Figures 2, 3, 7, 8, 9, 10, 12)"
+)
 PAPER = "WASH (Ivan Jibaja, Ting Cao, Stephen M. Blackburn, Kathryn S. McKinley: Portable Performance on Asymmetric Multicore Processors, CGO 2016)"
 SUMMARY = """WASH (Jibaja et al., CGO 2016) schedules the threads of a Java VM on an asymmetric multicore: it tells
 application threads from the VM's (GC, JIT), classifies the application as single-threaded, scalable or
@@ -29,9 +31,22 @@ power and energy normalised to Oblivious, per group and overall), beside an OS-s
 the speedup model replaced by the second-best and the negated one (Figure 10), with
 every number the paper's prose states beside ours."""
 
-PROGRAMS = ("bloat", "chart", "fop", "jython", "luindex",
-            "lusearch", "sunflow", "xalan", "spjbb",
-            "avrora", "eclipse", "hsqldb", "pjbb2005", "pmd")
+PROGRAMS = (
+    "bloat",
+    "chart",
+    "fop",
+    "jython",
+    "luindex",
+    "lusearch",
+    "sunflow",
+    "xalan",
+    "spjbb",
+    "avrora",
+    "eclipse",
+    "hsqldb",
+    "pjbb2005",
+    "pmd",
+)
 # §3 (and §5 of the paper's text, by elimination for the single-threaded ones).
 PAPER_CLASS = {p: "single-threaded" for p in PROGRAMS[:5]}
 PAPER_CLASS.update({p: "scalable" for p in PROGRAMS[5:9]})
@@ -114,11 +129,12 @@ def characterize(sweep, seeds="1", jobs=None) -> dict:
 
 # ---- Oblivious on the AMP configurations
 
+
 def oblivious_amp(ctx, plan) -> dict:
     """{(machine, program): mean turnaround s} under Oblivious on 1B5S and 2B4S."""
     df = ctx.sweep(["wash-1b5s", "wash-2b4s"], [f"dacapo-{p}" for p in PROGRAMS], ["oblivious"], plan["seeds"])
     mean = df.attrs["apps"].groupby(["machine", "workload"])["turnaround_s"].mean()
-    return {(m, w[len("dacapo-"):]): float(t) for (m, w), t in mean.items()}
+    return {(m, w[len("dacapo-") :]): float(t) for (m, w), t in mean.items()}
 
 
 def _geo(xs) -> float:
@@ -133,13 +149,17 @@ def ideal_gain_one_more_big() -> float:
 
 # ---- the schedulers on 1B5S, 2B4S, 3B3S (Figures 2, 7, 9) and beside an adversary (Figure 12)
 
+
 def compare(ctx, plan, policies) -> dict:
     """{(machine, program, role): (time s, average power W, energy J)}, means over the seeds: the
     program alone (`dacapo-NAME`); time is its turnaround, power the run's energy over it."""
     df = ctx.sweep(list(AMP), [f"dacapo-{p}" for p in PROGRAMS], [policies[r] for r in POLICIES], plan["seeds"])
     role = {policies[r]: r for r in POLICIES}
     mean = df.groupby(["machine", "workload", "policy"])[["makespan_s", "energy_j"]].mean()
-    return {(m, w[len("dacapo-"):], role[p]): (r.makespan_s, r.energy_j / r.makespan_s, r.energy_j) for (m, w, p), r in mean.iterrows()}
+    return {
+        (m, w[len("dacapo-") :], role[p]): (r.makespan_s, r.energy_j / r.makespan_s, r.energy_j)
+        for (m, w, p), r in mean.iterrows()
+    }
 
 
 def adversary(ctx, plan, policies) -> dict:
@@ -150,7 +170,7 @@ def adversary(ctx, plan, policies) -> dict:
     apps = df.attrs["apps"]
     apps = apps[apps["app"] != "adversary"]
     mean = apps.groupby(["workload", "policy"])["turnaround_s"].mean()
-    return {(w[len("dacapo-adv-"):], role[p]): float(t) for (w, p), t in mean.items()}
+    return {(w[len("dacapo-adv-") :], role[p]): float(t) for (w, p), t in mean.items()}
 
 
 # ---- the speedup model's sensitivity (Figure 10, 1B5S)
@@ -165,7 +185,7 @@ def sensitivity(ctx, plan, policies) -> dict:
     specs = {f"{policies['wash']}:model={m}": m for m in MODELS}
     df = ctx.sweep(["wash-1b5s"], [f"dacapo-{p}" for p in PROGRAMS], list(specs), plan["seeds"])
     mean = df.groupby(["workload", "policy"])["makespan_s"].mean()
-    return {(w[len("dacapo-"):], specs[p]): float(t) for (w, p), t in mean.items()}
+    return {(w[len("dacapo-") :], specs[p]): float(t) for (w, p), t in mean.items()}
 
 
 def model_slowdown(sens, model) -> float:
@@ -195,6 +215,7 @@ def overall(res, m, role, metric) -> float:
 
 # ---- claims
 
+
 def _claim(cid, source, claim, theirs, ours, tolerance, ok, reason):
     return Claim(cid, source, claim, theirs, ours, tolerance, "reproduced" if ok else "differs", "" if ok else reason)
 
@@ -206,47 +227,99 @@ def _name(p):
 def claims(table, amp) -> list:
     out = []
     wrong = [p for p in PROGRAMS if table[p]["class"] != PAPER_CLASS[p]]
-    for cls, members in (("scalable", PROGRAMS[5:9]), ("non-scalable", PROGRAMS[9:]), ("single-threaded", PROGRAMS[:5])):
+    for cls, members in (
+        ("scalable", PROGRAMS[5:9]),
+        ("non-scalable", PROGRAMS[9:]),
+        ("single-threaded", PROGRAMS[:5]),
+    ):
         got = [p for p in PROGRAMS if table[p]["class"] == cls]
-        out.append(_claim(
-            f"class-{cls}", "§3, Figure 3", f"The {cls} programs (Oblivious on 1, 3, 6 cores at 2.8 and 0.8 GHz, normalised to 1 big core)",
-            ", ".join(_name(p) for p in members), ", ".join(_name(p) for p in got) or "none", "exact set",
-            set(got) == set(members), f"misclassified: {', '.join(_name(p) for p in wrong)}"))
+        out.append(
+            _claim(
+                f"class-{cls}",
+                "§3, Figure 3",
+                f"The {cls} programs (Oblivious on 1, 3, 6 cores at 2.8 and 0.8 GHz, normalised to 1 big core)",
+                ", ".join(_name(p) for p in members),
+                ", ".join(_name(p) for p in got) or "none",
+                "exact set",
+                set(got) == set(members),
+                f"misclassified: {', '.join(_name(p) for p in wrong)}",
+            )
+        )
     st = [table[p]["big"][6] for p in PROGRAMS[:5]]
-    out.append(_claim(
-        "st-improve-slightly", "§3", "Single-threaded programs improve slightly with more cores (the VM's threads)",
-        "slightly faster", f"6 big cores: {min(st):.2f}-{max(st):.2f} of 1 big core's time", "between 0.6 and 0.98",
-        all(0.6 < x < 0.98 for x in st), "the VM threads' share of the work differs from the paper's"))
+    out.append(
+        _claim(
+            "st-improve-slightly",
+            "§3",
+            "Single-threaded programs improve slightly with more cores (the VM's threads)",
+            "slightly faster",
+            f"6 big cores: {min(st):.2f}-{max(st):.2f} of 1 big core's time",
+            "between 0.6 and 0.98",
+            all(0.6 < x < 0.98 for x in st),
+            "the VM threads' share of the work differs from the paper's",
+        )
+    )
     av = table["avrora"]["big"]
-    out.append(Claim(
-        "avrora-3-slower-than-1", "§3", "avrora is slower on 3 big cores than on 1", "T3 > T1",
-        f"T3/T1 = {av[3]:.2f}", "T3/T1 > 1", "reproduced" if av[3] > 1 else "differs",
-        "" if av[3] > 1 else "our lock hand-off costs nothing but the L2 refill of a migration: the model has no futex "
-        "wake-up latency or cache-line transfer per hand-off, which is what makes fine-grained locking slower on more cores"))
+    out.append(
+        Claim(
+            "avrora-3-slower-than-1",
+            "§3",
+            "avrora is slower on 3 big cores than on 1",
+            "T3 > T1",
+            f"T3/T1 = {av[3]:.2f}",
+            "T3/T1 > 1",
+            "reproduced" if av[3] > 1 else "differs",
+            ""
+            if av[3] > 1
+            else "our lock hand-off costs nothing but the L2 refill of a migration: the model has no futex "
+            "wake-up latency or cache-line transfer per hand-off, which is what makes fine-grained locking slower on more cores",
+        )
+    )
     ec = table["eclipse"]["big"]
     same = abs(ec[6] / ec[3] - 1) * 100
-    out.append(_claim(
-        "eclipse-3-equals-6", "§3", "eclipse takes the same time on 3 and 6 cores", "T6 = T3",
-        f"T6/T3 = {ec[6] / ec[3]:.2f}", f"within {SAME_TOL:g}%", same <= SAME_TOL,
-        "JavaIndexing alone sets the time from 3 cores on; what 6 cores still gain is the stop-the-world collections, "
-        "whose work as many GC threads as cores share (the paper's concurrent collector would not stop JavaIndexing)"))
+    out.append(
+        _claim(
+            "eclipse-3-equals-6",
+            "§3",
+            "eclipse takes the same time on 3 and 6 cores",
+            "T6 = T3",
+            f"T6/T3 = {ec[6] / ec[3]:.2f}",
+            f"within {SAME_TOL:g}%",
+            same <= SAME_TOL,
+            "JavaIndexing alone sets the time from 3 cores on; what 6 cores still gain is the stop-the-world collections, "
+            "whose work as many GC threads as cores share (the paper's concurrent collector would not stop JavaIndexing)",
+        )
+    )
     nj = table["pjbb2005"]["big"]
-    out.append(_claim(
-        "nspjbb-not-scalable", "§3", "pjbb2005 does not scale in its default configuration; spjbb (10x transactions) scales to 6 cores",
-        "nspjbb no, spjbb yes", f"3->6 cores: nspjbb {1 - nj[6] / nj[3]:.0%}, spjbb {1 - table['spjbb']['big'][6] / table['spjbb']['big'][3]:.0%} faster",
-        "improves = half the ideal (25%)", not improves(nj[3], nj[6], 3, 6) and improves(table["spjbb"]["big"][3], table["spjbb"]["big"][6], 3, 6),
-        "the setup's share differs"))
+    out.append(
+        _claim(
+            "nspjbb-not-scalable",
+            "§3",
+            "pjbb2005 does not scale in its default configuration; spjbb (10x transactions) scales to 6 cores",
+            "nspjbb no, spjbb yes",
+            f"3->6 cores: nspjbb {1 - nj[6] / nj[3]:.0%}, spjbb {1 - table['spjbb']['big'][6] / table['spjbb']['big'][3]:.0%} faster",
+            "improves = half the ideal (25%)",
+            not improves(nj[3], nj[6], 3, 6) and improves(table["spjbb"]["big"][3], table["spjbb"]["big"][6], 3, 6),
+            "the setup's share differs",
+        )
+    )
     gains = [amp[("wash-1b5s", p)] / amp[("wash-2b4s", p)] for p in PROGRAMS[5:9]]
     gain = (_geo(gains) - 1) * 100
     ideal = ideal_gain_one_more_big() * 100
-    out.append(_claim(
-        "scalable-one-more-big", "§3", "Scalable programs under Oblivious gain from one small core swapped for a big one (1B5S -> 2B4S); ideal 41.6%",
-        "+33% (ideal 41.6%)", f"+{gain:.1f}% (our machines' ideal, compute-bound: {ideal:.1f}%)", f"within {GAIN_TOL:g} points",
-        abs(gain - 33) <= GAIN_TOL,
-        f"our machines' ideal is {ideal:.1f}% (2B4S has {ideal:.1f}% more clock cycles than 1B5S; memory-bound threads gain "
-        "less), not the paper's 41.6% (which implies a small core a fifth as fast as a big one); and our threads have fixed "
-        "shares of the work, so each GC cycle waits for the last thread on a small core where a queue of work units would "
-        "let the big cores take more of them"))
+    out.append(
+        _claim(
+            "scalable-one-more-big",
+            "§3",
+            "Scalable programs under Oblivious gain from one small core swapped for a big one (1B5S -> 2B4S); ideal 41.6%",
+            "+33% (ideal 41.6%)",
+            f"+{gain:.1f}% (our machines' ideal, compute-bound: {ideal:.1f}%)",
+            f"within {GAIN_TOL:g} points",
+            abs(gain - 33) <= GAIN_TOL,
+            f"our machines' ideal is {ideal:.1f}% (2B4S has {ideal:.1f}% more clock cycles than 1B5S; memory-bound threads gain "
+            "less), not the paper's 41.6% (which implies a small core a fifth as fast as a big one); and our threads have fixed "
+            "shares of the work, so each GC cycle waits for the last thread on a small core where a queue of work units would "
+            "let the big cores take more of them",
+        )
+    )
     return out
 
 
@@ -295,197 +368,536 @@ def comparison_claims(res, adv, diag) -> list:
     out = []
     one = "wash-1b5s"
     ov = {(m, r, k): overall(res, m, r, k) for m in AMP for r in POLICIES for k in METRICS}
-    g = {(m, grp, r, k): group_mean(res, m, grp, r, k) for m in AMP for grp in GROUPS for r in POLICIES for k in METRICS}
+    g = {
+        (m, grp, r, k): group_mean(res, m, grp, r, k) for m in AMP for grp in GROUPS for r in POLICIES for k in METRICS
+    }
     tol = f"within {GAIN_TOL:g} points"
 
     # Figure 7 and the abstract.
     change = (ov[(one, "wash", "time")] - 1) * 100
-    out.append(_claim("fig7-wash-vs-oblivious-1b5s", "§8, Figure 7", "WASH's geometric mean time against Oblivious (Linux) on 1B5S, groups weighted equally",
-                      "-27%", f"{change:+.1f}%", tol, _within(change, -27),
-                      f"our Oblivious never runs a single-threaded program's main thread on a big core (bloat's: {diag['st-obl-1b5s']:.0%} of its CPU time on 1B5S, "
-                      f"{diag['st-obl-2b4s']:.0%} on 2B4S; the engine's CFS places a new thread by core order and balances load, not capacity), so WASH gains the whole "
-                      f"big/small difference there (single-threaded WASH/Oblivious {_chg(g[(one, 'single-threaded', 'wash', 'time')])} time)"))
+    out.append(
+        _claim(
+            "fig7-wash-vs-oblivious-1b5s",
+            "§8, Figure 7",
+            "WASH's geometric mean time against Oblivious (Linux) on 1B5S, groups weighted equally",
+            "-27%",
+            f"{change:+.1f}%",
+            tol,
+            _within(change, -27),
+            f"our Oblivious never runs a single-threaded program's main thread on a big core (bloat's: {diag['st-obl-1b5s']:.0%} of its CPU time on 1B5S, "
+            f"{diag['st-obl-2b4s']:.0%} on 2B4S; the engine's CFS places a new thread by core order and balances load, not capacity), so WASH gains the whole "
+            f"big/small difference there (single-threaded WASH/Oblivious {_chg(g[(one, 'single-threaded', 'wash', 'time')])} time)",
+        )
+    )
     change_b = (ov[(one, "wash", "time")] / ov[(one, "bindvm", "time")] - 1) * 100
-    out.append(_claim("fig7-wash-vs-bindvm-1b5s", "§8, Figure 7", "WASH's geometric mean time against bindVM on 1B5S, groups weighted equally",
-                      "about -5%", f"{change_b:+.1f}%", tol, _within(change_b, -5),
-                      f"bindVM confines scalable programs' 24 application threads to the one big core (scalable bindVM/WASH "
-                      f"{_chg(g[(one, 'scalable', 'bindvm', 'time')] / g[(one, 'scalable', 'wash', 'time')])} time, the paper's up to +36%)"))
+    out.append(
+        _claim(
+            "fig7-wash-vs-bindvm-1b5s",
+            "§8, Figure 7",
+            "WASH's geometric mean time against bindVM on 1B5S, groups weighted equally",
+            "about -5%",
+            f"{change_b:+.1f}%",
+            tol,
+            _within(change_b, -5),
+            f"bindVM confines scalable programs' 24 application threads to the one big core (scalable bindVM/WASH "
+            f"{_chg(g[(one, 'scalable', 'bindvm', 'time')] / g[(one, 'scalable', 'wash', 'time')])} time, the paper's up to +36%)",
+        )
+    )
     e_obl = (1 - ov[(one, "wash", "energy")]) * 100
     e_bind = (1 - ov[(one, "wash", "energy")] / ov[(one, "bindvm", "energy")]) * 100
-    out.append(_claim("fig7-wash-energy-1b5s", "Abstract, §8, Figure 7", "WASH's energy on 1B5S is lower than both bindVM's and Oblivious's (the abstract: 9% or more)",
-                      "> 14% lower than both", f"{e_obl:.1f}% below Oblivious, {e_bind:.1f}% below bindVM", f"at least {14 - GAIN_TOL:g}% below both",
-                      min(e_obl, e_bind) >= 14 - GAIN_TOL, "the energy follows the times above"))
+    out.append(
+        _claim(
+            "fig7-wash-energy-1b5s",
+            "Abstract, §8, Figure 7",
+            "WASH's energy on 1B5S is lower than both bindVM's and Oblivious's (the abstract: 9% or more)",
+            "> 14% lower than both",
+            f"{e_obl:.1f}% below Oblivious, {e_bind:.1f}% below bindVM",
+            f"at least {14 - GAIN_TOL:g}% below both",
+            min(e_obl, e_bind) >= 14 - GAIN_TOL,
+            "the energy follows the times above",
+        )
+    )
     p_low = all(ov[(m, "oblivious", "power")] <= min(ov[(m, r, "power")] for r in POLICIES) for m in AMP)
     p_gap = max(1 - ov[(m, "oblivious", "power")] / ov[(m, "wash", "power")] for m in AMP) * 100
-    out.append(_claim("fig7-oblivious-lowest-power", "§8, Figure 7", "Oblivious has the lowest power, up to 16% less than WASH",
-                      "lowest; up to 16% below WASH", f"{'lowest' if p_low else 'not the lowest'} on every configuration; up to {p_gap:.1f}% below WASH",
-                      f"lowest on every configuration, gap {tol}", p_low and _within(p_gap, 16),
-                      "Oblivious leaves the big core to whichever thread CFS puts there, so its power is not always the lowest: " + ", ".join(
-                          f"{CONFIG[m]} Oblivious/WASH power {_chg(ov[(m, 'oblivious', 'power')] / ov[(m, 'wash', 'power')])}" for m in AMP)))
+    out.append(
+        _claim(
+            "fig7-oblivious-lowest-power",
+            "§8, Figure 7",
+            "Oblivious has the lowest power, up to 16% less than WASH",
+            "lowest; up to 16% below WASH",
+            f"{'lowest' if p_low else 'not the lowest'} on every configuration; up to {p_gap:.1f}% below WASH",
+            f"lowest on every configuration, gap {tol}",
+            p_low and _within(p_gap, 16),
+            "Oblivious leaves the big core to whichever thread CFS puts there, so its power is not always the lowest: "
+            + ", ".join(
+                f"{CONFIG[m]} Oblivious/WASH power {_chg(ov[(m, 'oblivious', 'power')] / ov[(m, 'wash', 'power')])}"
+                for m in AMP
+            ),
+        )
+    )
     worst = all(ov[(m, "oblivious", "time")] >= max(ov[(m, r, "time")] for r in ("bindvm", "wash")) for m in AMP)
-    out.append(_claim("fig7-oblivious-worst-time", "§8, Figure 7", "Oblivious has the worst average time in every configuration (of Oblivious, bindVM, WASH)",
-                      "worst on 1B5S, 2B4S, 3B3S", ", ".join(f"{CONFIG[m]} bindVM {_chg(ov[(m, 'bindvm', 'time')])}, WASH {_chg(ov[(m, 'wash', 'time')])}" for m in AMP),
-                      "Oblivious's time the highest", worst, "bindVM's penalty on scalable programs outweighs Oblivious's on the others in some configurations"))
+    out.append(
+        _claim(
+            "fig7-oblivious-worst-time",
+            "§8, Figure 7",
+            "Oblivious has the worst average time in every configuration (of Oblivious, bindVM, WASH)",
+            "worst on 1B5S, 2B4S, 3B3S",
+            ", ".join(
+                f"{CONFIG[m]} bindVM {_chg(ov[(m, 'bindvm', 'time')])}, WASH {_chg(ov[(m, 'wash', 'time')])}"
+                for m in AMP
+            ),
+            "Oblivious's time the highest",
+            worst,
+            "bindVM's penalty on scalable programs outweighs Oblivious's on the others in some configurations",
+        )
+    )
     e_up = max(ov[(m, "bindvm", "energy")] / ov[(m, "wash", "energy")] - 1 for m in AMP) * 100
-    out.append(_claim("fig7-bindvm-energy", "§8, Figure 7", "bindVM uses up to 18% more energy than WASH",
-                      "up to +18%", f"up to {e_up:+.1f}%", tol, _within(e_up, 18),
-                      f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {_chg(g[(one, 'scalable', 'bindvm', 'energy')] / g[(one, 'scalable', 'wash', 'energy')])})"))
+    out.append(
+        _claim(
+            "fig7-bindvm-energy",
+            "§8, Figure 7",
+            "bindVM uses up to 18% more energy than WASH",
+            "up to +18%",
+            f"up to {e_up:+.1f}%",
+            tol,
+            _within(e_up, 18),
+            f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {_chg(g[(one, 'scalable', 'bindvm', 'energy')] / g[(one, 'scalable', 'wash', 'energy')])})",
+        )
+    )
     most_e = all(ov[(m, "oblivious", "energy")] >= max(ov[(m, r, "energy")] for r in ("bindvm", "wash")) for m in AMP)
-    out.append(_claim("fig7-oblivious-most-energy", "§8, Figure 7", "Oblivious still consumes the most energy (of Oblivious, bindVM, WASH)", "the most energy",
-                      ", ".join(f"{CONFIG[m]} bindVM {_chg(ov[(m, 'bindvm', 'energy')])}, WASH {_chg(ov[(m, 'wash', 'energy')])}" for m in AMP),
-                      "Oblivious's energy the highest on every configuration", most_e,
-                      "where bindVM uses more, its scalable programs (run on the big cores alone) cost it: " + ", ".join(
-                          f"{CONFIG[m]} scalable bindVM/Oblivious energy {_chg(g[(m, 'scalable', 'bindvm', 'energy')])}" for m in AMP
-                          if ov[(m, "oblivious", "energy")] < ov[(m, "bindvm", "energy")])))
-    worst_bind = [m for m in AMP if ov[(m, "bindvm", "energy")] >= max(ov[(m, r, "energy")] for r in POLICIES)
-                  and ov[(m, "bindvm", "power")] >= max(ov[(m, r, "power")] for r in POLICIES)]
-    out.append(_claim("fig7-bindvm-worst-energy-power", "§8, Figure 7", "bindVM has the worst energy and power cost in all hardware settings (of the four)", "all three",
-                      f"worst in both on {', '.join(CONFIG[m] for m in worst_bind) or 'none'}; power " + ", ".join(
-                          f"{CONFIG[m]} {_chg(ov[(m, 'bindvm', 'power')])}" for m in AMP), "worst in both on all three", len(worst_bind) == len(AMP),
-                      "the paper's text also has Oblivious consume the most energy; ours, the highest per configuration: " + ", ".join(
-                          f"{CONFIG[m]} energy {LABEL[max(POLICIES, key=lambda r: ov[(m, r, 'energy')])]}, power {LABEL[max(POLICIES, key=lambda r: ov[(m, r, 'power')])]}"
-                          for m in AMP)))
+    out.append(
+        _claim(
+            "fig7-oblivious-most-energy",
+            "§8, Figure 7",
+            "Oblivious still consumes the most energy (of Oblivious, bindVM, WASH)",
+            "the most energy",
+            ", ".join(
+                f"{CONFIG[m]} bindVM {_chg(ov[(m, 'bindvm', 'energy')])}, WASH {_chg(ov[(m, 'wash', 'energy')])}"
+                for m in AMP
+            ),
+            "Oblivious's energy the highest on every configuration",
+            most_e,
+            "where bindVM uses more, its scalable programs (run on the big cores alone) cost it: "
+            + ", ".join(
+                f"{CONFIG[m]} scalable bindVM/Oblivious energy {_chg(g[(m, 'scalable', 'bindvm', 'energy')])}"
+                for m in AMP
+                if ov[(m, "oblivious", "energy")] < ov[(m, "bindvm", "energy")]
+            ),
+        )
+    )
+    worst_bind = [
+        m
+        for m in AMP
+        if ov[(m, "bindvm", "energy")] >= max(ov[(m, r, "energy")] for r in POLICIES)
+        and ov[(m, "bindvm", "power")] >= max(ov[(m, r, "power")] for r in POLICIES)
+    ]
+    out.append(
+        _claim(
+            "fig7-bindvm-worst-energy-power",
+            "§8, Figure 7",
+            "bindVM has the worst energy and power cost in all hardware settings (of the four)",
+            "all three",
+            f"worst in both on {', '.join(CONFIG[m] for m in worst_bind) or 'none'}; power "
+            + ", ".join(f"{CONFIG[m]} {_chg(ov[(m, 'bindvm', 'power')])}" for m in AMP),
+            "worst in both on all three",
+            len(worst_bind) == len(AMP),
+            "the paper's text also has Oblivious consume the most energy; ours, the highest per configuration: "
+            + ", ".join(
+                f"{CONFIG[m]} energy {LABEL[max(POLICIES, key=lambda r: ov[(m, r, 'energy')])]}, power {LABEL[max(POLICIES, key=lambda r: ov[(m, r, 'power')])]}"
+                for m in AMP
+            ),
+        )
+    )
     pw = [ov[(m, "wash", "power")] / ov[(m, "bindvm", "power")] for m in AMP]
-    out.append(_claim("fig7-wash-power-below-bindvm", "§8, Figure 7", "WASH's power is consistently lower than bindVM's",
-                      "lower on every configuration", ", ".join(f"{CONFIG[m]} {_chg(x)}" for m, x in zip(AMP, pw)), "WASH/bindVM power < 1 on all",
-                      all(x < 1 for x in pw),
-                      f"on 1B5S bindVM runs scalable programs on the big core alone and leaves the five small cores idle (scalable bindVM/WASH power "
-                      f"{_chg(g[(one, 'scalable', 'bindvm', 'power')] / g[(one, 'scalable', 'wash', 'power')])})"))
+    out.append(
+        _claim(
+            "fig7-wash-power-below-bindvm",
+            "§8, Figure 7",
+            "WASH's power is consistently lower than bindVM's",
+            "lower on every configuration",
+            ", ".join(f"{CONFIG[m]} {_chg(x)}" for m, x in zip(AMP, pw)),
+            "WASH/bindVM power < 1 on all",
+            all(x < 1 for x in pw),
+            f"on 1B5S bindVM runs scalable programs on the big core alone and leaves the five small cores idle (scalable bindVM/WASH power "
+            f"{_chg(g[(one, 'scalable', 'bindvm', 'power')] / g[(one, 'scalable', 'wash', 'power')])})",
+        )
+    )
 
     # Figure 9a: single-threaded.
     st = "single-threaded"
     t = min(g[(m, st, "wash", "time")] for m in AMP)
-    out.append(_claim("fig9a-st-time", "§8.1, Figure 9(a)", "Single-threaded: WASH's time against Oblivious, the best configuration",
-                      "up to -44%", _chg(t), tol, _within((t - 1) * 100, -44),
-                      f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
-                      "paper's Linux some of the time (\"likely to put the single application thread on a small core\"), so WASH gains the whole big/small difference"))
+    out.append(
+        _claim(
+            "fig9a-st-time",
+            "§8.1, Figure 9(a)",
+            "Single-threaded: WASH's time against Oblivious, the best configuration",
+            "up to -44%",
+            _chg(t),
+            tol,
+            _within((t - 1) * 100, -44),
+            f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
+            'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
+        )
+    )
     e = min(g[(m, st, "wash", "energy")] for m in AMP)
-    out.append(_claim("fig9a-st-energy", "§8.1, Figure 9(a)", "Single-threaded: WASH's energy against Oblivious", "-19%", _chg(e), tol,
-                      _within((e - 1) * 100, -19),
-                      f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
-                      "paper's Linux some of the time (\"likely to put the single application thread on a small core\"), so WASH gains the whole big/small difference"))
+    out.append(
+        _claim(
+            "fig9a-st-energy",
+            "§8.1, Figure 9(a)",
+            "Single-threaded: WASH's energy against Oblivious",
+            "-19%",
+            _chg(e),
+            tol,
+            _within((e - 1) * 100, -19),
+            f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
+            'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
+        )
+    )
     pw = max(g[(m, st, "wash", "power")] for m in AMP)
-    out.append(_claim("fig9a-st-power", "§8.1, Figure 9(a)", "Single-threaded: WASH's power against Oblivious, up to", "up to +39%", _chg(pw), tol,
-                      _within((pw - 1) * 100, 39),
-                      f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
-                      "paper's Linux some of the time (\"likely to put the single application thread on a small core\"), so WASH gains the whole big/small difference"))
+    out.append(
+        _claim(
+            "fig9a-st-power",
+            "§8.1, Figure 9(a)",
+            "Single-threaded: WASH's power against Oblivious, up to",
+            "up to +39%",
+            _chg(pw),
+            tol,
+            _within((pw - 1) * 100, 39),
+            f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
+            'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
+        )
+    )
     sim = [g[(m, st, "wash", "time")] / g[(m, st, "bindvm", "time")] for m in AMP]
-    out.append(_claim("fig9a-st-like-bindvm", "§8.1, Figure 9(a)", "Single-threaded: WASH and bindVM are very similar on all configurations",
-                      "similar", ", ".join(f"{CONFIG[m]} {_chg(x)}" for m, x in zip(AMP, sim)), f"time within {SAME_TOL:g}%",
-                      all(abs(x - 1) * 100 <= SAME_TOL for x in sim), "see the time ratios shown"))
+    out.append(
+        _claim(
+            "fig9a-st-like-bindvm",
+            "§8.1, Figure 9(a)",
+            "Single-threaded: WASH and bindVM are very similar on all configurations",
+            "similar",
+            ", ".join(f"{CONFIG[m]} {_chg(x)}" for m, x in zip(AMP, sim)),
+            f"time within {SAME_TOL:g}%",
+            all(abs(x - 1) * 100 <= SAME_TOL for x in sim),
+            "see the time ratios shown",
+        )
+    )
     best = all(g[(m, st, "bindvm", "time")] <= min(g[(m, st, r, "time")] for r in ("oblivious", "pfs")) for m in AMP)
-    out.append(_claim("fig3-bindvm-best-st", "§3", "bindVM is best for single-threaded programs on 1B5S, 2B4S and 3B3S (of Oblivious, PFS, bindVM)",
-                      "bindVM best", "bindVM best on all" if best else "not on all", "lowest time on each", best,
-                      "where bindVM is not the fastest (time over Oblivious's), " + ", ".join(f"{CONFIG[m]}: PFS {_chg(g[(m, st, 'pfs', 'time')])}, bindVM {_chg(g[(m, st, 'bindvm', 'time')])}"
-                      for m in AMP if g[(m, st, "bindvm", "time")] > min(g[(m, st, r, "time")] for r in ("oblivious", "pfs"))) + "; bindVM keeps the GC and JIT threads on the small cores even where big cores are free, PFS lets them use the free big cores"))
+    out.append(
+        _claim(
+            "fig3-bindvm-best-st",
+            "§3",
+            "bindVM is best for single-threaded programs on 1B5S, 2B4S and 3B3S (of Oblivious, PFS, bindVM)",
+            "bindVM best",
+            "bindVM best on all" if best else "not on all",
+            "lowest time on each",
+            best,
+            "where bindVM is not the fastest (time over Oblivious's), "
+            + ", ".join(
+                f"{CONFIG[m]}: PFS {_chg(g[(m, st, 'pfs', 'time')])}, bindVM {_chg(g[(m, st, 'bindvm', 'time')])}"
+                for m in AMP
+                if g[(m, st, "bindvm", "time")] > min(g[(m, st, r, "time")] for r in ("oblivious", "pfs"))
+            )
+            + "; bindVM keeps the GC and JIT threads on the small cores even where big cores are free, PFS lets them use the free big cores",
+        )
+    )
 
     # Figure 9b: scalable.
     sc = "scalable"
     bt = max(g[(m, sc, "bindvm", "time")] / g[(m, sc, "wash", "time")] for m in AMP)
-    out.append(_claim("fig9b-bindvm-time", "§8.2, Figure 9(b)", "Scalable: bindVM's time against WASH's, up to", "up to +36%", _chg(bt), tol,
-                      _within((bt - 1) * 100, 36),
-                      "bindVM runs the 24 application threads on the big cores alone: on 1B5S one core does the work the others spread over six; the paper does not say why its bindVM lost at most 36%"))
+    out.append(
+        _claim(
+            "fig9b-bindvm-time",
+            "§8.2, Figure 9(b)",
+            "Scalable: bindVM's time against WASH's, up to",
+            "up to +36%",
+            _chg(bt),
+            tol,
+            _within((bt - 1) * 100, 36),
+            "bindVM runs the 24 application threads on the big cores alone: on 1B5S one core does the work the others spread over six; the paper does not say why its bindVM lost at most 36%",
+        )
+    )
     be = max(g[(m, sc, "bindvm", "energy")] / g[(m, sc, "wash", "energy")] for m in AMP)
-    out.append(_claim("fig9b-bindvm-energy", "§8.2, Figure 9(b)", "Scalable: bindVM's energy against WASH's, up to", "up to +50%", _chg(be), tol,
-                      _within((be - 1) * 100, 50),
-                      "follows bindVM's time above"))
+    out.append(
+        _claim(
+            "fig9b-bindvm-energy",
+            "§8.2, Figure 9(b)",
+            "Scalable: bindVM's energy against WASH's, up to",
+            "up to +50%",
+            _chg(be),
+            tol,
+            _within((be - 1) * 100, 50),
+            "follows bindVM's time above",
+        )
+    )
     bp = max(g[(m, sc, "bindvm", "power")] / g[(m, sc, "wash", "power")] for m in AMP)
-    out.append(_claim("fig9b-bindvm-power", "§8.2, Figure 9(b)", "Scalable: bindVM's power against WASH's, up to", "up to +15%", _chg(bp), tol,
-                      _within((bp - 1) * 100, 15),
-                      "an idle small core draws 2.8 W against 4.8 W busy (the machine file), so the small cores bindVM leaves idle save little power"))
+    out.append(
+        _claim(
+            "fig9b-bindvm-power",
+            "§8.2, Figure 9(b)",
+            "Scalable: bindVM's power against WASH's, up to",
+            "up to +15%",
+            _chg(bp),
+            tol,
+            _within((bp - 1) * 100, 15),
+            "an idle small core draws 2.8 W against 4.8 W busy (the machine file), so the small cores bindVM leaves idle save little power",
+        )
+    )
     wo = _geo(g[(m, sc, "wash", "time")] for m in AMP)
-    out.append(_claim("fig9b-wash-like-oblivious", "§8.2, Figure 9(b)", "Scalable: WASH and Oblivious are similar on average", "similar", _chg(wo),
-                      f"within {SAME_TOL:g}%", abs(wo - 1) * 100 <= SAME_TOL,
-                      f"WASH keeps the VM's threads on the small cores when application threads outnumber the big ones, and our collections stop the world: "
-                      f"sunflow's GC threads run {diag['sc-wash-gc']:.0%} of their time on the big core under WASH against {diag['sc-obl-gc']:.0%} under Oblivious, its JIT "
-                      f"{diag['sc-wash-jit']:.0%} against {diag['sc-obl-jit']:.0%} (1B5S)"))
+    out.append(
+        _claim(
+            "fig9b-wash-like-oblivious",
+            "§8.2, Figure 9(b)",
+            "Scalable: WASH and Oblivious are similar on average",
+            "similar",
+            _chg(wo),
+            f"within {SAME_TOL:g}%",
+            abs(wo - 1) * 100 <= SAME_TOL,
+            f"WASH keeps the VM's threads on the small cores when application threads outnumber the big ones, and our collections stop the world: "
+            f"sunflow's GC threads run {diag['sc-wash-gc']:.0%} of their time on the big core under WASH against {diag['sc-obl-gc']:.0%} under Oblivious, its JIT "
+            f"{diag['sc-wash-jit']:.0%} against {diag['sc-obl-jit']:.0%} (1B5S)",
+        )
+    )
     ob = g[(one, sc, "oblivious", "time")] / g[(one, sc, "bindvm", "time")]
-    out.append(_claim("fig3-oblivious-best-scalable", "§3, Figure 2", "Scalable: Oblivious is much better than bindVM on 1B5S", "much better",
-                      f"Oblivious/bindVM time {_chg(ob)}", f"at least {GAIN_TOL:g}% lower", (1 - ob) * 100 >= GAIN_TOL, "bindVM keeps the scalable threads on the big core"))
+    out.append(
+        _claim(
+            "fig3-oblivious-best-scalable",
+            "§3, Figure 2",
+            "Scalable: Oblivious is much better than bindVM on 1B5S",
+            "much better",
+            f"Oblivious/bindVM time {_chg(ob)}",
+            f"at least {GAIN_TOL:g}% lower",
+            (1 - ob) * 100 >= GAIN_TOL,
+            "bindVM keeps the scalable threads on the big core",
+        )
+    )
 
     # Figure 9c: non-scalable.
     ns = "non-scalable"
     best = [m for m in AMP if g[(m, ns, "wash", "time")] <= min(g[(m, ns, r, "time")] for r in POLICIES)]
-    out.append(_claim("fig9c-wash-best", "§8.3, Figure 9(c)", "Non-scalable: WASH is best on average", "best on every configuration",
-                      f"best on {', '.join(CONFIG[m] for m in best) or 'none'}; " + ", ".join(f"{CONFIG[m]} {LABEL[r]} {_chg(g[(m, ns, r, 'time')])}" for m in AMP for r in ("bindvm", "wash")),
-                      "lowest group time", len(best) == len(AMP),
-                      f"where bindVM is faster it gives every application thread the big cores; WASH binds only its execution and lock sets there: pmd's workers "
-                      f"run {diag['ns-wash-2b4s']:.0%} of their time on big cores under WASH against {diag['ns-bind-2b4s']:.0%} under bindVM on 2B4S"))
+    out.append(
+        _claim(
+            "fig9c-wash-best",
+            "§8.3, Figure 9(c)",
+            "Non-scalable: WASH is best on average",
+            "best on every configuration",
+            f"best on {', '.join(CONFIG[m] for m in best) or 'none'}; "
+            + ", ".join(
+                f"{CONFIG[m]} {LABEL[r]} {_chg(g[(m, ns, r, 'time')])}" for m in AMP for r in ("bindvm", "wash")
+            ),
+            "lowest group time",
+            len(best) == len(AMP),
+            f"where bindVM is faster it gives every application thread the big cores; WASH binds only its execution and lock sets there: pmd's workers "
+            f"run {diag['ns-wash-2b4s']:.0%} of their time on big cores under WASH against {diag['ns-bind-2b4s']:.0%} under bindVM on 2B4S",
+        )
+    )
     messy = (g[("wash-3b3s", ns, "wash", "time")] ** -1 - 1) * 100
-    out.append(_claim("fig1-messy-3b3s", "Abstract, §1, Figure 1", "Non-scalable on 3B3S: WASH's performance over Oblivious (the baseline is not stated; Oblivious taken)",
-                      "+15%", f"{messy:+.1f}%", tol, _within(messy, 15),
-                      f"our Oblivious ignores core speed: on 3B3S eclipse's JavaIndexing thread, its critical path, runs {diag['ns-obl-3b3s']:.0%} of its time on big cores"))
+    out.append(
+        _claim(
+            "fig1-messy-3b3s",
+            "Abstract, §1, Figure 1",
+            "Non-scalable on 3B3S: WASH's performance over Oblivious (the baseline is not stated; Oblivious taken)",
+            "+15%",
+            f"{messy:+.1f}%",
+            tol,
+            _within(messy, 15),
+            f"our Oblivious ignores core speed: on 3B3S eclipse's JavaIndexing thread, its critical path, runs {diag['ns-obl-3b3s']:.0%} of its time on big cores",
+        )
+    )
     duo = [(m, p, res[(m, p, "wash")][0] / res[(m, p, "bindvm")][0]) for m in AMP for p in ("eclipse", "hsqldb")]
     alike = [x for x in duo if abs(x[2] - 1) * 100 <= SAME_TOL]
-    out.append(_claim("fig8-eclipse-hsqldb-like-bindvm", "§8.3, Figure 8", "eclipse and hsqldb: WASH and bindVM take similar time on most configurations",
-                      "similar on most", ", ".join(f"{CONFIG[m]} {_name(p)} {_chg(x)}" for m, p, x in duo), f"within {SAME_TOL:g}% on at least 4 of 6",
-                      len(alike) >= 4, "WASH binds eclipse's Main (the lock holder) to the big core where its critical path is JavaIndexing; bindVM gives the "
-                      f"big cores to every application thread (eclipse's JavaIndexing on 1B5S: {diag['ns-wash-ji']:.0%} of its time on the big core under WASH)"))
+    out.append(
+        _claim(
+            "fig8-eclipse-hsqldb-like-bindvm",
+            "§8.3, Figure 8",
+            "eclipse and hsqldb: WASH and bindVM take similar time on most configurations",
+            "similar on most",
+            ", ".join(f"{CONFIG[m]} {_name(p)} {_chg(x)}" for m, p, x in duo),
+            f"within {SAME_TOL:g}% on at least 4 of 6",
+            len(alike) >= 4,
+            "WASH binds eclipse's Main (the lock holder) to the big core where its critical path is JavaIndexing; bindVM gives the "
+            f"big cores to every application thread (eclipse's JavaIndexing on 1B5S: {diag['ns-wash-ji']:.0%} of its time on the big core under WASH)",
+        )
+    )
     trio = ("avrora", "pjbb2005", "pmd")
     faster = [p for p in trio if res[(one, p, "bindvm")][0] < res[(one, p, "wash")][0]]
-    out.append(_claim("fig8-bindvm-faster-1b5s", "§8.3, Figure 8", "avrora, nspjbb, pmd: on 1B5S bindVM's time is lower than WASH's", "all three",
-                      ", ".join(f"{_name(p)} {_chg(res[(one, p, 'bindvm')][0] / res[(one, p, 'wash')][0])}" for p in trio), "bindVM/WASH time < 1 for all three",
-                      len(faster) == 3,
-                      "bindVM puts all of nspjbb's 9 application threads on the one big core, where WASH spreads the warehouses over all cores"))
+    out.append(
+        _claim(
+            "fig8-bindvm-faster-1b5s",
+            "§8.3, Figure 8",
+            "avrora, nspjbb, pmd: on 1B5S bindVM's time is lower than WASH's",
+            "all three",
+            ", ".join(f"{_name(p)} {_chg(res[(one, p, 'bindvm')][0] / res[(one, p, 'wash')][0])}" for p in trio),
+            "bindVM/WASH time < 1 for all three",
+            len(faster) == 3,
+            "bindVM puts all of nspjbb's 9 application threads on the one big core, where WASH spreads the warehouses over all cores",
+        )
+    )
     eff = [(m, p) for m in AMP for p in trio if res[(m, p, "wash")][2] < res[(m, p, "bindvm")][2]]
-    out.append(_claim("fig8-wash-energy-trio", "§8.3, Figure 8", "avrora, nspjbb, pmd: WASH uses less energy than bindVM on all configurations", "all 9",
-                      f"{len(eff)} of 9", "all 9", len(eff) == 9, "where WASH is slower than bindVM its energy is higher too: " + ", ".join(
-                          f"{CONFIG[m]} {_name(p)}" for m in AMP for p in trio if (m, p) not in eff)))
+    out.append(
+        _claim(
+            "fig8-wash-energy-trio",
+            "§8.3, Figure 8",
+            "avrora, nspjbb, pmd: WASH uses less energy than bindVM on all configurations",
+            "all 9",
+            f"{len(eff)} of 9",
+            "all 9",
+            len(eff) == 9,
+            "where WASH is slower than bindVM its energy is higher too: "
+            + ", ".join(f"{CONFIG[m]} {_name(p)}" for m in AMP for p in trio if (m, p) not in eff),
+        )
+    )
 
     # Figure 2 (1B5S: Oblivious, PFS, bindVM).
-    seq = all(g[(one, grp, "bindvm", "time")] <= min(g[(one, grp, r, "time")] for r in ("oblivious", "pfs")) for grp in (st, ns))
-    out.append(_claim("fig2-bindvm-best", "§2, Figure 2", "On 1B5S bindVM is best on sequential and non-scalable programs (of Oblivious, PFS, bindVM)",
-                      "bindVM best on both", ", ".join(f"{grp}: " + ", ".join(f"{LABEL[r]} {_chg(g[(one, grp, r, 'time')])}" for r in ("pfs", "bindvm")) for grp in (st, ns)),
-                      "lowest time in both groups", seq, "see the group times"))
+    seq = all(
+        g[(one, grp, "bindvm", "time")] <= min(g[(one, grp, r, "time")] for r in ("oblivious", "pfs"))
+        for grp in (st, ns)
+    )
+    out.append(
+        _claim(
+            "fig2-bindvm-best",
+            "§2, Figure 2",
+            "On 1B5S bindVM is best on sequential and non-scalable programs (of Oblivious, PFS, bindVM)",
+            "bindVM best on both",
+            ", ".join(
+                f"{grp}: " + ", ".join(f"{LABEL[r]} {_chg(g[(one, grp, r, 'time')])}" for r in ("pfs", "bindvm"))
+                for grp in (st, ns)
+            ),
+            "lowest time in both groups",
+            seq,
+            "see the group times",
+        )
+    )
     pfs = g[(one, sc, "pfs", "time")]
-    out.append(_claim("fig2-pfs-like-oblivious-scalable", "§2, Figure 2", "On 1B5S Oblivious and PFS are essentially the same on scalable programs",
-                      "the same", f"PFS/Oblivious {_chg(pfs)}", f"within {SAME_TOL:g}%", abs(pfs - 1) * 100 <= SAME_TOL, "PFS binds threads by their progress where CFS alone moves them"))
-    dom = all(min(g[(one, grp, "oblivious", "time")], g[(one, grp, "bindvm", "time")]) <= g[(one, grp, "pfs", "time")] for grp in GROUPS)
-    out.append(_claim("fig2-pfs-dominated", "§2, Figure 2", "Oblivious and bindVM dominate PFS (in every group one of them is at least as fast)", "dominated",
-                      "dominated" if dom else "not dominated", "in every group", dom, "PFS is the better in some group"))
+    out.append(
+        _claim(
+            "fig2-pfs-like-oblivious-scalable",
+            "§2, Figure 2",
+            "On 1B5S Oblivious and PFS are essentially the same on scalable programs",
+            "the same",
+            f"PFS/Oblivious {_chg(pfs)}",
+            f"within {SAME_TOL:g}%",
+            abs(pfs - 1) * 100 <= SAME_TOL,
+            "PFS binds threads by their progress where CFS alone moves them",
+        )
+    )
+    dom = all(
+        min(g[(one, grp, "oblivious", "time")], g[(one, grp, "bindvm", "time")]) <= g[(one, grp, "pfs", "time")]
+        for grp in GROUPS
+    )
+    out.append(
+        _claim(
+            "fig2-pfs-dominated",
+            "§2, Figure 2",
+            "Oblivious and bindVM dominate PFS (in every group one of them is at least as fast)",
+            "dominated",
+            "dominated" if dom else "not dominated",
+            "in every group",
+            dom,
+            "PFS is the better in some group",
+        )
+    )
 
     # Figure 12: an OS-scheduled eclipse beside each program, 1B5S.
     ratio = {p: adv[(p, "wash")] / adv[(p, "oblivious")] for p in PROGRAMS}
     avg = (_geo(ratio.values()) ** -1 - 1) * 100
-    out.append(_claim("fig12-wash-vs-oblivious", "Abstract, §8.6, Figure 12", "Beside an OS-scheduled eclipse on 1B5S: WASH's performance over Oblivious, average",
-                      "+27%", f"{avg:+.1f}%", tol, _within(avg, 27),
-                      f"as without the adversary (WASH's performance over Oblivious +{(ov[(one, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core"))
+    out.append(
+        _claim(
+            "fig12-wash-vs-oblivious",
+            "Abstract, §8.6, Figure 12",
+            "Beside an OS-scheduled eclipse on 1B5S: WASH's performance over Oblivious, average",
+            "+27%",
+            f"{avg:+.1f}%",
+            tol,
+            _within(avg, 27),
+            f"as without the adversary (WASH's performance over Oblivious +{(ov[(one, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core",
+        )
+    )
     worst = max(ratio, key=ratio.get)
-    out.append(_claim("fig12-worst", "§8.6, Figure 12", "Beside eclipse: WASH's worst program against Oblivious", "nspjbb, 7% worse",
-                      f"{_name(worst)}, {_chg(ratio[worst])}", f"nspjbb, {tol}", worst == "pjbb2005" and _within((ratio[worst] - 1) * 100, 7),
-                      f"our worst is {_name(worst)}, as without the adversary (WASH/Oblivious {_chg(norm(res, one, worst, 'wash', 'time'))} alone on 1B5S; see the "
-                      f"scalable group: WASH keeps the stop-the-world GC and the JIT on small cores); beside eclipse sunflow's workers run {diag['adv-wash']:.0%} of "
-                      f"their time on the big core under WASH, {diag['adv-obl']:.0%} under Oblivious"))
+    out.append(
+        _claim(
+            "fig12-worst",
+            "§8.6, Figure 12",
+            "Beside eclipse: WASH's worst program against Oblivious",
+            "nspjbb, 7% worse",
+            f"{_name(worst)}, {_chg(ratio[worst])}",
+            f"nspjbb, {tol}",
+            worst == "pjbb2005" and _within((ratio[worst] - 1) * 100, 7),
+            f"our worst is {_name(worst)}, as without the adversary (WASH/Oblivious {_chg(norm(res, one, worst, 'wash', 'time'))} alone on 1B5S; see the "
+            f"scalable group: WASH keeps the stop-the-world GC and the JIT on small cores); beside eclipse sunflow's workers run {diag['adv-wash']:.0%} of "
+            f"their time on the big core under WASH, {diag['adv-obl']:.0%} under Oblivious",
+        )
+    )
     fast = [p for p in PROGRAMS if ratio[p] <= 0.55]
-    out.append(_claim("fig12-twice", "§8.6, Figure 12", "Beside eclipse: a number of programs are about 2x faster under WASH than Oblivious", "a number (several)",
-                      f"{len(fast)} at 1.8x or more" + (f" ({', '.join(_name(p) for p in fast)})" if fast else ""), "at least 2", len(fast) >= 2,
-                      "single-threaded programs are where WASH gains most, and they gain less than 1.8x here"))
-    worse = [p for p in ("pjbb2005", "spjbb") if adv[(p, "bindvm")] / adv[(p, "oblivious")] > norm(res, one, p, "bindvm", "time")]
-    out.append(_claim("fig12-bindvm-pjbb", "§8.6, Figure 12", "Beside eclipse, bindVM does worse (against Oblivious) on nspjbb and spjbb than without it", "worse on both",
-                      ", ".join(f"{_name(p)} {_chg(adv[(p, 'bindvm')] / adv[(p, 'oblivious')])} vs alone {_chg(norm(res, one, p, 'bindvm', 'time'))}" for p in ("pjbb2005", "spjbb")),
-                      "worse on both", len(worse) == 2,
-                      "bindVM's warehouses share the big core with each other in both runs, and the adversary slows Oblivious's runs, whose warehouses share the small cores with it, by as much or more"))
+    out.append(
+        _claim(
+            "fig12-twice",
+            "§8.6, Figure 12",
+            "Beside eclipse: a number of programs are about 2x faster under WASH than Oblivious",
+            "a number (several)",
+            f"{len(fast)} at 1.8x or more" + (f" ({', '.join(_name(p) for p in fast)})" if fast else ""),
+            "at least 2",
+            len(fast) >= 2,
+            "single-threaded programs are where WASH gains most, and they gain less than 1.8x here",
+        )
+    )
+    worse = [
+        p
+        for p in ("pjbb2005", "spjbb")
+        if adv[(p, "bindvm")] / adv[(p, "oblivious")] > norm(res, one, p, "bindvm", "time")
+    ]
+    out.append(
+        _claim(
+            "fig12-bindvm-pjbb",
+            "§8.6, Figure 12",
+            "Beside eclipse, bindVM does worse (against Oblivious) on nspjbb and spjbb than without it",
+            "worse on both",
+            ", ".join(
+                f"{_name(p)} {_chg(adv[(p, 'bindvm')] / adv[(p, 'oblivious')])} vs alone {_chg(norm(res, one, p, 'bindvm', 'time'))}"
+                for p in ("pjbb2005", "spjbb")
+            ),
+            "worse on both",
+            len(worse) == 2,
+            "bindVM's warehouses share the big core with each other in both runs, and the adversary slows Oblivious's runs, whose warehouses share the small cores with it, by as much or more",
+        )
+    )
     return out
 
 
 def sensitivity_claims(sens) -> list:
-    reason = ("our WASH reads the predictor only to rank the execution set of a non-scalable app (ExecRank = "
-              "big-core-equivalent progress x predicted speedup), and in our program models the threads that compete "
-              "for the big cores differ far more in progress (eclipse's JavaIndexing, hsqldb's Main, the lock holders) "
-              "than in speedup (1.7-3.3), so even negated weights leave the ranking, and the placements, as they were; "
-              "the per-run prediction error does change (see tests: `wash:model=negated` errs several times more)")
+    reason = (
+        "our WASH reads the predictor only to rank the execution set of a non-scalable app (ExecRank = "
+        "big-core-equivalent progress x predicted speedup), and in our program models the threads that compete "
+        "for the big cores differ far more in progress (eclipse's JavaIndexing, hsqldb's Main, the lock holders) "
+        "than in speedup (1.7-3.3), so even negated weights leave the ranking, and the placements, as they were; "
+        "the per-run prediction error does change (see tests: `wash:model=negated` errs several times more)"
+    )
     second, negated = model_slowdown(sens, "second"), model_slowdown(sens, "negated")
     worst = max(PROGRAMS, key=lambda p: sens[(p, "negated")] / sens[(p, "default")])
     return [
-        _claim("fig10-second-model", "§8.4, Figure 10", "WASH with the second-best model (the next best 4 different counters), 1B5S: time over the default model's",
-               "+2-3%", f"{_chg(second)}", "a degradation, +1% to +5%", 1.0 <= (second - 1) * 100 <= 5.0, reason),
-        _claim("fig10-negated-model", "§8.4, Figure 10", "WASH with the negated model (weights the additive inverse of the default's), 1B5S: time over the default model's",
-               "+9%", f"{_chg(negated)} (most: {_name(worst)} {_chg(sens[(worst, 'negated')] / sens[(worst, 'default')])})",
-               f"within {GAIN_TOL:g} points", _within((negated - 1) * 100, 9.0), reason),
+        _claim(
+            "fig10-second-model",
+            "§8.4, Figure 10",
+            "WASH with the second-best model (the next best 4 different counters), 1B5S: time over the default model's",
+            "+2-3%",
+            f"{_chg(second)}",
+            "a degradation, +1% to +5%",
+            1.0 <= (second - 1) * 100 <= 5.0,
+            reason,
+        ),
+        _claim(
+            "fig10-negated-model",
+            "§8.4, Figure 10",
+            "WASH with the negated model (weights the additive inverse of the default's), 1B5S: time over the default model's",
+            "+9%",
+            f"{_chg(negated)} (most: {_name(worst)} {_chg(sens[(worst, 'negated')] / sens[(worst, 'default')])})",
+            f"within {GAIN_TOL:g} points",
+            _within((negated - 1) * 100, 9.0),
+            reason,
+        ),
     ]
 
 
 # ---- figures
+
 
 def figure_3(ctx, table):
     from matplotlib.figure import Figure
@@ -496,16 +908,27 @@ def figure_3(ctx, table):
     width = 0.8 / len(bars)
     for i, (s, n) in enumerate(bars):
         xs = [j + (i - len(bars) / 2 + 0.5) * width for j in range(len(PROGRAMS))]
-        ax.bar(xs, [table[p][s][n] for p in PROGRAMS], width, label=f"{n} core{'s' if n > 1 else ''} at {SPEEDS[s]} GHz",
-               color=(("#08306b", "#2171b5", "#6baed6") if s == "big" else ("#7f2704", "#d94801", "#fd8d3c"))[CORES.index(n)])
+        ax.bar(
+            xs,
+            [table[p][s][n] for p in PROGRAMS],
+            width,
+            label=f"{n} core{'s' if n > 1 else ''} at {SPEEDS[s]} GHz",
+            color=(("#08306b", "#2171b5", "#6baed6") if s == "big" else ("#7f2704", "#d94801", "#fd8d3c"))[
+                CORES.index(n)
+            ],
+        )
     ax.set_xticks(range(len(PROGRAMS)))
     ax.set_xticklabels([f"{_name(p)}\n{table[p]['class']}" for p in PROGRAMS], fontsize=6.5)
     ax.set_ylabel("time / time on 1 big core (Oblivious)")
     ax.axhline(1.0, color="grey", lw=0.6)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    ctx.figure(fig, "fig3", "Redraws WASH's Figure 3: each program under Oblivious on 1, 3 and 6 cores at 2.8 GHz and at 0.8 GHz, "
-               "normalised to 1 big core (lower is better), with the class it falls in; from our runs.")
+    ctx.figure(
+        fig,
+        "fig3",
+        "Redraws WASH's Figure 3: each program under Oblivious on 1, 3 and 6 cores at 2.8 GHz and at 0.8 GHz, "
+        "normalised to 1 big core (lower is better), with the class it falls in; from our runs.",
+    )
 
 
 COLORS = {"oblivious": "#969696", "bindvm": "#6baed6", "pfs": "#fd8d3c", "wash": "#31a354"}
@@ -523,7 +946,13 @@ def figure_7_9(ctx, res):
             width = 0.8 / len(roles)
             for k, r in enumerate(roles):
                 ys = [overall(res, m, r, metric) if grp is None else group_mean(res, m, grp, r, metric) for m in AMP]
-                ax.bar([x + (k - len(roles) / 2 + 0.5) * width for x in range(len(AMP))], ys, width, color=COLORS[r], label=LABEL[r])
+                ax.bar(
+                    [x + (k - len(roles) / 2 + 0.5) * width for x in range(len(AMP))],
+                    ys,
+                    width,
+                    color=COLORS[r],
+                    label=LABEL[r],
+                )
             ax.axhline(1.0, color="grey", lw=0.6)
             ax.set_xticks(range(len(AMP)))
             ax.set_xticklabels([CONFIG[m] for m in AMP], fontsize=7)
@@ -532,9 +961,13 @@ def figure_7_9(ctx, res):
             if i == 0 and j == 0:
                 ax.legend(fontsize=7)
     fig.tight_layout()
-    ctx.figure(fig, "fig7-9", "Redraws WASH's Figures 7 and 9: time, average power and energy normalised to Oblivious (lower is better) of "
-               "bindVM, PFS and WASH on 1B5S, 2B4S, 3B3S; top row the geometric mean with the three groups weighted equally (Figure 7), "
-               "then each group's geometric mean (Figure 9a-c); from our runs.")
+    ctx.figure(
+        fig,
+        "fig7-9",
+        "Redraws WASH's Figures 7 and 9: time, average power and energy normalised to Oblivious (lower is better) of "
+        "bindVM, PFS and WASH on 1B5S, 2B4S, 3B3S; top row the geometric mean with the three groups weighted equally (Figure 7), "
+        "then each group's geometric mean (Figure 9a-c); from our runs.",
+    )
 
 
 def _program_bars(ctx, values, ylabel, stem, caption):
@@ -545,7 +978,13 @@ def _program_bars(ctx, values, ylabel, stem, caption):
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / len(values)
     for k, (r, ys) in enumerate(values.items()):
-        ax.bar([x + (k - len(values) / 2 + 0.5) * width for x in range(len(PROGRAMS))], ys, width, color=COLORS[r], label=LABEL[r])
+        ax.bar(
+            [x + (k - len(values) / 2 + 0.5) * width for x in range(len(PROGRAMS))],
+            ys,
+            width,
+            color=COLORS[r],
+            label=LABEL[r],
+        )
     ax.axhline(1.0, color="grey", lw=0.6)
     ax.set_xticks(range(len(PROGRAMS)))
     ax.set_xticklabels([_name(p) for p in PROGRAMS], fontsize=7)
@@ -556,43 +995,74 @@ def _program_bars(ctx, values, ylabel, stem, caption):
 
 
 def figure_2(ctx, res):
-    _program_bars(ctx, {r: [norm(res, "wash-1b5s", p, r, "time") for p in PROGRAMS] for r in ("pfs", "bindvm", "wash")},
-                  "time / Oblivious, 1B5S", "fig2", "Redraws WASH's Figure 2 (with WASH added, as in Figure 8): each program's time on 1B5S "
-                  "under PFS, bindVM and WASH, normalised to Oblivious (lower is better); from our runs.")
+    _program_bars(
+        ctx,
+        {r: [norm(res, "wash-1b5s", p, r, "time") for p in PROGRAMS] for r in ("pfs", "bindvm", "wash")},
+        "time / Oblivious, 1B5S",
+        "fig2",
+        "Redraws WASH's Figure 2 (with WASH added, as in Figure 8): each program's time on 1B5S "
+        "under PFS, bindVM and WASH, normalised to Oblivious (lower is better); from our runs.",
+    )
 
 
 def figure_12(ctx, adv):
-    _program_bars(ctx, {r: [adv[(p, r)] / adv[(p, "oblivious")] for p in PROGRAMS] for r in ("bindvm", "wash")},
-                  "time / Oblivious, 1B5S + eclipse", "fig12", "Redraws WASH's Figure 12: each program's time on 1B5S beside an "
-                  "OS-scheduled eclipse (all cores, no placement applies to it) under bindVM and WASH, normalised to Oblivious; from our runs.")
+    _program_bars(
+        ctx,
+        {r: [adv[(p, r)] / adv[(p, "oblivious")] for p in PROGRAMS] for r in ("bindvm", "wash")},
+        "time / Oblivious, 1B5S + eclipse",
+        "fig12",
+        "Redraws WASH's Figure 12: each program's time on 1B5S beside an "
+        "OS-scheduled eclipse (all cores, no placement applies to it) under bindVM and WASH, normalised to Oblivious; from our runs.",
+    )
 
 
 def _compare_md(res) -> str:
-    rows = ["| config | group | metric | " + " | ".join(LABEL[r] for r in POLICIES if r != "oblivious") + " |", "|---|---|---|" + "---|" * 3]
+    rows = [
+        "| config | group | metric | " + " | ".join(LABEL[r] for r in POLICIES if r != "oblivious") + " |",
+        "|---|---|---|" + "---|" * 3,
+    ]
     for m in AMP:
         for grp in ("overall",) + tuple(GROUPS):
             for metric in METRICS:
-                vals = [overall(res, m, r, metric) if grp == "overall" else group_mean(res, m, grp, r, metric) for r in POLICIES if r != "oblivious"]
+                vals = [
+                    overall(res, m, r, metric) if grp == "overall" else group_mean(res, m, grp, r, metric)
+                    for r in POLICIES
+                    if r != "oblivious"
+                ]
                 rows.append(f"| {CONFIG[m]} | {grp} | {metric} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
     return "\n".join(rows)
 
 
 def _programs_md(res, adv) -> str:
-    rows = ["| program | " + " | ".join(f"{CONFIG[m]} {LABEL[r]}" for m in AMP for r in POLICIES if r != "oblivious") + " | adversary bindVM | adversary WASH |",
-            "|---|" + "---|" * (3 * 3 + 2)]
+    rows = [
+        "| program | "
+        + " | ".join(f"{CONFIG[m]} {LABEL[r]}" for m in AMP for r in POLICIES if r != "oblivious")
+        + " | adversary bindVM | adversary WASH |",
+        "|---|" + "---|" * (3 * 3 + 2),
+    ]
     for p in PROGRAMS:
-        rows.append(f"| {_name(p)} | " + " | ".join(f"{norm(res, m, p, r, 'time'):.2f}" for m in AMP for r in POLICIES if r != "oblivious")
-                    + f" | {adv[(p, 'bindvm')] / adv[(p, 'oblivious')]:.2f} | {adv[(p, 'wash')] / adv[(p, 'oblivious')]:.2f} |")
+        rows.append(
+            f"| {_name(p)} | "
+            + " | ".join(f"{norm(res, m, p, r, 'time'):.2f}" for m in AMP for r in POLICIES if r != "oblivious")
+            + f" | {adv[(p, 'bindvm')] / adv[(p, 'oblivious')]:.2f} | {adv[(p, 'wash')] / adv[(p, 'oblivious')]:.2f} |"
+        )
     return "\n".join(rows)
 
 
 def _table_md(table) -> str:
-    rows = ["| program | paper class | ours | app threads | 1 core s | " + " | ".join(f"{n}c {SPEEDS[s]} GHz" for s in SPEEDS for n in CORES) + " |",
-            "|---|---|---|---|---|" + "---|" * 6]
+    rows = [
+        "| program | paper class | ours | app threads | 1 core s | "
+        + " | ".join(f"{n}c {SPEEDS[s]} GHz" for s in SPEEDS for n in CORES)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * 6,
+    ]
     for p in PROGRAMS:
         r = table[p]
-        rows.append(f"| {_name(p)} | {PAPER_CLASS[p]} | {r['class']} | {r['app_threads']} | {r['seconds']:.2f} | "
-                    + " | ".join(f"{r[s][n]:.2f}" for s in SPEEDS for n in CORES) + " |")
+        rows.append(
+            f"| {_name(p)} | {PAPER_CLASS[p]} | {r['class']} | {r['app_threads']} | {r['seconds']:.2f} | "
+            + " | ".join(f"{r[s][n]:.2f}" for s in SPEEDS for n in CORES)
+            + " |"
+        )
     return "\n".join(rows)
 
 
@@ -618,8 +1088,8 @@ def build_with(ctx, policies):
 and what was chosen: threads, lock contention, GC every 8 or 128 MB with as many GC threads as cores, one JIT
 thread, memory intensity), and [`dacapo-adv-NAME`](../../catalog/workloads/dacapo-adv-eclipse.toml): each beside
 an eclipse left to the OS (`os_scheduled`, Figure 12), measuring the program only. Policies (paper name: ours):
-{', '.join(f"{LABEL[r]}: `{policies[r]}`" for r in POLICIES)}; Oblivious is the local scheduler alone (Linux CFS in
-the paper). Seeds {plan['seeds']}; a time, power or energy is the mean over the seeds; power is a run's energy over its
+{", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in POLICIES)}; Oblivious is the local scheduler alone (Linux CFS in
+the paper). Seeds {plan["seeds"]}; a time, power or energy is the mean over the seeds; power is a run's energy over its
 time."""
     notes = f"""- **Classes.** §3's definitions: scalable improves from 1 to 3 and from 3 to 6 cores; "improves" (the paper
   gives no threshold, chosen before any result) is a time at least {HALF_IDEAL:.0%} of the ideal reduction lower
@@ -636,9 +1106,24 @@ time."""
 - **Not here.** Figure 11 (WASH without parts) has no number in the text; Figures 4-6 (lock ratios, model events, model fit) are
   the programs' and model's inputs, not results. The paper's 95% confidence intervals (20-60 invocations) are not
   comparable with our seeds."""
-    sections = [("Every program", "Oblivious; time normalised to 1 big core (phenom-1c-2.8); `1 core s`: seconds on 1 big core.\n\n" + _table_md(table)),
-                ("The schedulers by group", "Ratios to Oblivious (lower is better).\n\n" + _compare_md(res)),
-                ("The schedulers by program", "Time over Oblivious's, each program alone and beside the eclipse adversary (1B5S).\n\n" + _programs_md(res, adv)),
-                ("Notes", notes)]
+    sections = [
+        (
+            "Every program",
+            "Oblivious; time normalised to 1 big core (phenom-1c-2.8); `1 core s`: seconds on 1 big core.\n\n"
+            + _table_md(table),
+        ),
+        ("The schedulers by group", "Ratios to Oblivious (lower is better).\n\n" + _compare_md(res)),
+        (
+            "The schedulers by program",
+            "Time over Oblivious's, each program alone and beside the eclipse adversary (1B5S).\n\n"
+            + _programs_md(res, adv),
+        ),
+        ("Notes", notes),
+    ]
     machines = [machine(n, s) for s in SPEEDS for n in CORES] + list(AMP)
-    return Report(claims=claims(table, amp) + comparison_claims(res, adv, diagnostics(policies)) + sensitivity_claims(sens), machines=machines, workloads=workloads, sections=sections)
+    return Report(
+        claims=claims(table, amp) + comparison_claims(res, adv, diagnostics(policies)) + sensitivity_claims(sens),
+        machines=machines,
+        workloads=workloads,
+        sections=sections,
+    )

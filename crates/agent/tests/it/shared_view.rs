@@ -105,7 +105,7 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     let (trigger, sim_facts, sim_decision) = rec.at_block.expect("the fast thread blocks at the barrier");
     let Trigger::Block(blocked) = trigger else { unreachable!() };
     assert_eq!(sim_facts.len(), 2);
-    assert_eq!(sim_facts[blocked as usize].runnable, false);
+    assert!(!sim_facts[blocked as usize].runnable);
     // The derivation the fixture is built on: thread 0 fast, thread 1 slow, the fast one blocks first
     // after 2e8 instructions at 2 GHz = 100 ms; then busyfcs moves thread 1 to the fast core.
     assert_eq!(blocked, 0);

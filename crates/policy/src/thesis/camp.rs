@@ -22,6 +22,7 @@
 //! - an app whose threads could not reach MEDIUM even at the highest SF the machine allows is
 //!   skipped: its threads are LOW, and a new SF estimate of theirs changes nothing (no UF is
 //!   computed) until its runnable count falls.
+//!
 //! The §2.3 framework places new threads (lowest scaled load, ties to fast), swaps threads whose
 //! classes are out of order, and keeps fast cores busy with one-way moves.
 //!

@@ -38,7 +38,7 @@ fn parse_workload(text: &str) -> Option<Workload> {
 }
 
 proptest! {
-    #![proptest_config(config(96, 0x5747_1c))]
+    #![proptest_config(config(96, 0x0057_471c))]
 
     #[test]
     fn static_never_moves_a_thread(
@@ -98,7 +98,7 @@ fn fast_idle_while_slow_runs(m: &Machine, r: &RunResult) -> Option<(u64, usize, 
 }
 
 proptest! {
-    #![proptest_config(config(160, 0xb05f_c5))]
+    #![proptest_config(config(160, 0x00b0_5fc5))]
 
     // busyfcs applies its decisions in the instant of the event that calls for them (a thread
     // blocks, sleeps, exits, wakes, starts), and a thread it moves to a fast core pays its
@@ -203,7 +203,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(64, 0xb1d_0f))]
+    #![proptest_config(config(64, 0x000b_1d0f))]
 
     #[test]
     fn bindvm_runs_application_threads_on_fast_cores_and_runtime_threads_on_slow_ones(

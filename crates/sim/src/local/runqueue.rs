@@ -149,7 +149,7 @@ mod tests {
         let mut next_thread = 0u32;
         for step in 0..50_000 {
             match rng.below(6) {
-                0 | 1 | 2 => {
+                0..=2 => {
                     let v = rng.below(1000) as u64;
                     let key = q.insert(v, next_thread);
                     model.insert((key.0, key.1, next_thread));
