@@ -501,7 +501,9 @@ def reproduce(name: str, quick: bool = False, jobs: int = None, output=None, bac
 
 def read_sweep(path):
     """The DataFrame of a sweep's Parquet file, as sweep() returned it."""
-    return _sweep_module.read(_text("path", path))
+    from ._sweep_store import read
+
+    return read(_text("path", path))
 
 
 def _catalog(kind: str):
