@@ -628,7 +628,7 @@ pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
 }
 
 /// `run` with a policy made outside the registry (a Python policy) that needs `needs`; the
-/// report names it by `cfg.policy`. A policy that fails (`Policy::failure`) ends the agent at
+/// report names it by `cfg.policy`. A policy that fails (`Policy::decide`'s error) ends the agent at
 /// that sample: everything is restored, the launched command gets SIGTERM and `STOP_GRACE_MS`
 /// to exit, and the agent returns the policy's error.
 pub fn run_with_policy(cfg: &AgentConfig, policy: Box<dyn Policy>, needs: Signals) -> Result<Value, AgentError> {
@@ -744,9 +744,6 @@ pub fn run_with(
     drop(session.locks.take());
     if let Some(g) = guardian.as_mut() {
         g.dismiss(); // everything is back: it exits without acting
-    }
-    if let Some(why) = policy.failure() {
-        return Err(input("--policy", name, why));
     }
     let mut report = result?;
     let a = &mut report.agent;
@@ -884,14 +881,11 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         if let (true, Some(why)) = (run.needs.contains(Signals::COUNTERS), s.monitor.counting.as_ref().and_then(|c| c.stopped())) {
             return Err(input("--policy", run.name, format!("{} needs hardware counters, which stopped: {why}", run.name)));
         }
-        let (c, d) = call_policy(policy, &mut s.monitor, &mut s.enforcer, now, &events, &mut last_quantum, &mut out).map_err(AgentError::Internal)?;
+        // A policy that failed (a Python policy's exception, or a call past its limit) decides
+        // nothing more: the agent ends now, and the command with it (`run_with`).
+        let (c, d) = call_policy(run.name, policy, &mut s.monitor, &mut s.enforcer, now, &events, &mut last_quantum, &mut out)?;
         calls += c;
         decisions += d;
-        if let Some(why) = policy.failure() {
-            // A policy that failed (a Python policy's exception, or a call past its limit) decides
-            // nothing more: the agent ends now, and the command with it (`run_with`).
-            return Err(input("--policy", run.name, why));
-        }
         s.enforcer.after_sample(&mut s.monitor);
 
         let took = monotonic_ns() - t0;
@@ -910,7 +904,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             let _ = write!(
                 err,
                 "\r\x1b[K[ampsched agent: {}] {:.1} s  interval {} ms  threads {} live / {} seen  decisions {}  migrations {}  agent CPU {:.2}%",
-                policy.name(),
+                run.name,
                 now as f64 / 1e9,
                 cfg.interval_ms,
                 s.monitor.live_count(),
@@ -1020,8 +1014,11 @@ fn wait_for_sample(waiter: &mut Waiter, next: u64, child: &mut Option<Child>, s:
 /// Call the policy on a sample: for each of the interval's events it subscribes to, in order,
 /// then for its quantum when one has passed. Each call's placement is checked as the simulator
 /// checks it, then applied before the next call, so the next call sees it. Returns (calls,
-/// decisions that changed something), or the policy's invalid decision.
+/// decisions that changed something), or the error of the policy called `name`: its failure (a
+/// `--policy` input error) or its invalid decision.
+#[allow(clippy::too_many_arguments)]
 pub fn call_policy(
+    name: &str,
     policy: &mut dyn Policy,
     m: &mut Monitor,
     enforcer: &mut Enforcer,
@@ -1029,15 +1026,16 @@ pub fn call_policy(
     events: &[Trigger],
     last_quantum: &mut Option<u64>,
     out: &mut Placement,
-) -> Result<(u64, u64), String> {
+) -> Result<(u64, u64), AgentError> {
     let wants = policy.triggers();
     let (mut calls, mut decisions) = (0, 0);
-    let mut call = |policy: &mut dyn Policy, m: &mut Monitor, trigger: Trigger| -> Result<(), String> {
+    let mut call = |policy: &mut dyn Policy, m: &mut Monitor, trigger: Trigger| -> Result<(), AgentError> {
         out.clear();
         m.book.begin_call(trigger, now);
-        policy.decide(&m.book.view(&m.machine, trigger, now), out);
+        let decided = policy.decide(&m.book.view(&m.machine, trigger, now), out);
         m.book.end_call();
-        out.validate(&m.machine, m.book.threads.len()).map_err(|e| format!("{} {e}", policy.name()))?;
+        decided.map_err(|why| input("--policy", name, why.0))?;
+        out.validate(&m.machine, m.book.threads.len()).map_err(|e| AgentError::Internal(format!("{name} {e}")))?;
         calls += 1;
         decisions += enforcer.apply(m, out);
         Ok(())
@@ -1093,7 +1091,7 @@ fn report(
     let processes_left_running: Vec<ProcessLeft> = m.running_processes().into_iter().map(|(pid, command)| ProcessLeft { pid, command }).collect();
     let left_running = !processes_left_running.is_empty() || child.as_ref().is_some_and(|c| c.status.is_none());
     Report {
-        policy: policy.name().to_string(),
+        policy: run.name.to_string(),
         policy_spec: cfg.policy.clone(),
         interval_ms: cfg.interval_ms,
         machine: MachineReport::of(&m.machine),
@@ -1103,7 +1101,7 @@ fn report(
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
         target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
-        speedup: policy.speedup_source().unwrap_or_else(|| NO_SPEEDUP_SOURCE.to_string()),
+        speedup: policy.diagnostics().and_then(|d| d.speedup_source()).unwrap_or_else(|| NO_SPEEDUP_SOURCE.to_string()),
         runtime_threads: m.runtime_threads.patterns().collect::<Vec<_>>().join(","),
         locks: match &s.locks {
             Some(t) if t.dropped() > 0 => format!("preload library ({} threads past the table's capacity unrecorded)", t.dropped()),

@@ -31,7 +31,7 @@ pub struct Report {
     pub target: Target,
     /// What hardware counters were read, or why none.
     pub counters: String,
-    /// Where the policy's speedup predictions came from (`Policy::speedup_source`).
+    /// Where the policy's speedup predictions came from (`Diagnostics::speedup_source`).
     pub speedup: String,
     /// The thread-name patterns that made threads runtime helpers (`--runtime-threads`).
     pub runtime_threads: String,

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ampsched_agent::{run_with, AgentConfig, AgentError};
-use ampsched_model::{CoreSet, Placement, Policy, Signals, SystemView, Triggers};
+use ampsched_model::{CoreSet, Placement, Policy, PolicyFailure, Signals, SystemView, Triggers};
 
 #[path = "it/common/mod.rs"]
 mod common;
@@ -25,19 +25,17 @@ struct Reweigh {
 }
 
 impl Policy for Reweigh {
-    fn name(&self) -> &str {
-        "reweigh"
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(10_000_000)
     }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         for t in view.live_threads() {
             out.set_weight(t.id, Some(self.weight));
         }
+        Ok(())
     }
 }
 
@@ -143,16 +141,15 @@ fn bad_runtime_thread_patterns_are_refused_before_anything_starts() {
 struct Idle;
 
 impl Policy for Idle {
-    fn name(&self) -> &str {
-        "idle"
-    }
     fn quantum_ns(&self) -> Option<u64> {
         None
     }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }
-    fn decide(&mut self, _view: &SystemView, _out: &mut Placement) {}
+    fn decide(&mut self, _view: &SystemView, _out: &mut Placement) -> Result<(), PolicyFailure> {
+        Ok(())
+    }
 }
 
 #[test]
@@ -187,16 +184,13 @@ struct PinThenStop {
 }
 
 impl Policy for PinThenStop {
-    fn name(&self) -> &str {
-        "pin-then-stop"
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(10_000_000)
     }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         for t in view.live_threads() {
             out.set(t.id, CoreSet::from_cores([0]));
         }
@@ -213,6 +207,7 @@ impl Policy for PinThenStop {
             // SAFETY: a signal the agent handles while it runs.
             unsafe { libc::raise(libc::SIGTERM) };
         }
+        Ok(())
     }
 }
 

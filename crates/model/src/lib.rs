@@ -21,5 +21,8 @@ pub use coreset::CoreSet;
 pub use error::{InputError, Result};
 pub use machine::{Core, CoreType, Machine, MAX_CORES, MAX_CORE_TYPES};
 pub use perf::{PerfModel, SimpleModel};
-pub use view::{AppView, CoreView, Counters, LockEdge, PerType, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, ThreadView, Trigger, Triggers};
+pub use view::{
+    AppView, CoreView, Counters, Diagnostics, LockEdge, PerType, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, ThreadView,
+    Trigger, Triggers, Watched,
+};
 pub use workload::{App, Baseline, Group, Phase, Profile, Scope, Signature, SoloIps, ThreadKind, Wait, Workload};

@@ -532,8 +532,11 @@ impl Placement {
 }
 
 /// A scheduler. Called every `quantum_ns` and on the per-thread events it asks for.
+///
+/// This is all a scheduler implements; its name and what it reads are its `PolicyInfo`
+/// (ampsched-policy's registry), and what it may tell a report besides its placements is its
+/// `Diagnostics`.
 pub trait Policy: Send {
-    fn name(&self) -> &str;
     /// Period of the periodic call; None (the default) for a policy that only reacts to events.
     /// The simulator skips the calls that fall while no thread runs or waits for a core (idle
     /// stretches): a policy reads elapsed time from the view's `now_ns`, never by counting calls.
@@ -541,12 +544,53 @@ pub trait Policy: Send {
         None
     }
     fn triggers(&self) -> Triggers;
-    fn decide(&mut self, view: &SystemView, out: &mut Placement);
+    /// Decide, from `view`, the changes of placement in `out` (empty on entry).
+    ///
+    /// A Rust policy never fails; a policy written in Python fails when its `decide` raises or
+    /// overruns its time limit. A failed policy decides nothing more, and whoever runs it (the
+    /// simulator, the agent) ends the run with the failure's message.
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure>;
+    /// What the policy can tell besides its decisions, if anything (the default: nothing).
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        None
+    }
+}
+
+/// A boxed policy is a policy (the registry builds them boxed; `Watched` wraps them).
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    fn quantum_ns(&self) -> Option<u64> {
+        (**self).quantum_ns()
+    }
+    fn triggers(&self) -> Triggers {
+        (**self).triggers()
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        (**self).decide(view, out)
+    }
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        (**self).diagnostics()
+    }
+}
+
+/// Why a policy cannot go on (see `Policy::decide`): a message for the user, naming the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyFailure(pub String);
+
+impl std::fmt::Display for PolicyFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a policy may report besides its placements, for the simulator's and the agent's
+/// reports. Optional: a scheduler that offers nothing leaves `Policy::diagnostics` at its
+/// default, and each method here has a default too.
+pub trait Diagnostics {
     /// The policy's current estimate of thread `t`'s speedup factor (time on the slowest core
     /// type / time on the fastest), if it keeps one: HASS-S's static SF, HASS-D's dynamic one.
     /// Read by the simulator after each quantum call, for the threads running then, to report
     /// the estimator's error against the true SF of the thread's current phase (`sf_error` in a
-    /// run's JSON). Never called live; a policy that keeps no estimate leaves the default.
+    /// run's JSON). Never called live.
     fn sf_estimate(&self, _t: ThreadId) -> Option<f64> {
         None
     }
@@ -556,10 +600,44 @@ pub trait Policy: Send {
     fn speedup_source(&self) -> Option<String> {
         None
     }
-    /// Why the policy cannot go on, once it cannot: a policy written in Python whose `decide`
-    /// raised. It then decides nothing more, and whoever runs it (the runner, the agent) ends
-    /// the run with this error. A Rust policy never fails.
-    fn failure(&self) -> Option<String> {
-        None
+}
+
+/// A policy and a watcher that sees each of its calls once it has decided: the policy (to read
+/// its state), the view and the placement. For tests and tools that check or record what a
+/// policy does; everything else (quantum, triggers, diagnostics) is the inner policy's, so the
+/// watched policy gets the calls it would get alone.
+pub struct Watched<P, F> {
+    pub inner: P,
+    pub watch: F,
+}
+
+impl<P, F> Watched<P, F>
+where
+    P: Policy,
+    F: FnMut(&P, &SystemView, &Placement) + Send,
+{
+    pub fn new(inner: P, watch: F) -> Self {
+        Watched { inner, watch }
+    }
+}
+
+impl<P, F> Policy for Watched<P, F>
+where
+    P: Policy,
+    F: FnMut(&P, &SystemView, &Placement) + Send,
+{
+    fn quantum_ns(&self) -> Option<u64> {
+        self.inner.quantum_ns()
+    }
+    fn triggers(&self) -> Triggers {
+        self.inner.triggers()
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let decided = self.inner.decide(view, out);
+        (self.watch)(&self.inner, view, out);
+        decided
+    }
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        self.inner.diagnostics()
     }
 }

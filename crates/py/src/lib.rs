@@ -62,7 +62,7 @@ fn catalog_text(kind: &str, name: &str) -> PyResult<String> {
 
 /// A Python policy object checked and wrapped; bad ones raise `InputError` naming `label`.
 fn py_policy(object: &Bound<'_, PyAny>, label: &str) -> PyResult<PyPolicy> {
-    PyPolicy::new(object, label.to_string()).map_err(|why| InputError::new_err(format!("--policy: {label}: {why}")))
+    PyPolicy::new(object).map_err(|why| InputError::new_err(format!("--policy: {label}: {why}")))
 }
 
 /// The watchdog bounding the simulator's calls of `policies` to `limit_ms` each

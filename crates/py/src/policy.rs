@@ -5,12 +5,12 @@
 //! the call returns) and turns the `ampsched.Placement` it returns into the engine's. The
 //! first exception (any BaseException: a SystemExit is the policy's failure too; only a
 //! KeyboardInterrupt is raised again as itself, `chain`), a placement the machine cannot take,
-//! or a call past its time limit (`watchdog.rs`) makes the policy fail (`Policy::failure`): it
+//! or a call past its time limit (`watchdog.rs`) makes the policy fail (`decide`'s error): it
 //! decides nothing more, and the run ends with that error.
 
 use std::sync::Arc;
 
-use ampsched_model::{defaults, limits, CoreSet, Placement, Policy, Signals, SystemView, Triggers};
+use ampsched_model::{defaults, limits, CoreSet, Placement, Policy, PolicyFailure, Signals, SystemView, Triggers};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -23,7 +23,6 @@ use crate::watchdog::{Calls, Interrupted};
 pub const TRIGGER_NAMES: [&str; 4] = ["start", "exit", "block", "wake"];
 
 pub struct PyPolicy {
-    label: String,
     /// The policy's bound `decide`, looked up once.
     decide: Py<PyAny>,
     placement_type: Py<PyType>,
@@ -32,7 +31,7 @@ pub struct PyPolicy {
     pub needs: Signals,
     /// The machine as the view shows it, built at the first call (it is the run's).
     machine: Option<Py<PyDict>>,
-    failure: Option<String>,
+    failure: Option<PolicyFailure>,
     /// The exception `decide` raised, kept so that Python can chain it (or re-raise a
     /// KeyboardInterrupt as such).
     pub raised: Option<PyErr>,
@@ -57,8 +56,8 @@ impl From<PyErr> for Failed {
 
 impl PyPolicy {
     /// Check `object` (an `ampsched.Policy`) and read its quantum, triggers and needs. The
-    /// error says what is wrong in a policy author's words; `label` names it in results.
-    pub fn new(object: &Bound<'_, PyAny>, label: String) -> Result<PyPolicy, String> {
+    /// error says what is wrong in a policy author's words (the caller names the policy).
+    pub fn new(object: &Bound<'_, PyAny>) -> Result<PyPolicy, String> {
         let py = object.py();
         let module = py.import_bound("ampsched.policy").map_err(|e| format!("cannot import ampsched.policy: {e}"))?;
         let base = module.getattr("Policy").and_then(|b| Ok(b.downcast_into::<PyType>()?)).map_err(|e| e.to_string())?;
@@ -98,7 +97,6 @@ impl PyPolicy {
             return Err("decide is not a method".into());
         }
         Ok(PyPolicy {
-            label,
             decide: decide.unbind(),
             placement_type: placement_type.unbind(),
             quantum_ns,
@@ -209,10 +207,6 @@ fn read_placement(p: &Bound<'_, PyAny>, view: &SystemView, out: &mut Placement) 
 }
 
 impl Policy for PyPolicy {
-    fn name(&self) -> &str {
-        &self.label
-    }
-
     fn quantum_ns(&self) -> Option<u64> {
         self.quantum_ns
     }
@@ -221,19 +215,23 @@ impl Policy for PyPolicy {
         self.triggers
     }
 
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        if self.failure.is_some() || self.stopped {
-            return;
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        if self.stopped {
+            return Ok(());
         }
         Python::with_gil(|py| match self.call(py, view, out) {
-            Ok(()) => {}
+            Ok(()) => Ok(()),
             Err(Failed::Interrupted(Interrupted::Stop)) => {
                 out.clear();
                 self.stopped = true;
+                Ok(())
             }
             Err(failed) => {
                 out.clear();
-                self.failure = Some(match failed {
+                let failure = PolicyFailure(match failed {
                     Failed::Interrupted(_) => {
                         let limit = self.calls.as_ref().map(|c| c.limit_text()).unwrap_or_default();
                         format!("decide (call {}) did not return within its limit of {limit}, and was stopped", view.call)
@@ -247,12 +245,10 @@ impl Policy for PyPolicy {
                         format!("decide (call {}) raised {type_name}{text}", view.call)
                     }
                 });
+                self.failure = Some(failure.clone());
+                Err(failure)
             }
-        });
-    }
-
-    fn failure(&self) -> Option<String> {
-        self.failure.clone()
+        })
     }
 }
 

@@ -324,17 +324,17 @@ impl Experiment {
 
     /// Run a policy made outside the registry (a Python policy) that needs `needs`; returns its
     /// JSON result, of the same shape as `run`'s, with `label` as its "policy". A policy that
-    /// fails (`Policy::failure`) ends the run with its error.
+    /// fails (`Policy::decide`'s error) ends the run with its error, as `--policy`'s.
     pub fn run_policy(&mut self, label: &str, needs: Signals, policy: &mut dyn Policy) -> Result<Value, Error> {
         let solo = self.solo_references()?;
         let segments = self.segments();
         self.profile_for(needs)?;
         let workload = self.workload_of(needs);
         self.check_needs(workload, label, label, needs)?;
-        let result = self.simulate_on(&self.machine, workload, policy, needs, segments, &format!("the run of {label}"));
-        if let Some(why) = policy.failure() {
-            return Err(InputError::new("--policy", label, why).into());
-        }
+        let result = match self.simulate_on(&self.machine, workload, policy, needs, segments, &format!("the run of {label}")) {
+            Err(Error::Sim { error: SimError::PolicyFailed(why), .. }) => return Err(InputError::new("--policy", label, why.0).into()),
+            result => result,
+        };
         // A label is not a registered spec: it is carried as a name without options, so that
         // it comes out in the JSON and the trace as given.
         let spec = PolicySpec { name: label.to_string(), options: BTreeMap::new() };

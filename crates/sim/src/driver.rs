@@ -30,18 +30,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 CoreView { nr_running: self.sched.queue_len(c) as u32 + core.running.is_some() as u32, running: core.running, busy_ns: core.busy_ns };
         }
         self.placement.clear();
-        self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
+        let decided = self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
         self.book.end_call();
+        // A policy that cannot go on (a Python decide raised) ends the run now, not at its end.
+        decided.map_err(SimError::PolicyFailed)?;
         if trigger == Trigger::Quantum {
             self.sample_sf_error();
         }
-        if let Some(why) = self.policy.failure() {
-            // A policy that cannot go on (a Python decide raised) ends the run now, not at its end.
-            return Err(SimError::Policy(why));
-        }
         let placement = std::mem::take(&mut self.placement);
         if let Err(e) = placement.validate(self.m, self.book.threads.len()) {
-            return Err(SimError::Policy(format!("{} {e}", self.policy.name())));
+            return Err(SimError::Policy(format!("{}: {e}", self.cfg.run_name)));
         }
         let mut changed = 0;
         // Threads of an app left to the OS (`os_scheduled`) keep what the OS gives them.

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 
 use ampsched_model::events::MORE_EVENTS;
 use ampsched_model::machine::MAX_CORE_TYPES;
-use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Signals, ThreadState, Trigger, ViewBook, Workload};
+use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, PolicyFailure, Signals, ThreadState, Trigger, ViewBook, Workload};
 
 use crate::counters::CounterBook;
 use crate::dvfs::Dvfs;
@@ -115,6 +115,8 @@ pub enum SimError {
     Deadlock(String),
     /// The policy asked for something impossible.
     Policy(String),
+    /// The policy failed (`Policy::decide`'s error: a Python policy's exception or overrun).
+    PolicyFailed(PolicyFailure),
     /// The run passed its budget before the workload finished: simulated time
     /// (`SimConfig::max_sim_ns`), events (`max_events`) or threads created (`max_threads_spawned`).
     OverBudget(String),
@@ -127,6 +129,7 @@ impl std::fmt::Display for SimError {
         match self {
             SimError::Deadlock(m) => write!(f, "the workload can never finish: {m}"),
             SimError::Policy(m) => write!(f, "policy error: {m}"),
+            SimError::PolicyFailed(why) => write!(f, "{why}"),
             // The message names the run (`SimConfig::run_name`): a command makes several.
             SimError::OverBudget(m) => write!(f, "{m}"),
             SimError::Interrupted => write!(f, "interrupted"),

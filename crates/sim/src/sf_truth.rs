@@ -29,9 +29,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Add one sample of |estimate − truth| for each running thread the policy estimates.
     pub(crate) fn sample_sf_error(&mut self) {
+        let Some(diagnostics) = self.policy.diagnostics() else { return };
         for c in 0..self.cores.len() {
             let Some(t) = self.cores[c].running else { continue };
-            let Some(estimate) = self.policy.sf_estimate(t) else { continue };
+            let Some(estimate) = diagnostics.sf_estimate(t) else { continue };
             let Some(truth) = self.true_sf(c) else { continue };
             let i = t as usize;
             if i >= self.sf_error.len() {

@@ -216,7 +216,7 @@ fn estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_
     let mut decide = |m: &mut Monitor, trigger: Trigger, now: u64, out: &mut Placement| {
         out.clear();
         m.book.begin_call(trigger, now);
-        policy.decide(&m.book.view(&m.machine, trigger, now), out);
+        policy.decide(&m.book.view(&m.machine, trigger, now), out).unwrap();
         m.book.end_call();
         for (t, cores) in out.affinity.clone() {
             m.book.threads[t as usize].allowed = cores;
@@ -253,6 +253,7 @@ fn estimates_from_the_agents_counters_and_swaps_the_memory_bound_thread_off_the_
     // fourth are stable: at 40 ms the estimates are 1.143 and 2, and the two swap.
     assert_eq!(swapped_at, Some(4), "{name}");
     assert_eq!(m.book.threads[1].allowed, fast);
-    assert!((policy.sf_estimate(0).unwrap() - 8.0 / 7.0).abs() < 1e-4, "{:?}", policy.sf_estimate(0));
-    assert!((policy.sf_estimate(1).unwrap() - 2.0).abs() < 1e-9);
+    let estimates = policy.diagnostics().expect("the policy estimates SFs");
+    assert!((estimates.sf_estimate(0).unwrap() - 8.0 / 7.0).abs() < 1e-4, "{:?}", estimates.sf_estimate(0));
+    assert!((estimates.sf_estimate(1).unwrap() - 2.0).abs() < 1e-9);
 }

@@ -18,7 +18,7 @@ use ampsched_agent::call_policy;
 use ampsched_agent::enforce::Enforcer;
 use ampsched_agent::monitor::Monitor;
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, ThreadState, Trigger, Triggers, Workload};
+use ampsched_model::{Machine, Placement, SimpleModel, SystemView, ThreadState, Trigger, Watched, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, SimConfig};
 
@@ -67,32 +67,6 @@ fn facts(view: &SystemView) -> Vec<Facts> {
         .collect()
 }
 
-/// Wraps the policy under test; records the view and decision at the first Block.
-struct Recorder {
-    inner: Box<dyn Policy>,
-    at_block: Option<(Trigger, Vec<Facts>, Placement)>,
-}
-
-impl Policy for Recorder {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.inner.quantum_ns()
-    }
-    fn triggers(&self) -> Triggers {
-        self.inner.triggers()
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        let before = out.affinity.len();
-        self.inner.decide(view, out);
-        if self.at_block.is_none() && matches!(view.trigger, Trigger::Block(_)) {
-            let decided = Placement { affinity: out.affinity[before..].to_vec(), ..Placement::default() };
-            self.at_block = Some((view.trigger, facts(view), decided));
-        }
-    }
-}
-
 #[test]
 fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     let machine = Machine::from_toml("fixture machine", MACHINE).unwrap();
@@ -100,9 +74,15 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     let spec = PolicySpec::parse("busyfcs").unwrap();
 
     // The simulator's view at the first Block.
-    let mut rec = Recorder { inner: build(&spec, &machine).unwrap(), at_block: None };
+    let mut at_block: Option<(Trigger, Vec<Facts>, Placement)> = None;
+    let mut rec = Watched::new(build(&spec, &machine).unwrap(), |_, view, out| {
+        if at_block.is_none() && matches!(view.trigger, Trigger::Block(_)) {
+            at_block = Some((view.trigger, facts(view), Placement { affinity: out.affinity.clone(), ..Placement::default() }));
+        }
+    });
     Engine::new(&machine, &workload, &SimpleModel, &mut rec, SimConfig::default()).run().unwrap();
-    let (trigger, sim_facts, sim_decision) = rec.at_block.expect("the fast thread blocks at the barrier");
+    drop(rec);
+    let (trigger, sim_facts, sim_decision) = at_block.expect("the fast thread blocks at the barrier");
     let Trigger::Block(blocked) = trigger else { unreachable!() };
     assert_eq!(sim_facts.len(), 2);
     assert!(!sim_facts[blocked as usize].runnable);
@@ -130,7 +110,7 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     monitor.sample(0, &mut events);
     assert_eq!(events, vec![Trigger::Start(0), Trigger::Start(1)]);
     // On a built /proc tree the agent applies placements without the system call (these threads are not real).
-    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut last_quantum, &mut out).unwrap();
+    call_policy("busyfcs", policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut last_quantum, &mut out).unwrap();
     assert!(monitor.book.threads.iter().all(|t| t.allowed != machine.all_cores()), "both threads were placed");
 
     for (i, f) in sim_facts.iter().enumerate() {
@@ -143,6 +123,6 @@ fn simulator_and_agent_build_the_same_view_and_get_the_same_decision() {
     assert_eq!(events, vec![Trigger::Block(blocked)]);
     assert_eq!(facts(&monitor.book.view(&monitor.machine, trigger, now)), sim_facts);
 
-    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, now, &events, &mut last_quantum, &mut out).unwrap();
+    call_policy("busyfcs", policy.as_mut(), &mut monitor, &mut enforcer, now, &events, &mut last_quantum, &mut out).unwrap();
     assert_eq!(out, sim_decision);
 }

@@ -42,7 +42,7 @@ fn a_helper_renamed_after_it_started_goes_to_the_small_core_under_wash() {
     let mut step = |monitor: &mut Monitor, now: u64| {
         events.clear();
         monitor.sample(now, &mut events);
-        call_policy(policy.as_mut(), monitor, &mut enforcer, now, &events, &mut last_quantum, &mut out).unwrap();
+        call_policy("wash", policy.as_mut(), monitor, &mut enforcer, now, &events, &mut last_quantum, &mut out).unwrap();
     };
 
     step(&mut monitor, 0);
@@ -64,7 +64,7 @@ fn a_helper_renamed_after_it_started_goes_to_the_small_core_under_wash() {
         assert!(t.allowed.contains(fast.iter().next().unwrap()), "application thread {tid} may use the big core: {:?}", t.allowed);
     }
     // The view offered no counters: what the agent's report says of wash's speedups.
-    assert_eq!(policy.speedup_source().as_deref(), Some("core type alone: no hardware counters (model default needs them)"));
+    assert_eq!(policy.diagnostics().and_then(|d| d.speedup_source()).as_deref(), Some("core type alone: no hardware counters (model default needs them)"));
 }
 
 #[test]
@@ -82,8 +82,8 @@ fn wash_and_pfs_say_where_their_speedups_come_from_and_bindvm_predicts_none() {
             let mut events = Vec::new();
             monitor.sample(0, &mut events);
             let mut enforcer = Enforcer::new(Path::new("/nonexistent"), 10_000_000);
-            call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut None, &mut Placement::default()).unwrap();
-            let said = policy.speedup_source();
+            call_policy(name, policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut None, &mut Placement::default()).unwrap();
+            let said = policy.diagnostics().and_then(|d| d.speedup_source());
             match (name, counters) {
                 ("bindvm", _) => assert_eq!(said, None),
                 // The default model, the trained one, needs counters; without them the prediction is
@@ -110,42 +110,15 @@ fn a_helper_renamed_after_it_started_is_bound_to_the_small_core_under_bindvm() {
     let (mut events, mut last_quantum, mut out) = (Vec::new(), None, Placement::default());
     let gc_allowed = |monitor: &Monitor| monitor.book.threads[monitor.thread_of_tid(gc).unwrap() as usize].allowed.clone();
     monitor.sample(0, &mut events);
-    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut last_quantum, &mut out).unwrap();
+    call_policy("bindvm", policy.as_mut(), &mut monitor, &mut enforcer, 0, &events, &mut last_quantum, &mut out).unwrap();
     assert_eq!(gc_allowed(&monitor), machine.fast_cores(), "first seen as an application thread");
     // Renamed; no thread starts, so only bindvm's quantum can see it.
     proc.thread_named(pid, gc, "GC Thread#0", 'R', 1, 50_000_000);
     events.clear();
     monitor.sample(50_000_000, &mut events);
     assert!(events.is_empty());
-    call_policy(policy.as_mut(), &mut monitor, &mut enforcer, 50_000_000, &events, &mut last_quantum, &mut out).unwrap();
+    call_policy("bindvm", policy.as_mut(), &mut monitor, &mut enforcer, 50_000_000, &events, &mut last_quantum, &mut out).unwrap();
     assert_eq!(gc_allowed(&monitor), machine.slow_cores(), "a runtime helper once renamed");
-}
-
-/// Records where bindvm placed threads at its quantum calls.
-struct QuantumDecisions {
-    inner: Box<dyn ampsched_model::Policy>,
-    at_quantum: usize,
-    quanta: usize,
-}
-
-impl ampsched_model::Policy for QuantumDecisions {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.inner.quantum_ns()
-    }
-    fn triggers(&self) -> ampsched_model::Triggers {
-        self.inner.triggers()
-    }
-    fn decide(&mut self, view: &ampsched_model::SystemView, out: &mut Placement) {
-        let before = out.affinity.len();
-        self.inner.decide(view, out);
-        if view.trigger == ampsched_model::Trigger::Quantum {
-            self.quanta += 1;
-            self.at_quantum += out.affinity.len() - before;
-        }
-    }
 }
 
 #[test]
@@ -159,8 +132,16 @@ fn in_the_simulator_bindvm_s_quantum_calls_bind_nothing() {
         &ampsched_model::workload::Programs::new(),
     )
     .unwrap();
-    let mut rec = QuantumDecisions { inner: build(&PolicySpec::parse("bindvm").unwrap(), &machine).unwrap(), at_quantum: 0, quanta: 0 };
+    // Where bindvm placed threads at its quantum calls.
+    let (mut quanta, mut at_quantum) = (0, 0);
+    let mut rec = ampsched_model::Watched::new(build(&PolicySpec::parse("bindvm").unwrap(), &machine).unwrap(), |_, view, out| {
+        if view.trigger == ampsched_model::Trigger::Quantum {
+            quanta += 1;
+            at_quantum += out.affinity.len();
+        }
+    });
     ampsched_sim::Engine::new(&machine, &workload, &ampsched_model::SimpleModel, &mut rec, ampsched_sim::SimConfig::default()).run().unwrap();
-    assert!(rec.quanta > 10, "the run lasts many quanta: {}", rec.quanta);
-    assert_eq!(rec.at_quantum, 0);
+    drop(rec);
+    assert!(quanta > 10, "the run lasts many quanta: {quanta}");
+    assert_eq!(at_quantum, 0);
 }

@@ -24,7 +24,7 @@
 use std::collections::BTreeMap;
 
 use ampsched_model::perf::PerfModel;
-use ampsched_model::{InputError, Machine, Phase, Placement, Policy, Signals, SystemView, Trigger, Triggers, Workload};
+use ampsched_model::{InputError, Machine, Phase, Placement, Policy, PolicyFailure, Signals, SystemView, Trigger, Triggers, Workload};
 
 use crate::common::{Level, Partitions, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
@@ -65,17 +65,15 @@ impl BestStatic {
 }
 
 impl Policy for BestStatic {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::START
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        let Trigger::Start(t) = view.trigger else { return };
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Trigger::Start(t) = view.trigger else { return Ok(()) };
         let v = view.thread(t);
         let level = self.assignment.get(&(v.app, v.group, v.index_in_group)).copied().unwrap_or(FAST);
         self.parts.assign(view, t, level, out);
+        Ok(())
     }
 }
 

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use ampsched_model::{CoreSet, Placement, Policy, Signals, SystemView, Trigger, Triggers};
+use ampsched_model::{CoreSet, Placement, Policy, PolicyFailure, Signals, SystemView, Trigger, Triggers};
 
 use crate::options::{OptionInfo, OptionKind};
 use crate::{Build, PolicyInfo};
@@ -48,18 +48,16 @@ impl Bound {
 }
 
 impl Policy for Bound {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::START
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        let Trigger::Start(t) = view.trigger else { return };
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Trigger::Start(t) = view.trigger else { return Ok(()) };
         let v = view.thread(t);
         let next = self.core_of.len();
         let (cores, offset) = (self.cores, self.offset);
         let core = *self.core_of.entry((v.app, v.group, v.index_in_group)).or_insert((next + offset) % cores);
         out.set(t, CoreSet::single(core));
+        Ok(())
     }
 }

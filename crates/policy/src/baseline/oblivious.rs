@@ -3,7 +3,7 @@
 //! scheduler's load balancing (equal queue lengths, idle pull) decides where. It never
 //! makes a decision of its own.
 
-use ampsched_model::{Placement, Policy, Signals, SystemView, Triggers};
+use ampsched_model::{Placement, Policy, PolicyFailure, Signals, SystemView, Triggers};
 
 use crate::{Build, PolicyInfo};
 
@@ -21,11 +21,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub struct Oblivious;
 
 impl Policy for Oblivious {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }
-    fn decide(&mut self, _view: &SystemView, _out: &mut Placement) {}
+    fn decide(&mut self, _view: &SystemView, _out: &mut Placement) -> Result<(), PolicyFailure> {
+        Ok(())
+    }
 }

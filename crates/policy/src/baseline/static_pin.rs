@@ -13,7 +13,7 @@
 //! `compare --baseline default`.
 
 use ampsched_model::rng::Rng;
-use ampsched_model::{CoreSet, Placement, Policy, Signals, SystemView, ThreadState, Trigger, Triggers};
+use ampsched_model::{CoreSet, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadState, Trigger, Triggers};
 
 use crate::common::PerThread;
 use crate::{Build, PolicyInfo};
@@ -54,13 +54,10 @@ pub fn shuffled_cores(cores: usize, seed: u64) -> Vec<usize> {
 }
 
 impl Policy for StaticPin {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::START
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         if self.rank.is_empty() {
             let order = shuffled_cores(self.pinned.len(), view.seed);
             self.rank = vec![0; order.len()];
@@ -76,7 +73,7 @@ impl Policy for StaticPin {
                 }
             }
         }
-        let Trigger::Start(t) = view.trigger else { return };
+        let Trigger::Start(t) = view.trigger else { return Ok(()) };
         let core = (0..self.pinned.len()).min_by_key(|&c| (self.pinned[c], self.rank[c])).unwrap_or(0);
         // (The live agent may report a thread's start and exit in one sample.)
         if view.thread(t).state != ThreadState::Exited {
@@ -84,5 +81,6 @@ impl Policy for StaticPin {
             self.core_of.set(t, Some(core));
         }
         out.set(t, CoreSet::single(core));
+        Ok(())
     }
 }

@@ -14,6 +14,7 @@
 
 use ampsched_model::{CoreSet, Machine, Placement, SystemView, ThreadId, ThreadState, ThreadView};
 
+use super::changes::Changes;
 use super::filing::Filing;
 use super::per_thread::PerThread;
 
@@ -60,13 +61,24 @@ pub struct Partitions<C: Claim = ()> {
     level_of: PerThread<Option<Level>>,
     /// The view call these were last brought up to date with.
     synced_call: u64,
+    /// The policy's calls, for `begin`'s list of threads to look at again.
+    changes: Changes,
 }
 
 impl<C: Claim> Partitions<C> {
     pub fn new(m: &Machine) -> Self {
         let levels: Vec<CoreSet> = m.capacity_levels().into_iter().map(|(_, cores)| cores).collect();
         let runnable = Filing::new(levels.len());
-        Partitions { levels, runnable, claim: PerThread::new(), unfiled: Vec::new(), is_unfiled: PerThread::new(), level_of: PerThread::new(), synced_call: 0 }
+        Partitions {
+            levels,
+            runnable,
+            claim: PerThread::new(),
+            unfiled: Vec::new(),
+            is_unfiled: PerThread::new(),
+            level_of: PerThread::new(),
+            synced_call: 0,
+            changes: Changes::default(),
+        }
     }
 
     /// True when the machine has cores of more than one capacity (the thesis's asymmetric mode).
@@ -129,9 +141,19 @@ impl<C: Claim> Partitions<C> {
         self.runnable.set(level).len()
     }
 
+    /// The start of each call of a policy that partitions the cores: brings the partitions up
+    /// to date with the view and gives the threads the policy must look at again in this call
+    /// (`Changes::since_last`: the changed ones, or every live one after a missed call). None on
+    /// a machine of one capacity, where such a policy has nothing to decide. Once per call.
+    pub fn begin<'a>(&mut self, view: &SystemView<'a>) -> Option<&'a [ThreadId]> {
+        self.sync(view);
+        let changed = self.changes.since_last(view);
+        self.asymmetric().then_some(changed)
+    }
+
     /// Bring the partitions up to date with the view: the threads that changed since the last
     /// call, or every live thread if a call was missed.
-    pub fn sync(&mut self, view: &SystemView) {
+    fn sync(&mut self, view: &SystemView) {
         if view.call == self.synced_call {
             return;
         }

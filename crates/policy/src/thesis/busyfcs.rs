@@ -10,7 +10,7 @@
 
 use std::cmp::Reverse;
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, Trigger, Triggers};
 
 use crate::common::{Claim, Partitions};
 use crate::{Build, PolicyInfo};
@@ -46,17 +46,15 @@ impl BusyFcs {
 }
 
 impl Policy for BusyFcs {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         if let Trigger::Start(t) = view.trigger {
             self.parts.place_new(view, t, out);
         }
         let m = view.machine;
         self.parts.keep_fast_busy(view, out, |v| FastTime(Reverse(v.fast_time_ns(m))));
+        Ok(())
     }
 }

@@ -32,12 +32,12 @@
 //! boosted). `Variant` says which.
 
 use ampsched_model::view::AppId;
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
+use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS};
 use crate::common::tlp::{AppClass, AppThreads, Tlp, BOOST_TICKS_OPTION, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
-use crate::common::{Changes, Claim, F64Key, FairShare, Partitions, PerThread, FAST};
+use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
 use crate::options::{joined, OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -182,7 +182,6 @@ pub struct Camp {
     /// Work lists of a call: threads to classify again, threads to put in their class's place.
     dirty: Vec<ThreadId>,
     to_place: Vec<ThreadId>,
-    changes: Changes,
     /// Every class change, (time, thread, new class), when asked for (`with_history`): a long
     /// run would otherwise keep a list as long as its events.
     history: Option<Vec<(u64, ThreadId, Utility)>>,
@@ -222,7 +221,6 @@ impl Camp {
             counted: PerThread::new(),
             dirty: Vec::new(),
             to_place: Vec::new(),
-            changes: Changes::default(),
             history: None,
         }
     }
@@ -337,8 +335,8 @@ impl Camp {
     }
 
     /// The threads that changed: their apps' lists, and what to look at again.
-    fn note_changes(&mut self, view: &SystemView) {
-        for &t in self.changes.since_last(view) {
+    fn note_changes(&mut self, view: &SystemView, changed: &[ThreadId]) {
+        for &t in changed {
             let v = view.thread(t);
             self.apps.note(v);
             self.dirty.push(t);
@@ -428,24 +426,15 @@ impl Camp {
 }
 
 impl Policy for Camp {
-    fn name(&self) -> &str {
-        self.variant.name
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.quantum_ns)
     }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
-        self.estimator.as_ref().map(|e| e.sf(t))
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
-        }
-        self.note_changes(view);
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Some(changed) = self.parts.begin(view) else { return Ok(()) };
+        self.note_changes(view, changed);
         if let Trigger::Start(t) = view.trigger {
             self.parts.place_new(view, t, out);
             // Placed by load, not class: put it in its class's place below. (A thread that
@@ -473,5 +462,15 @@ impl Policy for Camp {
         }
         let rank = &self.rank;
         self.parts.keep_fast_busy(view, out, |v| rank.value(v.id));
+        Ok(())
+    }
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        Some(self)
+    }
+}
+
+impl Diagnostics for Camp {
+    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
+        self.estimator.as_ref().map(|e| e.sf(t))
     }
 }

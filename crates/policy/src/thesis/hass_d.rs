@@ -20,7 +20,7 @@
 //! On a machine of more than two capacities each partition swaps with the next faster and
 //! slower one.
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
+use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
 use crate::common::sf::{DynamicOptions, DynamicSf, Sf, DYNAMIC_OPTIONS};
 use crate::common::Partitions;
@@ -51,9 +51,6 @@ impl HassD {
 }
 
 impl Policy for HassD {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     /// The sampling period: the estimator reads each thread's counters over one quantum.
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.estimator.period_ns())
@@ -61,13 +58,9 @@ impl Policy for HassD {
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
-        Some(self.estimator.sf(t))
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        if self.parts.begin(view).is_none() {
+            return Ok(());
         }
         match view.trigger {
             Trigger::Start(t) => self.parts.place_new(view, t, out),
@@ -87,5 +80,15 @@ impl Policy for HassD {
         }
         let estimator = &self.estimator;
         self.parts.keep_fast_busy(view, out, |v| Sf(estimator.sf(v.id)));
+        Ok(())
+    }
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        Some(self)
+    }
+}
+
+impl Diagnostics for HassD {
+    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
+        Some(self.estimator.sf(t))
     }
 }

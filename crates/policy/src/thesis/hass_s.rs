@@ -24,7 +24,7 @@
 //! slow thread of highest SF up and the fast thread of lowest SF down. HASS-S knows no phases:
 //! its upper bound is the best static assignment.
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
+use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
 use crate::common::sf::{static_sf, static_speeds, Sf, LOWEST_SF};
 use crate::common::{Level, Partitions, PerThread, FAST};
@@ -132,22 +132,15 @@ impl HassS {
 }
 
 impl Policy for HassS {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.quantum_ns)
     }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
-        self.sf.value(t)
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        if self.parts.begin(view).is_none() {
+            return Ok(());
         }
         if !view.changed.is_empty() {
             self.load_epoch += 1;
@@ -171,5 +164,15 @@ impl Policy for HassS {
         }
         let sf = &self.sf;
         self.parts.keep_fast_busy(view, out, |v| Sf(sf.value(v.id).unwrap_or(LOWEST_SF)));
+        Ok(())
+    }
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        Some(self)
+    }
+}
+
+impl Diagnostics for HassS {
+    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
+        self.sf.value(t)
     }
 }

@@ -38,10 +38,10 @@
 //! On a machine of more than two capacities the fast side is the fastest partition and the
 //! slow side every other; a fast thread is refreshed on the next slower partition.
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use crate::common::ratio_rank::side;
-use crate::common::{Changes, F64Key, Level, Partitions, PerThread, RatioRank, FAST};
+use crate::common::{F64Key, Level, Partitions, PerThread, RatioRank, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -197,8 +197,6 @@ pub struct IpcDriven {
     sample_ns: u64,
     /// Periods count wall time (`clock=wall`), not the thread's CPU time.
     wall_clock: bool,
-    /// Which threads to look at again in a call (every live one after a missed call).
-    changes: Changes,
     log: Vec<Event>,
     /// New phases seen while the thread could not be forced to migrate yet (inactivity).
     deferred: u64,
@@ -217,7 +215,6 @@ impl IpcDriven {
             inactivity_ns: o.ms("swap_inactivity_ms"),
             sample_ns: o.ms("sample_ms"),
             wall_clock: o.choice("clock") == "wall",
-            changes: Changes::default(),
             log: Vec::new(),
             deferred: 0,
         }
@@ -394,21 +391,14 @@ impl IpcDriven {
 }
 
 impl Policy for IpcDriven {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.sample_ns)
     }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
-        }
-        let changed = self.changes.since_last(view);
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Some(changed) = self.parts.begin(view) else { return Ok(()) };
         for &t in changed {
             self.refile(view, t, out);
         }
@@ -434,5 +424,6 @@ impl Policy for IpcDriven {
                 }
             }
         }
+        Ok(())
     }
 }

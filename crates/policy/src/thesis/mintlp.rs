@@ -10,9 +10,9 @@
 
 use std::cmp::Reverse;
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers};
 
-use crate::common::{AppThreads, Changes, Claim, Partitions, PerThread};
+use crate::common::{AppThreads, Claim, Partitions, PerThread};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -48,13 +48,12 @@ pub struct MinTlp {
     parts: Partitions<FewestThreads>,
     apps: AppThreads,
     claims: PerThread<FewestThreads>,
-    changes: Changes,
     quantum_ns: u64,
 }
 
 impl MinTlp {
     pub fn new(o: &Options, m: &Machine) -> Self {
-        MinTlp { parts: Partitions::new(m), apps: AppThreads::default(), claims: PerThread::new(), changes: Changes::default(), quantum_ns: o.ms("quantum_ms") }
+        MinTlp { parts: Partitions::new(m), apps: AppThreads::default(), claims: PerThread::new(), quantum_ns: o.ms("quantum_ms") }
     }
 
     fn set_claim(&mut self, t: ThreadId, c: FewestThreads) {
@@ -64,21 +63,15 @@ impl MinTlp {
 }
 
 impl Policy for MinTlp {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.quantum_ns)
     }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
-        }
-        for &t in self.changes.since_last(view) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Some(changed) = self.parts.begin(view) else { return Ok(()) };
+        for &t in changed {
             self.apps.note(view.thread(t));
         }
         for a in self.apps.take_touched() {
@@ -96,5 +89,6 @@ impl Policy for MinTlp {
         self.parts.shed_weaker(view, out);
         self.parts.keep_fast_busy(view, out, |v| claims.value(v.id));
         debug_assert!(view.live_threads().all(|v| v.state == ThreadState::Exited || self.claims.value(v.id) == self.parts.claim(v.id)));
+        Ok(())
     }
 }

@@ -18,11 +18,11 @@
 //! `pa-rtx` (thesis §5.1.2) is this policy with the runtime's two hints (`pa_rtx.rs`).
 
 use ampsched_model::view::AppId;
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
 use super::pa_rtx::RuntimeHints;
 use crate::common::tlp::BOOST_TICKS_OPTION;
-use crate::common::{AppClass, AppThreads, Changes, Claim, Partitions, PerThread, Tlp, FAST};
+use crate::common::{AppClass, AppThreads, Claim, Partitions, PerThread, Tlp, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -114,7 +114,6 @@ pub struct Pa {
     stint: PerThread<Stint>,
     /// Each thread's claim as last set (what `Partitions` files it under).
     claims: PerThread<PaClaim>,
-    changes: Changes,
     /// PA-RTX's runtime hints: spin notifications and the master thread.
     rtx: Option<RuntimeHints>,
 }
@@ -132,7 +131,6 @@ impl Pa {
             expire_slow_ns: o.ms("expire_slow_ms"),
             stint: PerThread::new(),
             claims: PerThread::new(),
-            changes: Changes::default(),
             rtx,
         }
     }
@@ -281,25 +279,14 @@ fn claim_of(tlp: &Tlp, stint: &PerThread<Stint>, rtx: Option<&RuntimeHints>, vie
 }
 
 impl Policy for Pa {
-    fn name(&self) -> &str {
-        if self.rtx.is_some() {
-            super::pa_rtx::INFO.name
-        } else {
-            INFO.name
-        }
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.quantum_ns)
     }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
-        }
-        let changed = self.changes.since_last(view);
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Some(changed) = self.parts.begin(view) else { return Ok(()) };
         for &t in changed {
             self.apps.note(view.thread(t));
         }
@@ -326,5 +313,6 @@ impl Policy for Pa {
         self.shed_weaker(view, out);
         let claims = &self.claims;
         self.parts.keep_fast_busy(view, out, |v| claims.value(v.id));
+        Ok(())
     }
 }

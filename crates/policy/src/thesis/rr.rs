@@ -11,12 +11,12 @@
 //! partition while a slow core idles. On a machine of more than two capacities, the fast side is
 //! the fastest partition and the slow side all the others.
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, Trigger, Triggers, MAX_CORE_TYPES};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, Trigger, Triggers, MAX_CORE_TYPES};
 
 // A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
 // slow thread most behind up and the fast thread most ahead down.
 use crate::common::F64Key as Bc;
-use crate::common::{Changes, FairShare, Partitions, FAST};
+use crate::common::{FairShare, Partitions, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -54,22 +54,13 @@ pub struct RoundRobin {
     quantum_ns: u64,
     /// Balance counters, expiries and the swaps of expired threads: every thread shares.
     share: FairShare,
-    /// Which threads to look at again in a call (every live one after a missed call).
-    changes: Changes,
 }
 
 impl RoundRobin {
     pub fn new(o: &Options, m: &Machine) -> Self {
         let parts = Partitions::new(m);
         let alpha = parts.ncores(FAST) as f64 / m.num_cores() as f64;
-        RoundRobin {
-            parts,
-            alpha,
-            fast_types: m.fast_type_mask(),
-            quantum_ns: o.ms("quantum_ms"),
-            share: FairShare::new(o.ms("threshold_ms") as f64),
-            changes: Changes::default(),
-        }
+        RoundRobin { parts, alpha, fast_types: m.fast_type_mask(), quantum_ns: o.ms("quantum_ms"), share: FairShare::new(o.ms("threshold_ms") as f64) }
     }
 
     /// Bring the balance counters up to date with the last quantum's CPU time, and the claims
@@ -91,21 +82,14 @@ impl RoundRobin {
 }
 
 impl Policy for RoundRobin {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.quantum_ns)
     }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
-        }
-        let changed = self.changes.since_last(view);
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Some(changed) = self.parts.begin(view) else { return Ok(()) };
         for &t in changed {
             self.share.touch(t);
             self.share.refile(view, t, self.parts.level(t));
@@ -119,5 +103,6 @@ impl Policy for RoundRobin {
             Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
         }
         self.keep_fast_busy(view, out);
+        Ok(())
     }
 }

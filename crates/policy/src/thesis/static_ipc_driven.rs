@@ -13,9 +13,9 @@
 //! inactivity period is needed. One-way moves keep fast cores busy, the highest ratio going up
 //! and the lowest down.
 
-use ampsched_model::{Machine, Placement, Policy, Signals, SystemView, ThreadId, Trigger, Triggers};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::{Changes, F64Key, Partitions, PerThread, RatioRank, FAST};
+use crate::common::{F64Key, Partitions, PerThread, RatioRank, FAST};
 use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -36,8 +36,6 @@ pub struct StaticIpcDriven {
     fast_type: usize,
     slow_type: usize,
     ratio: PerThread<f64>,
-    /// Which threads to look at again in a call (every live one after a missed call).
-    changes: Changes,
 }
 
 impl StaticIpcDriven {
@@ -45,7 +43,7 @@ impl StaticIpcDriven {
         let parts: Partitions<F64Key> = Partitions::new(m);
         let fast_type = m.fastest_type();
         let slow_type = if parts.asymmetric() { parts.cores(FAST + 1).first().map_or(fast_type, |c| m.cores[c].core_type) } else { fast_type };
-        StaticIpcDriven { parts, rank: RatioRank::new(), fast_type, slow_type, ratio: PerThread::new(), changes: Changes::default() }
+        StaticIpcDriven { parts, rank: RatioRank::new(), fast_type, slow_type, ratio: PerThread::new() }
     }
 
     /// Thread `t`'s ratio, from its program group's solo profile.
@@ -82,24 +80,17 @@ impl StaticIpcDriven {
 }
 
 impl Policy for StaticIpcDriven {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.parts.sync(view);
-        if !self.parts.asymmetric() {
-            return;
-        }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        let Some(changed) = self.parts.begin(view) else { return Ok(()) };
         if let Trigger::Start(t) = view.trigger {
             let ratio = self.solo_ratio(view, t);
             self.ratio.set(t, ratio);
             self.parts.set_claim(t, F64Key(ratio));
             self.parts.place_new(view, t, out);
         }
-        let changed = self.changes.since_last(view);
         for &t in changed {
             self.refile(view, t, out);
         }
@@ -112,5 +103,6 @@ impl Policy for StaticIpcDriven {
             let at = self.parts.level(t).filter(|_| view.thread(t).state.is_runnable()).map(|l| (l, self.ratio.value(t)));
             self.rank.pin(t, at);
         }
+        Ok(())
     }
 }

@@ -12,7 +12,7 @@
 //! call are bound by their kind where their affinity differs. In the simulator kinds never
 //! change, and this binds each thread once, at its start.
 
-use ampsched_model::{Placement, Policy, Signals, SystemView, ThreadState, Triggers};
+use ampsched_model::{Placement, Policy, PolicyFailure, Signals, SystemView, ThreadState, Triggers};
 
 use super::bind_vm_cores;
 use super::wash::QUANTUM_MS;
@@ -31,20 +31,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub struct BindVm;
 
 impl Policy for BindVm {
-    fn name(&self) -> &str {
-        INFO.name
-    }
     fn triggers(&self) -> Triggers {
         Triggers::START
     }
     fn quantum_ns(&self) -> Option<u64> {
         Some((QUANTUM_MS * 1e6) as u64)
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         let m = view.machine;
         // On a machine of one kind of core there are no small cores to bind helpers to.
         if m.slow_cores().is_empty() {
-            return;
+            return Ok(());
         }
         // A starting thread is among the changed ones; so is one whose kind changed since its
         // start (live: renamed), whichever call comes first.
@@ -56,5 +53,6 @@ impl Policy for BindVm {
                 out.set(t, cores);
             }
         }
+        Ok(())
     }
 }

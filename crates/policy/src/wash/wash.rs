@@ -26,7 +26,8 @@ use std::collections::BTreeSet;
 
 use ampsched_model::view::AppId;
 use ampsched_model::{
-    CoreSet, Counters, Machine, Placement, Policy, Signals, SystemView, ThreadId, ThreadKind, ThreadState, Trigger, Triggers, MAX_CORE_TYPES,
+    CoreSet, Counters, Diagnostics, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadKind, ThreadState, Trigger, Triggers,
+    MAX_CORE_TYPES,
 };
 
 use super::bind_vm_cores;
@@ -574,9 +575,6 @@ fn young(view: &SystemView, t: ThreadId) -> bool {
 }
 
 impl Policy for Wash {
-    fn name(&self) -> &str {
-        self.switches.name
-    }
     fn quantum_ns(&self) -> Option<u64> {
         Some(self.quantum_ns)
     }
@@ -585,26 +583,11 @@ impl Policy for Wash {
     fn triggers(&self) -> Triggers {
         Triggers { start: true, block: true, ..Triggers::NONE }
     }
-    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
-        let s = self.threads.value(t).speedup;
-        Some(if s > 0.0 { s } else { self.prior_speedup })
-    }
-    /// What a report says of the predictions (the live agent's `speedup` line): without counters
-    /// every thread is predicted the core types' peak-rate ratio, whatever `model` says.
-    fn speedup_source(&self) -> Option<String> {
-        Some(match (self.counters, self.model) {
-            (None, _) => "none: the policy was never called".to_string(),
-            (Some(false), "core-type") => "core type alone: no hardware counters".to_string(),
-            (Some(false), m) => format!("core type alone: no hardware counters (model {m} needs them)"),
-            (Some(true), "core-type") => "core type alone: model=core-type (hardware counters not used for speedups)".to_string(),
-            (Some(true), m) => format!("hardware counters, model {m}"),
-        })
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         self.counters = Some(view.available.contains(Signals::COUNTERS));
         // On a machine of one kind of core there is nothing to steer.
         if self.small.is_empty() {
-            return;
+            return Ok(());
         }
         if self.changes.missed(view) {
             // Exits may have gone unseen: file the live threads afresh.
@@ -638,5 +621,27 @@ impl Policy for Wash {
             }
             Trigger::Start(_) | Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}
         }
+        Ok(())
+    }
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        Some(self)
+    }
+}
+
+impl Diagnostics for Wash {
+    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
+        let s = self.threads.value(t).speedup;
+        Some(if s > 0.0 { s } else { self.prior_speedup })
+    }
+    /// What a report says of the predictions (the live agent's `speedup` line): without counters
+    /// every thread is predicted the core types' peak-rate ratio, whatever `model` says.
+    fn speedup_source(&self) -> Option<String> {
+        Some(match (self.counters, self.model) {
+            (None, _) => "none: the policy was never called".to_string(),
+            (Some(false), "core-type") => "core type alone: no hardware counters".to_string(),
+            (Some(false), m) => format!("core type alone: no hardware counters (model {m} needs them)"),
+            (Some(true), "core-type") => "core type alone: model=core-type (hardware counters not used for speedups)".to_string(),
+            (Some(true), m) => format!("hardware counters, model {m}"),
+        })
     }
 }

@@ -93,13 +93,13 @@ fn a_refused_affinity_is_seen_at_the_next_call() {
     // and the source names it as changed, as it does every thread a placement names.
     b.mark_changed(0);
     b.begin_call(Trigger::Quantum, 1);
-    p.sync(&b.view(&m, Trigger::Quantum, 1));
+    p.begin(&b.view(&m, Trigger::Quantum, 1));
     assert_eq!(p.level(0), Some(2), "the view's affinity wins over the policy's own record");
     // A thread that blocks leaves its partition's load.
     b.end_call();
     b.set_state(0, ThreadState::Blocked);
     b.begin_call(Trigger::Block(0), 2);
-    p.sync(&b.view(&m, Trigger::Block(0), 2));
+    p.begin(&b.view(&m, Trigger::Block(0), 2));
     assert_eq!(p.load(2), 0);
 }
 

@@ -12,7 +12,7 @@
 //! start discarded, then a phase and 2 stable periods of 200 ms.
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, SimpleModel, Workload};
+use ampsched_model::{Machine, SimpleModel, Watched, Workload};
 use ampsched_policy::common::uf::{utility_factor, Utility};
 use ampsched_policy::thesis::camp::{Camp, Variant};
 use ampsched_policy::{Options, PolicySpec, POLICIES};
@@ -254,30 +254,6 @@ fn new_threads_warm_up_as_low() {
     assert!((0.8..0.81).contains(&cpu_slow), "cpu waits out the warm-up on the slow core: {cpu_slow} s");
 }
 
-/// A chapter-6 policy whose class order is checked after every call.
-struct Checked {
-    camp: Camp,
-    inversion: Option<(u64, u32, u32)>,
-}
-
-impl ampsched_model::Policy for Checked {
-    fn name(&self) -> &str {
-        self.camp.name()
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.camp.quantum_ns()
-    }
-    fn triggers(&self) -> ampsched_model::Triggers {
-        self.camp.triggers()
-    }
-    fn decide(&mut self, view: &ampsched_model::SystemView, out: &mut ampsched_model::Placement) {
-        self.camp.decide(view, out);
-        if let (None, Some((s, f))) = (self.inversion, self.camp.class_inversion()) {
-            self.inversion = Some((view.now_ns, s, f));
-        }
-    }
-}
-
 use crate::common;
 
 proptest::proptest! {
@@ -305,11 +281,18 @@ proptest::proptest! {
         ][which];
         let spec = PolicySpec::parse(spec).unwrap();
         let info = POLICIES.iter().find(|p| p.name == variant.name).unwrap();
-        let mut p = Checked { camp: Camp::new(variant, &Options::new(&spec, info.options).unwrap(), &m), inversion: None };
+        // The class order, checked after every call: the first inversion (ns, slow thread, fast thread).
+        let mut inversion = None;
+        let mut p = Watched::new(Camp::new(variant, &Options::new(&spec, info.options).unwrap(), &m), |camp, view, _| {
+            if let (None, Some((s, f))) = (inversion, camp.class_inversion()) {
+                inversion = Some((view.now_ns, s, f));
+            }
+        });
         let r = Engine::new(&m, &w, &SimpleModel, &mut p, SimConfig { seed, ..SimConfig::default() }).run().unwrap();
+        drop(p);
         for (a, res) in w.apps.iter().zip(&r.apps) {
             proptest::prop_assert_eq!(res.turnarounds_ns.len() as u32, a.runs);
         }
-        proptest::prop_assert!(p.inversion.is_none(), "at {:?} (ns, slow thread, fast thread)", p.inversion);
+        proptest::prop_assert!(inversion.is_none(), "at {:?} (ns, slow thread, fast thread)", inversion);
     }
 }

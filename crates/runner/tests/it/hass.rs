@@ -49,8 +49,8 @@ fn hass_s_puts_the_thread_of_higher_sf_on_the_fast_core() {
     );
     let (r, p) = simulate(&m, &w, "hass-s");
     let (mem, cpu) = (&r.threads[0], &r.threads[1]);
-    assert_eq!(p.sf_estimate(0), Some(1.2));
-    assert_eq!(p.sf_estimate(1), Some(2.0));
+    assert_eq!(p.diagnostics().unwrap().sf_estimate(0), Some(1.2));
+    assert_eq!(p.diagnostics().unwrap().sf_estimate(1), Some(2.0));
     assert_eq!(cpu.per_type[0].time_ns, 1_000_000_000, "cpu runs on the fast core from the start");
     assert_eq!(cpu.per_type[1].time_ns, 0);
     // mem: 1 s on the slow core (1e9 / 3 instructions at 3 ns), then 20 µs of migration and the
@@ -83,7 +83,7 @@ fn hass_d_moves_a_thread_turning_memory_bound_off_the_fast_core_within_four_peri
     assert!((a_fast - 2.8).abs() < 1e-6, "{a_fast}");
     assert_eq!(r.threads[0].migrations, 1);
     // Its last estimate, from its memory-bound phase on the slow core: exactly 8/7.
-    assert!((p.sf_estimate(0).unwrap() - 8.0 / 7.0).abs() < 1e-9, "{:?}", p.sf_estimate(0));
+    assert!((p.diagnostics().unwrap().sf_estimate(0).unwrap() - 8.0 / 7.0).abs() < 1e-9, "{:?}", p.diagnostics().unwrap().sf_estimate(0));
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn the_dynamic_estimate_of_a_stable_thread_alone_on_its_llc_is_within_5_percent(
          miss_curve = { size_kb = [256, 2048], mpki = [20, 4] }\n",
     );
     let (r, p) = simulate(&m, &w, "hass-d");
-    let estimate = p.sf_estimate(0).unwrap();
+    let estimate = p.diagnostics().unwrap().sf_estimate(0).unwrap();
     assert!((estimate - 1.6).abs() / 1.6 < 0.05, "{estimate}");
     // 5 s of run, 25 samples: the first 3 at the new thread's 1.0 (error 0.6), the rest exact.
     let mean = r.sf_error_of(0).unwrap();
@@ -120,11 +120,11 @@ fn the_static_signature_misjudges_a_thread_beside_a_cache_hungry_co_runner_the_d
     );
     let truth = (1.0 + 0.937_218) / (0.5 + 0.937_218);
     let (s, ps) = simulate(&m, &w, "hass-s");
-    assert!((ps.sf_estimate(0).unwrap() - 1.1 / 0.6).abs() < 1e-9);
+    assert!((ps.diagnostics().unwrap().sf_estimate(0).unwrap() - 1.1 / 0.6).abs() < 1e-9);
     let static_error = s.sf_error_of(0).unwrap();
     assert!((static_error - (1.1 / 0.6 - truth)).abs() < 1e-3, "{static_error}");
     let (d, pd) = simulate(&m, &w, "hass-d");
-    assert!((pd.sf_estimate(0).unwrap() - truth).abs() < 1e-3, "{:?}", pd.sf_estimate(0));
+    assert!((pd.diagnostics().unwrap().sf_estimate(0).unwrap() - truth).abs() < 1e-3, "{:?}", pd.diagnostics().unwrap().sf_estimate(0));
     // t runs 1e10 × 1.437 ns = 14.4 s: 72 samples, the first 3 at 1.0 (off by 0.348).
     let dynamic_error = d.sf_error_of(0).unwrap();
     assert!(dynamic_error < 0.02, "{dynamic_error}");
@@ -189,7 +189,7 @@ proptest::proptest! {
         let peak = |t: usize| m.core_types[t].freq_ghz / m.core_types[t].cpi_scale;
         let max_sf = peak(fast) / peak(slow);
         for t in 0..r.threads.len() as u32 {
-            if let Some(sf) = p.sf_estimate(t) {
+            if let Some(sf) = p.diagnostics().unwrap().sf_estimate(t) {
                 proptest::prop_assert!((1.0 - 1e-9..=max_sf + 1e-9).contains(&sf), "thread {} SF {} outside [1, {}]", t, sf, max_sf);
             }
         }

@@ -7,7 +7,7 @@
 //! they start together).
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, ThreadState, Triggers, Workload};
+use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, ThreadState, Watched, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_sim::{Engine, RunResult, SimConfig};
 
@@ -153,41 +153,22 @@ fn with_spinning_waits_pa_cannot_see_the_serial_phase_and_pa_rtx_can() {
 
 /// MinTLP's promise, checked after each of its decisions: no runnable thread of an app sits in
 /// the slow partition while a runnable thread of an app with more runnable threads is in the
-/// fast one.
-struct CheckMinTlp {
-    inner: Box<dyn Policy>,
-    calls: usize,
-    violations: Vec<String>,
-}
-
-impl Policy for CheckMinTlp {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.inner.quantum_ns()
-    }
-    fn triggers(&self) -> Triggers {
-        self.inner.triggers()
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.inner.decide(view, out);
-        self.calls += 1;
-        let fast = view.machine.fast_cores();
-        let on_fast = |t: u32| {
-            let allowed = out.affinity.iter().rev().find(|(x, _)| *x == t).map(|(_, c)| c.clone()).unwrap_or_else(|| view.thread(t).allowed.clone());
-            allowed.is_subset(&fast)
-        };
-        let runnable: Vec<(u32, u32, bool)> = view
-            .live_threads()
-            .filter(|v| v.state.is_runnable() && v.state != ThreadState::Exited)
-            .map(|v| (v.id, view.apps[v.app as usize].runnable_threads, on_fast(v.id)))
-            .collect();
-        for &(a, na, fa) in &runnable {
-            for &(b, nb, fb) in &runnable {
-                if fa && !fb && nb < na {
-                    self.violations.push(format!("at {} ns: thread {a} (app of {na} runnable) fast, thread {b} (app of {nb}) slow", view.now_ns));
-                }
+/// fast one. The violations found, each a line.
+fn mintlp_violations(view: &SystemView, out: &Placement, violations: &mut Vec<String>) {
+    let fast = view.machine.fast_cores();
+    let on_fast = |t: u32| {
+        let allowed = out.affinity.iter().rev().find(|(x, _)| *x == t).map(|(_, c)| c.clone()).unwrap_or_else(|| view.thread(t).allowed.clone());
+        allowed.is_subset(&fast)
+    };
+    let runnable: Vec<(u32, u32, bool)> = view
+        .live_threads()
+        .filter(|v| v.state.is_runnable() && v.state != ThreadState::Exited)
+        .map(|v| (v.id, view.apps[v.app as usize].runnable_threads, on_fast(v.id)))
+        .collect();
+    for &(a, na, fa) in &runnable {
+        for &(b, nb, fb) in &runnable {
+            if fa && !fb && nb < na {
+                violations.push(format!("at {} ns: thread {a} (app of {na} runnable) fast, thread {b} (app of {nb}) slow", view.now_ns));
             }
         }
     }
@@ -206,10 +187,15 @@ fn mintlp_never_gives_the_fast_core_to_an_app_with_more_runnable_threads_while_o
          [[app]]\nname = \"three\"\nthreads = 3\nrepeat = 3\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1.5e8\n\
          [[app.phase]]\nkind = \"serial\"\ninstructions = 1e8\nwait = \"block\"\nscope = \"group\"\n",
     );
-    let mut p = CheckMinTlp { inner: build(&PolicySpec::parse("mintlp").unwrap(), &m).unwrap(), calls: 0, violations: Vec::new() };
+    let (mut calls, mut violations) = (0, Vec::new());
+    let mut p = Watched::new(build(&PolicySpec::parse("mintlp").unwrap(), &m).unwrap(), |_, view, out| {
+        calls += 1;
+        mintlp_violations(view, out, &mut violations);
+    });
     let r = simulate_with(&m, &w, &mut p);
-    assert!(p.calls > 50, "only {} calls", p.calls);
-    assert!(p.violations.is_empty(), "{} violations, first: {}", p.violations.len(), p.violations[0]);
+    drop(p);
+    assert!(calls > 50, "only {calls} calls");
+    assert!(violations.is_empty(), "{} violations, first: {}", violations.len(), violations[0]);
     // And it matters: the single-threaded app runs on the fast core whenever it runs.
     let one = r.threads.iter().find(|t| t.app == 0).unwrap();
     assert_eq!(one.per_type[1].time_ns, 0, "the 1-thread app ran {} ns on slow cores", one.per_type[1].time_ns);

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ampsched_model::{Placement, Policy, SystemView, ThreadId, Triggers};
+use ampsched_model::{SystemView, ThreadId, Watched};
 use ampsched_policy::{build, Build, PolicySpec, POLICIES};
 use ampsched_runner::{Experiment, Settings};
 
@@ -16,10 +16,10 @@ use crate::common::ScratchDir;
 const FORK_JOIN: &str = "name = \"pp\"\n[[app]]\nname = \"fj\"\nthreads = 4\nrepeat = 3\nworkers = \"per_phase\"\n\
 [[app.phase]]\nkind = \"compute\"\ninstructions = 4e8\n[[app.phase]]\nkind = \"serial\"\ninstructions = 4e8\nwait = \"block\"\n";
 
-/// The policy under test, and what its views showed: per thread id, when it was first and last
-/// seen live, and whether it was seen live after a view in which it was gone.
-struct Recorder {
-    inner: Box<dyn Policy>,
+/// What a policy's views showed: per thread id, when it was first and last seen live, and
+/// whether it was seen live after a view in which it was gone.
+#[derive(Default)]
+struct Seen {
     seen: BTreeMap<ThreadId, (u64, u64)>,
     came_back: BTreeSet<ThreadId>,
     /// The live threads of the last view.
@@ -27,17 +27,8 @@ struct Recorder {
     calls: u64,
 }
 
-impl Policy for Recorder {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.inner.quantum_ns()
-    }
-    fn triggers(&self) -> Triggers {
-        self.inner.triggers()
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
+impl Seen {
+    fn record(&mut self, view: &SystemView) {
         self.calls += 1;
         let live: BTreeSet<ThreadId> = view.live_threads().map(|t| t.id).collect();
         for &id in self.seen.keys() {
@@ -49,13 +40,6 @@ impl Policy for Recorder {
             self.seen.entry(id).or_insert((view.now_ns, view.now_ns)).1 = view.now_ns;
         }
         self.last_live = live;
-        self.inner.decide(view, out)
-    }
-    fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
-        self.inner.sf_estimate(t)
-    }
-    fn failure(&self) -> Option<String> {
-        self.inner.failure()
     }
 }
 
@@ -70,9 +54,10 @@ fn per_phase_workers_are_new_threads_to_every_policy() {
         }
         let mut ex = Experiment::new("2fc-2sc-amd", &workload, Settings::default()).unwrap();
         let spec = PolicySpec::parse(info.name).unwrap();
-        let mut rec =
-            Recorder { inner: build(&spec, &ex.machine).unwrap(), seen: BTreeMap::new(), came_back: BTreeSet::new(), last_live: BTreeSet::new(), calls: 0 };
-        let result = ex.run_policy(info.name, info.needs, &mut rec).unwrap();
+        let mut rec = Seen::default();
+        let mut watched = Watched::new(build(&spec, &ex.machine).unwrap(), |_, view, _| rec.record(view));
+        let result = ex.run_policy(info.name, info.needs, &mut watched).unwrap();
+        drop(watched);
         assert_eq!(result["threads"].as_array().unwrap().len(), 10, "{}", info.name);
         if rec.calls == 0 {
             continue; // a policy that asks for no calls (oblivious) sees no thread at all

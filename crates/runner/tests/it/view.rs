@@ -3,13 +3,14 @@
 //! list, per-app runnable counts, per-quantum intervals and who ran, per-core state and lock
 //! edges. A recording wrapper makes the checks and must not change the run.
 
-use ampsched_model::{CoreSet, PerType, Placement, Policy, SystemView, ThreadState, Trigger, Triggers};
+use ampsched_model::{CoreSet, PerType, Placement, Policy, PolicyFailure, SystemView, ThreadState, Trigger, Triggers, Watched};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_runner::catalog;
 use ampsched_sim::{Engine, SimConfig};
 
-struct Checked {
-    inner: Box<dyn Policy>,
+/// Checks each view a policy gets (`Watched` calls it after each call, so the policy gets the
+/// calls it would get alone: "changed since the previous call" is per policy).
+struct ViewChecker {
     /// Per thread at the previous call: (runnable, exited, affinity).
     seen: Vec<(bool, bool, CoreSet)>,
     /// Per thread at the previous quantum: its counters.
@@ -18,11 +19,7 @@ struct Checked {
     lock_edges_seen: usize,
 }
 
-impl Checked {
-    fn new(inner: Box<dyn Policy>) -> Checked {
-        Checked { inner, seen: Vec::new(), at_quantum: Vec::new(), calls: 0, lock_edges_seen: 0 }
-    }
-
+impl ViewChecker {
     fn check(&mut self, v: &SystemView) {
         self.calls += 1;
         assert_eq!(v.call, self.calls, "calls are numbered 1, 2, ...");
@@ -82,23 +79,6 @@ impl Checked {
     }
 }
 
-impl Policy for Checked {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn quantum_ns(&self) -> Option<u64> {
-        self.inner.quantum_ns()
-    }
-    // The same calls as the inner policy: "changed since the previous call" is per policy.
-    fn triggers(&self) -> Triggers {
-        self.inner.triggers()
-    }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        self.check(view);
-        self.inner.decide(view, out);
-    }
-}
-
 #[test]
 fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
     let mut edges = 0;
@@ -108,10 +88,12 @@ fn every_view_keeps_the_interfaces_promises_and_checking_changes_nothing() {
         for spec in ["rr", "busyfcs", "static"] {
             let spec = PolicySpec::parse(spec).unwrap();
             let plain = Engine::new(&m, &w, &ampsched_model::SimpleModel, build(&spec, &m).unwrap().as_mut(), SimConfig::default()).run().unwrap();
-            let mut checked = Checked::new(build(&spec, &m).unwrap());
+            let mut checker = ViewChecker { seen: Vec::new(), at_quantum: Vec::new(), calls: 0, lock_edges_seen: 0 };
+            let mut checked = Watched::new(build(&spec, &m).unwrap(), |_, view, _| checker.check(view));
             let r = Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut checked, SimConfig::default()).run().unwrap();
-            assert!(checked.calls > 0);
-            edges += checked.lock_edges_seen;
+            drop(checked);
+            assert!(checker.calls > 0);
+            edges += checker.lock_edges_seen;
             assert_eq!(
                 (r.makespan_ns, r.migrations, r.decisions),
                 (plain.makespan_ns, plain.migrations, plain.decisions),
@@ -160,17 +142,15 @@ fn program_signatures_reach_the_view_and_hints_are_offered_only_when_every_group
     // A policy sees them per app and group.
     struct Reads(Vec<Option<Signature>>);
     impl Policy for Reads {
-        fn name(&self) -> &str {
-            "reads"
-        }
         fn quantum_ns(&self) -> Option<u64> {
             None
         }
         fn triggers(&self) -> Triggers {
             Triggers { start: true, ..Triggers::NONE }
         }
-        fn decide(&mut self, v: &SystemView, _: &mut Placement) {
+        fn decide(&mut self, v: &SystemView, _: &mut Placement) -> Result<(), PolicyFailure> {
             self.0 = v.apps.iter().map(|a| a.signatures[0].clone()).collect();
+            Ok(())
         }
     }
     let m = catalog::machine("dvfs-2x").unwrap();

@@ -130,7 +130,7 @@ fn a_scalable_app_is_spread_over_all_cores() {
     let end = r.makespan_ns as f64 / 1e9;
     assert!(end > 1.15 && end < 1.3, "makespan {end} s");
     // Without counters the prediction is the cores' peak-rate ratio, 2.8 / 0.8.
-    assert!((p.sf_estimate(0).unwrap() - 3.5).abs() < 1e-12);
+    assert!((p.diagnostics().unwrap().sf_estimate(0).unwrap() - 3.5).abs() < 1e-12);
     assert!(r.sf_error_mean().is_some());
 }
 

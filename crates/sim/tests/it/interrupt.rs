@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::common::{apps, machine};
-use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, Triggers, Workload};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, SimpleModel, SystemView, Triggers, Workload};
 use ampsched_sim::interrupt::CHECK_EVERY_EVENTS;
 use ampsched_sim::{Engine, Interrupt, RunResult, SimConfig, SimError};
 
@@ -13,13 +13,12 @@ use ampsched_sim::{Engine, Interrupt, RunResult, SimConfig, SimError};
 struct Idle;
 
 impl Policy for Idle {
-    fn name(&self) -> &str {
-        "idle"
-    }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }
-    fn decide(&mut self, _: &SystemView, _: &mut Placement) {}
+    fn decide(&mut self, _: &SystemView, _: &mut Placement) -> Result<(), PolicyFailure> {
+        Ok(())
+    }
 }
 
 fn one_core() -> Machine {

@@ -10,7 +10,7 @@
 use std::process::Command;
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, Triggers, Workload};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, SimpleModel, SystemView, Triggers, Workload};
 use ampsched_sim::{Engine, SimConfig, SimError};
 
 const CHILD: &str = "AMPSCHED_RESTARTS_CHILD";
@@ -25,13 +25,12 @@ const KB_PER_THREAD: u64 = 2;
 struct Oblivious;
 
 impl Policy for Oblivious {
-    fn name(&self) -> &str {
-        "none"
-    }
     fn triggers(&self) -> Triggers {
         Triggers::NONE
     }
-    fn decide(&mut self, _: &SystemView, _: &mut Placement) {}
+    fn decide(&mut self, _: &SystemView, _: &mut Placement) -> Result<(), PolicyFailure> {
+        Ok(())
+    }
 }
 
 /// A field of /proc/self/status, in kB.

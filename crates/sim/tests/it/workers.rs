@@ -8,7 +8,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use ampsched_model::workload::{Programs, CYCLES_PER_SPIN_ITERATION};
-use ampsched_model::{Placement, Policy, SimpleModel, SystemView, Trigger, Triggers, Workload};
+use ampsched_model::{Placement, Policy, PolicyFailure, SimpleModel, SystemView, Trigger, Triggers, Workload};
 use ampsched_sim::{Engine, RunResult, SimConfig};
 
 use crate::common::machine;
@@ -23,9 +23,6 @@ struct Recorder {
 }
 
 impl Policy for Recorder {
-    fn name(&self) -> &str {
-        "recorder"
-    }
     fn triggers(&self) -> Triggers {
         Triggers::ALL
     }
@@ -33,9 +30,10 @@ impl Policy for Recorder {
     fn quantum_ns(&self) -> Option<u64> {
         Some(250_000_000)
     }
-    fn decide(&mut self, v: &SystemView, _out: &mut Placement) {
+    fn decide(&mut self, v: &SystemView, _out: &mut Placement) -> Result<(), PolicyFailure> {
         let app = &v.apps[0];
         self.calls.push((v.now_ns, v.trigger, app.live_threads, app.runnable_threads));
+        Ok(())
     }
 }
 

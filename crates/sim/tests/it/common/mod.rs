@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{Machine, Placement, Policy, SimpleModel, SystemView, Triggers, Workload};
+use ampsched_model::{Machine, Placement, Policy, PolicyFailure, SimpleModel, SystemView, Triggers, Workload};
 use ampsched_sim::{Engine, RunResult, SimConfig};
 
 /// Calls `decide` on every thread start and every `quantum_ns`.
@@ -12,17 +12,15 @@ pub struct TestPolicy<F> {
 }
 
 impl<F: FnMut(&SystemView, &mut Placement) + Send> Policy for TestPolicy<F> {
-    fn name(&self) -> &str {
-        "test"
-    }
     fn quantum_ns(&self) -> Option<u64> {
         self.quantum_ns
     }
     fn triggers(&self) -> Triggers {
         Triggers { start: true, ..Triggers::NONE }
     }
-    fn decide(&mut self, view: &SystemView, out: &mut Placement) {
-        (self.decide)(view, out)
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        (self.decide)(view, out);
+        Ok(())
     }
 }
 
