@@ -162,3 +162,20 @@ fn program_signatures_reach_the_view_and_hints_are_offered_only_when_every_group
     assert!(with("cpi = 1.5\nllc_mpki = 1\nsf = 2", false).unwrap_err().to_string().starts_with("w.toml: app[0].signature.sf: unknown key"));
     assert!(with("cpi = 1.5\nllc_mpki = 1\nmiss_curve = { size_kb = [1], mpki = [1] }", false).unwrap_err().to_string().contains("not both"));
 }
+
+#[test]
+fn a_watched_policy_keeps_its_calls_and_its_diagnostics() {
+    // HASS-D estimates SFs (its diagnostics): watched, the run and its estimator's error are the
+    // same as alone, and the watcher sees every call.
+    let m = catalog::machine("dvfs-2x").unwrap();
+    let w = catalog::workload("demo").unwrap();
+    let spec = PolicySpec::parse("hass-d").unwrap();
+    let plain = Engine::new(&m, &w, &ampsched_model::SimpleModel, build(&spec, &m).unwrap().as_mut(), SimConfig::default()).run().unwrap();
+    let mut calls = 0;
+    let mut watched = Watched::new(build(&spec, &m).unwrap(), |_, _, _| calls += 1);
+    let r = Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut watched, SimConfig::default()).run().unwrap();
+    drop(watched);
+    assert!(plain.sf_error_mean().is_some(), "hass-d reports its estimates");
+    assert_eq!((r.makespan_ns, r.decisions, r.sf_error.clone()), (plain.makespan_ns, plain.decisions, plain.sf_error.clone()));
+    assert_eq!(calls, r.policy_calls);
+}
