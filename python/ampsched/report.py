@@ -40,7 +40,7 @@ _WIDTH = 900  # px, every chart; the timeline is drawn at one app per pixel colu
 _RC = {
     "svg.fonttype": "none",  # text stays <text>: selectable, and far smaller than glyph outlines
     "svg.hashsalt": "ampsched-report",  # matplotlib's ids hash a random uuid unless a salt is set
-    "text.parse_math": False,  # names are user text: a '$' in one is a dollar, not mathtext
+    "text.parse_math": False,  # names are user text: a '$' in one is a dollar, not mathtext (matplotlib 3.6+)
     "text.usetex": False,
     "font.family": "sans-serif",
     "font.sans-serif": ["DejaVu Sans"],  # matplotlib's own font: its metrics are those of the layout
