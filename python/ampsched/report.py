@@ -399,10 +399,10 @@ def _timeline_svg(result, t_max: float, app_colors, prefix: str) -> str:
             PathPatch(Path.make_compound_path_from_polys(polys), facecolor=app_colors.get(app, "#888888"), linewidth=0)
         )
         chart.tip(patch, str(app))
+    labels = [f"{core} {core_type.get(core, '')}".rstrip() for core in cores]
     ax.set_yticks([row + 0.5 for row in range(len(cores))])
-    ticks = ax.set_yticklabels([_cut(f"{core} {core_type.get(core, '')}".rstrip()) for core in cores])
-    for tick, core in zip(ticks, cores):
-        chart.tip(tick, f"{core} {core_type.get(core, '')}".rstrip(), always=False)
+    for tick, label in zip(ax.set_yticklabels([_cut(label) for label in labels]), labels):
+        chart.tip(tick, label, always=False)
     ax.tick_params(axis="y", length=0)
     for side in ("left", "top", "right"):
         ax.spines[side].set_visible(False)
