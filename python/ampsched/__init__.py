@@ -40,6 +40,14 @@ try:
 except ImportError as error:
     _core = None
     _core_error = error
+
+    class InputError(ValueError):
+        """Bad input: what the user gave is wrong, and the message says what ("file: key: problem").
+
+        The engine's InputError when it is built; this stand-in when it is not, so that the pure-Python
+        parts (the report, the checks of paths) raise the same type and `except ampsched.InputError`
+        works either way."""
+
 else:
     _core_error = None
     InputError = _core.InputError
@@ -63,7 +71,11 @@ __all__ = [
     "list_workloads",
     "list_policies",
     "list_programs",
-] + (["InputError"] if _core is not None else [])  # so `import *` works without the engine
+    "catalog",
+    "topology",
+    "agent",
+    "InputError",
+]
 
 TIMELINE_COLUMNS = ["core", "thread", "app", "start_s", "end_s"]
 
@@ -75,13 +87,6 @@ def _require_core():
             f"`maturin develop` from the repository root ({_core_error})"
         ) from _core_error
     return _core
-
-
-def __getattr__(name):
-    # PEP 562: InputError lives in the engine, so without it the name fails only when used.
-    if name == "InputError":
-        return _require_core().InputError
-    raise AttributeError(f"module 'ampsched' has no attribute {name!r}")
 
 
 def _scalars(raw: dict) -> dict:
@@ -201,18 +206,10 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
     InputError naming it (the engine checks the ranges)."""
     error = _require_core().InputError
     d = defaults()
-    out = {"seed": d["seed"] if seed is None else seed, "slice_ms": d["slice_ms"] if slice_ms is None else slice_ms}
-    if not _is_int(out["seed"]) or not 0 <= out["seed"] < 2**64:
-        raise error(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
+    out = {"seed": _seed(seed), "slice_ms": d["slice_ms"] if slice_ms is None else slice_ms}
     for name, value in (("slice_ms", slice_ms), ("max_sim_s", max_sim_s)):
-        if value is None:
-            continue
-        try:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError
-            out[name] = float(value)
-        except (TypeError, OverflowError):
-            raise error(f"{name}: must be a number, got {_shown(value)}") from None
+        if value is not None:
+            out[name] = _number(name, value)
     if max_events is not None:
         if isinstance(max_events, float) and max_events.is_integer():
             max_events = int(max_events)  # 1e9 is a whole number too
@@ -220,6 +217,25 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
             raise error(f"max_events: must be a whole number, got {_shown(max_events)}")
         out["max_events"] = max_events
     return out
+
+
+def _seed(seed) -> int:
+    """A seed for the engine (None: the default), or InputError (PyO3 would raise OverflowError)."""
+    value = defaults()["seed"] if seed is None else seed
+    if not _is_int(value) or not 0 <= value < 2**64:
+        raise _require_core().InputError(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
+    return value
+
+
+def _number(name: str, value) -> float:
+    """A number for the engine as a float, or InputError naming it (PyO3 would raise TypeError or
+    OverflowError)."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError
+        return float(value)
+    except (TypeError, OverflowError):
+        raise _require_core().InputError(f"{name}: must be a number, got {_shown(value)}") from None
 
 
 def _noise(counter_noise) -> dict:
@@ -506,10 +522,19 @@ def read_sweep(path):
     return read(_text("path", path))
 
 
+def catalog(kind: str, as_json: bool = False):
+    """The entries of one kind of the catalog, "machines", "workloads", "policies" or "programs",
+    as a list of dicts in the catalog's order (each kind's keys are those of list_machines() and
+    the others); as_json: the engine's JSON text instead, what `ampsched list KIND --json` prints.
+    An unknown kind raises InputError."""
+    text = _require_core().list_catalog(_text("kind", kind))
+    return text if _flag("as_json", as_json) else json.loads(text)
+
+
 def _catalog(kind: str):
     import pandas as pd
 
-    return pd.DataFrame(json.loads(_require_core().list_catalog(kind)))
+    return pd.DataFrame(catalog(kind))
 
 
 def list_machines():
@@ -532,3 +557,96 @@ def list_policies():
 def list_programs():
     """Catalog programs (the apps workloads are made of): name, description, source."""
     return _catalog("programs")
+
+
+# ---- live: the machine the package runs on, and the agent
+
+
+def topology(cores: str = None, emulate: str = None, name: str = "detected") -> dict:
+    """This machine's topology as the live agent sees it (what `ampsched topology --json` prints,
+    with machine_toml): source (where the core types come from), symmetric, core_types (name,
+    cpus, count, capacity on Linux's scale of 1024, max_freq_khz), cpus (each CPU's core type,
+    max_freq_khz and llc), llcs (size_kb, cpus), notes, and machine_toml, a machine file for the
+    simulator named `name` (what `ampsched topology --save` writes). cores: name the core types
+    yourself, fastest first ("big=0-3,small=4-7[:SPEED]"); emulate: the topology
+    `agent(emulate=...)` makes ("small=1:0.5"). Bad specs raise InputError."""
+    core = _require_core()
+    specs = {
+        key: None if value is None else _text(key, value) for key, value in (("cores", cores), ("emulate", emulate))
+    }
+    return json.loads(core.topology(**specs, name=_text("name", name)))
+
+
+def agent(
+    policy,
+    command=None,
+    pids=None,
+    interval_ms: float = None,
+    emulate: str = None,
+    emulate_period_ms: float = None,
+    cores: str = None,
+    machine=None,
+    locks: bool = True,
+    status: bool = True,
+    seed: int = None,
+    until_tree_exits: bool = False,
+    runtime_threads: str = None,
+    decide_limit_ms: float = None,
+) -> dict:
+    """Run a policy live on real threads (Linux; `ampsched agent`): launch `command` (a list, the
+    program and its arguments) or attach to the running processes `pids` (one or the other),
+    follow their threads and child processes and apply the policy's placements with
+    sched_setaffinity until the command exits. Every affinity is restored when the agent ends.
+    Returns the agent's report as a dict (what `ampsched agent --json` prints); the command's exit
+    status is in report["target"]["status"].
+
+    policy: a spec, or an ampsched.Policy object. interval_ms: the sampling interval (None:
+    defaults()["agent_interval_ms"]). emulate: make CPUs slow by cycle stealing, "small=1:0.5"
+    (needs root), with the period emulate_period_ms. cores: name the core types yourself,
+    "big=0-3,small=4-7[:SPEED]"; machine: a machine file or catalog name whose core types list
+    their `cpus`. locks: inject the lock-insight preload library into the command. status: the
+    live status line on stderr (when it is a terminal). seed: the seed the policy sees.
+    until_tree_exits: go on until every process the command started has exited.
+    runtime_threads: comma-separated globs on thread names marking a managed runtime's helper
+    threads. decide_limit_ms: how long a Python policy's decide may run. None: defaults().
+
+    Bad input raises InputError; a failure under the agent (its affinities restored) RuntimeError.
+    """
+    core = _require_core()
+    d = defaults()
+    command = [_text("command", arg) for arg in _list("command", [] if command is None else command)]
+    pids = _list("pids", [] if pids is None else pids)
+    for pid in pids:
+        if not _is_int(pid) or not 0 < pid < 2**32:
+            raise core.InputError(f"pids: {_shown(pid)} is not a process id")
+    label, policy_object = _resolve_policy(policy)
+    specs = {
+        key: None if value is None else _text(key, value)
+        for key, value in (
+            ("emulate", emulate),
+            ("cores", cores),
+            ("machine", machine),
+            ("runtime_threads", runtime_threads),
+        )
+    }
+    numbers = {
+        key: _number(key, d[default] if value is None else value)
+        for key, value, default in (
+            ("interval_ms", interval_ms, "agent_interval_ms"),
+            ("emulate_period_ms", emulate_period_ms, "emulate_period_ms"),
+            ("decide_limit_ms", decide_limit_ms, "decide_limit_ms"),
+        )
+    }
+    text = core.agent(
+        _text("policy", label),
+        command,
+        pids,
+        locks=_flag("locks", locks),
+        status=_flag("status", status),
+        policy_object=policy_object,
+        seed=_seed(seed),
+        until_tree_exits=_flag("until_tree_exits", until_tree_exits),
+        **specs,
+        **numbers,
+    )
+    return json.loads(text)

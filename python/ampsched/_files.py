@@ -20,11 +20,11 @@ import tempfile
 
 
 def input_error(message: str) -> ValueError:
-    """The package's error for bad input: InputError (a ValueError) from the engine, or a plain
-    ValueError where the engine is not built."""
-    from . import _core
+    """The package's error for bad input: ampsched.InputError (a ValueError; the engine's, or its
+    stand-in where the engine is not built)."""
+    from . import InputError
 
-    return (ValueError if _core is None else _core.InputError)(message)
+    return InputError(message)
 
 
 def text_arg(name: str, value) -> str:

@@ -50,11 +50,11 @@ MAX_RUNS = 10_000_000  # more needs --yes (CLI) or max_runs=None (Python): a typ
 
 
 def _error(message):
-    # InputError is a ValueError; without the engine (only the parsing of seeds works then)
-    # a plain ValueError, so that the CLI's argument types can use parse_seeds.
-    from . import _core
+    # InputError is a ValueError (also its stand-in without the engine, when only the parsing of
+    # seeds works), so that the CLI's argument types can use parse_seeds.
+    from . import InputError
 
-    return (ValueError if _core is None else _core.InputError)(message)
+    return InputError(message)
 
 
 def _names(option: str, value) -> list:

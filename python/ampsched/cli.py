@@ -407,7 +407,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: one line (`_Parser`), exit status 2
-    input_errors = (UsageError, OSError) + ((ampsched._core.InputError,) if ampsched._core else ())
     try:
         _check_text_options(args)
         return args.handler(args)
@@ -420,7 +419,7 @@ def main(argv=None) -> int:
         # The reader went away (`ampsched list policies | head`); silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except input_errors as error:
+    except (UsageError, OSError, ampsched.InputError) as error:
         _error(error)
         return 2
     except ImportError as error:  # the engine is not built: not the user's input, status 1
@@ -466,7 +465,7 @@ def _write_output(option: str, path, data) -> None:
 
 
 def _cmd_list(args) -> int:
-    text = ampsched._require_core().list_catalog(args.kind)
+    text = ampsched.catalog(args.kind, as_json=True)
     print(text if args.json else format_catalog(args.kind, json.loads(text)))
     return 0
 
@@ -641,8 +640,7 @@ def format_sweep(stats: dict, rows: int, output: str) -> str:
 
 def _cmd_topology(args) -> int:
     _check_output_path("--save", args.save)
-    core = ampsched._require_core()
-    topo = json.loads(core.topology(cores=args.cores, emulate=args.emulate, name=args.name))
+    topo = ampsched.topology(cores=args.cores, emulate=args.emulate, name=args.name)
     if args.save is not None:
         _write_output("--save", args.save, topo["machine_toml"])
         print(f"ampsched: machine file written to {args.save}", file=sys.stderr)
@@ -663,21 +661,18 @@ def _cmd_agent(args) -> int:
         raise UsageError("--force: only with --output FILE")
     _check_output_path("--output", args.output)
     _check_report_file("--output", args.output, args.force)
-    core = ampsched._require_core()
-    label, policy_object = ampsched.policy.resolve(args.policy)
     try:
-        text = core.agent(
-            label,
+        report = ampsched.agent(
+            args.policy,
             command,
             args.pid,
-            args.interval,
+            interval_ms=args.interval,
             emulate=args.emulate,
             emulate_period_ms=args.emulate_period,
             cores=args.cores,
             machine=args.machine,
             locks=not args.no_locks,
             status=True,
-            policy_object=policy_object,
             seed=args.seed,
             until_tree_exits=args.until_tree_exits,
             runtime_threads=args.runtime_threads,
@@ -686,7 +681,6 @@ def _cmd_agent(args) -> int:
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
-    report = json.loads(text)
     if args.output is not None:
         _write_output("--output", args.output, json.dumps(report, indent=1) + "\n")
     if args.json:

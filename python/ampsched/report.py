@@ -3,36 +3,20 @@
 Inline CSS and inline SVG only, no script, font or network: the page has to open the same
 from a mail attachment, a CI artifact or an offline machine. Every name that comes from a
 catalog or a TOML file goes through html.escape, since workload files are user input.
+
+The charts are matplotlib figures saved as SVG text and written into the page. matplotlib's
+SVG is made reproducible here (a fixed id salt, no date or creator), so that the same results
+give a byte-identical page, and each chart's ids are prefixed so that charts sharing one page
+cannot take each other's clip paths.
 """
 
+import io
 import math
+import re
 from html import escape
 
 from ._console import format_value
 from ._metrics import APP_TERMS, CONSTANT_LOAD_NOTE, ENERGY_NOTE, METRICS, energy_unmodelled, shown
-
-# Tableau 10 then a second set of clearly different hues; past those, hues spaced by the
-# golden angle stay distinct enough for a legend with tooltips.
-_PALETTE = [
-    "#4e79a7",
-    "#f28e2b",
-    "#e15759",
-    "#76b7b2",
-    "#59a14f",
-    "#edc948",
-    "#b07aa1",
-    "#ff9da7",
-    "#9c755f",
-    "#bab0ac",
-    "#1b9e77",
-    "#7570b3",
-    "#e7298a",
-    "#66a61e",
-    "#a6761d",
-    "#17becf",
-    "#393b79",
-    "#8c6d31",
-]
 
 _CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1200px; }
@@ -43,12 +27,53 @@ th { text-align: left; background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { background: #c9efc9; font-weight: 600; }
 .note { color: #666; }
-svg { display: block; margin: 8px 0; }
-svg text { font: 11px system-ui, sans-serif; fill: #333; }
+svg { display: block; margin: 8px 0; max-width: 100%; height: auto; }
 dt { font-weight: 600; margin-top: 6px; }
 """
 
-_TIMELINE_WIDTH = 900  # px; the timeline is drawn at one app per pixel column, so this bounds its size
+# matplotlib writes SVG in points (1/72 in) and a browser shows a point as 4/3 CSS px (CSS: 96 px
+# per inch): sizes below are in CSS px and divided by _PX_PER_INCH for matplotlib's inches.
+_PX_PER_INCH = 96
+_WIDTH = 900  # px, every chart; the timeline is drawn at one app per pixel column, so this bounds its size
+
+# The charts' matplotlib settings, applied in an rc_context only (the user's rcParams are left alone).
+_RC = {
+    "svg.fonttype": "none",  # text stays <text>: selectable, and far smaller than glyph outlines
+    "svg.hashsalt": "ampsched-report",  # matplotlib's ids hash a random uuid unless a salt is set
+    "text.parse_math": False,  # names are user text: a '$' in one is a dollar, not mathtext (matplotlib 3.6+)
+    "text.usetex": False,
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],  # matplotlib's own font: its metrics are those of the layout
+    "font.size": 8,  # pt, 10.7 px on the page
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 8,
+    "axes.titlelocation": "left",
+}
+# No date, creator or format (each would put a timestamp, a version or a URL in the page).
+_SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+_AXIS_COLOR = "#333333"
+_STRIPE_COLOR = "#f6f6f6"  # every other core row of a timeline
+_LABEL_CHARS = 28  # a longer name is cut with an ellipsis on a chart; its tooltip gives it whole
+_SLOWDOWN_COLUMNS = 4  # panels per row of the slowdown chart (16 apps: 4 rows)
+_LEGEND_COLUMNS = 6  # names per row of the apps' legend
+
+
+def _palette(n: int) -> list:
+    """`n` colours that tell series apart: matplotlib's tab20 (the Tableau 20 palette), its ten
+    dark hues first and then their light pairs, so that up to ten series get ten unlike hues and
+    up to twenty still differ from each other (the light blue of series 11 is far from the dark
+    blue of series 1 in lightness); past twenty, hues spaced by the golden angle."""
+    import colorsys
+
+    import matplotlib
+
+    tab20 = [matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab20"].colors]
+    colors = tab20[0::2] + tab20[1::2]
+    for i in range(len(colors), n):
+        r, g, b = colorsys.hls_to_rgb((i * 137.508 / 360) % 1.0, 0.45, 0.6)
+        colors.append(matplotlib.colors.to_hex((r, g, b)))
+    return colors[:n]
 
 
 def write_report(results, path) -> None:
@@ -67,17 +92,17 @@ def write_report(results, path) -> None:
 
 def render_report(results) -> str:
     """The report page as a string."""
+    import matplotlib
+
     results = list(results)
     if not results:
         raise ValueError("no results to report")
     first = results[0]
     title = f"ampsched: {first.get('machine')} / {first.get('workload')} (seed {first.get('seed')})"
-    policy_colors = [_color(i) for i in range(len(results))]
     apps = _unique(
         [a.get("name") for r in results for a in r.get("apps", [])]
         + [seg[2] for r in results for seg in r.get("timeline") or []]
     )
-    app_colors = {app: _color(i) for i, app in enumerate(apps)}
     meta = [
         f"machine <b>{escape(str(first.get('machine')))}</b>",
         f"workload <b>{escape(str(first.get('workload')))}</b>",
@@ -86,6 +111,11 @@ def render_report(results) -> str:
     ]
     if first.get("baseline") is not None:
         meta.append(f"baseline <b>{escape(str(first['baseline']))}</b>")
+    with matplotlib.rc_context(_RC):
+        policy_colors = _palette(len(results))
+        app_colors = dict(zip(apps, _palette(len(apps))))
+        slowdown = _slowdown_chart(results, policy_colors)
+        timelines = _timelines(results, app_colors)
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -99,11 +129,11 @@ def render_report(results) -> str:
             "&darr; lower is better, &uarr; higher is better.</p>",
             _metric_table(results),
             "<h2>Slowdown per app</h2>",
-            '<p class="note">Turnaround divided by the app\'s turnaround alone on an all-fast machine; '
-            "the dashed line is 1 (no slowdown).</p>",
-            _slowdown_chart(results, policy_colors),
+            '<p class="note">Turnaround divided by the app\'s turnaround alone on an all-fast machine, '
+            "one panel per app on one scale; the dashed line is 1 (no slowdown).</p>",
+            slowdown,
             "<h2>Core timelines</h2>",
-            _timelines(results, app_colors),
+            timelines,
             "<h2>Glossary</h2>",
             _glossary(),
             "</body>",
@@ -115,12 +145,6 @@ def render_report(results) -> str:
 
 def _unique(items) -> list:
     return list(dict.fromkeys(i for i in items if i is not None))
-
-
-def _color(i: int) -> str:
-    if i < len(_PALETTE):
-        return _PALETTE[i]
-    return f"hsl({(i * 137.508) % 360:.0f},60%,45%)"
 
 
 def _finite(value) -> bool:
@@ -161,90 +185,108 @@ def _metric_table(results) -> str:
     )
 
 
-def _nice_ticks(top: float, count: int = 5) -> list:
-    """Ticks 0, step, 2*step... with step 1, 2 or 5 times a power of ten, up to >= top."""
-    if not _finite(top) or top <= 0:
-        top = 1.0
-    raw = top / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    return [i * step for i in range(math.ceil(top / step - 1e-9) + 1)]
+# ---- charts: matplotlib figures as inline SVG
 
 
-def _legend(items, x: float, y: float, width: float):
-    """SVG legend of (label, colour) swatches flowing over rows; returns (svg, height)."""
-    parts, cx, cy = [], x, y
-    for label, color in items:
-        shown = label if len(label) <= 40 else label[:39] + "\u2026"
-        item_w = 16 + round(7.5 * len(shown)) + 20  # 7.5 px per character: a generous estimate at 11 px
-        if cx > x and cx + item_w > x + width:
-            cx, cy = x, cy + 18
-        parts.append(
-            f'<rect x="{cx:.0f}" y="{cy:.0f}" width="12" height="12" fill="{color}"/>'
-            f'<text x="{cx + 16:.0f}" y="{cy + 10:.0f}">{escape(shown)}<title>{escape(label)}</title></text>'
+class _Chart:
+    """One matplotlib figure on its way to the page.
+
+    matplotlib wraps an artist that has a gid in <g id="gid">, and writes no SVG <title> (a
+    browser's tooltip): `tip` gives an artist a gid and `svg` writes the title in its group."""
+
+    def __init__(self, prefix: str, width_px: float, height_px: float, **figure_kw):
+        from matplotlib.backends.backend_svg import FigureCanvasSVG
+        from matplotlib.figure import Figure
+
+        self.prefix = prefix  # the chart's ids begin with it: unique in the page
+        self.fig = Figure(figsize=(width_px / _PX_PER_INCH, height_px / _PX_PER_INCH), **figure_kw)
+        FigureCanvasSVG(self.fig)  # the SVG canvas, chosen here rather than through a global backend
+        self.tips = {}  # gid -> tooltip
+        self.gids = set()  # the gids given, whose groups keep their id
+
+    def gid(self, artist, gid: str):
+        artist.set_gid(gid)
+        self.gids.add(gid)
+
+    def tip(self, artist, text: str, always: bool = True):
+        """Give `artist` the tooltip `text` (unless not `always` and its label already shows it whole)."""
+        if always or artist.get_text() != text:
+            gid = f"tip{len(self.tips)}"
+            self.gid(artist, gid)
+            self.tips[gid] = text
+
+    def label(self, artist_fn, text: str, **kw):
+        """`artist_fn(shown text, **kw)` with `text` cut to _LABEL_CHARS, and its whole text as tooltip."""
+        artist = artist_fn(_cut(text), **kw)
+        self.tip(artist, text, always=False)
+        return artist
+
+    def svg(self, aria_label: str) -> str:
+        buf = io.StringIO()
+        self.fig.savefig(buf, format="svg", metadata=_SVG_METADATA)
+        text = buf.getvalue()
+        text = text[text.index("<svg") :]  # no XML prolog or DOCTYPE inside HTML
+        # matplotlib numbers every group (figure_1, patch_2, text_3...): nothing refers to those ids
+        # (references go to clip paths and markers), and the page is smaller without them.
+        text = re.sub(r'<g id="([^"]*)"', lambda m: m.group(0) if m.group(1) in self.gids else "<g", text)
+        for gid, tip in self.tips.items():
+            text = text.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{escape(tip)}</title>', 1)
+        # What matplotlib writes and a browser does not need: a path's commands one a line and
+        # spaced (a timeline's rectangles take a third less without), the indentation, and
+        # the rotation by -0 degrees of every text.
+        text = re.sub(
+            r' d="([^"]*)"', lambda m: ' d="' + re.sub(r"\s*([MLQCz])\s*", r"\1", m.group(1)).strip() + '"', text
         )
-        cx += item_w
-    return "".join(parts), (cy - y + 18 if items else 0)
+        text = re.sub(r">\n +<", ">\n<", text)
+        text = re.sub(r' transform="rotate\(-0 [-0-9.]+ [-0-9.]+\)"', "", text)
+        # Every id and reference to one (url(#id), xlink:href="#id") gets the chart's prefix.
+        text = re.sub(r'(\bid="|url\(#|href="#)', rf"\g<1>{self.prefix}-", text)
+        return text.replace("<svg ", f'<svg role="img" aria-label="{escape(aria_label)}" ', 1).rstrip()
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "\u2026"
 
 
 def _slowdown_chart(results, policy_colors) -> str:
+    """Small multiples: a panel per app with a bar per policy, named on its axis and coloured
+    alike in every panel; all panels share the slowdown scale. A panel keeps eighteen or more
+    policies readable where grouped bars would not, and its bars are labelled with their value."""
     apps = _unique(a.get("name") for r in results for a in r.get("apps", []))
     if not apps:
         return '<p class="note">No per-app results.</p>'
     values = {(i, a.get("name")): a.get("slowdown") for i, r in enumerate(results) for a in r.get("apps", [])}
     n = len(results)
-    bar = max(4, min(24, 120 // n))
-    left, right, top, plot_h, bottom = 80, 16, 10, 240, 100  # room for slanted app names
-    plot_w = max(400, (bar * n + 14) * len(apps))
-    group = plot_w / len(apps)  # few apps: spread them over the width
-    legend, legend_h = _legend([(str(r.get("policy")), c) for r, c in zip(results, policy_colors)], left, top, plot_w)
-    y0 = top + legend_h + 10  # top of the plot area
-    shown = [v for v in values.values() if _finite(v)]
-    ticks = _nice_ticks(max(shown + [1.0]))
-    y_top = ticks[-1]
-
-    def y(v):
-        return y0 + plot_h - v / y_top * plot_h
-
-    out = [legend]
-    for t in ticks:
-        out.append(
-            f'<line x1="{left}" y1="{y(t):.1f}" x2="{left + plot_w}" y2="{y(t):.1f}" stroke="#e5e5e5"/>'
-            f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:g}</text>'
-        )
-    for ai, app in enumerate(apps):
-        gx = left + ai * group + (group - bar * n) / 2  # the bars centred in their group
+    columns = min(len(apps), _SLOWDOWN_COLUMNS)
+    rows = math.ceil(len(apps) / columns)
+    panel_h = 40 + 13 * n  # px: a title, and 13 px per bar (8 pt text)
+    chart = _Chart("slowdown", _WIDTH, rows * panel_h + 30, layout="constrained")
+    axes = chart.fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).ravel()
+    top = max([v for v in values.values() if _finite(v)] + [1.0])
+    for ax in axes[len(apps) :]:
+        ax.set_visible(False)
+    for ai, (ax, app) in enumerate(zip(axes, apps)):
+        chart.label(ax.set_title, str(app))
         for pi, r in enumerate(results):
             v = values.get((pi, app))
             if not _finite(v):
                 continue
-            out.append(
-                f'<rect x="{gx + pi * bar:.1f}" y="{y(v):.1f}" width="{bar - 1}" height="{y(0) - y(v):.1f}" '
-                f'fill="{policy_colors[pi]}"><title>{escape(str(r.get("policy")))} / {escape(app)}: '
-                f"slowdown {escape(format_value(v))}</title></rect>"
-            )
-        label = app if len(app) <= 18 else app[:17] + "\u2026"  # the full name is in the tooltip
-        cx = gx + bar * n / 2
-        out.append(
-            f'<text x="{cx:.1f}" y="{y0 + plot_h + 14}" text-anchor="end" '
-            f'transform="rotate(-35 {cx:.1f} {y0 + plot_h + 14})">{escape(label)}<title>{escape(app)}</title></text>'
-        )
-    out.append(
-        f'<line x1="{left}" y1="{y(1):.1f}" x2="{left + plot_w}" y2="{y(1):.1f}" stroke="#333" stroke-dasharray="4 3"/>'
-    )
-    out.append(
-        f'<line x1="{left}" y1="{y0}" x2="{left}" y2="{y(0)}" stroke="#333"/>'
-        f'<line x1="{left}" y1="{y(0)}" x2="{left + plot_w}" y2="{y(0)}" stroke="#333"/>'
-    )
-    out.append(
-        f'<text x="30" y="{y0 + plot_h / 2:.0f}" text-anchor="middle" '
-        f'transform="rotate(-90 30 {y0 + plot_h / 2:.0f})">slowdown</text>'
-    )
-    width, height = left + plot_w + right, y0 + plot_h + bottom
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="slowdown per app">{"".join(out)}</svg>'
-    )
+            (bar,) = ax.barh(pi, v, height=0.75, color=policy_colors[pi])
+            chart.gid(bar, f"bar{pi}-{ai}")
+            ax.annotate(format_value(v), (v, pi), xytext=(2, 0), textcoords="offset points", va="center", fontsize=7)
+        ax.axvline(1.0, color=_AXIS_COLOR, linestyle=(0, (4, 3)), linewidth=0.8)
+        ax.tick_params(axis="y", length=0)
+        if ai >= len(apps) - columns:  # the lowest panel of its column
+            ax.set_xlabel("slowdown")
+            ax.tick_params(axis="x", labelbottom=True)
+    axes[0].set_yticks(range(n))
+    axes[0].set_ylim(n - 0.5, -0.5)  # the first policy on top, as in the table
+    axes[0].set_xlim(0, top * 1.2)  # room for the value after the longest bar
+    names = [str(r.get("policy")) for r in results]
+    for ax in axes[::columns]:  # the policies' names, on the first panel of each row
+        for tick, name in zip(ax.set_yticklabels([_cut(name) for name in names]), names):
+            chart.tip(tick, name, always=False)
+    return chart.svg("slowdown per app and policy")
 
 
 def _timelines(results, app_colors) -> str:
@@ -259,31 +301,52 @@ def _timelines(results, app_colors) -> str:
     )
     if not _finite(t_max) or t_max <= 0:
         t_max = 1.0
-    legend, legend_h = _legend(list(app_colors.items()), 10, 6, _TIMELINE_WIDTH - 20)
     out = [
         '<p class="note">One row per core; each pixel column shows the app that ran longest '
         "in it (blank: idle). Hover for names.</p>",
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_TIMELINE_WIDTH}" height="{legend_h + 8}" '
-        f'role="img" aria-label="apps">{legend}</svg>',
+        _apps_legend(app_colors),
     ]
-    for r in results:
+    for i, r in enumerate(results):
         out.append(f"<h3>{_policy_label(r)}</h3>")
         if not r.get("timeline"):
             out.append('<p class="note">No timeline for this policy.</p>')
             continue
         if r.get("timeline_truncated"):
             out.append('<p class="note">The engine truncated this timeline: the end of the run is missing.</p>')
-        out.append(_timeline_svg(r, t_max, app_colors))
+        out.append(_timeline_svg(r, t_max, app_colors, f"timeline{i}"))
     return "\n".join(out)
 
 
-def _timeline_svg(result, t_max: float, app_colors) -> str:
+def _apps_legend(app_colors) -> str:
+    """The apps' colours, once for all the timelines."""
+    from matplotlib.patches import Patch
+
+    rows = max(1, math.ceil(len(app_colors) / _LEGEND_COLUMNS))
+    chart = _Chart("apps", _WIDTH, 18 * rows + 8)
+    handles = [Patch(facecolor=color, label=_cut(str(app))) for app, color in app_colors.items()]
+    legend = chart.fig.legend(
+        handles=handles, loc="upper left", ncol=_LEGEND_COLUMNS, frameon=False, handlelength=1.2, borderaxespad=0.3
+    )
+    for text, app in zip(legend.get_texts(), app_colors):
+        chart.tip(text, str(app), always=False)
+    return chart.svg("apps")
+
+
+# The timeline's geometry in px: the plot's width is what its pixel columns are counted over.
+_TL_LEFT, _TL_RIGHT, _TL_TOP, _TL_BOTTOM, _TL_ROW = 110, 16, 4, 36, 16
+_TL_BAR = 0.8  # of a row's height: rows stay apart
+
+
+def _timeline_svg(result, t_max: float, app_colors, prefix: str) -> str:
+    import numpy as np
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
+
     timeline = result["timeline"]
     core_type = {c.get("id"): c.get("type", "") for c in result.get("cores", [])}
     cores = sorted(set(core_type) | {seg[0] for seg in timeline})
     row_of = {c: i for i, c in enumerate(cores)}
-    left, row_h, top = 110, 16, 4
-    plot_w = _TIMELINE_WIDTH - left - 16
+    plot_w = _WIDTH - _TL_LEFT - _TL_RIGHT
     scale = plot_w / t_max  # px per second
 
     # Long runs have far more segments than pixels: sum, per core and pixel column, the
@@ -299,7 +362,7 @@ def _timeline_svg(result, t_max: float, app_colors) -> str:
                 cell = cover.setdefault((row_of[core], px), {})
                 cell[app] = cell.get(app, 0.0) + overlap
 
-    rects = {}  # app -> rectangles, grouped so that each app's colour and name are written once
+    rects = {}  # app -> rectangles (x0, x1 in px, row), drawn as one path per app
     for row in range(len(cores)):
         run_app, run_start = None, 0
         for px in range(plot_w + 1):
@@ -308,40 +371,44 @@ def _timeline_svg(result, t_max: float, app_colors) -> str:
             app = max(cell, key=cell.get) if cell and sum(cell.values()) >= 0.5 else None
             if app != run_app:
                 if run_app is not None:
-                    rects.setdefault(run_app, []).append(
-                        f'<rect x="{left + run_start}" y="{top + row * row_h}" '
-                        f'width="{px - run_start}" height="{row_h - 3}"/>'
-                    )
+                    rects.setdefault(run_app, []).append((run_start, px, row))
                 run_app, run_start = app, px
 
-    out = []
-    for row, core in enumerate(cores):
-        y = top + row * row_h
-        if row % 2:
-            out.append(f'<rect x="{left}" y="{y - 1}" width="{plot_w}" height="{row_h}" fill="#f6f6f6"/>')
-        out.append(
-            f'<text x="{left - 6}" y="{y + row_h - 5}" text-anchor="end">'
-            f"{escape(str(core))} {escape(str(core_type.get(core, '')))}</text>"
-        )
+    height = _TL_TOP + len(cores) * _TL_ROW + _TL_BOTTOM
+    chart = _Chart(prefix, _WIDTH, height)
+    ax = chart.fig.add_axes([_TL_LEFT / _WIDTH, _TL_BOTTOM / height, plot_w / _WIDTH, len(cores) * _TL_ROW / height])
+    ax.set_xlim(0, t_max)
+    ax.set_ylim(len(cores), 0)  # the first core on top
+    for row in range(1, len(cores), 2):
+        ax.axhspan(row, row + 1, color=_STRIPE_COLOR, linewidth=0)
+    pad = (1 - _TL_BAR) / 2
     for app, shapes in rects.items():
-        out.append(f'<g fill="{app_colors.get(app, "#888")}"><title>{escape(str(app))}</title>{"".join(shapes)}</g>')
-    axis_y = top + len(cores) * row_h + 2
-    out.append(f'<line x1="{left}" y1="{axis_y}" x2="{left + plot_w}" y2="{axis_y}" stroke="#333"/>')
-    for t in _nice_ticks(t_max, 8):
-        if t > t_max * (1 + 1e-9):
-            break
-        x = left + t * scale
-        out.append(
-            f'<line x1="{x:.1f}" y1="{axis_y}" x2="{x:.1f}" y2="{axis_y + 4}" stroke="#333"/>'
-            f'<text x="{x:.1f}" y="{axis_y + 16}" text-anchor="middle">{t:g}</text>'
+        polys = np.array(
+            [
+                [
+                    (x0 / scale, row + pad),
+                    (x1 / scale, row + pad),
+                    (x1 / scale, row + 1 - pad),
+                    (x0 / scale, row + 1 - pad),
+                ]
+                for x0, x1, row in shapes
+            ]
         )
-    out.append(f'<text x="{left + plot_w}" y="{axis_y + 30}" text-anchor="end">time (s)</text>')
-    height = axis_y + 36
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_TIMELINE_WIDTH}" height="{height}" '
-        f'viewBox="0 0 {_TIMELINE_WIDTH} {height}" role="img" '
-        f'aria-label="core timeline of {escape(str(result.get("policy")))}">{"".join(out)}</svg>'
-    )
+        # add_artist, not add_patch: the limits are set, and add_patch would go over every vertex for them.
+        patch = ax.add_artist(
+            PathPatch(Path.make_compound_path_from_polys(polys), facecolor=app_colors.get(app, "#888888"), linewidth=0)
+        )
+        chart.tip(patch, str(app))
+    labels = [f"{core} {core_type.get(core, '')}".rstrip() for core in cores]
+    ax.set_yticks([row + 0.5 for row in range(len(cores))])
+    for tick, label in zip(ax.set_yticklabels([_cut(label) for label in labels]), labels):
+        chart.tip(tick, label, always=False)
+    ax.tick_params(axis="y", length=0)
+    for side in ("left", "top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.spines["bottom"].set_color(_AXIS_COLOR)
+    ax.set_xlabel("time (s)", loc="right", labelpad=2)
+    return chart.svg(f"core timeline of {result.get('policy')}")
 
 
 def _glossary() -> str:
