@@ -31,7 +31,8 @@ scheduler's numbers.
 import math
 import os
 
-from . import Claim, Report, policy_roles
+from . import Report, policy_roles
+from ._format import geomean, judge, markdown_table, pct, points
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -252,11 +253,6 @@ def ideal_rr(fast: float, slow: float, alpha: float) -> float:
     return 1.0 / (alpha / fast + (1 - alpha) / slow)
 
 
-def _geo(xs) -> float:
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def normalised(res, machine, workload, role) -> dict:
     """Per app: T_role / T_default (Figs. 4.2-4.4: lower is better)."""
     d = res["default"][(machine, workload)]
@@ -267,13 +263,13 @@ def normalised(res, machine, workload, role) -> dict:
 def gain(res, machine, workload, role) -> float:
     """Reduction in completion time over the default metric, %: 1 - the geometric mean of the
     normalised completion times (§4.3.3)."""
-    return 100.0 * (1 - _geo(normalised(res, machine, workload, role).values()))
+    return 100.0 * (1 - geomean(normalised(res, machine, workload, role).values()))
 
 
 def gain_over(res, machine, workload, role, other) -> float:
     """Reduction in completion time of `role` relative to `other`, %."""
     a, b = res["apps"][(machine, workload, role)], res["apps"][(machine, workload, other)]
-    return 100.0 * (1 - _geo(a[x][0] / b[x][0] for x in a))
+    return 100.0 * (1 - geomean(a[x][0] / b[x][0] for x in a))
 
 
 def on_fast(res, machine, workload, role) -> list:
@@ -306,27 +302,15 @@ def _name(w) -> str:
     return w.upper().replace("-X4", "x4")
 
 
-def _pct(x) -> str:
-    return f"{x:+.1f}%"
-
-
-def _claim(cid, source, claim, theirs, ours, tolerance, ok, reason):
-    return Claim(cid, source, claim, theirs, ours, tolerance, "reproduced" if ok else "differs", "" if ok else reason)
-
-
-def _points(x) -> str:
-    return f"{x:g} point{'' if x == 1 else 's'}"
-
-
 def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, tol=GAIN_TOL, theirs_text=None):
     ok = abs(ours_value - theirs_value) <= tol
-    return _claim(
+    return judge(
         cid,
         source,
         claim,
         theirs_text or f"{theirs_value:g}%",
         ours_text,
-        f"within {_points(tol)}",
+        f"within {points(tol)}",
         ok,
         reason.format(ours=ours_value, theirs=theirs_value),
     )
@@ -334,7 +318,7 @@ def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, tol=G
 
 def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN_TOL, theirs_text=None):
     ok = ours_value <= bound + tol
-    return _claim(
+    return judge(
         cid,
         source,
         claim,
@@ -364,7 +348,7 @@ def claims(res, plan) -> list:
             "HASS-S's reduction in completion time over the default metric on HH1, 2FC-2SC-A",
             12.5,
             g[(A, "hh1", "hass-s")],
-            _pct(g[(A, "hh1", "hass-s")]),
+            pct(g[(A, "hh1", "hass-s")]),
             "HASS-S gains {ours:.1f}% against {theirs}%; " + cause(res, g, A, "hh1"),
         )
     )
@@ -376,7 +360,7 @@ def claims(res, plan) -> list:
             "on HH1 (2FC-2SC-A) HASS-S achieves its upper bound, best static",
             0,
             abs(gap),
-            f"best static {_pct(g[(A, 'hh1', 'best')])}, HASS-S {_pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
+            f"best static {pct(g[(A, 'hh1', 'best')])}, HASS-S {pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
             "HASS-S is {ours:.1f} points off best static on HH1",
             theirs_text="equal (12.5% both)",
         )
@@ -384,12 +368,12 @@ def claims(res, plan) -> list:
     hh23 = sorted(g[(A, w, "hass-s")] for w in ("hh2", "hh3"))
     worst = max(abs(hh23[0] - 10), abs(hh23[1] - 11))
     out.append(
-        _claim(
+        judge(
             "hass-s-hh2-hh3-a",
             src,
             "HASS-S's reduction on the other HH workloads, 2FC-2SC-A (the text does not say which is which)",
             "10% and 11%",
-            f"HH2 {_pct(g[(A, 'hh2', 'hass-s')])}, HH3 {_pct(g[(A, 'hh3', 'hass-s')])}",
+            f"HH2 {pct(g[(A, 'hh2', 'hass-s')])}, HH3 {pct(g[(A, 'hh3', 'hass-s')])}",
             f"each within {GAIN_TOL:g} points (smaller to 10%)",
             worst <= GAIN_TOL,
             f"HASS-S's gains on HH2 and HH3 are {hh23[0]:.1f}% and {hh23[1]:.1f}%, {worst:.1f} points off; HH2: {cause(res, g, A, 'hh2')}; HH3: {cause(res, g, A, 'hh3')}",
@@ -400,13 +384,13 @@ def claims(res, plan) -> list:
     offs = {w: abs(x - t) for w, x, t in zip(MH, mh, (10, 8, 6, 8))}
     worst = max(offs, key=offs.get)
     out.append(
-        _claim(
+        judge(
             "hass-s-mh-a",
             src_mh,
             "HASS-S's reduction on MH1, MH2, MH3, MH4, 2FC-2SC-A",
             "10%, 8%, 6%, 8%",
-            " / ".join(_pct(x) for x in mh),
-            f"each within {_points(GAIN_TOL)}",
+            " / ".join(pct(x) for x in mh),
+            f"each within {points(GAIN_TOL)}",
             offs[worst] <= GAIN_TOL,
             f"{_name(worst)} is {offs[worst]:.1f} points off; {cause(res, g, A, worst)}",
         )
@@ -420,7 +404,7 @@ def claims(res, plan) -> list:
             "HASS-S's mean reduction over the MH workloads, 2FC-2SC-A",
             8,
             mean_mh,
-            _pct(mean_mh),
+            pct(mean_mh),
             "the mean over MH1-MH4 is {ours:.1f}% against {theirs}% (best static's "
             + f"{best_mh:.1f}%), following the per-workload gains of claim hass-s-mh-a",
         )
@@ -430,13 +414,13 @@ def claims(res, plan) -> list:
     gaps = {w: g[(A, w, "best")] - g[(A, w, "hass-s")] for w in both}
     worst = max(gaps, key=lambda w: abs(gaps[w]))
     out.append(
-        _claim(
+        judge(
             "hass-s-matches-best-static-a",
             "§4.3.4 (Evaluation of HASS-S), Fig. 4.2",
             "on 2FC-2SC-A HASS-S picks best static's apps for the fast cores and matches its performance in every HH and MH workload",
             "same mapping and performance, 7 of 7",
             f"same apps on fast cores in {len(match)} of {len(both)}; largest gap {gaps[worst]:.1f} points ({_name(worst)})",
-            f"same apps everywhere, gaps within {_points(WITHIN_TOL)}",
+            f"same apps everywhere, gaps within {points(WITHIN_TOL)}",
             len(match) == len(both) and abs(gaps[worst]) <= WITHIN_TOL,
             f"HASS-S maps differently from best static in {', '.join(_name(w) for w in both if w not in match) or 'none'} and is {gaps[worst]:.1f} points behind it on {_name(worst)}",
         )
@@ -451,7 +435,7 @@ def claims(res, plan) -> list:
                 f"HASS-S's reduction in completion time relative to HAFS, mean over the {cls} workloads, 2FC-2SC-A",
                 theirs,
                 x,
-                _pct(x),
+                pct(x),
                 "HASS-S is {ours:.1f}% faster than HAFS against {theirs}%: "
                 + f"HASS-S gains {sum(g[(A, w, 'hass-s')] for w in ws) / len(ws):.1f}% and HAFS {sum(g[(A, w, 'hafs')] for w in ws) / len(ws):.1f}% over the default metric here (claims hass-s-* and hafs-over-default-a)",
             )
@@ -483,7 +467,7 @@ def claims(res, plan) -> list:
     w48 = [w for w in s2 if w in ("w4", "w5", "w6", "w7", "w8")]
     better = [w for w in w48 if g[(C, w, "hass-s")] >= g[(C, w, "hass-d")]]
     out.append(
-        _claim(
+        judge(
             "hass-s-beats-hass-d-w4-w8",
             "§4.3.4 (Evaluation of HASS-D), Fig. 4.5",
             "HASS-S usually outperforms HASS-D on the memory-intensive workloads W4-W8 (HASS-D's migrations)",
@@ -508,7 +492,7 @@ def claims(res, plan) -> list:
             "IPC-Driven's reduction over the default metric on HH1, 2FC-2SC-A",
             6,
             g[(A, "hh1", "ipc")],
-            _pct(g[(A, "hh1", "ipc")]),
+            pct(g[(A, "hh1", "ipc")]),
             "IPC-Driven gains {ours:.1f}% against {theirs}%"
             + f": it put mcf on fast cores {100 * res['apps'][(A, 'hh1', 'ipc')]['mcf'][1]:.0f}% of the time (the thesis 51%) with {res['migrations'][(A, 'hh1', 'ipc')]:.0f} migrations",
         )
@@ -522,7 +506,7 @@ def claims(res, plan) -> list:
             "IPC-Driven improved performance by at most 7% (every configuration and workload)",
             7,
             allg[top],
-            f"largest reduction {_pct(allg[top])} ({_name(top[1])}, {CONFIG[top[0]]})",
+            f"largest reduction {pct(allg[top])} ({_name(top[1])}, {CONFIG[top[0]]})",
             "IPC-Driven gains up to {ours:.1f}% on "
             + _name(top[1])
             + f" ({CONFIG[top[0]]}), where best static gains {g[(top[0], top[1], 'best')]:.1f}%",
@@ -545,7 +529,7 @@ def claims(res, plan) -> list:
     )
     share_s = 100.0 * res["apps"][(A, "hh1", "static-ipc")]["mcf"][1]
     out.append(
-        _claim(
+        judge(
             "static-ipc-mcf-hh1-a",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm)",
             "with IPC ratios from the same phase (the original simulated evaluation's offline traces) mcf is not misplaced: at most its high-IPC 25% on fast cores (HH1, 2FC-2SC-A)",
@@ -564,7 +548,7 @@ def claims(res, plan) -> list:
                     losses.append(f"{LABEL[r]} on {_name(w)} ({CONFIG[m]})")
     total = sum(len(s1[m]) for m in MACHINES) + len(s2)
     out.append(
-        _claim(
+        judge(
             "hass-beats-ipc-everywhere",
             "ch. 4 introduction, §4.3.4 (Evaluation of the IPC-Driven algorithm)",
             "HASS-S and HASS-D outperform IPC-Driven for every investigated workload",
@@ -579,7 +563,7 @@ def claims(res, plan) -> list:
     waits = {w: res["wait"][(w, "ipc")] for w in plan["set1"]}
     few = [w for w in waits if FEW_LOW <= waits[w] <= FEW_HIGH]
     out.append(
-        _claim(
+        judge(
             "ipc-cpu-wait-a",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
             "IPC-Driven's forced migrations cost a few percentage points of CPU wait (wall-clock over CPU time) for almost every workload, 2FC-2SC-A",
@@ -593,7 +577,7 @@ def claims(res, plan) -> list:
     quiet = {(w, r): res["wait"][(w, r)] for w in plan["set1"] for r in ("hass-s", "static-ipc")}
     worst = max(quiet, key=quiet.get)
     out.append(
-        _claim(
+        judge(
             "cpu-wait-negligible-without-sampling",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
             "without cross-core sampling the CPU wait is negligible, as threads never outnumber cores (HASS-S, Static-IPC-Driven, 2FC-2SC-A)",
@@ -615,18 +599,18 @@ def claims(res, plan) -> list:
                 f"HAFS outperforms the default metric on {CONFIG[m]}, mean over set #1",
                 theirs,
                 x,
-                _pct(x),
+                pct(x),
                 "HAFS gains {ours:.1f}% against {theirs}%: its migrations pay refills and, on the AMD box, remote memory; both scale with the one free parameter, remote_memory_latency_ns, and with assumed footprints",
             )
         )
     x = sum(g[(C, w, "hafs")] for w in s1[C]) / len(s1[C])
     out.append(
-        _claim(
+        judge(
             "hafs-breaks-even-4fc-12sc",
             src,
             "HAFS breaks even with the default metric on 4FC-12SC, mean over set #1 x4",
             "breaks even",
-            _pct(x),
+            pct(x),
             f"within {EVEN_TOL:g} points of 0",
             abs(x) <= EVEN_TOL,
             f"HAFS's mean gain is {x:.1f}%: our refill cost of a migration across the 4 chips differs from the thesis's measured one",
@@ -634,10 +618,10 @@ def claims(res, plan) -> list:
     )
     ws = [w for w in w48]
     worst = {r: min(ws, key=lambda w: g[(C, w, r)]) for r in ("hafs", "ipc")}
-    text = "; ".join(f"{LABEL[r]} {_pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
+    text = "; ".join(f"{LABEL[r]} {pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
     low = min(g[(C, worst[r], r)] for r in worst)
     out.append(
-        _claim(
+        judge(
             "hafs-ipc-slower-than-default-w4-w8",
             "§4.3.4 (Evaluation of HASS-D; Evaluation of the HAFS algorithm), Fig. 4.5",
             "on W4-W8, migration overhead makes HAFS and IPC-Driven up to 7% slower than the default metric",
@@ -654,7 +638,7 @@ def claims(res, plan) -> list:
     want = {n: 100.0 * 2 / 3 if n == 3 else 50.0 for n in shares}
     worst = max(shares, key=lambda n: abs(shares[n] - want[n]))
     out.append(
-        _claim(
+        judge(
             "hafs-mgrid-shares",
             src,
             "HAFS shares the fast cores equally among copies of mgrid: about 66% each with 3 copies, 50% with 4 or more (2FC-2SC-A)",
@@ -676,7 +660,7 @@ def claims(res, plan) -> list:
             "HAFS's overhead over ideal round robin reaches at most 6%, for some memory-bound apps (2FC-2SC-A)",
             6,
             over[top],
-            f"largest {_pct(over[top])} ({top[1]}, {_name(top[0])})",
+            f"largest {pct(over[top])} ({top[1]}, {_name(top[0])})",
             "the largest overhead is {ours:.1f}% ("
             + top[1]
             + "): a migration refills the part of an app's footprint its miss curve says would hit, and the NUMA box adds remote misses until the next move; both are assumed sizes",
@@ -693,7 +677,7 @@ def claims(res, plan) -> list:
             "on 4FC-12SC HAFS's overhead over ideal round robin reaches 25% for twolf (MH1 x4)",
             25,
             tw_mean,
-            f"{_pct(tw_mean)} (mean of twolf's 4 copies)",
+            f"{pct(tw_mean)} (mean of twolf's 4 copies)",
             "twolf's overhead is {ours:.1f}% against {theirs}%: it comes from sharing an L3 with art and fma3d after each move, which our FOA model of the shared cache and twolf's assumed curve set",
             tol=2 * GAIN_TOL,
         )
@@ -701,12 +685,12 @@ def claims(res, plan) -> list:
     rest = sorted(o for (w, a), o in x4.items() if not (w == "mh1-x4" and a.startswith("twolf")))
     median = rest[len(rest) // 2]
     out.append(
-        _claim(
+        judge(
             "hafs-overhead-others-4fc-12sc",
             src,
             "on 4FC-12SC HAFS's overhead over ideal round robin hovers around 5-10% for the other apps (set #1 x4)",
             "5-10%",
-            f"median {_pct(median)}, range {_pct(rest[0])} to {_pct(rest[-1])} ({len(rest)} apps)",
+            f"median {pct(median)}, range {pct(rest[0])} to {pct(rest[-1])} ({len(rest)} apps)",
             f"median within 5-10% widened by {GAIN_TOL:g} points",
             5 - GAIN_TOL <= median <= 10 + GAIN_TOL,
             f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it",
@@ -743,7 +727,7 @@ def claims(res, plan) -> list:
     named = [w for w in ("mh1", "mh3") if w in ws]
     ok = all(w in wrong[r] for r in wrong for w in named)
     out.append(
-        _claim(
+        judge(
             "hass-mispredicts-mh1-mh3-b",
             src_b,
             "on 2FC-2SC-B both HASS variants fail to find best static's assignment for MH1 and MH3, with small impact",
@@ -770,12 +754,12 @@ def claims(res, plan) -> list:
     mean_a = sum(g[(A, w, "hass-s")] for w in s1[A]) / len(s1[A])
     mean_b = sum(g[(B, w, "hass-s")] for w in s1[B]) / len(s1[B])
     out.append(
-        _claim(
+        judge(
             "gains-larger-on-a-than-b",
             "§4.3.4 (Evaluation of HASS-S), Figs. 4.2, 4.3; §4.5",
             "asymmetry-aware scheduling gains more on 2FC-2SC-A (2x clock) than on 2FC-2SC-B (1.5x), set #1",
             "A > B",
-            f"HASS-S mean {_pct(mean_a)} (A) against {_pct(mean_b)} (B)",
+            f"HASS-S mean {pct(mean_a)} (A) against {pct(mean_b)} (B)",
             "direction",
             mean_a > mean_b,
             f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A",
@@ -784,7 +768,7 @@ def claims(res, plan) -> list:
     progs = sorted(p for p in sf if A in sf[p] and B in sf[p])
     more = [p for p in progs if sf[p][B] > sf[p][A]]
     out.append(
-        _claim(
+        judge(
             "more-cpu-bound-on-b",
             "§4.3.4 (Evaluation of HASS-S), on Fig. 4.3",
             "on 2FC-2SC-B (4 MB L2) most benchmarks are more CPU-bound than on the AMD system (2 MB L3)",
@@ -803,7 +787,7 @@ def claims(res, plan) -> list:
     ):
         wl = f"{w}-x4"
         x = 100.0 * (
-            _geo(
+            geomean(
                 res["apps"][(C, wl, "hass-s")][a][0] / res["apps"][(C, wl, "best")][a][0]
                 for a in res["default"][(C, wl)]
             )
@@ -824,7 +808,7 @@ def claims(res, plan) -> list:
         )
         hs, bs = on_fast(res, C, wl, "hass-s"), on_fast(res, C, wl, "best")
         out.append(
-            _claim(
+            judge(
                 f"mapping-{w}-4fc-12sc",
                 src,
                 f"on {_name(wl)} HASS-S puts the 4 copies of {hass_pick} on the fast cores, best static those of {best_pick}",
@@ -839,7 +823,7 @@ def claims(res, plan) -> list:
     last_two = {w: list(dict.fromkeys(a.split("#")[0] for a in res["order"][(C, w)]))[-2:] for w in s1[C]}
     bad = [(w, p) for w in s1[C] if w != "lh1-x4" for p in on_fast(res, C, w, "hass-s") if p in last_two[w]]
     out.append(
-        _claim(
+        judge(
             "hass-s-never-memory-bound-on-fast-4fc-12sc",
             "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b",
             "HASS-S never runs memory-bound apps (the last two of each workload) on the fast cores of 4FC-12SC",
@@ -850,7 +834,7 @@ def claims(res, plan) -> list:
             f"HASS-S runs {', '.join(p for _, p in bad)} on the fast cores",
         )
     )
-    t, v = (_geo(res["fixed"][k].values()) for k in ("TwolfOnFast", "VortexOnFast"))
+    t, v = (geomean(res["fixed"][k].values()) for k in ("TwolfOnFast", "VortexOnFast"))
     x = 100.0 * (v / t - 1)
     out.append(
         _near(
@@ -859,7 +843,7 @@ def claims(res, plan) -> list:
             "on MH1 x4, twolf on the isolated fast chip is about 7% better than vortex there (cache sharing with art and fma3d)",
             7,
             x,
-            f"{_pct(x)} (geometric mean of turnarounds, fixed assignments)",
+            f"{pct(x)} (geometric mean of turnarounds, fixed assignments)",
             "twolf on the fast chip is {ours:.1f}% better against {theirs}%: twolf's curve is set so that it suffers beside art and fma3d under the FOA model (catalog spec2000.toml, rule 6)",
             theirs_text="7%",
         )
@@ -870,17 +854,17 @@ def claims(res, plan) -> list:
     same = [w for w in s2 if w in ("w1", "w5", "w7", "w8")]
     off = [w for w in same if on_fast(res, C, w, "hass-s") != on_fast(res, C, w, "best") or abs(gaps[w]) > WITHIN_TOL]
     out.append(
-        _claim(
+        judge(
             "hass-s-equals-best-static-w1-w5-w7-w8",
             src,
             "on W1, W5, W7 and W8 HASS-S chooses best static's mapping and comes very close to it",
             "same mapping",
             (
-                f"same mapping and within {_points(WITHIN_TOL)} on {len(same) - len(off)} of {len(same)} ({', '.join(_name(w) for w in same)})"
+                f"same mapping and within {points(WITHIN_TOL)} on {len(same) - len(off)} of {len(same)} ({', '.join(_name(w) for w in same)})"
                 if same
                 else "none of W1, W5, W7, W8 run in this version"
             ),
-            f"same apps on fast cores, within {_points(WITHIN_TOL)}",
+            f"same apps on fast cores, within {points(WITHIN_TOL)}",
             bool(same) and not off,
             "HASS-S differs from best static on "
             + (
@@ -921,19 +905,19 @@ def claims(res, plan) -> list:
                 f"{LABEL[r]}'s best reduction in completion time over the default metric (every configuration and workload)",
                 theirs,
                 g[(top[0], top[1], r)],
-                f"{_pct(g[(top[0], top[1], r)])} ({_name(top[1])}, {CONFIG[top[0]]})",
+                f"{pct(g[(top[0], top[1], r)])} ({_name(top[1])}, {CONFIG[top[0]]})",
                 "the best is {ours:.1f}% against {theirs}%; " + cause(res, g, top[0], top[1], r),
                 theirs_text=f"up to {theirs:g}%",
             )
         )
     low = min(((w, r) for w in s1[C] + s2 for r in ("hass-s", "hass-d")), key=lambda k: g[(C, k[0], k[1])])
     out.append(
-        _claim(
+        judge(
             "hass-never-worse-than-default-4fc-12sc",
             src,
             "on the shared-cache system (4FC-12SC) HASS never performs worse than the default scheduler",
             "never worse",
-            f"lowest {_pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})",
+            f"lowest {pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})",
             "at least -0.5%",
             g[(C, low[0], low[1])] >= -0.5,
             f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}",
@@ -943,7 +927,7 @@ def claims(res, plan) -> list:
     every = [(m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])]
     ahead = [k for k in every if g[(k[0], k[1], "hass-s")] >= g[(k[0], k[1], "hass-d")]]
     out.append(
-        _claim(
+        judge(
             "hass-s-usually-beats-hass-d",
             src,
             "in most cases HASS-S delivers slightly better gains than HASS-D",
@@ -956,7 +940,7 @@ def claims(res, plan) -> list:
     )
     more = [k for k in every if res["migrations"][(k[0], k[1], "hass-d")] > res["migrations"][(k[0], k[1], "hass-s")]]
     out.append(
-        _claim(
+        judge(
             "hass-d-migrates-more",
             src,
             "HASS-D triggers additional migrations over HASS-S",
@@ -969,7 +953,7 @@ def claims(res, plan) -> list:
     )
     pays = [k for k in every if g[(k[0], k[1], "hafs")] > 0]
     out.append(
-        _claim(
+        judge(
             "hafs-usually-pays-off",
             src,
             "fair sharing of fast cores with HAFS comes at a cost, but in most cases the benefits justify it (HAFS beats the default metric)",
@@ -984,7 +968,7 @@ def claims(res, plan) -> list:
     gap = {k: v["best"] - max(v["hass-s"], v["hass-d"]) for k, v in groups.items()}
     worst = max(gap, key=gap.get)
     out.append(
-        _claim(
+        judge(
             "hass-close-to-best-static-but-set1-4fc-12sc",
             "§4.3.4 (Overall results), Fig. 4.10",
             "HASS-S and HASS-D come very close to best static in every configuration and set except set #1 on 4FC-12SC",
@@ -1068,7 +1052,7 @@ def figure_set1(ctx, res, machine, workloads, policies, stem, caption) -> None:
                 / sum(1 for a in per[r] if a.split("#")[0] == p)
                 for p in progs
             ]
-            vals.append(100 * _geo(per[r].values()))
+            vals.append(100 * geomean(per[r].values()))
             top = max(top, max(vals))
             ax.bar([j + i * width for j in range(len(vals))], vals, width, color=COLORS[r], label=_label(r, policies))
         ax.axhline(100, color="black", linewidth=0.7)
@@ -1216,17 +1200,13 @@ def figure_4_10(ctx, res, plan, policies) -> None:
 
 def _table(res, machine, workloads) -> str:
     roles = ("hafs", "ipc", "static-ipc", "hass-s", "hass-d", "best")
-    lines = [
-        "| workload | " + " | ".join(LABEL[r] for r in roles) + " | HASS-S on fast | best static on fast |",
-        "|---|" + "---:|" * len(roles) + "---|---|",
+    header = ["workload", *(LABEL[r] for r in roles), "HASS-S on fast", "best static on fast"]
+    rows = [
+        [_name(w), *(pct(gain(res, machine, w, r)) for r in roles)]
+        + [" + ".join(on_fast(res, machine, w, role)) or "-" for role in ("hass-s", "best")]
+        for w in workloads
     ]
-    for w in workloads:
-        lines.append(
-            f"| {_name(w)} | "
-            + " | ".join(_pct(gain(res, machine, w, r)) for r in roles)
-            + f" | {' + '.join(on_fast(res, machine, w, 'hass-s')) or '-'} | {' + '.join(on_fast(res, machine, w, 'best')) or '-'} |"
-        )
-    return "\n".join(lines)
+    return markdown_table(header, rows, "l" + "r" * len(roles) + "ll")
 
 
 def build(ctx):

@@ -26,11 +26,11 @@ over them):
   overhead study's ten apps alone with threads = cores; overhead = T_policy / T_Default - 1.
 """
 
-import math
 import os
 import tomllib
 
 from . import Claim, Report, policy_roles
+from ._format import geomean, markdown_table, pct, verdict
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -391,7 +391,7 @@ def measure(ctx, plan, policies) -> dict:
     t = _times(ctx.sweep([uma], [f"ch5-{w}" for w in plan["set2"]], [policies["pa"], policies["mintlp"]], seeds))
     for w in plan["set2"]:
         a, b = t[(uma, f"ch5-{w}", policies["mintlp"])], t[(uma, f"ch5-{w}", policies["pa"])]
-        out["set2_uma"][w] = 100.0 * (_geo(a[x] / b[x] for x in a) - 1)
+        out["set2_uma"][w] = 100.0 * (geomean(a[x] / b[x] for x in a) - 1)
     t = _times(ctx.sweep([FOUR], [f"ch5-single-{TEN[a]}" for a in plan["ten"]], [policies[r] for r in SINGLE], seeds))
     for a in plan["ten"]:
         for r in SINGLE:
@@ -442,11 +442,6 @@ def _master_fast_share(r) -> float:
 # ---- metrics
 
 
-def _geo(xs) -> float:
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def speedup(base: float, t: float) -> float:
     """Wall-clock speedup, %: T_base / T - 1 (the thesis's per-app metric)."""
     return 100.0 * (base / t - 1)
@@ -454,7 +449,7 @@ def speedup(base: float, t: float) -> float:
 
 def wl_speedup(base: dict, t: dict) -> float:
     """A workload's speedup, %: the geometric mean over its apps of T_base / T, minus 1."""
-    return 100.0 * (_geo(base[a] / t[a] for a in base) - 1)
+    return 100.0 * (geomean(base[a] / t[a] for a in base) - 1)
 
 
 def set1_speedup(res, machine, w, role, over="default") -> float:
@@ -483,14 +478,6 @@ def overhead(res, machine, app, role) -> float:
     return 100.0 * (res["over"][(machine, app, role)] / res["over"][(machine, app, "default")] - 1)
 
 
-def _pct(x) -> str:
-    return f"{x:+.1f}%"
-
-
-def _v(ok) -> str:
-    return "reproduced" if ok else "differs"
-
-
 # ---- the claims
 
 
@@ -507,9 +494,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.2, Fig. 5.2",
             "with spinning waits PA gives hardly any speedup over Default (the OS never sees the serial phases)",
             "hardly any speedup",
-            f"PA (spin) over Default: {', '.join(f'{a} {_pct(v)}' for a, v in spin.items())}",
+            f"PA (spin) over Default: {', '.join(f'{a} {pct(v)}' for a, v in spin.items())}",
             f"every app within {EVEN_TOL:g} points of 0",
-            _v(abs(worst_spin) <= EVEN_TOL),
+            verdict(abs(worst_spin) <= EVEN_TOL),
             "" if abs(worst_spin) <= EVEN_TOL else _spin_reason(res, spin),
         )
     )
@@ -522,9 +509,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.2, Fig. 5.2",
             "with sleep or adaptive waits the apps with large serial phases get a noticeable speedup under PA",
             "noticeable speedup",
-            "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {_pct(v)}" for a, v in blk.items()),
+            "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {pct(v)}" for a, v in blk.items()),
             f"each at least +{NOTICEABLE:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "the OS sees "
@@ -543,14 +530,14 @@ def claims(res, plan) -> list:
             "RNA, equake and applu (frequent short parallel loops) degrade most under PA with sleep (block) waits",
             "RNA, equake, applu the worst",
             "PA (block) over Default: "
-            + ", ".join(f"{a} {_pct(blk_all[a])}" for a in sorted(apps, key=lambda a: blk_all[a])),
+            + ", ".join(f"{a} {pct(blk_all[a])}" for a in sorted(apps, key=lambda a: blk_all[a])),
             f"the {len(short)} worst are {', '.join(short)}",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else f"the worst are {', '.join(worst)}"
             + "".join(
-                f"; {a} (HP-MI) loses {-blk_all[a]:.1f}% with NUMA memory and {_pct(res['wait_uma'][a])} with one memory node: "
+                f"; {a} (HP-MI) loses {-blk_all[a]:.1f}% with NUMA memory and {pct(res['wait_uma'][a])} with one memory node: "
                 "PA moves its master to the fast core on another chip for each serial part, where its memory (first touched "
                 "on its own node) is remote (1.15x) and eats the memory-bound serial part's small gain (SF 1.35)"
                 for a in worst
@@ -566,10 +553,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.2, Fig. 5.2",
             "the adaptive mode needs a large enough blocking threshold to remove the overhead of the short-loop apps",
             "overhead gone at a large threshold",
-            "PA block / 100M over Default: "
-            + ", ".join(f"{a} {_pct(lo)} / {_pct(hi)}" for a, (lo, hi) in grow.items()),
+            "PA block / 100M over Default: " + ", ".join(f"{a} {pct(lo)} / {pct(hi)}" for a, (lo, hi) in grow.items()),
             f"100M no worse than block and within {EVEN_TOL:g} points of Default",
-            _v(ok),
+            verdict(ok),
             "" if ok else "at 100M iterations the short-loop apps still lose to Default",
         )
     )
@@ -585,7 +571,7 @@ def claims(res, plan) -> list:
             "block / 1M / 10M / 100M / spin: "
             + "; ".join(f"{a} " + " / ".join(f"{100 * x:.0f}%" for x in v) for a, v in seen.items()),
             "non-increasing for every app (half a point of slack)",
-            _v(ok),
+            verdict(ok),
             "" if ok else "not monotone for some app",
         )
     )
@@ -599,9 +585,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.2, Fig. 5.4",
             "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold",
             "up to 26%",
-            f"PA (1M) worst: {worst_low} {_pct(low[worst_low])}; with block: {min(blk_all.values()):+.1f}%",
+            f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {min(blk_all.values()):+.1f}%",
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "our short-loop apps' serial parts are shorter than a 1M-iteration spin (8.7 ms on a slow core), so at 1M the OS "
@@ -621,16 +607,16 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.2, Fig. 5.4",
             "PA-RTX degrades performance (against Default) by at most 4%, in one case only (1K-iteration spin threshold)",
             "at most 4%, once",
-            f"worst {_pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
+            f"worst {pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
             + (f" ({', '.join(f'{a} {k}' for (a, k) in losses)})" if losses else ""),
             f"worst no lower than -{4 + WITHIN_TOL:g}%, at most one point below -{TIE:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else f"PA-RTX loses more than {TIE:g} point on "
-            + ", ".join(f"{a} ({k}, {_pct(v)})" for (a, k), v in losses.items())
+            + ", ".join(f"{a} ({k}, {pct(v)})" for (a, k), v in losses.items())
             + "; with one memory node PA (block) against Default is "
-            + ", ".join(f"{_pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
+            + ", ".join(f"{pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
             + ": the master's moves to the fast core on another chip make its memory remote",
         )
     )
@@ -645,9 +631,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.2, Fig. 5.4",
             "PA-RTX beats PA-base (adaptive, at its best blocking threshold of 10M or 1M) by up to 5%",
             "up to 5%",
-            f"largest: {top} {_pct(gain[top])} (PA-RTX at its better spin threshold)",
+            f"largest: {top} {pct(gain[top])} (PA-RTX at its better spin threshold)",
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else (
@@ -674,9 +660,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.3, Fig. 5.5 (1)",
             "RR and BusyFCs get non-negligible gains over Default when few threads are active (ST+PS and PS+PS pairs)",
             "non-negligible gains",
-            "better of RR and BusyFCs over Default: " + ", ".join(f"{SET1[w]} {_pct(v)}" for w, v in simple.items()),
+            "better of RR and BusyFCs over Default: " + ", ".join(f"{SET1[w]} {pct(v)}" for w, v in simple.items()),
             f"at least +{NOTICEABLE:g}% on half of those workloads or more",
-            _v(ok),
+            verdict(ok),
             "" if ok else "with blocking waits our serial phases leave slow cores idle, which Default also fills",
         )
     )
@@ -694,15 +680,15 @@ def claims(res, plan) -> list:
                 "with HP apps present PA and MinTLP win, by up to 40% (STCI-HP) over RR, BusyFCs and Default",
                 "up to 40% (STCI-HP)",
                 "better of PA and MinTLP on STCI-HP over "
-                + ", ".join(f"{LABEL[r]} {_pct(v)}" for r, v in pa_hp.items())
+                + ", ".join(f"{LABEL[r]} {pct(v)}" for r, v in pa_hp.items())
                 + f"; largest gain over RR on {SET1[best_w]}",
                 f"{GAIN_TOL:g} points (over RR)",
-                _v(ok),
+                verdict(ok),
                 ""
                 if ok
                 else f"ours is the thesis's own arithmetic (Example 1: 1.5x against 1.1x, +36%): under the better of PA and MinTLP "
-                f"against RR gamess gains {_pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
-                f"{_pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
+                f"against RR gamess gains {pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
+                f"{pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
                 "programs whose SFs it does not give" + _busyfcs_hp(res, pa_hp),
             )
         )
@@ -729,9 +715,9 @@ def claims(res, plan) -> list:
                 f"{S}, §5.2.3, Fig. 5.5 ({'3' if sign < 0 else '4'})",
                 text,
                 "PA behind" if sign < 0 else "PA ahead",
-                "PA over MinTLP: " + ", ".join(f"{SET1[w]} {_pct(d)}" for w, d in diff.items()),
+                "PA over MinTLP: " + ", ".join(f"{SET1[w]} {pct(d)}" for w, d in diff.items()),
                 f"{'below' if sign < 0 else 'above'} {'-' if sign < 0 else '+'}{TIE:g}% on each",
-                _v(ok),
+                verdict(ok),
                 "" if ok else _pa_mintlp_reason(res, diff, sign),
             )
         )
@@ -751,7 +737,7 @@ def claims(res, plan) -> list:
             "matches on STCI-*, loses on STCI-HP(2) and most others",
             "Static-IPC minus the better of PA and MinTLP: " + ", ".join(f"{SET1[w]} {match[w]:+.1f}" for w in w1),
             f"within {GAIN_TOL:g} points on STCI-* but STCI-HP(2); below -{TIE:g} on STCI-HP(2) and on more than half of the rest",
-            _v(ok),
+            verdict(ok),
             "" if ok else _static_ipc_reason(res, w1, match),
         )
     )
@@ -771,9 +757,9 @@ def claims(res, plan) -> list:
             "set #1 on 4FC-12SC gives results quantitatively similar to 1FC-12SC",
             "similar",
             f"PA or MinTLP best (within {TIE:g} point) on the same workloads in {agree} of {len(w1)}; mean gain of the better over Default "
-            f"{_pct(mean1)} (1FC-12SC), {_pct(mean4)} (4FC-12SC)",
+            f"{pct(mean1)} (1FC-12SC), {pct(mean4)} (4FC-12SC)",
             "the same winners on at least 3/4 of the workloads",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "the winners differ on "
@@ -806,9 +792,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.3, Fig. 5.6",
             "on set #2 (4FC-12SC, cross-domain migrations avoided) PA almost never under-performs MinTLP for the workload as a whole",
             "almost never",
-            "PA over MinTLP (workload geomean): " + ", ".join(f"{SET2[w]} {_pct(d)}" for w, d in d2.items()),
+            "PA over MinTLP (workload geomean): " + ", ".join(f"{SET2[w]} {pct(d)}" for w, d in d2.items()),
             f"below -{TIE:g}% on at most one workload",
-            _v(ok),
+            verdict(ok),
             "" if ok else _set2_reason(res, under),
         )
     )
@@ -829,9 +815,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.3, Fig. 5.7",
             "even RR and BusyFCs accelerate serial phases and beat Default when one parallel app runs with blocking waits",
             "RR and BusyFCs above Default",
-            "RR / BusyFCs over Default: " + ", ".join(f"{a} {_pct(r)} / {_pct(b)}" for a, (r, b) in simple.items()),
+            "RR / BusyFCs over Default: " + ", ".join(f"{a} {pct(r)} / {pct(b)}" for a, (r, b) in simple.items()),
             f"both above +{TIE:g}% on each PS app with blocking waits",
-            _v(ok),
+            verdict(ok),
             "" if ok else "Default keeps the master where it started, which for some seeds is the fast core",
         )
     )
@@ -844,13 +830,13 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.3, Fig. 5.7 (article fragment)",
             "PA gives up to 26% over Default for apps with serial phases of 40-60%",
             "up to 26%",
-            "PA over Default: " + ", ".join(f"{a} {_pct(pa1[a])}" for a in ps),
+            "PA over Default: " + ", ".join(f"{a} {pct(pa1[a])}" for a in ps),
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
-            else f"our largest is {top} ({_pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
-            f"chosen, catalog parallel.toml) bound the serial-phase gain at {_pct(amdahl(0.45, 1.93))}, and its parallel "
+            else f"our largest is {top} ({pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
+            f"chosen, catalog parallel.toml) bound the serial-phase gain at {pct(amdahl(0.45, 1.93))}, and its parallel "
             "phases get 4 fast cores of 16 besides; the thesis gives its apps' serial fractions only as 40-60%",
         )
     )
@@ -862,9 +848,9 @@ def claims(res, plan) -> list:
                 f"{S}, §5.2.3, Fig. 5.7 (article fragment)",
                 "wupwise (small serial fraction) gains nothing from PA",
                 "about 0",
-                f"{_pct(pa1['wupwise_m'])}",
+                f"{pct(pa1['wupwise_m'])}",
                 f"within {EVEN_TOL:g} points of 0",
-                _v(ok),
+                verdict(ok),
                 "" if ok else "its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
             )
         )
@@ -882,10 +868,10 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.4, Fig. 5.8",
             "the migration overhead is highest on 1FC-12SC: up to 18%",
             "up to 18%",
-            f"PA: up to {_pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
-            f"{_pct(mx[ONE][0])} ({LABEL[mx[ONE][2]]}, {mx[ONE][1]})",
+            f"PA: up to {pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
+            f"{pct(mx[ONE][0])} ({LABEL[mx[ONE][2]]}, {mx[ONE][1]})",
             f"{GAIN_TOL:g} points (PA)",
-            _v(ok),
+            verdict(ok),
             "" if ok else _overhead_reason(res, ten, plan),
         )
     )
@@ -896,9 +882,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.4, Fig. 5.8",
             "on 1FC-3SC (every core sharing the LLC) the overhead is negligible",
             "negligible",
-            f"up to {_pct(mx[SMALL][0])} ({LABEL[mx[SMALL][2]]}, {mx[SMALL][1]})",
+            f"up to {pct(mx[SMALL][0])} ({LABEL[mx[SMALL][2]]}, {mx[SMALL][1]})",
             f"below {NEGLIGIBLE:g}%",
-            _v(ok),
+            verdict(ok),
             "" if ok else "the fixed 50 µs a migration costs adds up where the short-loop apps migrate on every loop",
         )
     )
@@ -909,13 +895,13 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.4, Fig. 5.8",
             "on 4FC-12SC (a fast core in each LLC domain, topology-aware scheduling) PA's overhead is very low",
             "very low",
-            f"PA up to {_pct(pa_max[FOUR][0])} ({pa_max[FOUR][1]})",
+            f"PA up to {pct(pa_max[FOUR][0])} ({pa_max[FOUR][1]})",
             f"below {VERY_LOW:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
-            else f"{pa_max[FOUR][1]} loses {_pct(pa_max[FOUR][0])} with NUMA memory and "
-            f"{_pct(res['over_uma'][(FOUR, pa_max[FOUR][1])])} on the same machine with one memory node: PA moves the serial "
+            else f"{pa_max[FOUR][1]} loses {pct(pa_max[FOUR][0])} with NUMA memory and "
+            f"{pct(res['over_uma'][(FOUR, pa_max[FOUR][1])])} on the same machine with one memory node: PA moves the serial "
             "thread to a fast core on another chip, where its memory (first touched on its own node) is remote (1.15x, "
             "catalog 4fc-12sc-mf); a migration itself costs little here",
         )
@@ -928,9 +914,9 @@ def claims(res, plan) -> list:
             f"{S}, §5.2.4, Fig. 5.8",
             "BusyFCs also shows overhead on 1FC-12SC: migration cost is inherent to asymmetry-aware schedulers",
             "overhead too",
-            f"BusyFCs up to {_pct(b[0])} ({b[1]})",
+            f"BusyFCs up to {pct(b[0])} ({b[1]})",
             f"at least {NEGLIGIBLE:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "BusyFCs moves a thread only when the fast core idles: with the catalog's adaptive waits it does so "
@@ -958,9 +944,9 @@ def claims(res, plan) -> list:
             f"{S}, ch. 5 introduction and §5.3; ch. 7",
             "PA and MinTLP beat RR, BusyFCs, Static-IPC-Driven and Default by up to 40%",
             "up to 40%",
-            f"largest: {_pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
+            f"largest: {pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else f"the largest gain is over {LABEL[g[2]]} on {g[1]}"
@@ -972,7 +958,7 @@ def claims(res, plan) -> list:
                 if g[2] == "default"
                 else ""
             )
-            + f"; over RR the largest is {_pct(max(x for x in gains if x[2] == 'rr')[0])}",
+            + f"; over RR the largest is {pct(max(x for x in gains if x[2] == 'rr')[0])}",
         )
     )
     return out
@@ -981,7 +967,7 @@ def claims(res, plan) -> list:
 def _spin_reason(res, spin) -> str:
     gaining = [a for a, v in spin.items() if abs(v) > EVEN_TOL]
     return (
-        f"{', '.join(f'{a} {_pct(spin[a])}' for a in gaining)}: PA places a new app's first thread (the master, "
+        f"{', '.join(f'{a} {pct(spin[a])}' for a in gaining)}: PA places a new app's first thread (the master, "
         "which runs every serial part) on the fast core (a new thread goes to the partition of lowest scaled load, "
         "§2.3, ties to fast: README, PA) and with spinning "
         "waits nothing moves it: the master's fast-core share is "
@@ -998,7 +984,7 @@ def _set2_reason(res, under) -> str:
     parts = [f"PA is behind on {', '.join(SET2[w] for w in under)}"]
     if numa:
         parts.append(
-            "on " + ", ".join(f"{SET2[w]} ({_pct(res['set2_uma'][w])})" for w in numa) + " the gap goes with "
+            "on " + ", ".join(f"{SET2[w]} ({pct(res['set2_uma'][w])})" for w in numa) + " the gap goes with "
             "NUMA (same machine, one memory node): it is remote memory, PA having moved ST apps to fast cores on "
             "other chips than the one where their memory was first touched (1.15x, catalog 4fc-12sc-mf)"
         )
@@ -1006,7 +992,7 @@ def _set2_reason(res, under) -> str:
         parts.append(
             "on "
             + ", ".join(
-                f"{SET2[w]} ({_pct(res['set2_uma'][w])} with one memory node; "
+                f"{SET2[w]} ({pct(res['set2_uma'][w])} with one memory node; "
                 f"{res['migrations'][(FOUR, w, 'pa')]:.0f} migrations a run against MinTLP's "
                 f"{res['migrations'][(FOUR, w, 'mintlp')]:.0f})"
                 for w in rest
@@ -1043,7 +1029,7 @@ def _pa_mintlp_reason(res, diff, sign) -> str:
         st = st_app(res["set1"][(ONE, w, "pa")])
         fs = {r: 100 * res["fast_share"][(ONE, w, r)][st] for r in ("pa", "mintlp")}
         parts.append(
-            f"on {SET1[w]} PA is {_pct(d)} (within the {TIE:g}-point tie): {st} has {fs['pa']:.0f}% of its time on "
+            f"on {SET1[w]} PA is {pct(d)} (within the {TIE:g}-point tie): {st} has {fs['pa']:.0f}% of its time on "
             f"the fast core under PA, {fs['mintlp']:.0f}% under MinTLP, and gains less from it (SF about 1.3-1.5 for "
             "an MI program) than a CI one, so what PA gives away costs less"
         )
@@ -1055,7 +1041,7 @@ def _busyfcs_hp(res, pa_hp) -> str:
         return ""
     share = {r: 100 * res["fast_share"][(ONE, "stci-hp", r)]["gamess"] for r in ("busyfcs", "pa", "rr")}
     return (
-        f"; over BusyFCs ours is only {_pct(pa_hp['busyfcs'])}: BusyFCs gives gamess {share['busyfcs']:.0f}% of its "
+        f"; over BusyFCs ours is only {pct(pa_hp['busyfcs'])}: BusyFCs gives gamess {share['busyfcs']:.0f}% of its "
         f"time on the fast core (PA {share['pa']:.0f}%, RR {share['rr']:.0f}%), pulling it up whenever the fast core "
         "idles (wupwise_m's threads exit at the end of each run under constant load) and gamess never blocks"
     )
@@ -1089,14 +1075,14 @@ def _static_ipc_reason(res, w1, match) -> str:
 def _overhead_reason(res, ten, plan) -> str:
     m = max((res["over_migrations"][(ONE, a, "pa")], a) for a in ten)
     blocked = ", ".join(
-        f"{a} {_pct(res['over_block'][(ONE, a)])} on 1FC-12SC ({res['over_block_migrations'][(ONE, a)]:.0f} "
-        f"migrations) and {_pct(res['over_block'][(SMALL, a)])} on 1FC-3SC"
+        f"{a} {pct(res['over_block'][(ONE, a)])} on 1FC-12SC ({res['over_block_migrations'][(ONE, a)]:.0f} "
+        f"migrations) and {pct(res['over_block'][(SMALL, a)])} on 1FC-3SC"
         for a in plan["openmp"]
         if (ONE, a) in res["over_block"]
     )
     u = max((res["over_uma"][(ONE, a)], a) for a in ten)
     return (
-        f"with one memory node PA's overhead on 1FC-12SC is at most {_pct(u[0])} ({u[1]}): what it has is remote "
+        f"with one memory node PA's overhead on 1FC-12SC is at most {pct(u[0])} ({u[1]}): what it has is remote "
         "memory after a move across chips (first touch, 1.15x); "
         f"with the catalog's adaptive waits (2e7 iterations, GCC 4.4's default) PA has little to move: at most "
         f"{m[0]:.0f} migrations in a run ({m[1]}), the short-loop apps' serial parts being hidden by the spin and the "
@@ -1121,7 +1107,7 @@ def res_time(res, machine, w, role) -> float:
 
 
 def _geo_t(base: dict, t: dict) -> float:
-    return _geo(t[a] / base[a] for a in base)
+    return geomean(t[a] / base[a] for a in base)
 
 
 # ---- figures
@@ -1303,9 +1289,7 @@ def figure_5_7_5_8(ctx, res, plan) -> None:
 
 
 def _table(rows, header) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return markdown_table(header, rows, "l" + "r" * (len(header) - 1))
 
 
 def build(ctx):
@@ -1383,20 +1367,20 @@ minus 1."""
     set1_rows = []
     for w in plan["set1"]:
         set1_rows.append(
-            [SET1[w]] + [_pct(set1_speedup(res, m, w, r)) for m in (ONE, FOUR) for r in MULTI if r != "default"]
+            [SET1[w]] + [pct(set1_speedup(res, m, w, r)) for m in (ONE, FOUR) for r in MULTI if r != "default"]
         )
     hdr = ["workload"] + [f"{LABEL[r]} {CONFIG[m]}" for m in (ONE, FOUR) for r in MULTI if r != "default"]
-    set2_rows = [[SET2[w]] + [_pct(set2_speedup(res, w, r)) for r in MULTI if r != "default"] for w in plan["set2"]]
+    set2_rows = [[SET2[w]] + [pct(set2_speedup(res, w, r)) for r in MULTI if r != "default"] for w in plan["set2"]]
     single_rows = [
         [a]
-        + [_pct(speedup(res["single"][(a, "default")], res["single"][(a, r)])) for r in SINGLE if r != "default"]
-        + [_pct(overhead(res, m, a, "pa")) for m in (ONE, SMALL, FOUR)]
+        + [pct(speedup(res["single"][(a, "default")], res["single"][(a, r)])) for r in SINGLE if r != "default"]
+        + [pct(overhead(res, m, a, "pa")) for m in (ONE, SMALL, FOUR)]
         for a in plan["ten"]
     ]
     wait_rows = [
         [a]
-        + [_pct(wait_speedup(res, a, m)) for m in MODES]
-        + [_pct(rtx_speedup(res, a, k)) for k in RTX_SPIN]
+        + [pct(wait_speedup(res, a, m)) for m in MODES]
+        + [pct(rtx_speedup(res, a, k)) for k in RTX_SPIN]
         + [f"{100 * res['seen'][(a, 'adaptive')]:.0f}%"]
         for a in plan["openmp"]
     ]

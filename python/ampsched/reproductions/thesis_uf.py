@@ -20,6 +20,7 @@ is T_base / T_busyfcs, as the thesis defines it (§6.1).
 import os
 
 from . import Claim, Report
+from ._format import markdown_table, pct_of, verdict
 
 TITLE = "Utility Factor against BusyFCs's speedup (Sáez thesis, ch. 6, Figs. 6.1 and 6.2)"
 # The seed text has no title page; the thesis's Spanish summary names the university.
@@ -249,10 +250,6 @@ def measure(ctx, plan) -> list:
     return rows
 
 
-def _pct(x: float) -> str:
-    return f"{x * 100:+.1f}%"
-
-
 def _where(row) -> str:
     return f"N={row['n']}, SF={row['sf']:.1f}"
 
@@ -278,7 +275,7 @@ def _closeness(cid, source, claim, theirs, points, key, what):
             f"BusyFCs moves memory-bound threads to cores away from their memory (remote misses), which "
             f"the model leaves out; on one memory node the gap goes (claim eq613-is-busyfcs-without-numa)"
         )
-    return Claim(cid, source, claim, theirs, ours, TOLERANCE, "reproduced" if ok else "differs", reason)
+    return Claim(cid, source, claim, theirs, ours, TOLERANCE, verdict(ok), reason)
 
 
 def claims(rows: list) -> list:
@@ -320,7 +317,7 @@ def claims(rows: list) -> list:
                 "simulated <= eq. 6.13",
                 f"simulated over eq. 6.13 at most {excess * 100:+.2f}% ({_where(over)}); eq. 6.13 vs simulated: mean abs. error {mean:.1%}",
                 f"simulated at most {BOUND_TOLERANCE:.0%} above eq. 6.13",
-                "reproduced" if ok else "differs",
+                verdict(ok),
                 "" if ok else f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}",
             )
         )
@@ -347,7 +344,7 @@ def claims(rows: list) -> list:
             f"on {CONTROL} (2FC-8SC, one memory node): eq. 6.13 vs simulated, worst {worst['model_vs_sim'] * 100:+.2f}% "
             f"at {_where(worst)} ({len(control)} points)",
             f"within {BOUND_TOLERANCE:.0%}",
-            "reproduced" if ok else "differs",
+            verdict(ok),
             ""
             if ok
             else f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}",
@@ -364,7 +361,7 @@ def claims(rows: list) -> list:
             ">= 1",
             f"lowest simulated speedup {low['sim']:.3f} ({low['machine']}, {_where(low)})",
             f"at least {1 - SF_TOLERANCE:.2f}",
-            "reproduced" if ok else "differs",
+            verdict(ok),
             ""
             if ok
             else (
@@ -401,9 +398,9 @@ def claims(rows: list) -> list:
             "§6.1.2 (after eq. 6.14)",
             "with no more threads than fast cores the application's speedup is SF_avg",
             "speedup = SF_avg",
-            f"simulated / SF: worst {_pct(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
+            f"simulated / SF: worst {pct_of(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
             f"within {SF_TOLERANCE:.0%}",
-            "reproduced" if ok else "differs",
+            verdict(ok),
             ""
             if ok
             else f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}",
@@ -423,10 +420,10 @@ def claims(rows: list) -> list:
             "§6.1.1 (second assumption)",
             "as the thread count exceeds the fast cores the speedup decreases (it never rises with N)",
             "decreasing in N",
-            f"largest rise from one simulated N to the next: {_pct(worst[3])} "
+            f"largest rise from one simulated N to the next: {pct_of(worst[3])} "
             f"({worst[0]}, N={worst[2]}, SF={worst[1]:.1f})",
             f"no rise over {SF_TOLERANCE:.0%}",
-            "reproduced" if ok else "differs",
+            verdict(ok),
             ""
             if ok
             else f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}",
@@ -530,16 +527,16 @@ def figure_errors(ctx, rows) -> None:
 def _points_table(rows, machine) -> str:
     pts = [r for r in rows if r["machine"] == machine]
     sfs = sorted({r["sf"] for r in pts})
-    head = "| N | " + " | ".join(f"SF {sf:.1f}: sim / eq. 6.13 / UF (UF err vs sim)" for sf in sfs) + " |"
-    lines = [head, "|---:|" + "---:|" * len(sfs)]
+    header = ["N"] + [f"SF {sf:.1f}: sim / eq. 6.13 / UF (UF err vs sim)" for sf in sfs]
     nsc = pts[0]["nsc"]
+    rows = []
     for n in sorted({r["n"] for r in pts}):
-        cells = []
+        cells = [f"{n}{' (> NSC)' if n > nsc else ''}"]
         for sf in sfs:
             r = next(r for r in pts if r["n"] == n and r["sf"] == sf)
-            cells.append(f"{r['sim']:.3f} / {r['model']:.3f} / {r['uf']:.3f} ({_pct(r['uf_vs_sim'])})")
-        lines.append(f"| {n}{' (> NSC)' if n > nsc else ''} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            cells.append(f"{r['sim']:.3f} / {r['model']:.3f} / {r['uf']:.3f} ({pct_of(r['uf_vs_sim'])})")
+        rows.append(cells)
+    return markdown_table(header, rows, "r" * len(header))
 
 
 def build(ctx):

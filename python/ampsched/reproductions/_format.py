@@ -1,0 +1,66 @@
+"""What the reproductions share to compute and show their numbers: the geometric mean, signed
+percentages, a claim judged by a condition, and the markdown tables of their documents.
+
+One place for them, so that every document writes a percentage, a verdict or a table the same
+way; the documents are byte-identical to what the modules wrote with their own copies before.
+"""
+
+import statistics
+
+from . import Claim
+
+
+def geomean(xs) -> float:
+    """The geometric mean of positive numbers (any iterable): the papers' mean of normalised
+    times and speedups. statistics.geometric_mean, exp of the mean of the logs (fsum'd, so
+    exactly rounded whatever the order); a zero, a negative or no value is an error."""
+    return statistics.geometric_mean(xs)
+
+
+def pct(x: float) -> str:
+    """A value already in percent, signed with one decimal: 12.34 -> "+12.3%"."""
+    return f"{x:+.1f}%"
+
+
+def pct_of(fraction: float) -> str:
+    """A fraction as a signed percentage with one decimal: 0.1234 -> "+12.3%"."""
+    return pct(fraction * 100)
+
+
+def pct_change(ratio: float) -> str:
+    """A ratio (new over old) as the change it is, in percent: 1.05 -> "+5.0%", 0.9 -> "-10.0%"."""
+    return pct((ratio - 1) * 100)
+
+
+def points(x: float) -> str:
+    """A number of percentage points: 1 -> "1 point", 2.5 -> "2.5 points"."""
+    return f"{x:g} point{'' if x == 1 else 's'}"
+
+
+def verdict(ok: bool) -> str:
+    """A claim's verdict when its condition is met or not ("not comparable" is said outright)."""
+    return "reproduced" if ok else "differs"
+
+
+def judge(cid, source, claim, theirs, ours, tolerance, ok, reason) -> Claim:
+    """A claim reproduced when `ok`, else differing for `reason` (kept only then: a reproduced
+    claim carries none)."""
+    return Claim(cid, source, claim, theirs, ours, tolerance, verdict(ok), "" if ok else reason)
+
+
+# Markdown column alignment: "l" the default (text), "r" right (numbers).
+_RULE = {"l": "---", "r": "---:"}
+
+
+def markdown_table(header, rows, align=None) -> str:
+    """A markdown table: `header` and each of `rows` a sequence of cell texts, `align` one
+    letter per column ("l" or "r", default all "l"). No padding: the cells as given, between
+    "| " and " |" (the tests read the claims table back by that layout)."""
+    align = align or "l" * len(header)
+    if len(align) != len(header) or any(len(row) != len(header) for row in rows):
+        raise ValueError(
+            f"markdown table: {len(header)} columns in the header, {len(align)} alignments, rows of {sorted({len(r) for r in rows})}"
+        )
+    lines = ["| " + " | ".join(header) + " |", "|" + "".join(_RULE[a] + "|" for a in align)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
