@@ -333,12 +333,9 @@ def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN
 # ---- the claims
 
 
-def claims(res, plan) -> list:
+def _figure_4_2(res, plan, g, s1, s2) -> list:
+    """HASS-S on 2FC-2SC-A against the thesis's numbers and best static (Fig. 4.2a and b)."""
     out = []
-    s1 = {m: [_wl(m, w) for w in (plan["set1"] if m != C else plan["set1_x4"])] for m in MACHINES}
-    s2 = list(plan["set2"])
-    g = {(m, w, r): gain(res, m, w, r) for m in MACHINES for w in s1[m] + (s2 if m == C else []) for r in ROLES}
-
     # -- HASS-S on 2FC-2SC-A (Fig. 4.2)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2a"
     out.append(
@@ -440,6 +437,12 @@ def claims(res, plan) -> list:
                 + f"HASS-S gains {sum(g[(A, w, 'hass-s')] for w in ws) / len(ws):.1f}% and HAFS {sum(g[(A, w, 'hafs')] for w in ws) / len(ws):.1f}% over the default metric here (claims hass-s-* and hafs-over-default-a)",
             )
         )
+    return out
+
+
+def _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2) -> list:
+    """HASS-D against HASS-S on every configuration (Evaluation of HASS-D, Figs. 4.2-4.5)."""
+    out = []
     # -- HASS-D against HASS-S
     src = "§4.3.4 (Evaluation of HASS-D), Figs. 4.2-4.5"
     for m, bound in ((A, 1.0), (B, 2.5), (C, 3.5)):
@@ -483,6 +486,12 @@ def claims(res, plan) -> list:
             + ")",
         )
     )
+    return out
+
+
+def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
+    """IPC-Driven: its gains, mcf's misplacement and HASS ahead of it (Evaluation of the IPC-Driven algorithm, Fig. 4.2a)."""
+    out = []
     # -- IPC-Driven (§4.3.4, Evaluation of the IPC-Driven algorithm)
     src = "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.2a"
     out.append(
@@ -560,6 +569,12 @@ def claims(res, plan) -> list:
             f"IPC-Driven is ahead in {len(losses)} pairs: {'; '.join(losses)}",
         )
     )
+    return out
+
+
+def _figure_4_7(res, plan, g, s1, s2) -> list:
+    """CPU wait with and without IPC-Driven's cross-core sampling (Fig. 4.7)."""
+    out = []
     waits = {w: res["wait"][(w, "ipc")] for w in plan["set1"]}
     few = [w for w in waits if FEW_LOW <= waits[w] <= FEW_HIGH]
     out.append(
@@ -588,6 +603,12 @@ def claims(res, plan) -> list:
             f"{LABEL[worst[1]]} leaves threads waiting {quiet[worst]:.1f}% of their CPU time on {_name(worst[0])}",
         )
     )
+    return out
+
+
+def _hafs_figures_4_5_4_10(res, plan, g, s1, s2) -> list:
+    """HAFS against the default metric (Evaluation of the HAFS algorithm, Figs. 4.10 and 4.5)."""
+    out = []
     # -- HAFS (§4.3.4, Evaluation of the HAFS algorithm)
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.10"
     for m, theirs in ((A, 5), (B, 2)):
@@ -616,7 +637,7 @@ def claims(res, plan) -> list:
             f"HAFS's mean gain is {x:.1f}%: our refill cost of a migration across the 4 chips differs from the thesis's measured one",
         )
     )
-    ws = [w for w in w48]
+    ws = [w for w in s2 if w in ("w4", "w5", "w6", "w7", "w8")]
     worst = {r: min(ws, key=lambda w: g[(C, w, r)]) for r in ("hafs", "ipc")}
     text = "; ".join(f"{LABEL[r]} {pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
     low = min(g[(C, worst[r], r)] for r in worst)
@@ -632,6 +653,12 @@ def claims(res, plan) -> list:
             f"the worst is {low:.1f}% where the thesis has -7%: a migration of a memory-intensive program costs the refill of the part of its footprint its miss curve says would hit, little for the streaming ones (catalog spec2000.toml), and footprints are assumed",
         )
     )
+    return out
+
+
+def _figure_4_8(res, plan, g, s1, s2) -> list:
+    """HAFS's fair shares of the fast cores among copies of mgrid (Fig. 4.8)."""
+    out = []
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.8"
     shares = {n: 100.0 * sum(v) / len(v) for n, v in res["mgrid"].items()}
     spread = max(100.0 * (max(v) - min(v)) for v in res["mgrid"].values())
@@ -650,6 +677,12 @@ def claims(res, plan) -> list:
             f"with {worst} copies each gets {shares[worst]:.1f}% of its time on fast cores",
         )
     )
+    return out
+
+
+def _figure_4_9(res, plan, g, s1, s2) -> list:
+    """HAFS's overhead over ideal round robin (Fig. 4.9)."""
+    out = []
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.9"
     over = {(w, a): o for w in s1[A] for a, o in hafs_overheads(res, A, w).items()}
     top = max(over, key=over.get)
@@ -696,6 +729,12 @@ def claims(res, plan) -> list:
             f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it",
         )
     )
+    return out
+
+
+def _figure_4_3(res, plan, g, s1, s2) -> list:
+    """2FC-2SC-B: HASS against best static and the two machines compared (Fig. 4.3)."""
+    out = []
     # -- 2FC-2SC-B (Fig. 4.3)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.3"
     ws = [w for w in s1[B] if w != "lh1"]
@@ -779,6 +818,12 @@ def claims(res, plan) -> list:
             f"only {len(more)} of {len(progs)} programs",
         )
     )
+    return out
+
+
+def _figure_4_4(res, plan, g, s1, s2) -> list:
+    """4FC-12SC, set #1 x4: HASS-S against best static and their mappings (Fig. 4.4)."""
+    out = []
     # -- 4FC-12SC, set #1 x4 (Fig. 4.4)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"
     for w, theirs_gap, hass_pick, best_pick, src in (
@@ -848,6 +893,12 @@ def claims(res, plan) -> list:
             theirs_text="7%",
         )
     )
+    return out
+
+
+def _figure_4_5(res, plan, g, s1, s2) -> list:
+    """4FC-12SC, set #2: HASS-S against best static (Fig. 4.5)."""
+    out = []
     # -- 4FC-12SC, set #2 (Fig. 4.5)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.5"
     gaps = {w: g[(C, w, "best")] - g[(C, w, "hass-s")] for w in s2}
@@ -894,6 +945,12 @@ def claims(res, plan) -> list:
             + f", with {' + '.join(on_fast(res, C, worst, 'hass-s')) or 'none'} on the fast cores where best static has {' + '.join(on_fast(res, C, worst, 'best')) or 'none'}",
         )
     )
+    return out
+
+
+def _headline(res, plan, g, s1, s2) -> list:
+    """The headline numbers of the chapter's introduction and §4.5."""
+    out = []
     # -- headline numbers (ch. 4 introduction, §4.5) and Fig. 4.10
     src = "ch. 4 introduction and §4.5"
     for r, theirs in (("hass-s", 12.5), ("hass-d", 12.0)):
@@ -923,6 +980,12 @@ def claims(res, plan) -> list:
             f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}",
         )
     )
+    return out
+
+
+def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
+    """The summary of §4.3.4 and the overall results (Fig. 4.10)."""
+    out = []
     src = "§4.3.4 (Summary)"
     every = [(m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])]
     ahead = [k for k in every if g[(k[0], k[1], "hass-s")] >= g[(k[0], k[1], "hass-d")]]
@@ -986,6 +1049,29 @@ def claims(res, plan) -> list:
         )
     )
     return out
+
+
+def claims(res, plan) -> list:
+    """Every claim, one function per figure (or evaluation of the thesis's text), in the
+    document's order. What they share: s1, s2 the workloads of set #1 per machine and of set #2
+    run in this version; g every role's gain over the default metric, % (see `gain`)."""
+    s1 = {m: [_wl(m, w) for w in (plan["set1"] if m != C else plan["set1_x4"])] for m in MACHINES}
+    s2 = list(plan["set2"])
+    g = {(m, w, r): gain(res, m, w, r) for m in MACHINES for w in s1[m] + (s2 if m == C else []) for r in ROLES}
+    return (
+        _figure_4_2(res, plan, g, s1, s2)
+        + _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2)
+        + _ipc_driven_figure_4_2a(res, plan, g, s1, s2)
+        + _figure_4_7(res, plan, g, s1, s2)
+        + _hafs_figures_4_5_4_10(res, plan, g, s1, s2)
+        + _figure_4_8(res, plan, g, s1, s2)
+        + _figure_4_9(res, plan, g, s1, s2)
+        + _figure_4_3(res, plan, g, s1, s2)
+        + _figure_4_4(res, plan, g, s1, s2)
+        + _figure_4_5(res, plan, g, s1, s2)
+        + _headline(res, plan, g, s1, s2)
+        + _summary_figure_4_10(res, plan, g, s1, s2)
+    )
 
 
 def cause(res, g, m, w, role="hass-s") -> str:
