@@ -480,10 +480,13 @@ def overhead(res, machine, app, role) -> float:
 
 # ---- the claims
 
+# Where each claim's source is: the thesis, then its section and figure.
+THESIS = "Sáez thesis"
 
-def claims(res, plan) -> list:
+
+def _figures_5_2_5_3(res, plan) -> list:
+    """PA's wait modes: speedups over Default and the serial fraction the OS sees (Figs. 5.2 and 5.3)."""
     out = []
-    S = "Sáez thesis"
     apps = plan["openmp"]
     # Fig. 5.2: wait modes under PA.
     spin = {a: wait_speedup(res, a, "spin") for a in apps}
@@ -491,7 +494,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-spin-hardly-any",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "with spinning waits PA gives hardly any speedup over Default (the OS never sees the serial phases)",
             "hardly any speedup",
             f"PA (spin) over Default: {', '.join(f'{a} {pct(v)}' for a, v in spin.items())}",
@@ -506,7 +509,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-block-large-serial",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "with sleep or adaptive waits the apps with large serial phases get a noticeable speedup under PA",
             "noticeable speedup",
             "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {pct(v)}" for a, v in blk.items()),
@@ -526,7 +529,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-short-loops-degrade-most",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "RNA, equake and applu (frequent short parallel loops) degrade most under PA with sleep (block) waits",
             "RNA, equake, applu the worst",
             "PA (block) over Default: "
@@ -550,7 +553,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-large-threshold-removes-overhead",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "the adaptive mode needs a large enough blocking threshold to remove the overhead of the short-loop apps",
             "overhead gone at a large threshold",
             "PA block / 100M over Default: " + ", ".join(f"{a} {pct(lo)} / {pct(hi)}" for a, (lo, hi) in grow.items()),
@@ -565,7 +568,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.3-serial-fraction-falls",
-            f"{S}, §5.2.2, Fig. 5.3",
+            f"{THESIS}, §5.2.2, Fig. 5.3",
             "the serial fraction the OS sees falls as the blocking threshold grows (large thresholds hide the serial phases)",
             "decreasing with the threshold",
             "block / 1M / 10M / 100M / spin: "
@@ -575,6 +578,16 @@ def claims(res, plan) -> list:
             "" if ok else "not monotone for some app",
         )
     )
+    return out
+
+
+def _figure_5_4(res, plan) -> list:
+    """PA-RTX against PA-base (Fig. 5.4)."""
+    out = []
+    apps = plan["openmp"]
+    large = [a for a in apps if a in LARGE_SERIAL]
+    blk_all = {a: wait_speedup(res, a, "block") for a in apps}
+    short = [a for a in apps if a in SHORT_LOOPS]
     # Fig. 5.4: PA-RTX.
     low = {a: wait_speedup(res, a, "1M") for a in apps}
     worst_low = min(low, key=low.get)
@@ -582,7 +595,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.4-pa-adaptive-26",
-            f"{S}, §5.2.2, Fig. 5.4",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold",
             "up to 26%",
             f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {min(blk_all.values()):+.1f}%",
@@ -604,7 +617,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.4-rtx-within-4",
-            f"{S}, §5.2.2, Fig. 5.4",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-RTX degrades performance (against Default) by at most 4%, in one case only (1K-iteration spin threshold)",
             "at most 4%, once",
             f"worst {pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
@@ -628,7 +641,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.4-rtx-over-pa-5",
-            f"{S}, §5.2.2, Fig. 5.4",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-RTX beats PA-base (adaptive, at its best blocking threshold of 10M or 1M) by up to 5%",
             "up to 5%",
             f"largest: {top} {pct(gain[top])} (PA-RTX at its better spin threshold)",
@@ -648,6 +661,12 @@ def claims(res, plan) -> list:
             ),
         )
     )
+    return out
+
+
+def _figure_5_5(res, plan) -> list:
+    """Set #1 on 1FC-12SC (Fig. 5.5)."""
+    out = []
     # Fig. 5.5: set #1 on 1FC-12SC.
     w1 = plan["set1"]
     sp = {(w, r): set1_speedup(res, ONE, w, r) for w in w1 for r in MULTI}
@@ -657,7 +676,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.5-rr-busyfcs-few-threads",
-            f"{S}, §5.2.3, Fig. 5.5 (1)",
+            f"{THESIS}, §5.2.3, Fig. 5.5 (1)",
             "RR and BusyFCs get non-negligible gains over Default when few threads are active (ST+PS and PS+PS pairs)",
             "non-negligible gains",
             "better of RR and BusyFCs over Default: " + ", ".join(f"{SET1[w]} {pct(v)}" for w, v in simple.items()),
@@ -676,7 +695,7 @@ def claims(res, plan) -> list:
         out.append(
             Claim(
                 "fig5.5-stci-hp-40",
-                f"{S}, §5.2.3, Fig. 5.5 (2); ch. 1 (Example 1: ≈40% over RR)",
+                f"{THESIS}, §5.2.3, Fig. 5.5 (2); ch. 1 (Example 1: ≈40% over RR)",
                 "with HP apps present PA and MinTLP win, by up to 40% (STCI-HP) over RR, BusyFCs and Default",
                 "up to 40% (STCI-HP)",
                 "better of PA and MinTLP on STCI-HP over "
@@ -712,7 +731,7 @@ def claims(res, plan) -> list:
         out.append(
             Claim(
                 cid,
-                f"{S}, §5.2.3, Fig. 5.5 ({'3' if sign < 0 else '4'})",
+                f"{THESIS}, §5.2.3, Fig. 5.5 ({'3' if sign < 0 else '4'})",
                 text,
                 "PA behind" if sign < 0 else "PA ahead",
                 "PA over MinTLP: " + ", ".join(f"{SET1[w]} {pct(d)}" for w, d in diff.items()),
@@ -732,7 +751,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.5-static-ipc",
-            f"{S}, §5.2.3, Fig. 5.5 (5)",
+            f"{THESIS}, §5.2.3, Fig. 5.5 (5)",
             "Static-IPC-Driven matches PA and MinTLP only where the ST app is CI; it loses on STCI-HP(2) (EP more compute-bound than gobmk) and on most others",
             "matches on STCI-*, loses on STCI-HP(2) and most others",
             "Static-IPC minus the better of PA and MinTLP: " + ", ".join(f"{SET1[w]} {match[w]:+.1f}" for w in w1),
@@ -741,6 +760,14 @@ def claims(res, plan) -> list:
             "" if ok else _static_ipc_reason(res, w1, match),
         )
     )
+    return out
+
+
+def _figure_5_5_4fc(res, plan) -> list:
+    """Set #1 on 4FC-12SC, not shown in the thesis ("quantitatively similar" to Fig. 5.5)."""
+    out = []
+    w1 = plan["set1"]
+    sp = {(w, r): set1_speedup(res, ONE, w, r) for w in w1 for r in MULTI}
     # Set #1 on 4FC-12SC: "quantitatively similar".
     sp4 = {(w, r): set1_speedup(res, FOUR, w, r) for w in w1 for r in MULTI}
     # "Best" up to a tie: within TIE of the best scheduler.
@@ -753,7 +780,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.5-4fc-similar",
-            f"{S}, §5.2.3 (set #1 on 4FC-12SC not shown, 'quantitatively similar')",
+            f"{THESIS}, §5.2.3 (set #1 on 4FC-12SC not shown, 'quantitatively similar')",
             "set #1 on 4FC-12SC gives results quantitatively similar to 1FC-12SC",
             "similar",
             f"PA or MinTLP best (within {TIE:g} point) on the same workloads in {agree} of {len(w1)}; mean gain of the better over Default "
@@ -775,6 +802,12 @@ def claims(res, plan) -> list:
             "margins are within a few points; the mean gains are close",
         )
     )
+    return out
+
+
+def _figure_5_6(res, plan) -> list:
+    """Set #2 on 4FC-12SC (Fig. 5.6)."""
+    out = []
     # Fig. 5.6: set #2.
     w2 = plan["set2"]
     d2 = {
@@ -789,7 +822,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.6-pa-almost-never-under-mintlp",
-            f"{S}, §5.2.3, Fig. 5.6",
+            f"{THESIS}, §5.2.3, Fig. 5.6",
             "on set #2 (4FC-12SC, cross-domain migrations avoided) PA almost never under-performs MinTLP for the workload as a whole",
             "almost never",
             "PA over MinTLP (workload geomean): " + ", ".join(f"{SET2[w]} {pct(d)}" for w, d in d2.items()),
@@ -798,6 +831,12 @@ def claims(res, plan) -> list:
             "" if ok else _set2_reason(res, under),
         )
     )
+    return out
+
+
+def _figure_5_7(res, plan) -> list:
+    """Single-application workloads on 4FC-12SC (Fig. 5.7)."""
+    out = []
     # Fig. 5.7: single apps.
     ten = plan["ten"]
     ps = [a for a in ten if a in PS]
@@ -812,7 +851,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.7-simple-beat-default",
-            f"{S}, §5.2.3, Fig. 5.7",
+            f"{THESIS}, §5.2.3, Fig. 5.7",
             "even RR and BusyFCs accelerate serial phases and beat Default when one parallel app runs with blocking waits",
             "RR and BusyFCs above Default",
             "RR / BusyFCs over Default: " + ", ".join(f"{a} {pct(r)} / {pct(b)}" for a, (r, b) in simple.items()),
@@ -827,7 +866,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.7-pa-26",
-            f"{S}, §5.2.3, Fig. 5.7 (article fragment)",
+            f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
             "PA gives up to 26% over Default for apps with serial phases of 40-60%",
             "up to 26%",
             "PA over Default: " + ", ".join(f"{a} {pct(pa1[a])}" for a in ps),
@@ -845,7 +884,7 @@ def claims(res, plan) -> list:
         out.append(
             Claim(
                 "fig5.7-wupwise-zero",
-                f"{S}, §5.2.3, Fig. 5.7 (article fragment)",
+                f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
                 "wupwise (small serial fraction) gains nothing from PA",
                 "about 0",
                 f"{pct(pa1['wupwise_m'])}",
@@ -854,6 +893,13 @@ def claims(res, plan) -> list:
                 "" if ok else "its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
             )
         )
+    return out
+
+
+def _figure_5_8(res, plan) -> list:
+    """Migration overhead with every core slow (Fig. 5.8)."""
+    out = []
+    ten = plan["ten"]
     # Fig. 5.8: migration overhead.
     ov = {
         (m, a, r): overhead(res, m, a, r) for m in (ONE, SMALL, FOUR) for a in ten for r in OVERHEAD if r != "default"
@@ -865,7 +911,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-1fc12sc-18",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "the migration overhead is highest on 1FC-12SC: up to 18%",
             "up to 18%",
             f"PA: up to {pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
@@ -879,7 +925,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-1fc3sc-negligible",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "on 1FC-3SC (every core sharing the LLC) the overhead is negligible",
             "negligible",
             f"up to {pct(mx[SMALL][0])} ({LABEL[mx[SMALL][2]]}, {mx[SMALL][1]})",
@@ -892,7 +938,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-4fc-very-low",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "on 4FC-12SC (a fast core in each LLC domain, topology-aware scheduling) PA's overhead is very low",
             "very low",
             f"PA up to {pct(pa_max[FOUR][0])} ({pa_max[FOUR][1]})",
@@ -911,7 +957,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-busyfcs-too",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "BusyFCs also shows overhead on 1FC-12SC: migration cost is inherent to asymmetry-aware schedulers",
             "overhead too",
             f"BusyFCs up to {pct(b[0])} ({b[1]})",
@@ -923,6 +969,14 @@ def claims(res, plan) -> list:
             f"at most {max(res['over_migrations'][(ONE, a, 'busyfcs')] for a in ten):.0f} times in a run (see fig5.8-1fc12sc-18)",
         )
     )
+    return out
+
+
+def _headline(res, plan) -> list:
+    """The headline of the chapter's introduction and conclusions (and ch. 7)."""
+    out = []
+    w1 = plan["set1"]
+    w2 = plan["set2"]
     # The headline (ch. 5 introduction and conclusions; ch. 7).
     gains = []
     for w in w1:
@@ -941,7 +995,7 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "headline-up-to-40",
-            f"{S}, ch. 5 introduction and §5.3; ch. 7",
+            f"{THESIS}, ch. 5 introduction and §5.3; ch. 7",
             "PA and MinTLP beat RR, BusyFCs, Static-IPC-Driven and Default by up to 40%",
             "up to 40%",
             f"largest: {pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
@@ -962,6 +1016,20 @@ def claims(res, plan) -> list:
         )
     )
     return out
+
+
+def claims(res, plan) -> list:
+    """Every claim, one function per figure of the thesis, in the document's order."""
+    return (
+        _figures_5_2_5_3(res, plan)
+        + _figure_5_4(res, plan)
+        + _figure_5_5(res, plan)
+        + _figure_5_5_4fc(res, plan)
+        + _figure_5_6(res, plan)
+        + _figure_5_7(res, plan)
+        + _figure_5_8(res, plan)
+        + _headline(res, plan)
+    )
 
 
 def _spin_reason(res, spin) -> str:
