@@ -215,15 +215,14 @@ def _fs(res, m, w, role) -> str:
     return ", ".join(f"{p} {share(res, m, w, role, p):.0f}%" for p in progs)
 
 
-def claims(res) -> list:
+def _figure_6_4(res) -> list:
+    """Single-threaded workloads on 2FC-2SC, AMD and Intel (Fig. 6.4)."""
     out = []
-    sp = lambda m, w, r: speedup(res, m, w, r)  # noqa: E731
-
     # -- Fig. 6.4: single-threaded workloads on 2FC-2SC
     src = "§6.3.2 (single-threaded workloads), Fig. 6.4"
     for m in (A, B):
         tag = "amd" if m == A else "intel"
-        d = {w: sp(m, w, "pa") for w in ST}
+        d = {w: speedup(res, m, w, "pa") for w in ST}
         worst = max(d, key=lambda w: abs(d[w]))
         out.append(
             judge(
@@ -237,7 +236,7 @@ def claims(res) -> list:
                 f"PA is {d[worst]:+.1f}% from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}",
             )
         )
-        d = {w: sp(m, w, "camp") - sp(m, w, "sfd") for w in ST}
+        d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "sfd") for w in ST}
         worst = max(d, key=lambda w: abs(d[w]))
         out.append(
             judge(
@@ -252,7 +251,9 @@ def claims(res) -> list:
             )
         )
         clean = [w for w in ST if w not in PHASED]
-        gap = {w: sp(m, w, "best") - max(sp(m, w, "camp"), sp(m, w, "sfd")) for w in clean}
+        gap = {
+            w: speedup(res, m, w, "best") - max(speedup(res, m, w, "camp"), speedup(res, m, w, "sfd")) for w in clean
+        }
         worst = max(gap, key=gap.get)
         out.append(
             judge(
@@ -278,8 +279,12 @@ def claims(res) -> list:
     # gains at least 1%).
     frac = {}
     for m in (A, B):
-        ws = [w for w in clean if sp(m, w, "best") >= 1.0]
-        frac[m] = (sum(sp(m, w, "camp") for w in ws) / sum(sp(m, w, "best") for w in ws)) if ws else float("nan")
+        ws = [w for w in clean if speedup(res, m, w, "best") >= 1.0]
+        frac[m] = (
+            (sum(speedup(res, m, w, "camp") for w in ws) / sum(speedup(res, m, w, "best") for w in ws))
+            if ws
+            else float("nan")
+        )
     out.append(
         judge(
             "st-better-on-intel",
@@ -292,7 +297,11 @@ def claims(res) -> list:
             f"CAMP reaches {100 * frac[B]:.0f}% of Best Static's gain on Intel against {100 * frac[A]:.0f}% on AMD; SFD's mean SF error is {_mean_err(res, B):.3f} on Intel against {_mean_err(res, A):.3f} on AMD (claim sf-estimates-intel-better)",
         )
     )
-    beat = {(m, w): max(sp(m, w, "camp"), sp(m, w, "sfd")) - sp(m, w, "best") for m in (A, B) for w in PHASED}
+    beat = {
+        (m, w): max(speedup(res, m, w, "camp"), speedup(res, m, w, "sfd")) - speedup(res, m, w, "best")
+        for m in (A, B)
+        for w in PHASED
+    }
     top = max(beat, key=beat.get)
     out.append(
         judge(
@@ -307,6 +316,12 @@ def claims(res) -> list:
         )
     )
 
+    return out
+
+
+def _figure_6_5(res) -> list:
+    """The aggregate over each set on the AMD platform (Fig. 6.5)."""
+    out = []
     # -- Fig. 6.5: aggregate on the AMD platform
     src = "§6.3.3, Fig. 6.5"
     agg = {
@@ -333,10 +348,16 @@ def claims(res) -> list:
         )
     )
 
+    return out
+
+
+def _figure_6_6(res) -> list:
+    """Table 6.3's workloads on 1FC-12SC, workload by workload (Fig. 6.6)."""
+    out = []
     # -- Fig. 6.6: Table 6.3 on 1FC-12SC, workload by workload
     m = ONE
     src = "§6.3.3 (STCI-PSMB), Fig. 6.6"
-    c, r_, p = sp(m, "stci-psmi", "camp"), 0.0, sp(m, "stci-psmi", "pa")
+    c, r_, p = speedup(res, m, "stci-psmi", "camp"), 0.0, speedup(res, m, "stci-psmi", "pa")
     out.append(
         judge(
             "1fc-stci-psmi-camp-rr-pa",
@@ -365,14 +386,14 @@ def claims(res) -> list:
         )
     )
     src = "§6.3.3 (STCI-PSCI), Fig. 6.6"
-    d = sp(m, "stci-psci", "camp") - sp(m, "stci-psci", "pa")
+    d = speedup(res, m, "stci-psci", "camp") - speedup(res, m, "stci-psci", "pa")
     out.append(
         judge(
             "1fc-stci-psci-pa-like-camp",
             src,
             "STCI-PSCI on 1FC-12SC: PA and CAMP behave similarly (BLAST's serial phase is CPU-intensive, both boost it)",
             "PA ≈ CAMP",
-            f"CAMP {pct(sp(m, 'stci-psci', 'camp'))}, PA {pct(sp(m, 'stci-psci', 'pa'))}",
+            f"CAMP {pct(speedup(res, m, 'stci-psci', 'camp'))}, PA {pct(speedup(res, m, 'stci-psci', 'pa'))}",
             f"within {SIMILAR_TOL:g} points",
             abs(d) <= SIMILAR_TOL,
             f"CAMP and PA differ by {d:+.1f} points: fast shares CAMP {_fs(res, m, 'stci-psci', 'camp')}; PA {_fs(res, m, 'stci-psci', 'pa')}",
@@ -392,7 +413,7 @@ def claims(res) -> list:
         )
     )
     src = "§6.3.3 (STCI-HP), Fig. 6.6"
-    s, pa_, ca = sp(m, "stci-hp", "sfd"), sp(m, "stci-hp", "pa"), sp(m, "stci-hp", "camp")
+    s, pa_, ca = speedup(res, m, "stci-hp", "sfd"), speedup(res, m, "stci-hp", "pa"), speedup(res, m, "stci-hp", "camp")
     out.append(
         judge(
             "1fc-stci-hp-sfd-like-rr",
@@ -419,7 +440,7 @@ def claims(res) -> list:
         )
     )
     src = "§6.3.3 (STMI-PSMI), Fig. 6.6"
-    ca = sp(m, "stmi-psmi", "camp")
+    ca = speedup(res, m, "stmi-psmi", "camp")
     out.append(
         judge(
             "1fc-stmi-psmi-camp-slightly-above-rr",
@@ -461,14 +482,14 @@ def claims(res) -> list:
         ),
     ):
         src = f"§6.3.3 ({name}), Fig. 6.6"
-        d = sp(m, w, "camp") - sp(m, w, "pa")
+        d = speedup(res, m, w, "camp") - speedup(res, m, w, "pa")
         out.append(
             judge(
                 f"1fc-{w}-pa-like-camp",
                 src,
                 f"{name} on 1FC-12SC: {what}",
                 "PA ≈ CAMP",
-                f"CAMP {pct(sp(m, w, 'camp'))}, PA {pct(sp(m, w, 'pa'))}",
+                f"CAMP {pct(speedup(res, m, w, 'camp'))}, PA {pct(speedup(res, m, w, 'pa'))}",
                 f"within {SIMILAR_TOL:g} points",
                 abs(d) <= SIMILAR_TOL,
                 f"CAMP and PA differ by {d:+.1f} points: " + _warmup_cause(res, m, w, "mcf"),
@@ -498,7 +519,7 @@ def claims(res) -> list:
             src,
             "PSMI-PSCI on 1FC-12SC: CAMP beats PA (PA lets FFTW's long memory-intensive serial phases monopolise the fast core; CAMP downgrades them to MEDIUM)",
             "CAMP > PA",
-            f"CAMP {pct(sp(m, 'psmi-psci', 'camp'))}, PA {pct(sp(m, 'psmi-psci', 'pa'))} over RR ({d:+.1f}% CAMP over PA)",
+            f"CAMP {pct(speedup(res, m, 'psmi-psci', 'camp'))}, PA {pct(speedup(res, m, 'psmi-psci', 'pa'))} over RR ({d:+.1f}% CAMP over PA)",
             "direction",
             d > 0,
             f"CAMP is {d:+.1f}% over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. "
@@ -544,7 +565,7 @@ def claims(res) -> list:
                 f"{ps}'s speedup over RR is {xp:+.1f}% under PA and {xc:+.1f}% under CAMP",
             )
         )
-        s = sp(m, w, "sfd")
+        s = speedup(res, m, w, "sfd")
         ok, tolerance = sfd_ok(s)
         out.append(
             judge(
@@ -559,7 +580,7 @@ def claims(res) -> list:
             )
         )
     src = "§6.3.3, Fig. 6.6"
-    d = {w: sp(m, w, "camp") - sp(m, w, "pa") for w in MT}
+    d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "pa") for w in MT}
     alike = [w for w in MT if abs(d[w]) <= SIMILAR_TOL]
     out.append(
         judge(
@@ -593,10 +614,16 @@ def claims(res) -> list:
         )
     )
 
+    return out
+
+
+def _figure_6_7(res) -> list:
+    """Table 6.3's workloads on 4FC-12SC (Fig. 6.7)."""
+    out = []
     # -- Fig. 6.7: Table 6.3 on 4FC-12SC
     m = FOUR
     src = "§6.3.3, Fig. 6.7"
-    d = {w: sp(m, w, "camp") - sp(m, w, "pa") for w in MT}
+    d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "pa") for w in MT}
     worst = max(d, key=lambda w: abs(d[w]))
     out.append(
         judge(
@@ -611,7 +638,7 @@ def claims(res) -> list:
             + _estimate_cause(res, m, worst),
         )
     )
-    vals = [sp(m, w, r) for w in MT for r in ("sfd", "pa", "camp")]
+    vals = [speedup(res, m, w, r) for w in MT for r in ("sfd", "pa", "camp")]
     lo, hi = min(vals), max(vals)
     out.append(
         judge(
@@ -626,6 +653,13 @@ def claims(res) -> list:
         )
     )
 
+    return out
+
+
+def _figure_6_8(res) -> list:
+    """Table 6.4's workloads on 4FC-12SC (Fig. 6.8)."""
+    out = []
+    m = FOUR
     # -- Fig. 6.8: Table 6.4 on 4FC-12SC
     src = "§6.3.3, Fig. 6.8"
     d = {w: over(res, m, w, "camp", "pa") for w in EXTRA}
@@ -657,10 +691,16 @@ def claims(res) -> list:
         )
     )
 
+    return out
+
+
+def _conclusions(res) -> list:
+    """The chapter's conclusions (§6.5)."""
+    out = []
     # -- §6.5 (conclusions)
     src = "§6.5"
-    mt_camp = [sp(ONE, w, "camp") for w in MT] + [sp(FOUR, w, "camp") for w in MT]
-    mt_sfd = [sp(ONE, w, "sfd") for w in MT] + [sp(FOUR, w, "sfd") for w in MT]
+    mt_camp = [speedup(res, ONE, w, "camp") for w in MT] + [speedup(res, FOUR, w, "camp") for w in MT]
+    mt_sfd = [speedup(res, ONE, w, "sfd") for w in MT] + [speedup(res, FOUR, w, "sfd") for w in MT]
     xc, xs = sum(mt_camp) / len(mt_camp), sum(mt_sfd) / len(mt_sfd)
     out.append(
         judge(
@@ -674,10 +714,10 @@ def claims(res) -> list:
             f"CAMP's mean is {xc - xs:+.1f} points over SFD's",
         )
     )
-    st_c = sum(sp(A, w, "camp") for w in ST) / len(ST)
-    st_p = sum(sp(A, w, "pa") for w in ST) / len(ST)
-    ex_c = sum(sp(FOUR, w, "camp") for w in EXTRA) / len(EXTRA)
-    ex_p = sum(sp(FOUR, w, "pa") for w in EXTRA) / len(EXTRA)
+    st_c = sum(speedup(res, A, w, "camp") for w in ST) / len(ST)
+    st_p = sum(speedup(res, A, w, "pa") for w in ST) / len(ST)
+    ex_c = sum(speedup(res, FOUR, w, "camp") for w in EXTRA) / len(EXTRA)
+    ex_p = sum(speedup(res, FOUR, w, "pa") for w in EXTRA) / len(EXTRA)
     out.append(
         judge(
             "pa-not-comparable-on-st-and-mixed",
@@ -690,6 +730,12 @@ def claims(res) -> list:
             f"CAMP - PA: {st_c - st_p:+.1f} points on Table 6.2, {ex_c - ex_p:+.1f} on Table 6.4",
         )
     )
+    return out
+
+
+def _figure_6_3(res) -> list:
+    """What we do not run: the SF estimates' accuracy (§6.3.1, Fig. 6.3)."""
+    out = []
     # -- what we do not run
     src = "§6.3.1, Fig. 6.3"
     err = res["sf_error"]
@@ -735,6 +781,19 @@ def claims(res) -> list:
         )
     )
     return out
+
+
+def claims(res) -> list:
+    """Every claim, one function per figure of the thesis (and §6.5's conclusions), in the document's order."""
+    return (
+        _figure_6_4(res)
+        + _figure_6_5(res)
+        + _figure_6_6(res)
+        + _figure_6_7(res)
+        + _figure_6_8(res)
+        + _conclusions(res)
+        + _figure_6_3(res)
+    )
 
 
 def _mean_err(res, m) -> float:
