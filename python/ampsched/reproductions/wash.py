@@ -63,6 +63,7 @@ HALF_IDEAL = 0.5
 # rates are not given; ours are chosen in the program file); "the same" within SAME_TOL.
 GAIN_TOL = 5.0
 SAME_TOL = 5.0
+WITHIN_GAIN_TOL = f"within {GAIN_TOL:g} points"
 
 FULL = {"seeds": "1-3"}
 # The quick version runs the same seeds: the whole reproduction takes about 15 s, and claims near
@@ -75,6 +76,7 @@ QUICK = FULL
 POLICIES = {"oblivious": "oblivious", "bindvm": "bindvm", "pfs": "pfs", "wash": "wash"}
 LABEL = {"oblivious": "Oblivious", "bindvm": "bindVM", "pfs": "PFS", "wash": "WASH"}
 AMP = ("wash-1b5s", "wash-2b4s", "wash-3b3s")
+ONE_BIG = AMP[0]  # 1B5S, where the abstract's numbers and Figures 2, 10 and 12 are
 CONFIG = {"wash-1b5s": "1B5S", "wash-2b4s": "2B4S", "wash-3b3s": "3B3S"}
 GROUPS = {"single-threaded": PROGRAMS[:5], "scalable": PROGRAMS[5:9], "non-scalable": PROGRAMS[9:]}
 
@@ -345,17 +347,11 @@ def diagnostics(policies) -> dict:
     return out
 
 
-def comparison_claims(res, adv, diag) -> list:
+def _figure_7(res, adv, diag, ov, g) -> list:
+    """Time, energy and power over the three groups, and the abstract's numbers (Figure 7)."""
     out = []
-    one = "wash-1b5s"
-    ov = {(m, r, k): overall(res, m, r, k) for m in AMP for r in POLICIES for k in METRICS}
-    g = {
-        (m, grp, r, k): group_mean(res, m, grp, r, k) for m in AMP for grp in GROUPS for r in POLICIES for k in METRICS
-    }
-    tol = f"within {GAIN_TOL:g} points"
-
     # Figure 7 and the abstract.
-    change = (ov[(one, "wash", "time")] - 1) * 100
+    change = (ov[(ONE_BIG, "wash", "time")] - 1) * 100
     out.append(
         judge(
             "fig7-wash-vs-oblivious-1b5s",
@@ -363,14 +359,14 @@ def comparison_claims(res, adv, diag) -> list:
             "WASH's geometric mean time against Oblivious (Linux) on 1B5S, groups weighted equally",
             "-27%",
             f"{change:+.1f}%",
-            tol,
+            WITHIN_GAIN_TOL,
             _within(change, -27),
             f"our Oblivious never runs a single-threaded program's main thread on a big core (bloat's: {diag['st-obl-1b5s']:.0%} of its CPU time on 1B5S, "
             f"{diag['st-obl-2b4s']:.0%} on 2B4S; the engine's CFS places a new thread by core order and balances load, not capacity), so WASH gains the whole "
-            f"big/small difference there (single-threaded WASH/Oblivious {pct_change(g[(one, 'single-threaded', 'wash', 'time')])} time)",
+            f"big/small difference there (single-threaded WASH/Oblivious {pct_change(g[(ONE_BIG, 'single-threaded', 'wash', 'time')])} time)",
         )
     )
-    change_b = (ov[(one, "wash", "time")] / ov[(one, "bindvm", "time")] - 1) * 100
+    change_b = (ov[(ONE_BIG, "wash", "time")] / ov[(ONE_BIG, "bindvm", "time")] - 1) * 100
     out.append(
         judge(
             "fig7-wash-vs-bindvm-1b5s",
@@ -378,14 +374,14 @@ def comparison_claims(res, adv, diag) -> list:
             "WASH's geometric mean time against bindVM on 1B5S, groups weighted equally",
             "about -5%",
             f"{change_b:+.1f}%",
-            tol,
+            WITHIN_GAIN_TOL,
             _within(change_b, -5),
             f"bindVM confines scalable programs' 24 application threads to the one big core (scalable bindVM/WASH "
-            f"{pct_change(g[(one, 'scalable', 'bindvm', 'time')] / g[(one, 'scalable', 'wash', 'time')])} time, the paper's up to +36%)",
+            f"{pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'time')] / g[(ONE_BIG, 'scalable', 'wash', 'time')])} time, the paper's up to +36%)",
         )
     )
-    e_obl = (1 - ov[(one, "wash", "energy")]) * 100
-    e_bind = (1 - ov[(one, "wash", "energy")] / ov[(one, "bindvm", "energy")]) * 100
+    e_obl = (1 - ov[(ONE_BIG, "wash", "energy")]) * 100
+    e_bind = (1 - ov[(ONE_BIG, "wash", "energy")] / ov[(ONE_BIG, "bindvm", "energy")]) * 100
     out.append(
         judge(
             "fig7-wash-energy-1b5s",
@@ -407,7 +403,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Oblivious has the lowest power, up to 16% less than WASH",
             "lowest; up to 16% below WASH",
             f"{'lowest' if p_low else 'not the lowest'} on every configuration; up to {p_gap:.1f}% below WASH",
-            f"lowest on every configuration, gap {tol}",
+            f"lowest on every configuration, gap {WITHIN_GAIN_TOL}",
             p_low and _within(p_gap, 16),
             "Oblivious leaves the big core to whichever thread CFS puts there, so its power is not always the lowest: "
             + ", ".join(
@@ -440,9 +436,9 @@ def comparison_claims(res, adv, diag) -> list:
             "bindVM uses up to 18% more energy than WASH",
             "up to +18%",
             f"up to {e_up:+.1f}%",
-            tol,
+            WITHIN_GAIN_TOL,
             _within(e_up, 18),
-            f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {pct_change(g[(one, 'scalable', 'bindvm', 'energy')] / g[(one, 'scalable', 'wash', 'energy')])})",
+            f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'energy')] / g[(ONE_BIG, 'scalable', 'wash', 'energy')])})",
         )
     )
     most_e = all(ov[(m, "oblivious", "energy")] >= max(ov[(m, r, "energy")] for r in ("bindvm", "wash")) for m in AMP)
@@ -500,10 +496,16 @@ def comparison_claims(res, adv, diag) -> list:
             "WASH/bindVM power < 1 on all",
             all(x < 1 for x in pw),
             f"on 1B5S bindVM runs scalable programs on the big core alone and leaves the five small cores idle (scalable bindVM/WASH power "
-            f"{pct_change(g[(one, 'scalable', 'bindvm', 'power')] / g[(one, 'scalable', 'wash', 'power')])})",
+            f"{pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'power')] / g[(ONE_BIG, 'scalable', 'wash', 'power')])})",
         )
     )
 
+    return out
+
+
+def _figure_9a(res, adv, diag, ov, g) -> list:
+    """Single-threaded programs (Figure 9a)."""
+    out = []
     # Figure 9a: single-threaded.
     st = "single-threaded"
     t = min(g[(m, st, "wash", "time")] for m in AMP)
@@ -514,7 +516,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Single-threaded: WASH's time against Oblivious, the best configuration",
             "up to -44%",
             pct_change(t),
-            tol,
+            WITHIN_GAIN_TOL,
             _within((t - 1) * 100, -44),
             f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
             'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
@@ -528,7 +530,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Single-threaded: WASH's energy against Oblivious",
             "-19%",
             pct_change(e),
-            tol,
+            WITHIN_GAIN_TOL,
             _within((e - 1) * 100, -19),
             f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
             'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
@@ -542,7 +544,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Single-threaded: WASH's power against Oblivious, up to",
             "up to +39%",
             pct_change(pw),
-            tol,
+            WITHIN_GAIN_TOL,
             _within((pw - 1) * 100, 39),
             f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
             'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
@@ -581,6 +583,12 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
+    return out
+
+
+def _figure_9b(res, adv, diag, ov, g) -> list:
+    """Scalable programs (Figure 9b)."""
+    out = []
     # Figure 9b: scalable.
     sc = "scalable"
     bt = max(g[(m, sc, "bindvm", "time")] / g[(m, sc, "wash", "time")] for m in AMP)
@@ -591,7 +599,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Scalable: bindVM's time against WASH's, up to",
             "up to +36%",
             pct_change(bt),
-            tol,
+            WITHIN_GAIN_TOL,
             _within((bt - 1) * 100, 36),
             "bindVM runs the 24 application threads on the big cores alone: on 1B5S one core does the work the others spread over six; the paper does not say why its bindVM lost at most 36%",
         )
@@ -604,7 +612,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Scalable: bindVM's energy against WASH's, up to",
             "up to +50%",
             pct_change(be),
-            tol,
+            WITHIN_GAIN_TOL,
             _within((be - 1) * 100, 50),
             "follows bindVM's time above",
         )
@@ -617,7 +625,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Scalable: bindVM's power against WASH's, up to",
             "up to +15%",
             pct_change(bp),
-            tol,
+            WITHIN_GAIN_TOL,
             _within((bp - 1) * 100, 15),
             "an idle small core draws 2.8 W against 4.8 W busy (the machine file), so the small cores bindVM leaves idle save little power",
         )
@@ -637,7 +645,7 @@ def comparison_claims(res, adv, diag) -> list:
             f"{diag['sc-wash-jit']:.0%} against {diag['sc-obl-jit']:.0%} (1B5S)",
         )
     )
-    ob = g[(one, sc, "oblivious", "time")] / g[(one, sc, "bindvm", "time")]
+    ob = g[(ONE_BIG, sc, "oblivious", "time")] / g[(ONE_BIG, sc, "bindvm", "time")]
     out.append(
         judge(
             "fig3-oblivious-best-scalable",
@@ -651,6 +659,12 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
+    return out
+
+
+def _figure_9c(res, adv, diag, ov, g) -> list:
+    """Non-scalable programs (Figure 9c)."""
+    out = []
     # Figure 9c: non-scalable.
     ns = "non-scalable"
     best = [m for m in AMP if g[(m, ns, "wash", "time")] <= min(g[(m, ns, r, "time")] for r in POLICIES)]
@@ -678,7 +692,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Non-scalable on 3B3S: WASH's performance over Oblivious (the baseline is not stated; Oblivious taken)",
             "+15%",
             f"{messy:+.1f}%",
-            tol,
+            WITHIN_GAIN_TOL,
             _within(messy, 15),
             f"our Oblivious ignores core speed: on 3B3S eclipse's JavaIndexing thread, its critical path, runs {diag['ns-obl-3b3s']:.0%} of its time on big cores",
         )
@@ -699,14 +713,16 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
     trio = ("avrora", "pjbb2005", "pmd")
-    faster = [p for p in trio if res[(one, p, "bindvm")][0] < res[(one, p, "wash")][0]]
+    faster = [p for p in trio if res[(ONE_BIG, p, "bindvm")][0] < res[(ONE_BIG, p, "wash")][0]]
     out.append(
         judge(
             "fig8-bindvm-faster-1b5s",
             "§8.3, Figure 8",
             "avrora, nspjbb, pmd: on 1B5S bindVM's time is lower than WASH's",
             "all three",
-            ", ".join(f"{_name(p)} {pct_change(res[(one, p, 'bindvm')][0] / res[(one, p, 'wash')][0])}" for p in trio),
+            ", ".join(
+                f"{_name(p)} {pct_change(res[(ONE_BIG, p, 'bindvm')][0] / res[(ONE_BIG, p, 'wash')][0])}" for p in trio
+            ),
             "bindVM/WASH time < 1 for all three",
             len(faster) == 3,
             "bindVM puts all of nspjbb's 9 application threads on the one big core, where WASH spreads the warehouses over all cores",
@@ -727,9 +743,16 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
+    return out
+
+
+def _figure_2(res, adv, diag, ov, g) -> list:
+    """Oblivious, PFS and bindVM on 1B5S (Figure 2)."""
+    out = []
     # Figure 2 (1B5S: Oblivious, PFS, bindVM).
+    st, sc, ns = GROUPS
     seq = all(
-        g[(one, grp, "bindvm", "time")] <= min(g[(one, grp, r, "time")] for r in ("oblivious", "pfs"))
+        g[(ONE_BIG, grp, "bindvm", "time")] <= min(g[(ONE_BIG, grp, r, "time")] for r in ("oblivious", "pfs"))
         for grp in (st, ns)
     )
     out.append(
@@ -739,7 +762,8 @@ def comparison_claims(res, adv, diag) -> list:
             "On 1B5S bindVM is best on sequential and non-scalable programs (of Oblivious, PFS, bindVM)",
             "bindVM best on both",
             ", ".join(
-                f"{grp}: " + ", ".join(f"{LABEL[r]} {pct_change(g[(one, grp, r, 'time')])}" for r in ("pfs", "bindvm"))
+                f"{grp}: "
+                + ", ".join(f"{LABEL[r]} {pct_change(g[(ONE_BIG, grp, r, 'time')])}" for r in ("pfs", "bindvm"))
                 for grp in (st, ns)
             ),
             "lowest time in both groups",
@@ -747,7 +771,7 @@ def comparison_claims(res, adv, diag) -> list:
             "see the group times",
         )
     )
-    pfs = g[(one, sc, "pfs", "time")]
+    pfs = g[(ONE_BIG, sc, "pfs", "time")]
     out.append(
         judge(
             "fig2-pfs-like-oblivious-scalable",
@@ -761,7 +785,8 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
     dom = all(
-        min(g[(one, grp, "oblivious", "time")], g[(one, grp, "bindvm", "time")]) <= g[(one, grp, "pfs", "time")]
+        min(g[(ONE_BIG, grp, "oblivious", "time")], g[(ONE_BIG, grp, "bindvm", "time")])
+        <= g[(ONE_BIG, grp, "pfs", "time")]
         for grp in GROUPS
     )
     out.append(
@@ -777,6 +802,12 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
+    return out
+
+
+def _figure_12(res, adv, diag, ov, g) -> list:
+    """An OS-scheduled eclipse beside each program on 1B5S (Figure 12)."""
+    out = []
     # Figure 12: an OS-scheduled eclipse beside each program, 1B5S.
     ratio = {p: adv[(p, "wash")] / adv[(p, "oblivious")] for p in PROGRAMS}
     avg = (geomean(ratio.values()) ** -1 - 1) * 100
@@ -787,9 +818,9 @@ def comparison_claims(res, adv, diag) -> list:
             "Beside an OS-scheduled eclipse on 1B5S: WASH's performance over Oblivious, average",
             "+27%",
             f"{avg:+.1f}%",
-            tol,
+            WITHIN_GAIN_TOL,
             _within(avg, 27),
-            f"as without the adversary (WASH's performance over Oblivious +{(ov[(one, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core",
+            f"as without the adversary (WASH's performance over Oblivious +{(ov[(ONE_BIG, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core",
         )
     )
     worst = max(ratio, key=ratio.get)
@@ -800,9 +831,9 @@ def comparison_claims(res, adv, diag) -> list:
             "Beside eclipse: WASH's worst program against Oblivious",
             "nspjbb, 7% worse",
             f"{_name(worst)}, {pct_change(ratio[worst])}",
-            f"nspjbb, {tol}",
+            f"nspjbb, {WITHIN_GAIN_TOL}",
             worst == "pjbb2005" and _within((ratio[worst] - 1) * 100, 7),
-            f"our worst is {_name(worst)}, as without the adversary (WASH/Oblivious {pct_change(norm(res, one, worst, 'wash', 'time'))} alone on 1B5S; see the "
+            f"our worst is {_name(worst)}, as without the adversary (WASH/Oblivious {pct_change(norm(res, ONE_BIG, worst, 'wash', 'time'))} alone on 1B5S; see the "
             f"scalable group: WASH keeps the stop-the-world GC and the JIT on small cores); beside eclipse sunflow's workers run {diag['adv-wash']:.0%} of "
             f"their time on the big core under WASH, {diag['adv-obl']:.0%} under Oblivious",
         )
@@ -823,7 +854,7 @@ def comparison_claims(res, adv, diag) -> list:
     worse = [
         p
         for p in ("pjbb2005", "spjbb")
-        if adv[(p, "bindvm")] / adv[(p, "oblivious")] > norm(res, one, p, "bindvm", "time")
+        if adv[(p, "bindvm")] / adv[(p, "oblivious")] > norm(res, ONE_BIG, p, "bindvm", "time")
     ]
     out.append(
         judge(
@@ -832,7 +863,7 @@ def comparison_claims(res, adv, diag) -> list:
             "Beside eclipse, bindVM does worse (against Oblivious) on nspjbb and spjbb than without it",
             "worse on both",
             ", ".join(
-                f"{_name(p)} {pct_change(adv[(p, 'bindvm')] / adv[(p, 'oblivious')])} vs alone {pct_change(norm(res, one, p, 'bindvm', 'time'))}"
+                f"{_name(p)} {pct_change(adv[(p, 'bindvm')] / adv[(p, 'oblivious')])} vs alone {pct_change(norm(res, ONE_BIG, p, 'bindvm', 'time'))}"
                 for p in ("pjbb2005", "spjbb")
             ),
             "worse on both",
@@ -841,6 +872,24 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
     return out
+
+
+def comparison_claims(res, adv, diag) -> list:
+    """The schedulers compared, one function per figure of the paper, in the document's order.
+    What they share: ov, each (machine, role, metric)'s mean normalised to Oblivious over the
+    groups weighted equally (Figure 7's average); g, the same per group."""
+    ov = {(m, r, k): overall(res, m, r, k) for m in AMP for r in POLICIES for k in METRICS}
+    g = {
+        (m, grp, r, k): group_mean(res, m, grp, r, k) for m in AMP for grp in GROUPS for r in POLICIES for k in METRICS
+    }
+    return (
+        _figure_7(res, adv, diag, ov, g)
+        + _figure_9a(res, adv, diag, ov, g)
+        + _figure_9b(res, adv, diag, ov, g)
+        + _figure_9c(res, adv, diag, ov, g)
+        + _figure_2(res, adv, diag, ov, g)
+        + _figure_12(res, adv, diag, ov, g)
+    )
 
 
 def sensitivity_claims(sens) -> list:
