@@ -256,6 +256,8 @@ def markdown(name, module, report, ctx) -> str:
 
     import ampsched
 
+    from ._format import markdown_table
+
     machines = {m["name"]: m for m in json.loads(ampsched._require_core().list_catalog("machines"))}
     counts = {v: sum(c.verdict == v for c in report.claims) for v in VERDICTS}
     lines = [
@@ -294,11 +296,8 @@ def markdown(name, module, report, ctx) -> str:
         "",
         "## Claims",
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
+        markdown_table(COLUMNS, [[getattr(claim, c) for c in COLUMNS] for claim in report.claims]),
     ]
-    for claim in report.claims:
-        lines.append("| " + " | ".join(getattr(claim, c) for c in COLUMNS) + " |")
     if ctx.figures:
         lines += ["", "## Figures", ""]
         for fig in ctx.figures:

@@ -55,12 +55,11 @@ _RULE = {"l": "---", "r": "---:"}
 def markdown_table(header, rows, align=None) -> str:
     """A markdown table: `header` and each of `rows` a sequence of cell texts, `align` one
     letter per column ("l" or "r", default all "l"). No padding: the cells as given, between
-    "| " and " |" (the tests read the claims table back by that layout)."""
+    "| " and " |", one row a line (`read_claims` reads the claims table back by that layout)."""
     align = align or "l" * len(header)
     if len(align) != len(header) or any(len(row) != len(header) for row in rows):
-        raise ValueError(
-            f"markdown table: {len(header)} columns in the header, {len(align)} alignments, rows of {sorted({len(r) for r in rows})}"
-        )
+        widths = sorted({len(row) for row in rows})
+        raise ValueError(f"markdown table: {len(header)} columns, {len(align)} alignments, rows of {widths} cells")
     lines = ["| " + " | ".join(header) + " |", "|" + "".join(_RULE[a] + "|" for a in align)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)

@@ -490,7 +490,8 @@ def _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2) -> list:
 
 
 def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
-    """IPC-Driven: its gains, mcf's misplacement and HASS ahead of it (Evaluation of the IPC-Driven algorithm, Fig. 4.2a)."""
+    """IPC-Driven: its gains, mcf's misplacement and HASS ahead of it (Evaluation of the
+    IPC-Driven algorithm, Fig. 4.2a)."""
     out = []
     # -- IPC-Driven (§4.3.4, Evaluation of the IPC-Driven algorithm)
     src = "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.2a"
