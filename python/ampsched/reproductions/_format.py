@@ -12,8 +12,13 @@ from . import Claim
 
 def geomean(xs) -> float:
     """The geometric mean of positive numbers (any iterable): the papers' mean of normalised
-    times and speedups. statistics.geometric_mean, exp of the mean of the logs (fsum'd, so
-    exactly rounded whatever the order); a zero, a negative or no value is an error."""
+    times and speedups. statistics.geometric_mean: exp of the mean of the logs, summed with
+    fsum (so the same whatever the order). A zero, a negative or no value is an error (a time or
+    a ratio of times is never zero: one is a bug upstream), as statistics says before Python
+    3.13, which returns 0 for a zero."""
+    xs = list(xs)
+    if not xs or min(xs) <= 0:
+        raise ValueError(f"geometric mean of {xs!r}: it needs at least one value, every one positive")
     return statistics.geometric_mean(xs)
 
 
