@@ -598,7 +598,7 @@ def _figure_5_4(res, plan) -> list:
             f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold",
             "up to 26%",
-            f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {min(blk_all.values()):+.1f}%",
+            f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {pct(min(blk_all.values()))}",
             f"{GAIN_TOL:g} points",
             verdict(ok),
             ""

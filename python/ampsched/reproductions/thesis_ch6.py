@@ -233,7 +233,7 @@ def _figure_6_4(res) -> list:
                 f"largest PA speedup over RR {pct(d[worst])} ({_name(worst)})",
                 f"every workload within {SIMILAR_TOL:g} points",
                 abs(d[worst]) <= SIMILAR_TOL,
-                f"PA is {d[worst]:+.1f}% from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}",
+                f"PA is {pct(d[worst])} from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}",
             )
         )
         d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "sfd") for w in ST}
@@ -382,7 +382,7 @@ def _figure_6_6(res) -> list:
             f"gamess {g_sfd:.0f}% on fast under SFD; FFTW's speedup over RR {pct(f_sfd)}",
             "gamess above half; FFTW at most 0",
             g_sfd > 50 and f_sfd <= 0,
-            f"under SFD gamess is {g_sfd:.0f}% on the fast core and FFTW's speedup over RR is {f_sfd:+.1f}%",
+            f"under SFD gamess is {g_sfd:.0f}% on the fast core and FFTW's speedup over RR is {pct(f_sfd)}",
         )
     )
     src = "§6.3.3 (STCI-PSCI), Fig. 6.6"
@@ -423,7 +423,7 @@ def _figure_6_6(res) -> list:
             f"SFD {pct(s)}",
             f"within {SIMILAR_TOL:g} points",
             abs(s) <= SIMILAR_TOL,
-            f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, 'stci-hp', 'sfd')}; RR {_fs(res, m, 'stci-hp', 'rr')}",
+            f"SFD is {pct(s)} from RR: fast shares SFD {_fs(res, m, 'stci-hp', 'sfd')}; RR {_fs(res, m, 'stci-hp', 'rr')}",
         )
     )
     out.append(
@@ -435,8 +435,8 @@ def _figure_6_6(res) -> list:
             f"PA {pct(pa_)}, CAMP {pct(ca)}",
             f"both at least +{SIGNIFICANT:g}%",
             min(pa_, ca) >= SIGNIFICANT,
-            f"PA gains {pa_:+.1f}% and CAMP {ca:+.1f}% (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: "
-            + ", ".join(f"{a} {x:+.1f}%" for a, x in app_speedups(res, m, "stci-hp", "camp").items()),
+            f"PA gains {pct(pa_)} and CAMP {pct(ca)} (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: "
+            + ", ".join(f"{a} {pct(x)}" for a, x in app_speedups(res, m, "stci-hp", "camp").items()),
         )
     )
     src = "§6.3.3 (STMI-PSMI), Fig. 6.6"
@@ -450,7 +450,7 @@ def _figure_6_6(res) -> list:
             f"CAMP {pct(ca)}",
             f"above 0, at most +{SMALL:g}%",
             0 < ca <= SMALL,
-            f"CAMP is {ca:+.1f}% over RR: fast shares CAMP {_fs(res, m, 'stmi-psmi', 'camp')}; RR {_fs(res, m, 'stmi-psmi', 'rr')}",
+            f"CAMP is {pct(ca)} over RR: fast shares CAMP {_fs(res, m, 'stmi-psmi', 'camp')}; RR {_fs(res, m, 'stmi-psmi', 'rr')}",
         )
     )
     mp, mr = share(res, m, "stmi-psmi", "pa", "mcf"), share(res, m, "stmi-psmi", "rr", "mcf")
@@ -519,12 +519,12 @@ def _figure_6_6(res) -> list:
             src,
             "PSMI-PSCI on 1FC-12SC: CAMP beats PA (PA lets FFTW's long memory-intensive serial phases monopolise the fast core; CAMP downgrades them to MEDIUM)",
             "CAMP > PA",
-            f"CAMP {pct(speedup(res, m, 'psmi-psci', 'camp'))}, PA {pct(speedup(res, m, 'psmi-psci', 'pa'))} over RR ({d:+.1f}% CAMP over PA)",
+            f"CAMP {pct(speedup(res, m, 'psmi-psci', 'camp'))}, PA {pct(speedup(res, m, 'psmi-psci', 'pa'))} over RR ({pct(d)} CAMP over PA)",
             "direction",
             d > 0,
-            f"CAMP is {d:+.1f}% over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. "
+            f"CAMP is {pct(d)} over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. "
             + _boost_cause(res, m, "psmi-psci", "BLAST")
-            + f"; CAMP is {over(res, m, 'psmi-psci', 'camp', 'pa-long'):+.1f}% over that PA",
+            + f"; CAMP is {pct(over(res, m, 'psmi-psci', 'camp', 'pa-long'))} over that PA",
         )
     )
     # PSMI-HP and PSCI-HP: the PS app's serial phases accelerated by PA and CAMP; SFD gains
@@ -562,7 +562,7 @@ def _figure_6_6(res) -> list:
                 f"{ps}'s speedup over RR: PA {pct(xp)}, CAMP {pct(xc)}",
                 "both above 0",
                 xp > 0 and xc > 0,
-                f"{ps}'s speedup over RR is {xp:+.1f}% under PA and {xc:+.1f}% under CAMP",
+                f"{ps}'s speedup over RR is {pct(xp)} under PA and {pct(xc)} under CAMP",
             )
         )
         s = speedup(res, m, w, "sfd")
@@ -576,7 +576,7 @@ def _figure_6_6(res) -> list:
                 f"SFD {pct(s)}",
                 tolerance,
                 ok,
-                f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}",
+                f"SFD is {pct(s)} from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}",
             )
         )
     src = "§6.3.3, Fig. 6.6"
@@ -649,7 +649,7 @@ def _figure_6_7(res) -> list:
             f"{pct(lo)} to {pct(hi)}",
             "within the axis",
             -10 <= lo and hi <= 70,
-            f"our speedups range from {lo:+.1f}% to {hi:+.1f}%",
+            f"our speedups range from {pct(lo)} to {pct(hi)}",
         )
     )
 
@@ -673,7 +673,7 @@ def _figure_6_8(res) -> list:
             f"up to {pct(d[top])} ({_name(top)}); " + ", ".join(f"{_name(w)} {pct(d[w])}" for w in EXTRA),
             f"within {GAIN_TOL:g} points",
             abs(d[top] - 13) <= GAIN_TOL,
-            f"CAMP's best gain over PA is {d[top]:+.1f}% ({_name(top)}): fast shares CAMP {_fs(res, m, top, 'camp')}; PA {_fs(res, m, top, 'pa')}. "
+            f"CAMP's best gain over PA is {pct(d[top])} ({_name(top)}): fast shares CAMP {_fs(res, m, top, 'camp')}; PA {_fs(res, m, top, 'pa')}. "
             + _estimate_cause(res, m, top),
         )
     )
@@ -687,7 +687,7 @@ def _figure_6_8(res) -> list:
             f"CAMP ahead on {len(ahead)} of {len(EXTRA)}",
             "more than half",
             2 * len(ahead) > len(EXTRA),
-            f"CAMP is ahead of PA on {len(ahead)} of {len(EXTRA)} ({', '.join(f'{_name(w)} {d[w]:+.1f}%' for w in EXTRA)})",
+            f"CAMP is ahead of PA on {len(ahead)} of {len(EXTRA)} ({', '.join(f'{_name(w)} {pct(d[w])}' for w in EXTRA)})",
         )
     )
 
@@ -817,7 +817,7 @@ def _warmup_cause(res, m, w, app) -> str:
     c, p = res["apps"][(m, w, "camp")][app], res["apps"][(m, w, "pa")][app]
     return (
         f"{app} is {100 * c[1]:.0f}% on fast under CAMP and {100 * p[1]:.0f}% under PA but takes "
-        f"{100 * (c[0] / p[0] - 1):+.1f}% longer under CAMP: each restarted run of {app} warms up (LOW) on a slow "
+        f"{pct(100 * (c[0] / p[0] - 1))} longer under CAMP: each restarted run of {app} warms up (LOW) on a slow "
         f"core, whose NUMA node then holds its memory (first touch, never moved: catalog {m}), so on the fast core, "
         f"alone on its chip, its misses are remote; PA puts it on the fast core from its start"
     )
@@ -829,7 +829,7 @@ def _estimate_cause(res, m, w) -> str:
     now, fast = over(res, m, w, "camp", "pa"), over(res, m, w, "camp-nowait", "pa")
     text = (
         f"With estimates taken at a phase's first sample ({LABEL['camp-nowait']}, camp:stable_periods=0) CAMP is "
-        f"{fast:+.1f}% over PA (fast shares {_fs(res, m, w, 'camp-nowait')})"
+        f"{pct(fast)} over PA (fast shares {_fs(res, m, w, 'camp-nowait')})"
     )
     if now < 0 and fast - now >= -now / 2:
         return (

@@ -10,7 +10,7 @@ catalog's program models (catalog/programs/dacapo.toml, workloads `dacapo-NAME`)
 """
 
 from . import Claim, Report, policy_roles
-from ._format import geomean, judge, markdown_table, pct_change, verdict
+from ._format import geomean, judge, markdown_table, pct, pct_change, verdict
 
 TITLE = (
     "WASH, bindVM, PFS and Oblivious on WASH's Java programs (Jibaja et al., CGO 2016, Figures 2, 3, 7, 8, 9, 10, 12)"
@@ -358,7 +358,7 @@ def _figure_7(res, adv, diag, ov, g) -> list:
             "§8, Figure 7",
             "WASH's geometric mean time against Oblivious (Linux) on 1B5S, groups weighted equally",
             "-27%",
-            f"{change:+.1f}%",
+            pct(change),
             WITHIN_GAIN_TOL,
             _within(change, -27),
             f"our Oblivious never runs a single-threaded program's main thread on a big core (bloat's: {diag['st-obl-1b5s']:.0%} of its CPU time on 1B5S, "
@@ -373,7 +373,7 @@ def _figure_7(res, adv, diag, ov, g) -> list:
             "§8, Figure 7",
             "WASH's geometric mean time against bindVM on 1B5S, groups weighted equally",
             "about -5%",
-            f"{change_b:+.1f}%",
+            pct(change_b),
             WITHIN_GAIN_TOL,
             _within(change_b, -5),
             f"bindVM confines scalable programs' 24 application threads to the one big core (scalable bindVM/WASH "
@@ -435,7 +435,7 @@ def _figure_7(res, adv, diag, ov, g) -> list:
             "§8, Figure 7",
             "bindVM uses up to 18% more energy than WASH",
             "up to +18%",
-            f"up to {e_up:+.1f}%",
+            f"up to {pct(e_up)}",
             WITHIN_GAIN_TOL,
             _within(e_up, 18),
             f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'energy')] / g[(ONE_BIG, 'scalable', 'wash', 'energy')])})",
@@ -691,7 +691,7 @@ def _figure_9c(res, adv, diag, ov, g) -> list:
             "Abstract, §1, Figure 1",
             "Non-scalable on 3B3S: WASH's performance over Oblivious (the baseline is not stated; Oblivious taken)",
             "+15%",
-            f"{messy:+.1f}%",
+            pct(messy),
             WITHIN_GAIN_TOL,
             _within(messy, 15),
             f"our Oblivious ignores core speed: on 3B3S eclipse's JavaIndexing thread, its critical path, runs {diag['ns-obl-3b3s']:.0%} of its time on big cores",
@@ -817,7 +817,7 @@ def _figure_12(res, adv, diag, ov, g) -> list:
             "Abstract, §8.6, Figure 12",
             "Beside an OS-scheduled eclipse on 1B5S: WASH's performance over Oblivious, average",
             "+27%",
-            f"{avg:+.1f}%",
+            pct(avg),
             WITHIN_GAIN_TOL,
             _within(avg, 27),
             f"as without the adversary (WASH's performance over Oblivious +{(ov[(ONE_BIG, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core",
