@@ -351,10 +351,9 @@ def _figure_6_5(res) -> list:
     return out
 
 
-def _figure_6_6(res) -> list:
-    """Table 6.3's workloads on 1FC-12SC, workload by workload (Fig. 6.6)."""
+def _figure_6_6_stci(res) -> list:
+    """Fig. 6.6, the workloads of a single-threaded compute-intensive app (STCI-*)."""
     out = []
-    # -- Fig. 6.6: Table 6.3 on 1FC-12SC, workload by workload
     m = ONE
     src = "§6.3.3 (STCI-PSMB), Fig. 6.6"
     c, r_, p = speedup(res, m, "stci-psmi", "camp"), 0.0, speedup(res, m, "stci-psmi", "pa")
@@ -439,6 +438,13 @@ def _figure_6_6(res) -> list:
             + ", ".join(f"{a} {pct(x)}" for a, x in app_speedups(res, m, "stci-hp", "camp").items()),
         )
     )
+    return out
+
+
+def _figure_6_6_stmi(res) -> list:
+    """Fig. 6.6, the workloads of a single-threaded memory-intensive app (STMI-*)."""
+    out = []
+    m = ONE
     src = "§6.3.3 (STMI-PSMI), Fig. 6.6"
     ca = speedup(res, m, "stmi-psmi", "camp")
     out.append(
@@ -511,6 +517,13 @@ def _figure_6_6(res) -> list:
                 f"mcf is {ms:.0f}% on the fast core under SFD and {mc:.0f}% under CAMP",
             )
         )
+    return out
+
+
+def _figure_6_6_ps(res) -> list:
+    """Fig. 6.6, the workloads of two parallel apps (PSMI-PSCI, PSMI-HP, PSCI-HP)."""
+    out = []
+    m = ONE
     src = "§6.3.3 (PSMI-PSCI), Fig. 6.6"
     d = over(res, m, "psmi-psci", "camp", "pa")
     out.append(
@@ -579,6 +592,13 @@ def _figure_6_6(res) -> list:
                 f"SFD is {pct(s)} from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}",
             )
         )
+    return out
+
+
+def _figure_6_6_overall(res) -> list:
+    """Fig. 6.6 over its workloads: CAMP against PA and SFD."""
+    out = []
+    m = ONE
     src = "§6.3.3, Fig. 6.6"
     d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "pa") for w in MT}
     alike = [w for w in MT if abs(d[w]) <= SIMILAR_TOL]
@@ -615,6 +635,11 @@ def _figure_6_6(res) -> list:
     )
 
     return out
+
+
+def _figure_6_6(res) -> list:
+    """Table 6.3's workloads on 1FC-12SC, workload by workload (Fig. 6.6)."""
+    return _figure_6_6_stci(res) + _figure_6_6_stmi(res) + _figure_6_6_ps(res) + _figure_6_6_overall(res)
 
 
 def _figure_6_7(res) -> list:
