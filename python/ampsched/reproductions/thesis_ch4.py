@@ -336,7 +336,6 @@ def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN
 def _figure_4_2(res, plan, g, s1, s2) -> list:
     """HASS-S on 2FC-2SC-A against the thesis's numbers and best static (Fig. 4.2a and b)."""
     out = []
-    # -- HASS-S on 2FC-2SC-A (Fig. 4.2)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2a"
     out.append(
         _near(
@@ -443,7 +442,6 @@ def _figure_4_2(res, plan, g, s1, s2) -> list:
 def _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2) -> list:
     """HASS-D against HASS-S on every configuration (Evaluation of HASS-D, Figs. 4.2-4.5)."""
     out = []
-    # -- HASS-D against HASS-S
     src = "§4.3.4 (Evaluation of HASS-D), Figs. 4.2-4.5"
     for m, bound in ((A, 1.0), (B, 2.5), (C, 3.5)):
         ws = s1[m] + (s2 if m == C else [])
@@ -493,7 +491,6 @@ def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
     """IPC-Driven: its gains, mcf's misplacement and HASS ahead of it (Evaluation of the
     IPC-Driven algorithm, Fig. 4.2a)."""
     out = []
-    # -- IPC-Driven (§4.3.4, Evaluation of the IPC-Driven algorithm)
     src = "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.2a"
     out.append(
         _near(
@@ -610,7 +607,6 @@ def _figure_4_7(res, plan, g, s1, s2) -> list:
 def _hafs_figures_4_5_4_10(res, plan, g, s1, s2) -> list:
     """HAFS against the default metric (Evaluation of the HAFS algorithm, Figs. 4.10 and 4.5)."""
     out = []
-    # -- HAFS (§4.3.4, Evaluation of the HAFS algorithm)
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.10"
     for m, theirs in ((A, 5), (B, 2)):
         x = sum(g[(m, w, "hafs")] for w in s1[m]) / len(s1[m])
@@ -736,7 +732,6 @@ def _figure_4_9(res, plan, g, s1, s2) -> list:
 def _figure_4_3(res, plan, g, s1, s2) -> list:
     """2FC-2SC-B: HASS against best static and the two machines compared (Fig. 4.3)."""
     out = []
-    # -- 2FC-2SC-B (Fig. 4.3)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.3"
     ws = [w for w in s1[B] if w != "lh1"]
     gaps = [g[(B, w, "best")] - g[(B, w, "hass-s")] for w in ws]
@@ -825,7 +820,6 @@ def _figure_4_3(res, plan, g, s1, s2) -> list:
 def _figure_4_4(res, plan, g, s1, s2) -> list:
     """4FC-12SC, set #1 x4: HASS-S against best static and their mappings (Fig. 4.4)."""
     out = []
-    # -- 4FC-12SC, set #1 x4 (Fig. 4.4)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"
     for w, theirs_gap, hass_pick, best_pick, src in (
         ("hh1", 2, "sixtrack", "crafty", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"),
@@ -900,7 +894,6 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
 def _figure_4_5(res, plan, g, s1, s2) -> list:
     """4FC-12SC, set #2: HASS-S against best static (Fig. 4.5)."""
     out = []
-    # -- 4FC-12SC, set #2 (Fig. 4.5)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.5"
     gaps = {w: g[(C, w, "best")] - g[(C, w, "hass-s")] for w in s2}
     same = [w for w in s2 if w in ("w1", "w5", "w7", "w8")]
@@ -952,7 +945,6 @@ def _figure_4_5(res, plan, g, s1, s2) -> list:
 def _headline(res, plan, g, s1, s2) -> list:
     """The headline numbers of the chapter's introduction and §4.5."""
     out = []
-    # -- headline numbers (ch. 4 introduction, §4.5) and Fig. 4.10
     src = "ch. 4 introduction and §4.5"
     for r, theirs in (("hass-s", 12.5), ("hass-d", 12.0)):
         top = max(((m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])), key=lambda k: g[(k[0], k[1], r)])

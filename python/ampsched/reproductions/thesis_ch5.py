@@ -488,7 +488,6 @@ def _figures_5_2_5_3(res, plan) -> list:
     """PA's wait modes: speedups over Default and the serial fraction the OS sees (Figs. 5.2 and 5.3)."""
     out = []
     apps = plan["openmp"]
-    # Fig. 5.2: wait modes under PA.
     spin = {a: wait_speedup(res, a, "spin") for a in apps}
     worst_spin = max(spin.values(), key=abs)
     out.append(
@@ -588,7 +587,6 @@ def _figure_5_4(res, plan) -> list:
     large = [a for a in apps if a in LARGE_SERIAL]
     blk_all = {a: wait_speedup(res, a, "block") for a in apps}
     short = [a for a in apps if a in SHORT_LOOPS]
-    # Fig. 5.4: PA-RTX.
     low = {a: wait_speedup(res, a, "1M") for a in apps}
     worst_low = min(low, key=low.get)
     ok = abs(-low[worst_low] - 26) <= GAIN_TOL
@@ -667,7 +665,6 @@ def _figure_5_4(res, plan) -> list:
 def _figure_5_5(res, plan) -> list:
     """Set #1 on 1FC-12SC (Fig. 5.5)."""
     out = []
-    # Fig. 5.5: set #1 on 1FC-12SC.
     w1 = plan["set1"]
     sp = {(w, r): set1_speedup(res, ONE, w, r) for w in w1 for r in MULTI}
     few = [w for w in w1 if "hp" not in w]
@@ -768,7 +765,6 @@ def _figure_5_5_4fc(res, plan) -> list:
     out = []
     w1 = plan["set1"]
     sp = {(w, r): set1_speedup(res, ONE, w, r) for w in w1 for r in MULTI}
-    # Set #1 on 4FC-12SC: "quantitatively similar".
     sp4 = {(w, r): set1_speedup(res, FOUR, w, r) for w in w1 for r in MULTI}
     # "Best" up to a tie: within TIE of the best scheduler.
     win1 = {w: max(sp[(w, "pa")], sp[(w, "mintlp")]) >= max(sp[(w, r)] for r in MULTI) - TIE for w in w1}
@@ -808,7 +804,6 @@ def _figure_5_5_4fc(res, plan) -> list:
 def _figure_5_6(res, plan) -> list:
     """Set #2 on 4FC-12SC (Fig. 5.6)."""
     out = []
-    # Fig. 5.6: set #2.
     w2 = plan["set2"]
     d2 = {
         w: speedup(
@@ -837,7 +832,6 @@ def _figure_5_6(res, plan) -> list:
 def _figure_5_7(res, plan) -> list:
     """Single-application workloads on 4FC-12SC (Fig. 5.7)."""
     out = []
-    # Fig. 5.7: single apps.
     ten = plan["ten"]
     ps = [a for a in ten if a in PS]
     simple = {
@@ -900,7 +894,6 @@ def _figure_5_8(res, plan) -> list:
     """Migration overhead with every core slow (Fig. 5.8)."""
     out = []
     ten = plan["ten"]
-    # Fig. 5.8: migration overhead.
     ov = {
         (m, a, r): overhead(res, m, a, r) for m in (ONE, SMALL, FOUR) for a in ten for r in OVERHEAD if r != "default"
     }
@@ -977,7 +970,6 @@ def _headline(res, plan) -> list:
     out = []
     w1 = plan["set1"]
     w2 = plan["set2"]
-    # The headline (ch. 5 introduction and conclusions; ch. 7).
     gains = []
     for w in w1:
         for r in ("rr", "busyfcs", "static-ipc", "default"):

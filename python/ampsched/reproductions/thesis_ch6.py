@@ -218,7 +218,6 @@ def _fs(res, m, w, role) -> str:
 def _figure_6_4(res) -> list:
     """Single-threaded workloads on 2FC-2SC, AMD and Intel (Fig. 6.4)."""
     out = []
-    # -- Fig. 6.4: single-threaded workloads on 2FC-2SC
     src = "§6.3.2 (single-threaded workloads), Fig. 6.4"
     for m in (A, B):
         tag = "amd" if m == A else "intel"
@@ -322,7 +321,6 @@ def _figure_6_4(res) -> list:
 def _figure_6_5(res) -> list:
     """The aggregate over each set on the AMD platform (Fig. 6.5)."""
     out = []
-    # -- Fig. 6.5: aggregate on the AMD platform
     src = "§6.3.3, Fig. 6.5"
     agg = {
         (k, r): aggregate(res, m, k, r)
@@ -645,7 +643,6 @@ def _figure_6_6(res) -> list:
 def _figure_6_7(res) -> list:
     """Table 6.3's workloads on 4FC-12SC (Fig. 6.7)."""
     out = []
-    # -- Fig. 6.7: Table 6.3 on 4FC-12SC
     m = FOUR
     src = "§6.3.3, Fig. 6.7"
     d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "pa") for w in MT}
@@ -685,7 +682,6 @@ def _figure_6_8(res) -> list:
     """Table 6.4's workloads on 4FC-12SC (Fig. 6.8)."""
     out = []
     m = FOUR
-    # -- Fig. 6.8: Table 6.4 on 4FC-12SC
     src = "§6.3.3, Fig. 6.8"
     d = {w: over(res, m, w, "camp", "pa") for w in EXTRA}
     top = max(d, key=d.get)
@@ -722,7 +718,6 @@ def _figure_6_8(res) -> list:
 def _conclusions(res) -> list:
     """The chapter's conclusions (§6.5)."""
     out = []
-    # -- §6.5 (conclusions)
     src = "§6.5"
     mt_camp = [speedup(res, ONE, w, "camp") for w in MT] + [speedup(res, FOUR, w, "camp") for w in MT]
     mt_sfd = [speedup(res, ONE, w, "sfd") for w in MT] + [speedup(res, FOUR, w, "sfd") for w in MT]
@@ -761,7 +756,6 @@ def _conclusions(res) -> list:
 def _figure_6_3(res) -> list:
     """What we do not run: the SF estimates' accuracy (§6.3.1, Fig. 6.3)."""
     out = []
-    # -- what we do not run
     src = "§6.3.1, Fig. 6.3"
     err = res["sf_error"]
     ci = {mm: sum(err[mm][x] for x in CI if x in err[mm]) / sum(1 for x in CI if x in err[mm]) for mm in (A, B)}

@@ -350,7 +350,6 @@ def diagnostics(policies) -> dict:
 def _figure_7(res, adv, diag, ov, g) -> list:
     """Time, energy and power over the three groups, and the abstract's numbers (Figure 7)."""
     out = []
-    # Figure 7 and the abstract.
     change = (ov[(ONE_BIG, "wash", "time")] - 1) * 100
     out.append(
         judge(
@@ -506,7 +505,6 @@ def _figure_7(res, adv, diag, ov, g) -> list:
 def _figure_9a(res, adv, diag, ov, g) -> list:
     """Single-threaded programs (Figure 9a)."""
     out = []
-    # Figure 9a: single-threaded.
     st = "single-threaded"
     t = min(g[(m, st, "wash", "time")] for m in AMP)
     out.append(
@@ -589,7 +587,6 @@ def _figure_9a(res, adv, diag, ov, g) -> list:
 def _figure_9b(res, adv, diag, ov, g) -> list:
     """Scalable programs (Figure 9b)."""
     out = []
-    # Figure 9b: scalable.
     sc = "scalable"
     bt = max(g[(m, sc, "bindvm", "time")] / g[(m, sc, "wash", "time")] for m in AMP)
     out.append(
@@ -665,7 +662,6 @@ def _figure_9b(res, adv, diag, ov, g) -> list:
 def _figure_9c(res, adv, diag, ov, g) -> list:
     """Non-scalable programs (Figure 9c)."""
     out = []
-    # Figure 9c: non-scalable.
     ns = "non-scalable"
     best = [m for m in AMP if g[(m, ns, "wash", "time")] <= min(g[(m, ns, r, "time")] for r in POLICIES)]
     out.append(
@@ -749,7 +745,6 @@ def _figure_9c(res, adv, diag, ov, g) -> list:
 def _figure_2(res, adv, diag, ov, g) -> list:
     """Oblivious, PFS and bindVM on 1B5S (Figure 2)."""
     out = []
-    # Figure 2 (1B5S: Oblivious, PFS, bindVM).
     st, sc, ns = GROUPS
     seq = all(
         g[(ONE_BIG, grp, "bindvm", "time")] <= min(g[(ONE_BIG, grp, r, "time")] for r in ("oblivious", "pfs"))
@@ -808,7 +803,6 @@ def _figure_2(res, adv, diag, ov, g) -> list:
 def _figure_12(res, adv, diag, ov, g) -> list:
     """An OS-scheduled eclipse beside each program on 1B5S (Figure 12)."""
     out = []
-    # Figure 12: an OS-scheduled eclipse beside each program, 1B5S.
     ratio = {p: adv[(p, "wash")] / adv[(p, "oblivious")] for p in PROGRAMS}
     avg = (geomean(ratio.values()) ** -1 - 1) * 100
     out.append(
