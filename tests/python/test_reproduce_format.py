@@ -3,11 +3,14 @@ derived by hand: what every reproduction's document prints its means, percentage
 tables with. Pure Python, no engine: fast."""
 
 import math
+import os
 
 import pytest
 
 from ampsched import reproductions
 from ampsched.reproductions import _format as fmt
+
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
 
 
 @pytest.mark.parametrize(
@@ -108,3 +111,14 @@ def test_the_claims_table_reads_back(tmp_path):
     path = tmp_path / "doc.md"
     path.write_text("# doc\n\n## Claims\n\n" + table + "\n\n## Figures\n", encoding="utf-8")
     assert reproductions.read_claims(path) == {"a": "reproduced", "b": "differs"}
+
+
+def test_catalog_links_are_relative_to_docs_reproduction():
+    assert fmt.catalog_link("machines", "2fc-8sc") == "[`2fc-8sc`](../../catalog/machines/2fc-8sc.toml)"
+    assert fmt.catalog_links("workloads", (w for w in ("hh1", "mh1"))) == (
+        "[`hh1`](../../catalog/workloads/hh1.toml), [`mh1`](../../catalog/workloads/mh1.toml)"
+    )
+    # From docs/reproduction/ the link reaches the file of the repository's catalog.
+    docs = os.path.join(REPO, "docs", "reproduction")
+    target = fmt.catalog_link("machines", "2fc-8sc").split("](")[1].rstrip(")")
+    assert os.path.isfile(os.path.join(docs, target))

@@ -53,6 +53,18 @@ def judge(cid, source, claim, theirs, ours, tolerance, ok, reason) -> Claim:
     return Claim(cid, source, claim, theirs, ours, tolerance, verdict(ok), "" if ok else reason)
 
 
+def catalog_link(kind: str, name: str) -> str:
+    """A markdown link to catalog file KIND/NAME.toml, relative to docs/reproduction/, where
+    `make reproduce` writes: the link works on a forge and in a checkout alike, and the text does
+    not depend on the output directory."""
+    return f"[`{name}`](../../catalog/{kind}/{name}.toml)"
+
+
+def catalog_links(kind: str, names) -> str:
+    """Links to catalog files KIND/NAME.toml, comma-separated."""
+    return ", ".join(catalog_link(kind, name) for name in names)
+
+
 # Markdown column alignment: "l" the default (text), "r" right (numbers).
 _RULE = {"l": "---", "r": "---:"}
 

@@ -32,7 +32,7 @@ import math
 import os
 
 from . import Report, policy_roles
-from ._format import geomean, judge, markdown_table, pct, points
+from ._format import catalog_links, geomean, judge, markdown_table, pct, points
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -1336,9 +1336,9 @@ def build_with(ctx, policies):
     figure_4_10(ctx, res, plan, policies)
     roles = ", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in ROLES)
     workloads = f"""Workloads: the thesis's Table 4.2 from the catalog. Set #1 on 2FC-2SC-A and -B:
-{", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in plan["set1"])}; on 4FC-12SC four copies of each
-(§4.3.2): {", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in set1_c)}. Set #2 on 4FC-12SC:
-{", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in plan["set2"])}. Programs: the 24 SPEC CPU2000
+{catalog_links("workloads", plan["set1"])}; on 4FC-12SC four copies of each
+(§4.3.2): {catalog_links("workloads", set1_c)}. Set #2 on 4FC-12SC:
+{catalog_links("workloads", plan["set2"])}. Programs: the 24 SPEC CPU2000
 profiles of [`spec2000`](../../catalog/programs/spec2000.toml) (how their speedup factors and miss curves were
 chosen is in that file's header). Fig. 4.8's workloads are generated: N copies of mgrid, N = {", ".join(map(str, plan["mgrid"]))}.
 

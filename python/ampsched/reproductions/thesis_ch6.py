@@ -22,7 +22,7 @@ on the Utility Factor; chapter 5's `pa` is not the one compared here), `camp` an
 """
 
 from . import Claim, Report, policy_roles
-from ._format import geomean, judge, markdown_table, pct
+from ._format import catalog_links, geomean, judge, markdown_table, pct
 
 TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.3-6.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -1038,9 +1038,7 @@ def build_with(ctx, policies):
     )
 
     def links(kind, entries):
-        return ", ".join(
-            f"[`{catalog_name(kind, w)}`](../../catalog/workloads/{catalog_name(kind, w)}.toml)" for w in entries
-        )
+        return catalog_links("workloads", (catalog_name(kind, w) for w in entries))
 
     roles = ", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in ROLES)
     workloads = f"""Workloads: the thesis's Tables 6.2-6.4 from the catalog. Table 6.2 on 2FC-2SC AMD and Intel:

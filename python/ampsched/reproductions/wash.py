@@ -10,7 +10,7 @@ catalog's program models (catalog/programs/dacapo.toml, workloads `dacapo-NAME`)
 """
 
 from . import Claim, Report, policy_roles
-from ._format import geomean, judge, markdown_table, pct, pct_change, verdict
+from ._format import catalog_links, geomean, judge, markdown_table, pct, pct_change, verdict
 
 TITLE = (
     "WASH, bindVM, PFS and Oblivious on WASH's Java programs (Jibaja et al., CGO 2016, Figures 2, 3, 7, 8, 9, 10, 12)"
@@ -1094,7 +1094,7 @@ def build_with(ctx, policies):
     figure_2(ctx, res)
     figure_7_9(ctx, res)
     figure_12(ctx, adv)
-    links = ", ".join(f"[`dacapo-{p}`](../../catalog/workloads/dacapo-{p}.toml)" for p in PROGRAMS)
+    links = catalog_links("workloads", (f"dacapo-{p}" for p in PROGRAMS))
     workloads = f"""Workloads: {links}, each one program of
 [`catalog/programs/dacapo.toml`](../../catalog/programs/dacapo.toml) alone (its header gives what the paper reports
 and what was chosen: threads, lock contention, GC every 8 or 128 MB with as many GC threads as cores, one JIT
