@@ -1,8 +1,11 @@
 """What the reproductions share to compute and show their numbers: the geometric mean, signed
-percentages, a claim judged by a condition, and the markdown tables of their documents.
+percentages and points, a claim judged by a condition, links to the catalog and the markdown
+tables of their documents.
 
 One place for them, so that every document writes a percentage, a verdict or a table the same
-way; the documents are byte-identical to what the modules wrote with their own copies before.
+way. Tables are our own writer, not pandas' DataFrame.to_markdown: that needs the tabulate
+package, which is not a dependency of ampsched, and pads cells (the claims table is read back
+by `read_claims` cell by cell).
 """
 
 import statistics
