@@ -4,8 +4,8 @@ tables of their documents.
 
 One place for them, so that every document writes a percentage, a verdict or a table the same
 way. Tables are our own writer, not pandas' DataFrame.to_markdown: that needs the tabulate
-package, which is not a dependency of ampsched, and pads cells (the claims table is read back
-by `read_claims` cell by cell).
+package, which is not a dependency of ampsched, and pads the cells into aligned columns, which
+would rewrite every committed document.
 """
 
 import statistics
