@@ -245,16 +245,12 @@ def claims_frame(claims):
 # ---- the document
 
 
-def _catalog(kind: str, name: str) -> str:
-    # Relative to docs/reproduction/, where `make reproduce` writes: the link works on a forge
-    # and in a checkout alike, and the text does not depend on the output directory.
-    return f"[`{name}`](../../catalog/{kind}/{name}.toml)"
-
-
 def markdown(name, module, report, ctx) -> str:
     import json
 
     import ampsched
+
+    from ._format import catalog_link, markdown_table
 
     machines = {m["name"]: m for m in json.loads(ampsched._require_core().list_catalog("machines"))}
     counts = {v: sum(c.verdict == v for c in report.claims) for v in VERDICTS}
@@ -287,18 +283,15 @@ def markdown(name, module, report, ctx) -> str:
         "",
     ]
     for m in report.machines:
-        lines.append(f"- {_catalog('machines', m)}: {machines[m]['description']}")
+        lines.append(f"- {catalog_link('machines', m)}: {machines[m]['description']}")
     lines += [
         "",
         report.workloads.strip(),
         "",
         "## Claims",
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
+        markdown_table(COLUMNS, [[getattr(claim, c) for c in COLUMNS] for claim in report.claims]),
     ]
-    for claim in report.claims:
-        lines.append("| " + " | ".join(getattr(claim, c) for c in COLUMNS) + " |")
     if ctx.figures:
         lines += ["", "## Figures", ""]
         for fig in ctx.figures:

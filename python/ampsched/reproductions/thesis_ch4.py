@@ -31,7 +31,8 @@ scheduler's numbers.
 import math
 import os
 
-from . import Claim, Report, policy_roles
+from . import Report, policy_roles
+from ._format import catalog_links, geomean, judge, markdown_table, pct, points
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -252,11 +253,6 @@ def ideal_rr(fast: float, slow: float, alpha: float) -> float:
     return 1.0 / (alpha / fast + (1 - alpha) / slow)
 
 
-def _geo(xs) -> float:
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def normalised(res, machine, workload, role) -> dict:
     """Per app: T_role / T_default (Figs. 4.2-4.4: lower is better)."""
     d = res["default"][(machine, workload)]
@@ -267,13 +263,13 @@ def normalised(res, machine, workload, role) -> dict:
 def gain(res, machine, workload, role) -> float:
     """Reduction in completion time over the default metric, %: 1 - the geometric mean of the
     normalised completion times (§4.3.3)."""
-    return 100.0 * (1 - _geo(normalised(res, machine, workload, role).values()))
+    return 100.0 * (1 - geomean(normalised(res, machine, workload, role).values()))
 
 
 def gain_over(res, machine, workload, role, other) -> float:
     """Reduction in completion time of `role` relative to `other`, %."""
     a, b = res["apps"][(machine, workload, role)], res["apps"][(machine, workload, other)]
-    return 100.0 * (1 - _geo(a[x][0] / b[x][0] for x in a))
+    return 100.0 * (1 - geomean(a[x][0] / b[x][0] for x in a))
 
 
 def on_fast(res, machine, workload, role) -> list:
@@ -306,27 +302,15 @@ def _name(w) -> str:
     return w.upper().replace("-X4", "x4")
 
 
-def _pct(x) -> str:
-    return f"{x:+.1f}%"
-
-
-def _claim(cid, source, claim, theirs, ours, tolerance, ok, reason):
-    return Claim(cid, source, claim, theirs, ours, tolerance, "reproduced" if ok else "differs", "" if ok else reason)
-
-
-def _points(x) -> str:
-    return f"{x:g} point{'' if x == 1 else 's'}"
-
-
 def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, tol=GAIN_TOL, theirs_text=None):
     ok = abs(ours_value - theirs_value) <= tol
-    return _claim(
+    return judge(
         cid,
         source,
         claim,
         theirs_text or f"{theirs_value:g}%",
         ours_text,
-        f"within {_points(tol)}",
+        f"within {points(tol)}",
         ok,
         reason.format(ours=ours_value, theirs=theirs_value),
     )
@@ -334,7 +318,7 @@ def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, tol=G
 
 def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN_TOL, theirs_text=None):
     ok = ours_value <= bound + tol
-    return _claim(
+    return judge(
         cid,
         source,
         claim,
@@ -349,13 +333,9 @@ def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN
 # ---- the claims
 
 
-def claims(res, plan) -> list:
+def _figure_4_2(res, plan, g, s1, s2) -> list:
+    """HASS-S on 2FC-2SC-A against the thesis's numbers and best static (Fig. 4.2a and b)."""
     out = []
-    s1 = {m: [_wl(m, w) for w in (plan["set1"] if m != C else plan["set1_x4"])] for m in MACHINES}
-    s2 = list(plan["set2"])
-    g = {(m, w, r): gain(res, m, w, r) for m in MACHINES for w in s1[m] + (s2 if m == C else []) for r in ROLES}
-
-    # -- HASS-S on 2FC-2SC-A (Fig. 4.2)
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2a"
     out.append(
         _near(
@@ -364,7 +344,7 @@ def claims(res, plan) -> list:
             "HASS-S's reduction in completion time over the default metric on HH1, 2FC-2SC-A",
             12.5,
             g[(A, "hh1", "hass-s")],
-            _pct(g[(A, "hh1", "hass-s")]),
+            pct(g[(A, "hh1", "hass-s")]),
             "HASS-S gains {ours:.1f}% against {theirs}%; " + cause(res, g, A, "hh1"),
         )
     )
@@ -376,7 +356,7 @@ def claims(res, plan) -> list:
             "on HH1 (2FC-2SC-A) HASS-S achieves its upper bound, best static",
             0,
             abs(gap),
-            f"best static {_pct(g[(A, 'hh1', 'best')])}, HASS-S {_pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
+            f"best static {pct(g[(A, 'hh1', 'best')])}, HASS-S {pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
             "HASS-S is {ours:.1f} points off best static on HH1",
             theirs_text="equal (12.5% both)",
         )
@@ -384,12 +364,12 @@ def claims(res, plan) -> list:
     hh23 = sorted(g[(A, w, "hass-s")] for w in ("hh2", "hh3"))
     worst = max(abs(hh23[0] - 10), abs(hh23[1] - 11))
     out.append(
-        _claim(
+        judge(
             "hass-s-hh2-hh3-a",
             src,
             "HASS-S's reduction on the other HH workloads, 2FC-2SC-A (the text does not say which is which)",
             "10% and 11%",
-            f"HH2 {_pct(g[(A, 'hh2', 'hass-s')])}, HH3 {_pct(g[(A, 'hh3', 'hass-s')])}",
+            f"HH2 {pct(g[(A, 'hh2', 'hass-s')])}, HH3 {pct(g[(A, 'hh3', 'hass-s')])}",
             f"each within {GAIN_TOL:g} points (smaller to 10%)",
             worst <= GAIN_TOL,
             f"HASS-S's gains on HH2 and HH3 are {hh23[0]:.1f}% and {hh23[1]:.1f}%, {worst:.1f} points off; HH2: {cause(res, g, A, 'hh2')}; HH3: {cause(res, g, A, 'hh3')}",
@@ -400,13 +380,13 @@ def claims(res, plan) -> list:
     offs = {w: abs(x - t) for w, x, t in zip(MH, mh, (10, 8, 6, 8))}
     worst = max(offs, key=offs.get)
     out.append(
-        _claim(
+        judge(
             "hass-s-mh-a",
             src_mh,
             "HASS-S's reduction on MH1, MH2, MH3, MH4, 2FC-2SC-A",
             "10%, 8%, 6%, 8%",
-            " / ".join(_pct(x) for x in mh),
-            f"each within {_points(GAIN_TOL)}",
+            " / ".join(pct(x) for x in mh),
+            f"each within {points(GAIN_TOL)}",
             offs[worst] <= GAIN_TOL,
             f"{_name(worst)} is {offs[worst]:.1f} points off; {cause(res, g, A, worst)}",
         )
@@ -420,7 +400,7 @@ def claims(res, plan) -> list:
             "HASS-S's mean reduction over the MH workloads, 2FC-2SC-A",
             8,
             mean_mh,
-            _pct(mean_mh),
+            pct(mean_mh),
             "the mean over MH1-MH4 is {ours:.1f}% against {theirs}% (best static's "
             + f"{best_mh:.1f}%), following the per-workload gains of claim hass-s-mh-a",
         )
@@ -430,13 +410,13 @@ def claims(res, plan) -> list:
     gaps = {w: g[(A, w, "best")] - g[(A, w, "hass-s")] for w in both}
     worst = max(gaps, key=lambda w: abs(gaps[w]))
     out.append(
-        _claim(
+        judge(
             "hass-s-matches-best-static-a",
             "§4.3.4 (Evaluation of HASS-S), Fig. 4.2",
             "on 2FC-2SC-A HASS-S picks best static's apps for the fast cores and matches its performance in every HH and MH workload",
             "same mapping and performance, 7 of 7",
             f"same apps on fast cores in {len(match)} of {len(both)}; largest gap {gaps[worst]:.1f} points ({_name(worst)})",
-            f"same apps everywhere, gaps within {_points(WITHIN_TOL)}",
+            f"same apps everywhere, gaps within {points(WITHIN_TOL)}",
             len(match) == len(both) and abs(gaps[worst]) <= WITHIN_TOL,
             f"HASS-S maps differently from best static in {', '.join(_name(w) for w in both if w not in match) or 'none'} and is {gaps[worst]:.1f} points behind it on {_name(worst)}",
         )
@@ -451,12 +431,17 @@ def claims(res, plan) -> list:
                 f"HASS-S's reduction in completion time relative to HAFS, mean over the {cls} workloads, 2FC-2SC-A",
                 theirs,
                 x,
-                _pct(x),
+                pct(x),
                 "HASS-S is {ours:.1f}% faster than HAFS against {theirs}%: "
                 + f"HASS-S gains {sum(g[(A, w, 'hass-s')] for w in ws) / len(ws):.1f}% and HAFS {sum(g[(A, w, 'hafs')] for w in ws) / len(ws):.1f}% over the default metric here (claims hass-s-* and hafs-over-default-a)",
             )
         )
-    # -- HASS-D against HASS-S
+    return out
+
+
+def _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2) -> list:
+    """HASS-D against HASS-S on every configuration (Evaluation of HASS-D, Figs. 4.2-4.5)."""
+    out = []
     src = "§4.3.4 (Evaluation of HASS-D), Figs. 4.2-4.5"
     for m, bound in ((A, 1.0), (B, 2.5), (C, 3.5)):
         ws = s1[m] + (s2 if m == C else [])
@@ -483,7 +468,7 @@ def claims(res, plan) -> list:
     w48 = [w for w in s2 if w in ("w4", "w5", "w6", "w7", "w8")]
     better = [w for w in w48 if g[(C, w, "hass-s")] >= g[(C, w, "hass-d")]]
     out.append(
-        _claim(
+        judge(
             "hass-s-beats-hass-d-w4-w8",
             "§4.3.4 (Evaluation of HASS-D), Fig. 4.5",
             "HASS-S usually outperforms HASS-D on the memory-intensive workloads W4-W8 (HASS-D's migrations)",
@@ -499,7 +484,13 @@ def claims(res, plan) -> list:
             + ")",
         )
     )
-    # -- IPC-Driven (§4.3.4, Evaluation of the IPC-Driven algorithm)
+    return out
+
+
+def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
+    """IPC-Driven: its gains, mcf's misplacement and HASS ahead of it (Evaluation of the
+    IPC-Driven algorithm, Fig. 4.2a)."""
+    out = []
     src = "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.2a"
     out.append(
         _near(
@@ -508,7 +499,7 @@ def claims(res, plan) -> list:
             "IPC-Driven's reduction over the default metric on HH1, 2FC-2SC-A",
             6,
             g[(A, "hh1", "ipc")],
-            _pct(g[(A, "hh1", "ipc")]),
+            pct(g[(A, "hh1", "ipc")]),
             "IPC-Driven gains {ours:.1f}% against {theirs}%"
             + f": it put mcf on fast cores {100 * res['apps'][(A, 'hh1', 'ipc')]['mcf'][1]:.0f}% of the time (the thesis 51%) with {res['migrations'][(A, 'hh1', 'ipc')]:.0f} migrations",
         )
@@ -522,7 +513,7 @@ def claims(res, plan) -> list:
             "IPC-Driven improved performance by at most 7% (every configuration and workload)",
             7,
             allg[top],
-            f"largest reduction {_pct(allg[top])} ({_name(top[1])}, {CONFIG[top[0]]})",
+            f"largest reduction {pct(allg[top])} ({_name(top[1])}, {CONFIG[top[0]]})",
             "IPC-Driven gains up to {ours:.1f}% on "
             + _name(top[1])
             + f" ({CONFIG[top[0]]}), where best static gains {g[(top[0], top[1], 'best')]:.1f}%",
@@ -545,7 +536,7 @@ def claims(res, plan) -> list:
     )
     share_s = 100.0 * res["apps"][(A, "hh1", "static-ipc")]["mcf"][1]
     out.append(
-        _claim(
+        judge(
             "static-ipc-mcf-hh1-a",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm)",
             "with IPC ratios from the same phase (the original simulated evaluation's offline traces) mcf is not misplaced: at most its high-IPC 25% on fast cores (HH1, 2FC-2SC-A)",
@@ -564,7 +555,7 @@ def claims(res, plan) -> list:
                     losses.append(f"{LABEL[r]} on {_name(w)} ({CONFIG[m]})")
     total = sum(len(s1[m]) for m in MACHINES) + len(s2)
     out.append(
-        _claim(
+        judge(
             "hass-beats-ipc-everywhere",
             "ch. 4 introduction, §4.3.4 (Evaluation of the IPC-Driven algorithm)",
             "HASS-S and HASS-D outperform IPC-Driven for every investigated workload",
@@ -576,10 +567,16 @@ def claims(res, plan) -> list:
             f"IPC-Driven is ahead in {len(losses)} pairs: {'; '.join(losses)}",
         )
     )
+    return out
+
+
+def _figure_4_7(res, plan, g, s1, s2) -> list:
+    """CPU wait with and without IPC-Driven's cross-core sampling (Fig. 4.7)."""
+    out = []
     waits = {w: res["wait"][(w, "ipc")] for w in plan["set1"]}
     few = [w for w in waits if FEW_LOW <= waits[w] <= FEW_HIGH]
     out.append(
-        _claim(
+        judge(
             "ipc-cpu-wait-a",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
             "IPC-Driven's forced migrations cost a few percentage points of CPU wait (wall-clock over CPU time) for almost every workload, 2FC-2SC-A",
@@ -593,7 +590,7 @@ def claims(res, plan) -> list:
     quiet = {(w, r): res["wait"][(w, r)] for w in plan["set1"] for r in ("hass-s", "static-ipc")}
     worst = max(quiet, key=quiet.get)
     out.append(
-        _claim(
+        judge(
             "cpu-wait-negligible-without-sampling",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm), Fig. 4.7",
             "without cross-core sampling the CPU wait is negligible, as threads never outnumber cores (HASS-S, Static-IPC-Driven, 2FC-2SC-A)",
@@ -604,7 +601,12 @@ def claims(res, plan) -> list:
             f"{LABEL[worst[1]]} leaves threads waiting {quiet[worst]:.1f}% of their CPU time on {_name(worst[0])}",
         )
     )
-    # -- HAFS (§4.3.4, Evaluation of the HAFS algorithm)
+    return out
+
+
+def _hafs_figures_4_5_4_10(res, plan, g, s1, s2) -> list:
+    """HAFS against the default metric (Evaluation of the HAFS algorithm, Figs. 4.10 and 4.5)."""
+    out = []
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.10"
     for m, theirs in ((A, 5), (B, 2)):
         x = sum(g[(m, w, "hafs")] for w in s1[m]) / len(s1[m])
@@ -615,29 +617,29 @@ def claims(res, plan) -> list:
                 f"HAFS outperforms the default metric on {CONFIG[m]}, mean over set #1",
                 theirs,
                 x,
-                _pct(x),
+                pct(x),
                 "HAFS gains {ours:.1f}% against {theirs}%: its migrations pay refills and, on the AMD box, remote memory; both scale with the one free parameter, remote_memory_latency_ns, and with assumed footprints",
             )
         )
     x = sum(g[(C, w, "hafs")] for w in s1[C]) / len(s1[C])
     out.append(
-        _claim(
+        judge(
             "hafs-breaks-even-4fc-12sc",
             src,
             "HAFS breaks even with the default metric on 4FC-12SC, mean over set #1 x4",
             "breaks even",
-            _pct(x),
+            pct(x),
             f"within {EVEN_TOL:g} points of 0",
             abs(x) <= EVEN_TOL,
             f"HAFS's mean gain is {x:.1f}%: our refill cost of a migration across the 4 chips differs from the thesis's measured one",
         )
     )
-    ws = [w for w in w48]
+    ws = [w for w in s2 if w in ("w4", "w5", "w6", "w7", "w8")]
     worst = {r: min(ws, key=lambda w: g[(C, w, r)]) for r in ("hafs", "ipc")}
-    text = "; ".join(f"{LABEL[r]} {_pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
+    text = "; ".join(f"{LABEL[r]} {pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
     low = min(g[(C, worst[r], r)] for r in worst)
     out.append(
-        _claim(
+        judge(
             "hafs-ipc-slower-than-default-w4-w8",
             "§4.3.4 (Evaluation of HASS-D; Evaluation of the HAFS algorithm), Fig. 4.5",
             "on W4-W8, migration overhead makes HAFS and IPC-Driven up to 7% slower than the default metric",
@@ -648,13 +650,19 @@ def claims(res, plan) -> list:
             f"the worst is {low:.1f}% where the thesis has -7%: a migration of a memory-intensive program costs the refill of the part of its footprint its miss curve says would hit, little for the streaming ones (catalog spec2000.toml), and footprints are assumed",
         )
     )
+    return out
+
+
+def _figure_4_8(res, plan, g, s1, s2) -> list:
+    """HAFS's fair shares of the fast cores among copies of mgrid (Fig. 4.8)."""
+    out = []
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.8"
     shares = {n: 100.0 * sum(v) / len(v) for n, v in res["mgrid"].items()}
     spread = max(100.0 * (max(v) - min(v)) for v in res["mgrid"].values())
     want = {n: 100.0 * 2 / 3 if n == 3 else 50.0 for n in shares}
     worst = max(shares, key=lambda n: abs(shares[n] - want[n]))
     out.append(
-        _claim(
+        judge(
             "hafs-mgrid-shares",
             src,
             "HAFS shares the fast cores equally among copies of mgrid: about 66% each with 3 copies, 50% with 4 or more (2FC-2SC-A)",
@@ -666,6 +674,12 @@ def claims(res, plan) -> list:
             f"with {worst} copies each gets {shares[worst]:.1f}% of its time on fast cores",
         )
     )
+    return out
+
+
+def _figure_4_9(res, plan, g, s1, s2) -> list:
+    """HAFS's overhead over ideal round robin (Fig. 4.9)."""
+    out = []
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.9"
     over = {(w, a): o for w in s1[A] for a, o in hafs_overheads(res, A, w).items()}
     top = max(over, key=over.get)
@@ -676,7 +690,7 @@ def claims(res, plan) -> list:
             "HAFS's overhead over ideal round robin reaches at most 6%, for some memory-bound apps (2FC-2SC-A)",
             6,
             over[top],
-            f"largest {_pct(over[top])} ({top[1]}, {_name(top[0])})",
+            f"largest {pct(over[top])} ({top[1]}, {_name(top[0])})",
             "the largest overhead is {ours:.1f}% ("
             + top[1]
             + "): a migration refills the part of an app's footprint its miss curve says would hit, and the NUMA box adds remote misses until the next move; both are assumed sizes",
@@ -693,7 +707,7 @@ def claims(res, plan) -> list:
             "on 4FC-12SC HAFS's overhead over ideal round robin reaches 25% for twolf (MH1 x4)",
             25,
             tw_mean,
-            f"{_pct(tw_mean)} (mean of twolf's 4 copies)",
+            f"{pct(tw_mean)} (mean of twolf's 4 copies)",
             "twolf's overhead is {ours:.1f}% against {theirs}%: it comes from sharing an L3 with art and fma3d after each move, which our FOA model of the shared cache and twolf's assumed curve set",
             tol=2 * GAIN_TOL,
         )
@@ -701,18 +715,23 @@ def claims(res, plan) -> list:
     rest = sorted(o for (w, a), o in x4.items() if not (w == "mh1-x4" and a.startswith("twolf")))
     median = rest[len(rest) // 2]
     out.append(
-        _claim(
+        judge(
             "hafs-overhead-others-4fc-12sc",
             src,
             "on 4FC-12SC HAFS's overhead over ideal round robin hovers around 5-10% for the other apps (set #1 x4)",
             "5-10%",
-            f"median {_pct(median)}, range {_pct(rest[0])} to {_pct(rest[-1])} ({len(rest)} apps)",
+            f"median {pct(median)}, range {pct(rest[0])} to {pct(rest[-1])} ({len(rest)} apps)",
             f"median within 5-10% widened by {GAIN_TOL:g} points",
             5 - GAIN_TOL <= median <= 10 + GAIN_TOL,
             f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it",
         )
     )
-    # -- 2FC-2SC-B (Fig. 4.3)
+    return out
+
+
+def _figure_4_3(res, plan, g, s1, s2) -> list:
+    """2FC-2SC-B: HASS against best static and the two machines compared (Fig. 4.3)."""
+    out = []
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.3"
     ws = [w for w in s1[B] if w != "lh1"]
     gaps = [g[(B, w, "best")] - g[(B, w, "hass-s")] for w in ws]
@@ -743,7 +762,7 @@ def claims(res, plan) -> list:
     named = [w for w in ("mh1", "mh3") if w in ws]
     ok = all(w in wrong[r] for r in wrong for w in named)
     out.append(
-        _claim(
+        judge(
             "hass-mispredicts-mh1-mh3-b",
             src_b,
             "on 2FC-2SC-B both HASS variants fail to find best static's assignment for MH1 and MH3, with small impact",
@@ -770,12 +789,12 @@ def claims(res, plan) -> list:
     mean_a = sum(g[(A, w, "hass-s")] for w in s1[A]) / len(s1[A])
     mean_b = sum(g[(B, w, "hass-s")] for w in s1[B]) / len(s1[B])
     out.append(
-        _claim(
+        judge(
             "gains-larger-on-a-than-b",
             "§4.3.4 (Evaluation of HASS-S), Figs. 4.2, 4.3; §4.5",
             "asymmetry-aware scheduling gains more on 2FC-2SC-A (2x clock) than on 2FC-2SC-B (1.5x), set #1",
             "A > B",
-            f"HASS-S mean {_pct(mean_a)} (A) against {_pct(mean_b)} (B)",
+            f"HASS-S mean {pct(mean_a)} (A) against {pct(mean_b)} (B)",
             "direction",
             mean_a > mean_b,
             f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A",
@@ -784,7 +803,7 @@ def claims(res, plan) -> list:
     progs = sorted(p for p in sf if A in sf[p] and B in sf[p])
     more = [p for p in progs if sf[p][B] > sf[p][A]]
     out.append(
-        _claim(
+        judge(
             "more-cpu-bound-on-b",
             "§4.3.4 (Evaluation of HASS-S), on Fig. 4.3",
             "on 2FC-2SC-B (4 MB L2) most benchmarks are more CPU-bound than on the AMD system (2 MB L3)",
@@ -795,7 +814,12 @@ def claims(res, plan) -> list:
             f"only {len(more)} of {len(progs)} programs",
         )
     )
-    # -- 4FC-12SC, set #1 x4 (Fig. 4.4)
+    return out
+
+
+def _figure_4_4(res, plan, g, s1, s2) -> list:
+    """4FC-12SC, set #1 x4: HASS-S against best static and their mappings (Fig. 4.4)."""
+    out = []
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"
     for w, theirs_gap, hass_pick, best_pick, src in (
         ("hh1", 2, "sixtrack", "crafty", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"),
@@ -803,7 +827,7 @@ def claims(res, plan) -> list:
     ):
         wl = f"{w}-x4"
         x = 100.0 * (
-            _geo(
+            geomean(
                 res["apps"][(C, wl, "hass-s")][a][0] / res["apps"][(C, wl, "best")][a][0]
                 for a in res["default"][(C, wl)]
             )
@@ -824,7 +848,7 @@ def claims(res, plan) -> list:
         )
         hs, bs = on_fast(res, C, wl, "hass-s"), on_fast(res, C, wl, "best")
         out.append(
-            _claim(
+            judge(
                 f"mapping-{w}-4fc-12sc",
                 src,
                 f"on {_name(wl)} HASS-S puts the 4 copies of {hass_pick} on the fast cores, best static those of {best_pick}",
@@ -839,7 +863,7 @@ def claims(res, plan) -> list:
     last_two = {w: list(dict.fromkeys(a.split("#")[0] for a in res["order"][(C, w)]))[-2:] for w in s1[C]}
     bad = [(w, p) for w in s1[C] if w != "lh1-x4" for p in on_fast(res, C, w, "hass-s") if p in last_two[w]]
     out.append(
-        _claim(
+        judge(
             "hass-s-never-memory-bound-on-fast-4fc-12sc",
             "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b",
             "HASS-S never runs memory-bound apps (the last two of each workload) on the fast cores of 4FC-12SC",
@@ -850,7 +874,7 @@ def claims(res, plan) -> list:
             f"HASS-S runs {', '.join(p for _, p in bad)} on the fast cores",
         )
     )
-    t, v = (_geo(res["fixed"][k].values()) for k in ("TwolfOnFast", "VortexOnFast"))
+    t, v = (geomean(res["fixed"][k].values()) for k in ("TwolfOnFast", "VortexOnFast"))
     x = 100.0 * (v / t - 1)
     out.append(
         _near(
@@ -859,28 +883,33 @@ def claims(res, plan) -> list:
             "on MH1 x4, twolf on the isolated fast chip is about 7% better than vortex there (cache sharing with art and fma3d)",
             7,
             x,
-            f"{_pct(x)} (geometric mean of turnarounds, fixed assignments)",
+            f"{pct(x)} (geometric mean of turnarounds, fixed assignments)",
             "twolf on the fast chip is {ours:.1f}% better against {theirs}%: twolf's curve is set so that it suffers beside art and fma3d under the FOA model (catalog spec2000.toml, rule 6)",
             theirs_text="7%",
         )
     )
-    # -- 4FC-12SC, set #2 (Fig. 4.5)
+    return out
+
+
+def _figure_4_5(res, plan, g, s1, s2) -> list:
+    """4FC-12SC, set #2: HASS-S against best static (Fig. 4.5)."""
+    out = []
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.5"
     gaps = {w: g[(C, w, "best")] - g[(C, w, "hass-s")] for w in s2}
     same = [w for w in s2 if w in ("w1", "w5", "w7", "w8")]
     off = [w for w in same if on_fast(res, C, w, "hass-s") != on_fast(res, C, w, "best") or abs(gaps[w]) > WITHIN_TOL]
     out.append(
-        _claim(
+        judge(
             "hass-s-equals-best-static-w1-w5-w7-w8",
             src,
             "on W1, W5, W7 and W8 HASS-S chooses best static's mapping and comes very close to it",
             "same mapping",
             (
-                f"same mapping and within {_points(WITHIN_TOL)} on {len(same) - len(off)} of {len(same)} ({', '.join(_name(w) for w in same)})"
+                f"same mapping and within {points(WITHIN_TOL)} on {len(same) - len(off)} of {len(same)} ({', '.join(_name(w) for w in same)})"
                 if same
                 else "none of W1, W5, W7, W8 run in this version"
             ),
-            f"same apps on fast cores, within {_points(WITHIN_TOL)}",
+            f"same apps on fast cores, within {points(WITHIN_TOL)}",
             bool(same) and not off,
             "HASS-S differs from best static on "
             + (
@@ -910,7 +939,12 @@ def claims(res, plan) -> list:
             + f", with {' + '.join(on_fast(res, C, worst, 'hass-s')) or 'none'} on the fast cores where best static has {' + '.join(on_fast(res, C, worst, 'best')) or 'none'}",
         )
     )
-    # -- headline numbers (ch. 4 introduction, §4.5) and Fig. 4.10
+    return out
+
+
+def _headline(res, plan, g, s1, s2) -> list:
+    """The headline numbers of the chapter's introduction and §4.5."""
+    out = []
     src = "ch. 4 introduction and §4.5"
     for r, theirs in (("hass-s", 12.5), ("hass-d", 12.0)):
         top = max(((m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])), key=lambda k: g[(k[0], k[1], r)])
@@ -921,29 +955,35 @@ def claims(res, plan) -> list:
                 f"{LABEL[r]}'s best reduction in completion time over the default metric (every configuration and workload)",
                 theirs,
                 g[(top[0], top[1], r)],
-                f"{_pct(g[(top[0], top[1], r)])} ({_name(top[1])}, {CONFIG[top[0]]})",
+                f"{pct(g[(top[0], top[1], r)])} ({_name(top[1])}, {CONFIG[top[0]]})",
                 "the best is {ours:.1f}% against {theirs}%; " + cause(res, g, top[0], top[1], r),
                 theirs_text=f"up to {theirs:g}%",
             )
         )
     low = min(((w, r) for w in s1[C] + s2 for r in ("hass-s", "hass-d")), key=lambda k: g[(C, k[0], k[1])])
     out.append(
-        _claim(
+        judge(
             "hass-never-worse-than-default-4fc-12sc",
             src,
             "on the shared-cache system (4FC-12SC) HASS never performs worse than the default scheduler",
             "never worse",
-            f"lowest {_pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})",
+            f"lowest {pct(g[(C, low[0], low[1])])} ({LABEL[low[1]]}, {_name(low[0])})",
             "at least -0.5%",
             g[(C, low[0], low[1])] >= -0.5,
             f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}",
         )
     )
+    return out
+
+
+def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
+    """The summary of §4.3.4 and the overall results (Fig. 4.10)."""
+    out = []
     src = "§4.3.4 (Summary)"
     every = [(m, w) for m in MACHINES for w in s1[m] + (s2 if m == C else [])]
     ahead = [k for k in every if g[(k[0], k[1], "hass-s")] >= g[(k[0], k[1], "hass-d")]]
     out.append(
-        _claim(
+        judge(
             "hass-s-usually-beats-hass-d",
             src,
             "in most cases HASS-S delivers slightly better gains than HASS-D",
@@ -956,7 +996,7 @@ def claims(res, plan) -> list:
     )
     more = [k for k in every if res["migrations"][(k[0], k[1], "hass-d")] > res["migrations"][(k[0], k[1], "hass-s")]]
     out.append(
-        _claim(
+        judge(
             "hass-d-migrates-more",
             src,
             "HASS-D triggers additional migrations over HASS-S",
@@ -969,7 +1009,7 @@ def claims(res, plan) -> list:
     )
     pays = [k for k in every if g[(k[0], k[1], "hafs")] > 0]
     out.append(
-        _claim(
+        judge(
             "hafs-usually-pays-off",
             src,
             "fair sharing of fast cores with HAFS comes at a cost, but in most cases the benefits justify it (HAFS beats the default metric)",
@@ -984,7 +1024,7 @@ def claims(res, plan) -> list:
     gap = {k: v["best"] - max(v["hass-s"], v["hass-d"]) for k, v in groups.items()}
     worst = max(gap, key=gap.get)
     out.append(
-        _claim(
+        judge(
             "hass-close-to-best-static-but-set1-4fc-12sc",
             "§4.3.4 (Overall results), Fig. 4.10",
             "HASS-S and HASS-D come very close to best static in every configuration and set except set #1 on 4FC-12SC",
@@ -1002,6 +1042,29 @@ def claims(res, plan) -> list:
         )
     )
     return out
+
+
+def claims(res, plan) -> list:
+    """Every claim, one function per figure (or evaluation of the thesis's text), in the
+    document's order. What they share: s1, s2 the workloads of set #1 per machine and of set #2
+    run in this version; g every role's gain over the default metric, % (see `gain`)."""
+    s1 = {m: [_wl(m, w) for w in (plan["set1"] if m != C else plan["set1_x4"])] for m in MACHINES}
+    s2 = list(plan["set2"])
+    g = {(m, w, r): gain(res, m, w, r) for m in MACHINES for w in s1[m] + (s2 if m == C else []) for r in ROLES}
+    return (
+        _figure_4_2(res, plan, g, s1, s2)
+        + _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2)
+        + _ipc_driven_figure_4_2a(res, plan, g, s1, s2)
+        + _figure_4_7(res, plan, g, s1, s2)
+        + _hafs_figures_4_5_4_10(res, plan, g, s1, s2)
+        + _figure_4_8(res, plan, g, s1, s2)
+        + _figure_4_9(res, plan, g, s1, s2)
+        + _figure_4_3(res, plan, g, s1, s2)
+        + _figure_4_4(res, plan, g, s1, s2)
+        + _figure_4_5(res, plan, g, s1, s2)
+        + _headline(res, plan, g, s1, s2)
+        + _summary_figure_4_10(res, plan, g, s1, s2)
+    )
 
 
 def cause(res, g, m, w, role="hass-s") -> str:
@@ -1068,7 +1131,7 @@ def figure_set1(ctx, res, machine, workloads, policies, stem, caption) -> None:
                 / sum(1 for a in per[r] if a.split("#")[0] == p)
                 for p in progs
             ]
-            vals.append(100 * _geo(per[r].values()))
+            vals.append(100 * geomean(per[r].values()))
             top = max(top, max(vals))
             ax.bar([j + i * width for j in range(len(vals))], vals, width, color=COLORS[r], label=_label(r, policies))
         ax.axhline(100, color="black", linewidth=0.7)
@@ -1216,17 +1279,13 @@ def figure_4_10(ctx, res, plan, policies) -> None:
 
 def _table(res, machine, workloads) -> str:
     roles = ("hafs", "ipc", "static-ipc", "hass-s", "hass-d", "best")
-    lines = [
-        "| workload | " + " | ".join(LABEL[r] for r in roles) + " | HASS-S on fast | best static on fast |",
-        "|---|" + "---:|" * len(roles) + "---|---|",
+    header = ["workload", *(LABEL[r] for r in roles), "HASS-S on fast", "best static on fast"]
+    rows = [
+        [_name(w), *(pct(gain(res, machine, w, r)) for r in roles)]
+        + [" + ".join(on_fast(res, machine, w, role)) or "-" for role in ("hass-s", "best")]
+        for w in workloads
     ]
-    for w in workloads:
-        lines.append(
-            f"| {_name(w)} | "
-            + " | ".join(_pct(gain(res, machine, w, r)) for r in roles)
-            + f" | {' + '.join(on_fast(res, machine, w, 'hass-s')) or '-'} | {' + '.join(on_fast(res, machine, w, 'best')) or '-'} |"
-        )
-    return "\n".join(lines)
+    return markdown_table(header, rows, "l" + "r" * len(roles) + "ll")
 
 
 def build(ctx):
@@ -1277,9 +1336,9 @@ def build_with(ctx, policies):
     figure_4_10(ctx, res, plan, policies)
     roles = ", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in ROLES)
     workloads = f"""Workloads: the thesis's Table 4.2 from the catalog. Set #1 on 2FC-2SC-A and -B:
-{", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in plan["set1"])}; on 4FC-12SC four copies of each
-(§4.3.2): {", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in set1_c)}. Set #2 on 4FC-12SC:
-{", ".join(f"[`{w}`](../../catalog/workloads/{w}.toml)" for w in plan["set2"])}. Programs: the 24 SPEC CPU2000
+{catalog_links("workloads", plan["set1"])}; on 4FC-12SC four copies of each
+(§4.3.2): {catalog_links("workloads", set1_c)}. Set #2 on 4FC-12SC:
+{catalog_links("workloads", plan["set2"])}. Programs: the 24 SPEC CPU2000
 profiles of [`spec2000`](../../catalog/programs/spec2000.toml) (how their speedup factors and miss curves were
 chosen is in that file's header). Fig. 4.8's workloads are generated: N copies of mgrid, N = {", ".join(map(str, plan["mgrid"]))}.
 

@@ -26,11 +26,11 @@ over them):
   overhead study's ten apps alone with threads = cores; overhead = T_policy / T_Default - 1.
 """
 
-import math
 import os
 import tomllib
 
 from . import Claim, Report, policy_roles
+from ._format import geomean, markdown_table, pct, verdict
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -391,7 +391,7 @@ def measure(ctx, plan, policies) -> dict:
     t = _times(ctx.sweep([uma], [f"ch5-{w}" for w in plan["set2"]], [policies["pa"], policies["mintlp"]], seeds))
     for w in plan["set2"]:
         a, b = t[(uma, f"ch5-{w}", policies["mintlp"])], t[(uma, f"ch5-{w}", policies["pa"])]
-        out["set2_uma"][w] = 100.0 * (_geo(a[x] / b[x] for x in a) - 1)
+        out["set2_uma"][w] = 100.0 * (geomean(a[x] / b[x] for x in a) - 1)
     t = _times(ctx.sweep([FOUR], [f"ch5-single-{TEN[a]}" for a in plan["ten"]], [policies[r] for r in SINGLE], seeds))
     for a in plan["ten"]:
         for r in SINGLE:
@@ -442,11 +442,6 @@ def _master_fast_share(r) -> float:
 # ---- metrics
 
 
-def _geo(xs) -> float:
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def speedup(base: float, t: float) -> float:
     """Wall-clock speedup, %: T_base / T - 1 (the thesis's per-app metric)."""
     return 100.0 * (base / t - 1)
@@ -454,7 +449,7 @@ def speedup(base: float, t: float) -> float:
 
 def wl_speedup(base: dict, t: dict) -> float:
     """A workload's speedup, %: the geometric mean over its apps of T_base / T, minus 1."""
-    return 100.0 * (_geo(base[a] / t[a] for a in base) - 1)
+    return 100.0 * (geomean(base[a] / t[a] for a in base) - 1)
 
 
 def set1_speedup(res, machine, w, role, over="default") -> float:
@@ -483,33 +478,27 @@ def overhead(res, machine, app, role) -> float:
     return 100.0 * (res["over"][(machine, app, role)] / res["over"][(machine, app, "default")] - 1)
 
 
-def _pct(x) -> str:
-    return f"{x:+.1f}%"
-
-
-def _v(ok) -> str:
-    return "reproduced" if ok else "differs"
-
-
 # ---- the claims
 
+# Where each claim's source is: the thesis, then its section and figure.
+THESIS = "Sáez thesis"
 
-def claims(res, plan) -> list:
+
+def _figures_5_2_5_3(res, plan) -> list:
+    """PA's wait modes: speedups over Default and the serial fraction the OS sees (Figs. 5.2 and 5.3)."""
     out = []
-    S = "Sáez thesis"
     apps = plan["openmp"]
-    # Fig. 5.2: wait modes under PA.
     spin = {a: wait_speedup(res, a, "spin") for a in apps}
     worst_spin = max(spin.values(), key=abs)
     out.append(
         Claim(
             "fig5.2-spin-hardly-any",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "with spinning waits PA gives hardly any speedup over Default (the OS never sees the serial phases)",
             "hardly any speedup",
-            f"PA (spin) over Default: {', '.join(f'{a} {_pct(v)}' for a, v in spin.items())}",
+            f"PA (spin) over Default: {', '.join(f'{a} {pct(v)}' for a, v in spin.items())}",
             f"every app within {EVEN_TOL:g} points of 0",
-            _v(abs(worst_spin) <= EVEN_TOL),
+            verdict(abs(worst_spin) <= EVEN_TOL),
             "" if abs(worst_spin) <= EVEN_TOL else _spin_reason(res, spin),
         )
     )
@@ -519,12 +508,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-block-large-serial",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "with sleep or adaptive waits the apps with large serial phases get a noticeable speedup under PA",
             "noticeable speedup",
-            "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {_pct(v)}" for a, v in blk.items()),
+            "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {pct(v)}" for a, v in blk.items()),
             f"each at least +{NOTICEABLE:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "the OS sees "
@@ -539,18 +528,18 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-short-loops-degrade-most",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "RNA, equake and applu (frequent short parallel loops) degrade most under PA with sleep (block) waits",
             "RNA, equake, applu the worst",
             "PA (block) over Default: "
-            + ", ".join(f"{a} {_pct(blk_all[a])}" for a in sorted(apps, key=lambda a: blk_all[a])),
+            + ", ".join(f"{a} {pct(blk_all[a])}" for a in sorted(apps, key=lambda a: blk_all[a])),
             f"the {len(short)} worst are {', '.join(short)}",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else f"the worst are {', '.join(worst)}"
             + "".join(
-                f"; {a} (HP-MI) loses {-blk_all[a]:.1f}% with NUMA memory and {_pct(res['wait_uma'][a])} with one memory node: "
+                f"; {a} (HP-MI) loses {-blk_all[a]:.1f}% with NUMA memory and {pct(res['wait_uma'][a])} with one memory node: "
                 "PA moves its master to the fast core on another chip for each serial part, where its memory (first touched "
                 "on its own node) is remote (1.15x) and eats the memory-bound serial part's small gain (SF 1.35)"
                 for a in worst
@@ -563,13 +552,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.2-large-threshold-removes-overhead",
-            f"{S}, §5.2.2, Fig. 5.2",
+            f"{THESIS}, §5.2.2, Fig. 5.2",
             "the adaptive mode needs a large enough blocking threshold to remove the overhead of the short-loop apps",
             "overhead gone at a large threshold",
-            "PA block / 100M over Default: "
-            + ", ".join(f"{a} {_pct(lo)} / {_pct(hi)}" for a, (lo, hi) in grow.items()),
+            "PA block / 100M over Default: " + ", ".join(f"{a} {pct(lo)} / {pct(hi)}" for a, (lo, hi) in grow.items()),
             f"100M no worse than block and within {EVEN_TOL:g} points of Default",
-            _v(ok),
+            verdict(ok),
             "" if ok else "at 100M iterations the short-loop apps still lose to Default",
         )
     )
@@ -579,29 +567,38 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.3-serial-fraction-falls",
-            f"{S}, §5.2.2, Fig. 5.3",
+            f"{THESIS}, §5.2.2, Fig. 5.3",
             "the serial fraction the OS sees falls as the blocking threshold grows (large thresholds hide the serial phases)",
             "decreasing with the threshold",
             "block / 1M / 10M / 100M / spin: "
             + "; ".join(f"{a} " + " / ".join(f"{100 * x:.0f}%" for x in v) for a, v in seen.items()),
             "non-increasing for every app (half a point of slack)",
-            _v(ok),
+            verdict(ok),
             "" if ok else "not monotone for some app",
         )
     )
-    # Fig. 5.4: PA-RTX.
+    return out
+
+
+def _figure_5_4(res, plan) -> list:
+    """PA-RTX against PA-base (Fig. 5.4)."""
+    out = []
+    apps = plan["openmp"]
+    large = [a for a in apps if a in LARGE_SERIAL]
+    blk_all = {a: wait_speedup(res, a, "block") for a in apps}
+    short = [a for a in apps if a in SHORT_LOOPS]
     low = {a: wait_speedup(res, a, "1M") for a in apps}
     worst_low = min(low, key=low.get)
     ok = abs(-low[worst_low] - 26) <= GAIN_TOL
     out.append(
         Claim(
             "fig5.4-pa-adaptive-26",
-            f"{S}, §5.2.2, Fig. 5.4",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold",
             "up to 26%",
-            f"PA (1M) worst: {worst_low} {_pct(low[worst_low])}; with block: {min(blk_all.values()):+.1f}%",
+            f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {pct(min(blk_all.values()))}",
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "our short-loop apps' serial parts are shorter than a 1M-iteration spin (8.7 ms on a slow core), so at 1M the OS "
@@ -618,19 +615,19 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.4-rtx-within-4",
-            f"{S}, §5.2.2, Fig. 5.4",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-RTX degrades performance (against Default) by at most 4%, in one case only (1K-iteration spin threshold)",
             "at most 4%, once",
-            f"worst {_pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
+            f"worst {pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
             + (f" ({', '.join(f'{a} {k}' for (a, k) in losses)})" if losses else ""),
             f"worst no lower than -{4 + WITHIN_TOL:g}%, at most one point below -{TIE:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else f"PA-RTX loses more than {TIE:g} point on "
-            + ", ".join(f"{a} ({k}, {_pct(v)})" for (a, k), v in losses.items())
+            + ", ".join(f"{a} ({k}, {pct(v)})" for (a, k), v in losses.items())
             + "; with one memory node PA (block) against Default is "
-            + ", ".join(f"{_pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
+            + ", ".join(f"{pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
             + ": the master's moves to the fast core on another chip make its memory remote",
         )
     )
@@ -642,12 +639,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.4-rtx-over-pa-5",
-            f"{S}, §5.2.2, Fig. 5.4",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-RTX beats PA-base (adaptive, at its best blocking threshold of 10M or 1M) by up to 5%",
             "up to 5%",
-            f"largest: {top} {_pct(gain[top])} (PA-RTX at its better spin threshold)",
+            f"largest: {top} {pct(gain[top])} (PA-RTX at its better spin threshold)",
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else (
@@ -662,7 +659,12 @@ def claims(res, plan) -> list:
             ),
         )
     )
-    # Fig. 5.5: set #1 on 1FC-12SC.
+    return out
+
+
+def _figure_5_5(res, plan) -> list:
+    """Set #1 on 1FC-12SC (Fig. 5.5)."""
+    out = []
     w1 = plan["set1"]
     sp = {(w, r): set1_speedup(res, ONE, w, r) for w in w1 for r in MULTI}
     few = [w for w in w1 if "hp" not in w]
@@ -671,12 +673,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.5-rr-busyfcs-few-threads",
-            f"{S}, §5.2.3, Fig. 5.5 (1)",
+            f"{THESIS}, §5.2.3, Fig. 5.5 (1)",
             "RR and BusyFCs get non-negligible gains over Default when few threads are active (ST+PS and PS+PS pairs)",
             "non-negligible gains",
-            "better of RR and BusyFCs over Default: " + ", ".join(f"{SET1[w]} {_pct(v)}" for w, v in simple.items()),
+            "better of RR and BusyFCs over Default: " + ", ".join(f"{SET1[w]} {pct(v)}" for w, v in simple.items()),
             f"at least +{NOTICEABLE:g}% on half of those workloads or more",
-            _v(ok),
+            verdict(ok),
             "" if ok else "with blocking waits our serial phases leave slow cores idle, which Default also fills",
         )
     )
@@ -690,19 +692,19 @@ def claims(res, plan) -> list:
         out.append(
             Claim(
                 "fig5.5-stci-hp-40",
-                f"{S}, §5.2.3, Fig. 5.5 (2); ch. 1 (Example 1: ≈40% over RR)",
+                f"{THESIS}, §5.2.3, Fig. 5.5 (2); ch. 1 (Example 1: ≈40% over RR)",
                 "with HP apps present PA and MinTLP win, by up to 40% (STCI-HP) over RR, BusyFCs and Default",
                 "up to 40% (STCI-HP)",
                 "better of PA and MinTLP on STCI-HP over "
-                + ", ".join(f"{LABEL[r]} {_pct(v)}" for r, v in pa_hp.items())
+                + ", ".join(f"{LABEL[r]} {pct(v)}" for r, v in pa_hp.items())
                 + f"; largest gain over RR on {SET1[best_w]}",
                 f"{GAIN_TOL:g} points (over RR)",
-                _v(ok),
+                verdict(ok),
                 ""
                 if ok
                 else f"ours is the thesis's own arithmetic (Example 1: 1.5x against 1.1x, +36%): under the better of PA and MinTLP "
-                f"against RR gamess gains {_pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
-                f"{_pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
+                f"against RR gamess gains {pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
+                f"{pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
                 "programs whose SFs it does not give" + _busyfcs_hp(res, pa_hp),
             )
         )
@@ -726,12 +728,12 @@ def claims(res, plan) -> list:
         out.append(
             Claim(
                 cid,
-                f"{S}, §5.2.3, Fig. 5.5 ({'3' if sign < 0 else '4'})",
+                f"{THESIS}, §5.2.3, Fig. 5.5 ({'3' if sign < 0 else '4'})",
                 text,
                 "PA behind" if sign < 0 else "PA ahead",
-                "PA over MinTLP: " + ", ".join(f"{SET1[w]} {_pct(d)}" for w, d in diff.items()),
+                "PA over MinTLP: " + ", ".join(f"{SET1[w]} {pct(d)}" for w, d in diff.items()),
                 f"{'below' if sign < 0 else 'above'} {'-' if sign < 0 else '+'}{TIE:g}% on each",
-                _v(ok),
+                verdict(ok),
                 "" if ok else _pa_mintlp_reason(res, diff, sign),
             )
         )
@@ -746,16 +748,23 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.5-static-ipc",
-            f"{S}, §5.2.3, Fig. 5.5 (5)",
+            f"{THESIS}, §5.2.3, Fig. 5.5 (5)",
             "Static-IPC-Driven matches PA and MinTLP only where the ST app is CI; it loses on STCI-HP(2) (EP more compute-bound than gobmk) and on most others",
             "matches on STCI-*, loses on STCI-HP(2) and most others",
             "Static-IPC minus the better of PA and MinTLP: " + ", ".join(f"{SET1[w]} {match[w]:+.1f}" for w in w1),
             f"within {GAIN_TOL:g} points on STCI-* but STCI-HP(2); below -{TIE:g} on STCI-HP(2) and on more than half of the rest",
-            _v(ok),
+            verdict(ok),
             "" if ok else _static_ipc_reason(res, w1, match),
         )
     )
-    # Set #1 on 4FC-12SC: "quantitatively similar".
+    return out
+
+
+def _figure_5_5_4fc(res, plan) -> list:
+    """Set #1 on 4FC-12SC, not shown in the thesis ("quantitatively similar" to Fig. 5.5)."""
+    out = []
+    w1 = plan["set1"]
+    sp = {(w, r): set1_speedup(res, ONE, w, r) for w in w1 for r in MULTI}
     sp4 = {(w, r): set1_speedup(res, FOUR, w, r) for w in w1 for r in MULTI}
     # "Best" up to a tie: within TIE of the best scheduler.
     win1 = {w: max(sp[(w, "pa")], sp[(w, "mintlp")]) >= max(sp[(w, r)] for r in MULTI) - TIE for w in w1}
@@ -767,13 +776,13 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.5-4fc-similar",
-            f"{S}, §5.2.3 (set #1 on 4FC-12SC not shown, 'quantitatively similar')",
+            f"{THESIS}, §5.2.3 (set #1 on 4FC-12SC not shown, 'quantitatively similar')",
             "set #1 on 4FC-12SC gives results quantitatively similar to 1FC-12SC",
             "similar",
             f"PA or MinTLP best (within {TIE:g} point) on the same workloads in {agree} of {len(w1)}; mean gain of the better over Default "
-            f"{_pct(mean1)} (1FC-12SC), {_pct(mean4)} (4FC-12SC)",
+            f"{pct(mean1)} (1FC-12SC), {pct(mean4)} (4FC-12SC)",
             "the same winners on at least 3/4 of the workloads",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "the winners differ on "
@@ -789,7 +798,12 @@ def claims(res, plan) -> list:
             "margins are within a few points; the mean gains are close",
         )
     )
-    # Fig. 5.6: set #2.
+    return out
+
+
+def _figure_5_6(res, plan) -> list:
+    """Set #2 on 4FC-12SC (Fig. 5.6)."""
+    out = []
     w2 = plan["set2"]
     d2 = {
         w: speedup(
@@ -803,16 +817,21 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.6-pa-almost-never-under-mintlp",
-            f"{S}, §5.2.3, Fig. 5.6",
+            f"{THESIS}, §5.2.3, Fig. 5.6",
             "on set #2 (4FC-12SC, cross-domain migrations avoided) PA almost never under-performs MinTLP for the workload as a whole",
             "almost never",
-            "PA over MinTLP (workload geomean): " + ", ".join(f"{SET2[w]} {_pct(d)}" for w, d in d2.items()),
+            "PA over MinTLP (workload geomean): " + ", ".join(f"{SET2[w]} {pct(d)}" for w, d in d2.items()),
             f"below -{TIE:g}% on at most one workload",
-            _v(ok),
+            verdict(ok),
             "" if ok else _set2_reason(res, under),
         )
     )
-    # Fig. 5.7: single apps.
+    return out
+
+
+def _figure_5_7(res, plan) -> list:
+    """Single-application workloads on 4FC-12SC (Fig. 5.7)."""
+    out = []
     ten = plan["ten"]
     ps = [a for a in ten if a in PS]
     simple = {
@@ -826,12 +845,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.7-simple-beat-default",
-            f"{S}, §5.2.3, Fig. 5.7",
+            f"{THESIS}, §5.2.3, Fig. 5.7",
             "even RR and BusyFCs accelerate serial phases and beat Default when one parallel app runs with blocking waits",
             "RR and BusyFCs above Default",
-            "RR / BusyFCs over Default: " + ", ".join(f"{a} {_pct(r)} / {_pct(b)}" for a, (r, b) in simple.items()),
+            "RR / BusyFCs over Default: " + ", ".join(f"{a} {pct(r)} / {pct(b)}" for a, (r, b) in simple.items()),
             f"both above +{TIE:g}% on each PS app with blocking waits",
-            _v(ok),
+            verdict(ok),
             "" if ok else "Default keeps the master where it started, which for some seeds is the fast core",
         )
     )
@@ -841,16 +860,16 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.7-pa-26",
-            f"{S}, §5.2.3, Fig. 5.7 (article fragment)",
+            f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
             "PA gives up to 26% over Default for apps with serial phases of 40-60%",
             "up to 26%",
-            "PA over Default: " + ", ".join(f"{a} {_pct(pa1[a])}" for a in ps),
+            "PA over Default: " + ", ".join(f"{a} {pct(pa1[a])}" for a in ps),
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
-            else f"our largest is {top} ({_pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
-            f"chosen, catalog parallel.toml) bound the serial-phase gain at {_pct(amdahl(0.45, 1.93))}, and its parallel "
+            else f"our largest is {top} ({pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
+            f"chosen, catalog parallel.toml) bound the serial-phase gain at {pct(amdahl(0.45, 1.93))}, and its parallel "
             "phases get 4 fast cores of 16 besides; the thesis gives its apps' serial fractions only as 40-60%",
         )
     )
@@ -859,16 +878,22 @@ def claims(res, plan) -> list:
         out.append(
             Claim(
                 "fig5.7-wupwise-zero",
-                f"{S}, §5.2.3, Fig. 5.7 (article fragment)",
+                f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
                 "wupwise (small serial fraction) gains nothing from PA",
                 "about 0",
-                f"{_pct(pa1['wupwise_m'])}",
+                f"{pct(pa1['wupwise_m'])}",
                 f"within {EVEN_TOL:g} points of 0",
-                _v(ok),
+                verdict(ok),
                 "" if ok else "its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
             )
         )
-    # Fig. 5.8: migration overhead.
+    return out
+
+
+def _figure_5_8(res, plan) -> list:
+    """Migration overhead with every core slow (Fig. 5.8)."""
+    out = []
+    ten = plan["ten"]
     ov = {
         (m, a, r): overhead(res, m, a, r) for m in (ONE, SMALL, FOUR) for a in ten for r in OVERHEAD if r != "default"
     }
@@ -879,13 +904,13 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-1fc12sc-18",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "the migration overhead is highest on 1FC-12SC: up to 18%",
             "up to 18%",
-            f"PA: up to {_pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
-            f"{_pct(mx[ONE][0])} ({LABEL[mx[ONE][2]]}, {mx[ONE][1]})",
+            f"PA: up to {pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
+            f"{pct(mx[ONE][0])} ({LABEL[mx[ONE][2]]}, {mx[ONE][1]})",
             f"{GAIN_TOL:g} points (PA)",
-            _v(ok),
+            verdict(ok),
             "" if ok else _overhead_reason(res, ten, plan),
         )
     )
@@ -893,12 +918,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-1fc3sc-negligible",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "on 1FC-3SC (every core sharing the LLC) the overhead is negligible",
             "negligible",
-            f"up to {_pct(mx[SMALL][0])} ({LABEL[mx[SMALL][2]]}, {mx[SMALL][1]})",
+            f"up to {pct(mx[SMALL][0])} ({LABEL[mx[SMALL][2]]}, {mx[SMALL][1]})",
             f"below {NEGLIGIBLE:g}%",
-            _v(ok),
+            verdict(ok),
             "" if ok else "the fixed 50 µs a migration costs adds up where the short-loop apps migrate on every loop",
         )
     )
@@ -906,16 +931,16 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-4fc-very-low",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "on 4FC-12SC (a fast core in each LLC domain, topology-aware scheduling) PA's overhead is very low",
             "very low",
-            f"PA up to {_pct(pa_max[FOUR][0])} ({pa_max[FOUR][1]})",
+            f"PA up to {pct(pa_max[FOUR][0])} ({pa_max[FOUR][1]})",
             f"below {VERY_LOW:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
-            else f"{pa_max[FOUR][1]} loses {_pct(pa_max[FOUR][0])} with NUMA memory and "
-            f"{_pct(res['over_uma'][(FOUR, pa_max[FOUR][1])])} on the same machine with one memory node: PA moves the serial "
+            else f"{pa_max[FOUR][1]} loses {pct(pa_max[FOUR][0])} with NUMA memory and "
+            f"{pct(res['over_uma'][(FOUR, pa_max[FOUR][1])])} on the same machine with one memory node: PA moves the serial "
             "thread to a fast core on another chip, where its memory (first touched on its own node) is remote (1.15x, "
             "catalog 4fc-12sc-mf); a migration itself costs little here",
         )
@@ -925,19 +950,26 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "fig5.8-busyfcs-too",
-            f"{S}, §5.2.4, Fig. 5.8",
+            f"{THESIS}, §5.2.4, Fig. 5.8",
             "BusyFCs also shows overhead on 1FC-12SC: migration cost is inherent to asymmetry-aware schedulers",
             "overhead too",
-            f"BusyFCs up to {_pct(b[0])} ({b[1]})",
+            f"BusyFCs up to {pct(b[0])} ({b[1]})",
             f"at least {NEGLIGIBLE:g}%",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else "BusyFCs moves a thread only when the fast core idles: with the catalog's adaptive waits it does so "
             f"at most {max(res['over_migrations'][(ONE, a, 'busyfcs')] for a in ten):.0f} times in a run (see fig5.8-1fc12sc-18)",
         )
     )
-    # The headline (ch. 5 introduction and conclusions; ch. 7).
+    return out
+
+
+def _headline(res, plan) -> list:
+    """The headline of the chapter's introduction and conclusions (and ch. 7)."""
+    out = []
+    w1 = plan["set1"]
+    w2 = plan["set2"]
     gains = []
     for w in w1:
         for r in ("rr", "busyfcs", "static-ipc", "default"):
@@ -955,12 +987,12 @@ def claims(res, plan) -> list:
     out.append(
         Claim(
             "headline-up-to-40",
-            f"{S}, ch. 5 introduction and §5.3; ch. 7",
+            f"{THESIS}, ch. 5 introduction and §5.3; ch. 7",
             "PA and MinTLP beat RR, BusyFCs, Static-IPC-Driven and Default by up to 40%",
             "up to 40%",
-            f"largest: {_pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
+            f"largest: {pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
             f"{GAIN_TOL:g} points",
-            _v(ok),
+            verdict(ok),
             ""
             if ok
             else f"the largest gain is over {LABEL[g[2]]} on {g[1]}"
@@ -972,16 +1004,30 @@ def claims(res, plan) -> list:
                 if g[2] == "default"
                 else ""
             )
-            + f"; over RR the largest is {_pct(max(x for x in gains if x[2] == 'rr')[0])}",
+            + f"; over RR the largest is {pct(max(x for x in gains if x[2] == 'rr')[0])}",
         )
     )
     return out
 
 
+def claims(res, plan) -> list:
+    """Every claim, one function per figure of the thesis, in the document's order."""
+    return (
+        _figures_5_2_5_3(res, plan)
+        + _figure_5_4(res, plan)
+        + _figure_5_5(res, plan)
+        + _figure_5_5_4fc(res, plan)
+        + _figure_5_6(res, plan)
+        + _figure_5_7(res, plan)
+        + _figure_5_8(res, plan)
+        + _headline(res, plan)
+    )
+
+
 def _spin_reason(res, spin) -> str:
     gaining = [a for a, v in spin.items() if abs(v) > EVEN_TOL]
     return (
-        f"{', '.join(f'{a} {_pct(spin[a])}' for a in gaining)}: PA places a new app's first thread (the master, "
+        f"{', '.join(f'{a} {pct(spin[a])}' for a in gaining)}: PA places a new app's first thread (the master, "
         "which runs every serial part) on the fast core (a new thread goes to the partition of lowest scaled load, "
         "§2.3, ties to fast: README, PA) and with spinning "
         "waits nothing moves it: the master's fast-core share is "
@@ -998,7 +1044,7 @@ def _set2_reason(res, under) -> str:
     parts = [f"PA is behind on {', '.join(SET2[w] for w in under)}"]
     if numa:
         parts.append(
-            "on " + ", ".join(f"{SET2[w]} ({_pct(res['set2_uma'][w])})" for w in numa) + " the gap goes with "
+            "on " + ", ".join(f"{SET2[w]} ({pct(res['set2_uma'][w])})" for w in numa) + " the gap goes with "
             "NUMA (same machine, one memory node): it is remote memory, PA having moved ST apps to fast cores on "
             "other chips than the one where their memory was first touched (1.15x, catalog 4fc-12sc-mf)"
         )
@@ -1006,7 +1052,7 @@ def _set2_reason(res, under) -> str:
         parts.append(
             "on "
             + ", ".join(
-                f"{SET2[w]} ({_pct(res['set2_uma'][w])} with one memory node; "
+                f"{SET2[w]} ({pct(res['set2_uma'][w])} with one memory node; "
                 f"{res['migrations'][(FOUR, w, 'pa')]:.0f} migrations a run against MinTLP's "
                 f"{res['migrations'][(FOUR, w, 'mintlp')]:.0f})"
                 for w in rest
@@ -1043,7 +1089,7 @@ def _pa_mintlp_reason(res, diff, sign) -> str:
         st = st_app(res["set1"][(ONE, w, "pa")])
         fs = {r: 100 * res["fast_share"][(ONE, w, r)][st] for r in ("pa", "mintlp")}
         parts.append(
-            f"on {SET1[w]} PA is {_pct(d)} (within the {TIE:g}-point tie): {st} has {fs['pa']:.0f}% of its time on "
+            f"on {SET1[w]} PA is {pct(d)} (within the {TIE:g}-point tie): {st} has {fs['pa']:.0f}% of its time on "
             f"the fast core under PA, {fs['mintlp']:.0f}% under MinTLP, and gains less from it (SF about 1.3-1.5 for "
             "an MI program) than a CI one, so what PA gives away costs less"
         )
@@ -1055,7 +1101,7 @@ def _busyfcs_hp(res, pa_hp) -> str:
         return ""
     share = {r: 100 * res["fast_share"][(ONE, "stci-hp", r)]["gamess"] for r in ("busyfcs", "pa", "rr")}
     return (
-        f"; over BusyFCs ours is only {_pct(pa_hp['busyfcs'])}: BusyFCs gives gamess {share['busyfcs']:.0f}% of its "
+        f"; over BusyFCs ours is only {pct(pa_hp['busyfcs'])}: BusyFCs gives gamess {share['busyfcs']:.0f}% of its "
         f"time on the fast core (PA {share['pa']:.0f}%, RR {share['rr']:.0f}%), pulling it up whenever the fast core "
         "idles (wupwise_m's threads exit at the end of each run under constant load) and gamess never blocks"
     )
@@ -1089,14 +1135,14 @@ def _static_ipc_reason(res, w1, match) -> str:
 def _overhead_reason(res, ten, plan) -> str:
     m = max((res["over_migrations"][(ONE, a, "pa")], a) for a in ten)
     blocked = ", ".join(
-        f"{a} {_pct(res['over_block'][(ONE, a)])} on 1FC-12SC ({res['over_block_migrations'][(ONE, a)]:.0f} "
-        f"migrations) and {_pct(res['over_block'][(SMALL, a)])} on 1FC-3SC"
+        f"{a} {pct(res['over_block'][(ONE, a)])} on 1FC-12SC ({res['over_block_migrations'][(ONE, a)]:.0f} "
+        f"migrations) and {pct(res['over_block'][(SMALL, a)])} on 1FC-3SC"
         for a in plan["openmp"]
         if (ONE, a) in res["over_block"]
     )
     u = max((res["over_uma"][(ONE, a)], a) for a in ten)
     return (
-        f"with one memory node PA's overhead on 1FC-12SC is at most {_pct(u[0])} ({u[1]}): what it has is remote "
+        f"with one memory node PA's overhead on 1FC-12SC is at most {pct(u[0])} ({u[1]}): what it has is remote "
         "memory after a move across chips (first touch, 1.15x); "
         f"with the catalog's adaptive waits (2e7 iterations, GCC 4.4's default) PA has little to move: at most "
         f"{m[0]:.0f} migrations in a run ({m[1]}), the short-loop apps' serial parts being hidden by the spin and the "
@@ -1121,7 +1167,7 @@ def res_time(res, machine, w, role) -> float:
 
 
 def _geo_t(base: dict, t: dict) -> float:
-    return _geo(t[a] / base[a] for a in base)
+    return geomean(t[a] / base[a] for a in base)
 
 
 # ---- figures
@@ -1303,9 +1349,7 @@ def figure_5_7_5_8(ctx, res, plan) -> None:
 
 
 def _table(rows, header) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return markdown_table(header, rows, "l" + "r" * (len(header) - 1))
 
 
 def build(ctx):
@@ -1383,20 +1427,20 @@ minus 1."""
     set1_rows = []
     for w in plan["set1"]:
         set1_rows.append(
-            [SET1[w]] + [_pct(set1_speedup(res, m, w, r)) for m in (ONE, FOUR) for r in MULTI if r != "default"]
+            [SET1[w]] + [pct(set1_speedup(res, m, w, r)) for m in (ONE, FOUR) for r in MULTI if r != "default"]
         )
     hdr = ["workload"] + [f"{LABEL[r]} {CONFIG[m]}" for m in (ONE, FOUR) for r in MULTI if r != "default"]
-    set2_rows = [[SET2[w]] + [_pct(set2_speedup(res, w, r)) for r in MULTI if r != "default"] for w in plan["set2"]]
+    set2_rows = [[SET2[w]] + [pct(set2_speedup(res, w, r)) for r in MULTI if r != "default"] for w in plan["set2"]]
     single_rows = [
         [a]
-        + [_pct(speedup(res["single"][(a, "default")], res["single"][(a, r)])) for r in SINGLE if r != "default"]
-        + [_pct(overhead(res, m, a, "pa")) for m in (ONE, SMALL, FOUR)]
+        + [pct(speedup(res["single"][(a, "default")], res["single"][(a, r)])) for r in SINGLE if r != "default"]
+        + [pct(overhead(res, m, a, "pa")) for m in (ONE, SMALL, FOUR)]
         for a in plan["ten"]
     ]
     wait_rows = [
         [a]
-        + [_pct(wait_speedup(res, a, m)) for m in MODES]
-        + [_pct(rtx_speedup(res, a, k)) for k in RTX_SPIN]
+        + [pct(wait_speedup(res, a, m)) for m in MODES]
+        + [pct(rtx_speedup(res, a, k)) for k in RTX_SPIN]
         + [f"{100 * res['seen'][(a, 'adaptive')]:.0f}%"]
         for a in plan["openmp"]
     ]

@@ -21,9 +21,8 @@ on the Utility Factor; chapter 5's `pa` is not the one compared here), `camp` an
 `best-static` (the oracle over every assignment of the four apps to the core types).
 """
 
-import math
-
 from . import Claim, Report, policy_roles
+from ._format import catalog_links, geomean, judge, markdown_table, pct
 
 TITLE = "CAMP, SFD, PA and RR on single- and multi-threaded workloads (Sáez thesis, ch. 6, Figs. 6.3-6.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -170,11 +169,6 @@ def sf_errors(plan, policies) -> dict:
 # ---- metrics
 
 
-def _geo(xs) -> float:
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def app_speedups(res, machine, w, role) -> dict:
     """Per app: T_RR / T_role - 1, in % (§6.3: "average completion time ... speedup over RR")."""
     rr, x = res["apps"][(machine, w, "rr")], res["apps"][(machine, w, role)]
@@ -185,13 +179,13 @@ def speedup(res, machine, w, role) -> float:
     """The workload's speedup over RR, %: the geometric mean over its apps of T_RR / T_role,
     minus 1 (the figures' bar labelled with the workload's name)."""
     rr, x = res["apps"][(machine, w, "rr")], res["apps"][(machine, w, role)]
-    return 100.0 * (_geo(rr[a][0] / x[a][0] for a in rr) - 1)
+    return 100.0 * (geomean(rr[a][0] / x[a][0] for a in rr) - 1)
 
 
 def over(res, machine, w, role, other) -> float:
     """role's speedup over `other` on workload w, %."""
     a, b = res["apps"][(machine, w, role)], res["apps"][(machine, w, other)]
-    return 100.0 * (_geo(b[k][0] / a[k][0] for k in a) - 1)
+    return 100.0 * (geomean(b[k][0] / a[k][0] for k in a) - 1)
 
 
 def share(res, machine, w, role, program) -> float:
@@ -204,11 +198,7 @@ def share(res, machine, w, role, program) -> float:
 def aggregate(res, machine, kind, role) -> float:
     """Fig. 6.5: the geometric mean over a set's workloads of role's speedup over RR, %."""
     entries = GROUPS[kind][2]
-    return 100.0 * (_geo(1 + speedup(res, machine, w, role) / 100 for w in entries) - 1)
-
-
-def _pct(x) -> str:
-    return f"{x:+.1f}%"
+    return 100.0 * (geomean(1 + speedup(res, machine, w, role) / 100 for w in entries) - 1)
 
 
 def _name(w) -> str:
@@ -218,10 +208,6 @@ def _name(w) -> str:
 # ---- the claims
 
 
-def _claim(cid, source, claim, theirs, ours, tolerance, ok, reason):
-    return Claim(cid, source, claim, theirs, ours, tolerance, "reproduced" if ok else "differs", "" if ok else reason)
-
-
 def _fs(res, m, w, role) -> str:
     """Who ran on fast cores: each program's fast share under role."""
     t = res["apps"][(m, w, role)]
@@ -229,32 +215,30 @@ def _fs(res, m, w, role) -> str:
     return ", ".join(f"{p} {share(res, m, w, role, p):.0f}%" for p in progs)
 
 
-def claims(res) -> list:
+def _figure_6_4(res) -> list:
+    """Single-threaded workloads on 2FC-2SC, AMD and Intel (Fig. 6.4)."""
     out = []
-    sp = lambda m, w, r: speedup(res, m, w, r)  # noqa: E731
-
-    # -- Fig. 6.4: single-threaded workloads on 2FC-2SC
     src = "§6.3.2 (single-threaded workloads), Fig. 6.4"
     for m in (A, B):
         tag = "amd" if m == A else "intel"
-        d = {w: sp(m, w, "pa") for w in ST}
+        d = {w: speedup(res, m, w, "pa") for w in ST}
         worst = max(d, key=lambda w: abs(d[w]))
         out.append(
-            _claim(
+            judge(
                 f"st-pa-like-rr-{tag}",
                 src,
                 f"PA behaves like RR on single-threaded workloads ({CONFIG[m]}): every single-threaded app is HIGH and fast cores are fair-shared",
                 "PA ≈ RR",
-                f"largest PA speedup over RR {_pct(d[worst])} ({_name(worst)})",
+                f"largest PA speedup over RR {pct(d[worst])} ({_name(worst)})",
                 f"every workload within {SIMILAR_TOL:g} points",
                 abs(d[worst]) <= SIMILAR_TOL,
-                f"PA is {d[worst]:+.1f}% from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}",
+                f"PA is {pct(d[worst])} from RR on {_name(worst)}: fast shares PA {_fs(res, m, worst, 'pa')}; RR {_fs(res, m, worst, 'rr')}",
             )
         )
-        d = {w: sp(m, w, "camp") - sp(m, w, "sfd") for w in ST}
+        d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "sfd") for w in ST}
         worst = max(d, key=lambda w: abs(d[w]))
         out.append(
-            _claim(
+            judge(
                 f"st-camp-like-sfd-{tag}",
                 src,
                 f"CAMP and SFD perform similarly on single-threaded workloads, since UF = SF for single-threaded apps ({CONFIG[m]})",
@@ -266,10 +250,12 @@ def claims(res) -> list:
             )
         )
         clean = [w for w in ST if w not in PHASED]
-        gap = {w: sp(m, w, "best") - max(sp(m, w, "camp"), sp(m, w, "sfd")) for w in clean}
+        gap = {
+            w: speedup(res, m, w, "best") - max(speedup(res, m, w, "camp"), speedup(res, m, w, "sfd")) for w in clean
+        }
         worst = max(gap, key=gap.get)
         out.append(
-            _claim(
+            judge(
                 f"st-close-to-best-static-{tag}",
                 src,
                 f"without phase changes CAMP and SFD perform mappings close to Best Static ({CONFIG[m]}, the seven non-Phased workloads)",
@@ -292,10 +278,14 @@ def claims(res) -> list:
     # gains at least 1%).
     frac = {}
     for m in (A, B):
-        ws = [w for w in clean if sp(m, w, "best") >= 1.0]
-        frac[m] = (sum(sp(m, w, "camp") for w in ws) / sum(sp(m, w, "best") for w in ws)) if ws else float("nan")
+        ws = [w for w in clean if speedup(res, m, w, "best") >= 1.0]
+        frac[m] = (
+            (sum(speedup(res, m, w, "camp") for w in ws) / sum(speedup(res, m, w, "best") for w in ws))
+            if ws
+            else float("nan")
+        )
     out.append(
-        _claim(
+        judge(
             "st-better-on-intel",
             src,
             "SFD and CAMP behave better on the Intel platform than on the AMD one, thanks to more accurate SF estimates (share of Best Static's gain over RR reached, non-Phased workloads)",
@@ -306,10 +296,14 @@ def claims(res) -> list:
             f"CAMP reaches {100 * frac[B]:.0f}% of Best Static's gain on Intel against {100 * frac[A]:.0f}% on AMD; SFD's mean SF error is {_mean_err(res, B):.3f} on Intel against {_mean_err(res, A):.3f} on AMD (claim sf-estimates-intel-better)",
         )
     )
-    beat = {(m, w): max(sp(m, w, "camp"), sp(m, w, "sfd")) - sp(m, w, "best") for m in (A, B) for w in PHASED}
+    beat = {
+        (m, w): max(speedup(res, m, w, "camp"), speedup(res, m, w, "sfd")) - speedup(res, m, w, "best")
+        for m in (A, B)
+        for w in PHASED
+    }
     top = max(beat, key=beat.get)
     out.append(
-        _claim(
+        judge(
             "st-phased-best-static-not-optimal",
             src,
             "for apps with phases Best Static does not guarantee optimal mappings (a dynamic scheduler beats it on a Phased workload)",
@@ -321,7 +315,12 @@ def claims(res) -> list:
         )
     )
 
-    # -- Fig. 6.5: aggregate on the AMD platform
+    return out
+
+
+def _figure_6_5(res) -> list:
+    """The aggregate over each set on the AMD platform (Fig. 6.5)."""
+    out = []
     src = "§6.3.3, Fig. 6.5"
     agg = {
         (k, r): aggregate(res, m, k, r)
@@ -329,11 +328,11 @@ def claims(res) -> list:
         for r in ("sfd", "pa", "camp")
     }
     sets = {"st": "Table 6.2 (2FC-2SC AMD)", "1fc": "Table 6.3 (1FC-12SC)", "4fc": "Table 6.3 (4FC-12SC)"}
-    text = "; ".join(f"{LABEL[r]} " + " / ".join(_pct(agg[(k, r)]) for k in sets) for r in ("sfd", "pa", "camp"))
+    text = "; ".join(f"{LABEL[r]} " + " / ".join(pct(agg[(k, r)]) for k in sets) for r in ("sfd", "pa", "camp"))
     camp_all = all(agg[(k, "camp")] > 0 for k in sets)
     others_fail = all(any(agg[(k, r)] <= 0 for k in sets) for r in ("sfd", "pa"))
     out.append(
-        _claim(
+        judge(
             "only-camp-gains-everywhere",
             src,
             "only CAMP delivers gains (gmean speedup over RR) across the wide variety of workloads: SFD and PA each fail on some set",
@@ -347,46 +346,51 @@ def claims(res) -> list:
         )
     )
 
-    # -- Fig. 6.6: Table 6.3 on 1FC-12SC, workload by workload
+    return out
+
+
+def _figure_6_6_stci(res) -> list:
+    """Fig. 6.6, the workloads of a single-threaded compute-intensive app (STCI-*)."""
+    out = []
     m = ONE
     src = "§6.3.3 (STCI-PSMB), Fig. 6.6"
-    c, r_, p = sp(m, "stci-psmi", "camp"), 0.0, sp(m, "stci-psmi", "pa")
+    c, r_, p = speedup(res, m, "stci-psmi", "camp"), 0.0, speedup(res, m, "stci-psmi", "pa")
     out.append(
-        _claim(
+        judge(
             "1fc-stci-psmi-camp-rr-pa",
             src,
             "STCI-PSMI on 1FC-12SC: CAMP > RR > PA (PA boosts FFTW's long memory-intensive serial phase and pushes gamess to slow cores; CAMP boosts only its CPU-intensive start)",
             "CAMP > RR > PA",
-            f"CAMP {_pct(c)}, RR 0, PA {_pct(p)}",
+            f"CAMP {pct(c)}, RR 0, PA {pct(p)}",
             "order",
             c > r_ > p,
-            f"the order is CAMP {_pct(c)}, PA {_pct(p)} over RR: gamess's fast share is CAMP {share(res, m, 'stci-psmi', 'camp', 'gamess'):.0f}%, RR {share(res, m, 'stci-psmi', 'rr', 'gamess'):.0f}%, PA {share(res, m, 'stci-psmi', 'pa', 'gamess'):.0f}%. "
+            f"the order is CAMP {pct(c)}, PA {pct(p)} over RR: gamess's fast share is CAMP {share(res, m, 'stci-psmi', 'camp', 'gamess'):.0f}%, RR {share(res, m, 'stci-psmi', 'rr', 'gamess'):.0f}%, PA {share(res, m, 'stci-psmi', 'pa', 'gamess'):.0f}%. "
             + _boost_cause(res, m, "stci-psmi", "gamess"),
         )
     )
     g_sfd = share(res, m, "stci-psmi", "sfd", "gamess")
     f_sfd = app_speedups(res, m, "stci-psmi", "sfd")["FFTW"]
     out.append(
-        _claim(
+        judge(
             "1fc-stci-psmi-sfd",
             src,
             "STCI-PSMI on 1FC-12SC: SFD primarily runs gamess on the fast core, failing to accelerate FFTW's serial phase",
             "gamess mostly on fast; FFTW not accelerated",
-            f"gamess {g_sfd:.0f}% on fast under SFD; FFTW's speedup over RR {_pct(f_sfd)}",
+            f"gamess {g_sfd:.0f}% on fast under SFD; FFTW's speedup over RR {pct(f_sfd)}",
             "gamess above half; FFTW at most 0",
             g_sfd > 50 and f_sfd <= 0,
-            f"under SFD gamess is {g_sfd:.0f}% on the fast core and FFTW's speedup over RR is {f_sfd:+.1f}%",
+            f"under SFD gamess is {g_sfd:.0f}% on the fast core and FFTW's speedup over RR is {pct(f_sfd)}",
         )
     )
     src = "§6.3.3 (STCI-PSCI), Fig. 6.6"
-    d = sp(m, "stci-psci", "camp") - sp(m, "stci-psci", "pa")
+    d = speedup(res, m, "stci-psci", "camp") - speedup(res, m, "stci-psci", "pa")
     out.append(
-        _claim(
+        judge(
             "1fc-stci-psci-pa-like-camp",
             src,
             "STCI-PSCI on 1FC-12SC: PA and CAMP behave similarly (BLAST's serial phase is CPU-intensive, both boost it)",
             "PA ≈ CAMP",
-            f"CAMP {_pct(sp(m, 'stci-psci', 'camp'))}, PA {_pct(sp(m, 'stci-psci', 'pa'))}",
+            f"CAMP {pct(speedup(res, m, 'stci-psci', 'camp'))}, PA {pct(speedup(res, m, 'stci-psci', 'pa'))}",
             f"within {SIMILAR_TOL:g} points",
             abs(d) <= SIMILAR_TOL,
             f"CAMP and PA differ by {d:+.1f} points: fast shares CAMP {_fs(res, m, 'stci-psci', 'camp')}; PA {_fs(res, m, 'stci-psci', 'pa')}",
@@ -394,7 +398,7 @@ def claims(res) -> list:
     )
     g_sfd, g_rr = share(res, m, "stci-psci", "sfd", "gamess"), share(res, m, "stci-psci", "rr", "gamess")
     out.append(
-        _claim(
+        judge(
             "1fc-stci-psci-sfd-gamess",
             src,
             "STCI-PSCI on 1FC-12SC: SFD runs gamess on the fast core more often than RR (BLAST's new threads are still warming up)",
@@ -406,49 +410,56 @@ def claims(res) -> list:
         )
     )
     src = "§6.3.3 (STCI-HP), Fig. 6.6"
-    s, pa_, ca = sp(m, "stci-hp", "sfd"), sp(m, "stci-hp", "pa"), sp(m, "stci-hp", "camp")
+    s, pa_, ca = speedup(res, m, "stci-hp", "sfd"), speedup(res, m, "stci-hp", "pa"), speedup(res, m, "stci-hp", "camp")
     out.append(
-        _claim(
+        judge(
             "1fc-stci-hp-sfd-like-rr",
             src,
             "STCI-HP on 1FC-12SC: RR and SFD perform similarly (fair-sharing the fast core among all CPU-intensive threads)",
             "SFD ≈ RR",
-            f"SFD {_pct(s)}",
+            f"SFD {pct(s)}",
             f"within {SIMILAR_TOL:g} points",
             abs(s) <= SIMILAR_TOL,
-            f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, 'stci-hp', 'sfd')}; RR {_fs(res, m, 'stci-hp', 'rr')}",
+            f"SFD is {pct(s)} from RR: fast shares SFD {_fs(res, m, 'stci-hp', 'sfd')}; RR {_fs(res, m, 'stci-hp', 'rr')}",
         )
     )
     out.append(
-        _claim(
+        judge(
             "1fc-stci-hp-pa-camp-beat-rr",
             src,
             "STCI-HP on 1FC-12SC: PA and CAMP keep gamess (HIGH) on the fast core and wupwise_m's threads (LOW) on slow ones, significantly better than RR",
             "significantly better than RR",
-            f"PA {_pct(pa_)}, CAMP {_pct(ca)}",
+            f"PA {pct(pa_)}, CAMP {pct(ca)}",
             f"both at least +{SIGNIFICANT:g}%",
             min(pa_, ca) >= SIGNIFICANT,
-            f"PA gains {pa_:+.1f}% and CAMP {ca:+.1f}% (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: "
-            + ", ".join(f"{a} {x:+.1f}%" for a, x in app_speedups(res, m, "stci-hp", "camp").items()),
+            f"PA gains {pct(pa_)} and CAMP {pct(ca)} (gamess's fast share {share(res, m, 'stci-hp', 'camp', 'gamess'):.0f}% under CAMP, {share(res, m, 'stci-hp', 'rr', 'gamess'):.0f}% under RR); per app: "
+            + ", ".join(f"{a} {pct(x)}" for a, x in app_speedups(res, m, "stci-hp", "camp").items()),
         )
     )
+    return out
+
+
+def _figure_6_6_stmi(res) -> list:
+    """Fig. 6.6, the workloads of a single-threaded memory-intensive app (STMI-*)."""
+    out = []
+    m = ONE
     src = "§6.3.3 (STMI-PSMI), Fig. 6.6"
-    ca = sp(m, "stmi-psmi", "camp")
+    ca = speedup(res, m, "stmi-psmi", "camp")
     out.append(
-        _claim(
+        judge(
             "1fc-stmi-psmi-camp-slightly-above-rr",
             src,
             "STMI-PSMI on 1FC-12SC: little room for gains; CAMP beats RR by a small amount (from the CPU-intensive part of FFTW's serial phase)",
             "CAMP slightly above RR",
-            f"CAMP {_pct(ca)}",
+            f"CAMP {pct(ca)}",
             f"above 0, at most +{SMALL:g}%",
             0 < ca <= SMALL,
-            f"CAMP is {ca:+.1f}% over RR: fast shares CAMP {_fs(res, m, 'stmi-psmi', 'camp')}; RR {_fs(res, m, 'stmi-psmi', 'rr')}",
+            f"CAMP is {pct(ca)} over RR: fast shares CAMP {_fs(res, m, 'stmi-psmi', 'camp')}; RR {_fs(res, m, 'stmi-psmi', 'rr')}",
         )
     )
     mp, mr = share(res, m, "stmi-psmi", "pa", "mcf"), share(res, m, "stmi-psmi", "rr", "mcf")
     out.append(
-        _claim(
+        judge(
             "1fc-stmi-psmi-pa-mcf-slow",
             src,
             "STMI-PSMI on 1FC-12SC: PA primarily schedules FFTW on the fast core, so mcf runs mostly on slow cores (less fast-core time than under RR)",
@@ -475,14 +486,14 @@ def claims(res) -> list:
         ),
     ):
         src = f"§6.3.3 ({name}), Fig. 6.6"
-        d = sp(m, w, "camp") - sp(m, w, "pa")
+        d = speedup(res, m, w, "camp") - speedup(res, m, w, "pa")
         out.append(
-            _claim(
+            judge(
                 f"1fc-{w}-pa-like-camp",
                 src,
                 f"{name} on 1FC-12SC: {what}",
                 "PA ≈ CAMP",
-                f"CAMP {_pct(sp(m, w, 'camp'))}, PA {_pct(sp(m, w, 'pa'))}",
+                f"CAMP {pct(speedup(res, m, w, 'camp'))}, PA {pct(speedup(res, m, w, 'pa'))}",
                 f"within {SIMILAR_TOL:g} points",
                 abs(d) <= SIMILAR_TOL,
                 f"CAMP and PA differ by {d:+.1f} points: " + _warmup_cause(res, m, w, "mcf"),
@@ -493,7 +504,7 @@ def claims(res) -> list:
         # also below half its time; STMI-PSCI's only less than CAMP gives it.
         ok = ms < mc and (w != "stmi-hp" or ms < 50)
         out.append(
-            _claim(
+            judge(
                 f"1fc-{w}-sfd-mcf-slow",
                 src,
                 f"{name} on 1FC-12SC: {extra}",
@@ -504,20 +515,27 @@ def claims(res) -> list:
                 f"mcf is {ms:.0f}% on the fast core under SFD and {mc:.0f}% under CAMP",
             )
         )
+    return out
+
+
+def _figure_6_6_ps(res) -> list:
+    """Fig. 6.6, the workloads of two parallel apps (PSMI-PSCI, PSMI-HP, PSCI-HP)."""
+    out = []
+    m = ONE
     src = "§6.3.3 (PSMI-PSCI), Fig. 6.6"
     d = over(res, m, "psmi-psci", "camp", "pa")
     out.append(
-        _claim(
+        judge(
             "1fc-psmi-psci-camp-beats-pa",
             src,
             "PSMI-PSCI on 1FC-12SC: CAMP beats PA (PA lets FFTW's long memory-intensive serial phases monopolise the fast core; CAMP downgrades them to MEDIUM)",
             "CAMP > PA",
-            f"CAMP {_pct(sp(m, 'psmi-psci', 'camp'))}, PA {_pct(sp(m, 'psmi-psci', 'pa'))} over RR ({d:+.1f}% CAMP over PA)",
+            f"CAMP {pct(speedup(res, m, 'psmi-psci', 'camp'))}, PA {pct(speedup(res, m, 'psmi-psci', 'pa'))} over RR ({pct(d)} CAMP over PA)",
             "direction",
             d > 0,
-            f"CAMP is {d:+.1f}% over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. "
+            f"CAMP is {pct(d)} over PA: BLAST's fast share CAMP {share(res, m, 'psmi-psci', 'camp', 'BLAST'):.0f}%, PA {share(res, m, 'psmi-psci', 'pa', 'BLAST'):.0f}%. "
             + _boost_cause(res, m, "psmi-psci", "BLAST")
-            + f"; CAMP is {over(res, m, 'psmi-psci', 'camp', 'pa-long'):+.1f}% over that PA",
+            + f"; CAMP is {pct(over(res, m, 'psmi-psci', 'camp', 'pa-long'))} over that PA",
         )
     )
     # PSMI-HP and PSCI-HP: the PS app's serial phases accelerated by PA and CAMP; SFD gains
@@ -547,36 +565,43 @@ def claims(res) -> list:
         src = f"§6.3.3 ({name}), Fig. 6.6"
         xp, xc = app_speedups(res, m, w, "pa")[ps], app_speedups(res, m, w, "camp")[ps]
         out.append(
-            _claim(
+            judge(
                 f"1fc-{w}-serial-accelerated",
                 src,
                 f"{name} on 1FC-12SC: {what}",
                 f"{ps} faster than under RR",
-                f"{ps}'s speedup over RR: PA {_pct(xp)}, CAMP {_pct(xc)}",
+                f"{ps}'s speedup over RR: PA {pct(xp)}, CAMP {pct(xc)}",
                 "both above 0",
                 xp > 0 and xc > 0,
-                f"{ps}'s speedup over RR is {xp:+.1f}% under PA and {xc:+.1f}% under CAMP",
+                f"{ps}'s speedup over RR is {pct(xp)} under PA and {pct(xc)} under CAMP",
             )
         )
-        s = sp(m, w, "sfd")
+        s = speedup(res, m, w, "sfd")
         ok, tolerance = sfd_ok(s)
         out.append(
-            _claim(
+            judge(
                 sfd_id,
                 src,
                 f"{name} on 1FC-12SC: {sfd_what}",
                 sfd_theirs,
-                f"SFD {_pct(s)}",
+                f"SFD {pct(s)}",
                 tolerance,
                 ok,
-                f"SFD is {s:+.1f}% from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}",
+                f"SFD is {pct(s)} from RR: fast shares SFD {_fs(res, m, w, 'sfd')}; RR {_fs(res, m, w, 'rr')}",
             )
         )
+    return out
+
+
+def _figure_6_6_overall(res) -> list:
+    """Fig. 6.6 over its workloads: CAMP against PA and SFD."""
+    out = []
+    m = ONE
     src = "§6.3.3, Fig. 6.6"
-    d = {w: sp(m, w, "camp") - sp(m, w, "pa") for w in MT}
+    d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "pa") for w in MT}
     alike = [w for w in MT if abs(d[w]) <= SIMILAR_TOL]
     out.append(
-        _claim(
+        judge(
             "1fc-camp-like-pa-most",
             src,
             "on 1FC-12SC CAMP and PA perform comparably in most cases (both consider TLP)",
@@ -590,7 +615,7 @@ def claims(res) -> list:
     ahead = [w for w in MT if d[w] > SIMILAR_TOL]
     compete = [w for w in ahead if "psmi" in w]
     out.append(
-        _claim(
+        judge(
             "1fc-camp-beats-pa-only-with-mi-serial",
             src,
             "CAMP outperforms PA on 1FC-12SC only where an app and a memory-intensive serial thread (FFTW's) compete for the fast core",
@@ -607,13 +632,23 @@ def claims(res) -> list:
         )
     )
 
-    # -- Fig. 6.7: Table 6.3 on 4FC-12SC
+    return out
+
+
+def _figure_6_6(res) -> list:
+    """Table 6.3's workloads on 1FC-12SC, workload by workload (Fig. 6.6)."""
+    return _figure_6_6_stci(res) + _figure_6_6_stmi(res) + _figure_6_6_ps(res) + _figure_6_6_overall(res)
+
+
+def _figure_6_7(res) -> list:
+    """Table 6.3's workloads on 4FC-12SC (Fig. 6.7)."""
+    out = []
     m = FOUR
     src = "§6.3.3, Fig. 6.7"
-    d = {w: sp(m, w, "camp") - sp(m, w, "pa") for w in MT}
+    d = {w: speedup(res, m, w, "camp") - speedup(res, m, w, "pa") for w in MT}
     worst = max(d, key=lambda w: abs(d[w]))
     out.append(
-        _claim(
+        judge(
             "4fc-camp-like-pa-always",
             src,
             "on 4FC-12SC PA and CAMP always perform similarly (enough fast cores for single-threaded apps and serial threads)",
@@ -625,41 +660,47 @@ def claims(res) -> list:
             + _estimate_cause(res, m, worst),
         )
     )
-    vals = [sp(m, w, r) for w in MT for r in ("sfd", "pa", "camp")]
+    vals = [speedup(res, m, w, r) for w in MT for r in ("sfd", "pa", "camp")]
     lo, hi = min(vals), max(vals)
     out.append(
-        _claim(
+        judge(
             "4fc-range",
             "Fig. 6.7 (its y axis)",
             "on 4FC-12SC the schedulers' speedups over RR lie within the figure's axis, -10% to 70%",
             "-10% to 70%",
-            f"{_pct(lo)} to {_pct(hi)}",
+            f"{pct(lo)} to {pct(hi)}",
             "within the axis",
             -10 <= lo and hi <= 70,
-            f"our speedups range from {lo:+.1f}% to {hi:+.1f}%",
+            f"our speedups range from {pct(lo)} to {pct(hi)}",
         )
     )
 
-    # -- Fig. 6.8: Table 6.4 on 4FC-12SC
+    return out
+
+
+def _figure_6_8(res) -> list:
+    """Table 6.4's workloads on 4FC-12SC (Fig. 6.8)."""
+    out = []
+    m = FOUR
     src = "§6.3.3, Fig. 6.8"
     d = {w: over(res, m, w, "camp", "pa") for w in EXTRA}
     top = max(d, key=d.get)
     out.append(
-        _claim(
+        judge(
             "extra-camp-over-pa-up-to-13",
             src,
             "on the additional workloads (Table 6.4, 4FC-12SC) CAMP delivers greater gains than PA, up to 13%",
             "up to 13%",
-            f"up to {_pct(d[top])} ({_name(top)}); " + ", ".join(f"{_name(w)} {_pct(d[w])}" for w in EXTRA),
+            f"up to {pct(d[top])} ({_name(top)}); " + ", ".join(f"{_name(w)} {pct(d[w])}" for w in EXTRA),
             f"within {GAIN_TOL:g} points",
             abs(d[top] - 13) <= GAIN_TOL,
-            f"CAMP's best gain over PA is {d[top]:+.1f}% ({_name(top)}): fast shares CAMP {_fs(res, m, top, 'camp')}; PA {_fs(res, m, top, 'pa')}. "
+            f"CAMP's best gain over PA is {pct(d[top])} ({_name(top)}): fast shares CAMP {_fs(res, m, top, 'camp')}; PA {_fs(res, m, top, 'pa')}. "
             + _estimate_cause(res, m, top),
         )
     )
     ahead = [w for w in EXTRA if d[w] > 0]
     out.append(
-        _claim(
+        judge(
             "extra-camp-beats-pa",
             src,
             "considering the SF on top of TLP pays on the workloads with a wide spread of memory intensity: CAMP ahead of PA on Table 6.4",
@@ -667,50 +708,60 @@ def claims(res) -> list:
             f"CAMP ahead on {len(ahead)} of {len(EXTRA)}",
             "more than half",
             2 * len(ahead) > len(EXTRA),
-            f"CAMP is ahead of PA on {len(ahead)} of {len(EXTRA)} ({', '.join(f'{_name(w)} {d[w]:+.1f}%' for w in EXTRA)})",
+            f"CAMP is ahead of PA on {len(ahead)} of {len(EXTRA)} ({', '.join(f'{_name(w)} {pct(d[w])}' for w in EXTRA)})",
         )
     )
 
-    # -- §6.5 (conclusions)
+    return out
+
+
+def _conclusions(res) -> list:
+    """The chapter's conclusions (§6.5)."""
+    out = []
     src = "§6.5"
-    mt_camp = [sp(ONE, w, "camp") for w in MT] + [sp(FOUR, w, "camp") for w in MT]
-    mt_sfd = [sp(ONE, w, "sfd") for w in MT] + [sp(FOUR, w, "sfd") for w in MT]
+    mt_camp = [speedup(res, ONE, w, "camp") for w in MT] + [speedup(res, FOUR, w, "camp") for w in MT]
+    mt_sfd = [speedup(res, ONE, w, "sfd") for w in MT] + [speedup(res, FOUR, w, "sfd") for w in MT]
     xc, xs = sum(mt_camp) / len(mt_camp), sum(mt_sfd) / len(mt_sfd)
     out.append(
-        _claim(
+        judge(
             "sfd-not-comparable-on-mt",
             src,
             "SFD is unable to deliver performance comparable to CAMP on workloads with multi-threaded apps (Table 6.3, both configurations)",
             "CAMP > SFD",
-            f"mean speedup over RR: CAMP {_pct(xc)}, SFD {_pct(xs)}",
+            f"mean speedup over RR: CAMP {pct(xc)}, SFD {pct(xs)}",
             f"CAMP ahead by more than {SIMILAR_TOL:g} points",
             xc - xs > SIMILAR_TOL,
             f"CAMP's mean is {xc - xs:+.1f} points over SFD's",
         )
     )
-    st_c = sum(sp(A, w, "camp") for w in ST) / len(ST)
-    st_p = sum(sp(A, w, "pa") for w in ST) / len(ST)
-    ex_c = sum(sp(FOUR, w, "camp") for w in EXTRA) / len(EXTRA)
-    ex_p = sum(sp(FOUR, w, "pa") for w in EXTRA) / len(EXTRA)
+    st_c = sum(speedup(res, A, w, "camp") for w in ST) / len(ST)
+    st_p = sum(speedup(res, A, w, "pa") for w in ST) / len(ST)
+    ex_c = sum(speedup(res, FOUR, w, "camp") for w in EXTRA) / len(EXTRA)
+    ex_p = sum(speedup(res, FOUR, w, "pa") for w in EXTRA) / len(EXTRA)
     out.append(
-        _claim(
+        judge(
             "pa-not-comparable-on-st-and-mixed",
             src,
             "PA cannot compete with CAMP on single-threaded workloads nor where memory intensity varies widely (Tables 6.2 on AMD and 6.4)",
             "CAMP > PA on both",
-            f"mean speedup over RR, Table 6.2 AMD: CAMP {_pct(st_c)}, PA {_pct(st_p)}; Table 6.4: CAMP {_pct(ex_c)}, PA {_pct(ex_p)}",
+            f"mean speedup over RR, Table 6.2 AMD: CAMP {pct(st_c)}, PA {pct(st_p)}; Table 6.4: CAMP {pct(ex_c)}, PA {pct(ex_p)}",
             "CAMP ahead on both",
             st_c > st_p and ex_c > ex_p,
             f"CAMP - PA: {st_c - st_p:+.1f} points on Table 6.2, {ex_c - ex_p:+.1f} on Table 6.4",
         )
     )
-    # -- what we do not run
+    return out
+
+
+def _figure_6_3(res) -> list:
+    """What we do not run: the SF estimates' accuracy (§6.3.1, Fig. 6.3)."""
+    out = []
     src = "§6.3.1, Fig. 6.3"
     err = res["sf_error"]
     ci = {mm: sum(err[mm][x] for x in CI if x in err[mm]) / sum(1 for x in CI if x in err[mm]) for mm in (A, B)}
     mi = {mm: sum(err[mm][x] for x in MI if x in err[mm]) / sum(1 for x in MI if x in err[mm]) for mm in (A, B)}
     out.append(
-        _claim(
+        judge(
             "sf-estimates-ci-more-accurate",
             src,
             "SF estimates are accurate for CPU-intensive programs, less so for (mildly) memory-intensive ones (SFD's estimates on Table 6.2's programs, both 2FC-2SC machines)",
@@ -725,7 +776,7 @@ def claims(res) -> list:
         )
     )
     out.append(
-        _claim(
+        judge(
             "sf-estimates-intel-better",
             "§6.3.2 (single-threaded workloads)",
             "SF estimates are more accurate on the Intel platform than on the AMD one",
@@ -751,6 +802,19 @@ def claims(res) -> list:
     return out
 
 
+def claims(res) -> list:
+    """Every claim, one function per figure of the thesis (and §6.5's conclusions), in the document's order."""
+    return (
+        _figure_6_4(res)
+        + _figure_6_5(res)
+        + _figure_6_6(res)
+        + _figure_6_7(res)
+        + _figure_6_8(res)
+        + _conclusions(res)
+        + _figure_6_3(res)
+    )
+
+
 def _mean_err(res, m) -> float:
     e = res["sf_error"][m]
     return sum(e.values()) / len(e)
@@ -763,7 +827,7 @@ def _boost_cause(res, m, w, app) -> str:
         f"PA's boost (boost_ticks 100: 1 s of fast-core time, the thesis's amp_boost_ticks) ends inside FFTW's "
         f"serial phases (about 4 s on a slow core), after which FFTW's serial thread is HIGH like the rest and shares "
         f"the fast core; with a boost outlasting them ({LABEL['pa-long']}, pa-uf:boost_ticks=500) {app} is "
-        f"{share(res, m, w, 'pa-long', app):.0f}% on fast and PA {_pct(speedup(res, m, w, 'pa-long'))} over RR"
+        f"{share(res, m, w, 'pa-long', app):.0f}% on fast and PA {pct(speedup(res, m, w, 'pa-long'))} over RR"
     )
 
 
@@ -772,7 +836,7 @@ def _warmup_cause(res, m, w, app) -> str:
     c, p = res["apps"][(m, w, "camp")][app], res["apps"][(m, w, "pa")][app]
     return (
         f"{app} is {100 * c[1]:.0f}% on fast under CAMP and {100 * p[1]:.0f}% under PA but takes "
-        f"{100 * (c[0] / p[0] - 1):+.1f}% longer under CAMP: each restarted run of {app} warms up (LOW) on a slow "
+        f"{pct(100 * (c[0] / p[0] - 1))} longer under CAMP: each restarted run of {app} warms up (LOW) on a slow "
         f"core, whose NUMA node then holds its memory (first touch, never moved: catalog {m}), so on the fast core, "
         f"alone on its chip, its misses are remote; PA puts it on the fast core from its start"
     )
@@ -784,7 +848,7 @@ def _estimate_cause(res, m, w) -> str:
     now, fast = over(res, m, w, "camp", "pa"), over(res, m, w, "camp-nowait", "pa")
     text = (
         f"With estimates taken at a phase's first sample ({LABEL['camp-nowait']}, camp:stable_periods=0) CAMP is "
-        f"{fast:+.1f}% over PA (fast shares {_fs(res, m, w, 'camp-nowait')})"
+        f"{pct(fast)} over PA (fast shares {_fs(res, m, w, 'camp-nowait')})"
     )
     if now < 0 and fast - now >= -now / 2:
         return (
@@ -919,19 +983,17 @@ def figure_mt(ctx, res, m, entries, roles, stem, caption):
 
 
 def _table(res, m, entries, roles) -> str:
-    lines = [
-        "| workload | "
-        + " | ".join(LABEL[r] for r in roles)
-        + " | fast-core share per app (RR / "
-        + " / ".join(LABEL[r] for r in roles)
-        + ") |",
-        "|---|" + "---:|" * len(roles) + "---|",
+    header = [
+        "workload",
+        *(LABEL[r] for r in roles),
+        f"fast-core share per app (RR / {' / '.join(LABEL[r] for r in roles)})",
     ]
+    rows = []
     for w in entries:
         progs = list(dict.fromkeys(a.split("#")[0] for a in res["order"][(m, w)]))
         shares = "; ".join(f"{p} " + "/".join(f"{share(res, m, w, r, p):.0f}" for r in ("rr",) + roles) for p in progs)
-        lines.append(f"| {_name(w)} | " + " | ".join(_pct(speedup(res, m, w, r)) for r in roles) + f" | {shares} |")
-    return "\n".join(lines)
+        rows.append([_name(w), *(pct(speedup(res, m, w, r)) for r in roles), shares])
+    return markdown_table(header, rows, "l" + "r" * len(roles) + "l")
 
 
 def build(ctx):
@@ -976,9 +1038,7 @@ def build_with(ctx, policies):
     )
 
     def links(kind, entries):
-        return ", ".join(
-            f"[`{catalog_name(kind, w)}`](../../catalog/workloads/{catalog_name(kind, w)}.toml)" for w in entries
-        )
+        return catalog_links("workloads", (catalog_name(kind, w) for w in entries))
 
     roles = ", ".join(f"{LABEL[r]}: `{policies[r]}`" for r in ROLES)
     workloads = f"""Workloads: the thesis's Tables 6.2-6.4 from the catalog. Table 6.2 on 2FC-2SC AMD and Intel:

@@ -20,6 +20,7 @@ is T_base / T_busyfcs, as the thesis defines it (§6.1).
 import os
 
 from . import Claim, Report
+from ._format import markdown_table, pct_of, verdict
 
 TITLE = "Utility Factor against BusyFCs's speedup (Sáez thesis, ch. 6, Figs. 6.1 and 6.2)"
 # The seed text has no title page; the thesis's Spanish summary names the university.
@@ -249,10 +250,6 @@ def measure(ctx, plan) -> list:
     return rows
 
 
-def _pct(x: float) -> str:
-    return f"{x * 100:+.1f}%"
-
-
 def _where(row) -> str:
     return f"N={row['n']}, SF={row['sf']:.1f}"
 
@@ -278,102 +275,117 @@ def _closeness(cid, source, claim, theirs, points, key, what):
             f"BusyFCs moves memory-bound threads to cores away from their memory (remote misses), which "
             f"the model leaves out; on one memory node the gap goes (claim eq613-is-busyfcs-without-numa)"
         )
-    return Claim(cid, source, claim, theirs, ours, TOLERANCE, "reproduced" if ok else "differs", reason)
+    return Claim(cid, source, claim, theirs, ours, TOLERANCE, verdict(ok), reason)
 
 
-def claims(rows: list) -> list:
-    out = []
-    control = [r for r in rows if r["machine"] == CONTROL and r["n"] <= r["nsc"]]
-    rows = [r for r in rows if r["machine"] != CONTROL]
-    by_machine = {m: [r for r in rows if r["machine"] == m] for m in MACHINES}
-    for machine in MACHINES:
-        nfc, nsc = by_machine[machine][0]["nfc"], by_machine[machine][0]["nsc"]
-        label = machine.upper().replace("-MF", " (ch. 6 layout)")
-        # Fig. 6.1 is the two formulas alone: evaluated on the whole grid whatever the mode.
-        analytic = [
-            {"n": n, "sf": sf, "err": utility_factor(sf, n, nfc) / busyfcs_speedup(sf, n, nfc) - 1}
-            for sf in SF_VALUES
-            for n in range(1, nsc + 1)
-        ]
-        fig = "Fig. 6.1" if machine == "2fc-8sc" else 'text after eq. 6.14 ("our target asymmetric systems")'
-        out.append(
-            _closeness(
-                f"uf-vs-eq613-{machine}",
-                f"§6.1.2, {fig}",
-                f"UF (eq. 6.14) closely approximates BusyFCs's theoretical speedup (eq. 6.13) on {label}, N <= {nsc}",
-                "closely approximates (no number)",
-                analytic,
-                "err",
-                "UF vs eq. 6.13",
-            )
-        )
-        within = [r for r in by_machine[machine] if r["n"] <= nsc]
-        over = max(within, key=lambda r: r["sim"] / r["model"] - 1)
-        excess = over["sim"] / over["model"] - 1
-        mean = sum(abs(r["model_vs_sim"]) for r in within) / len(within)
-        ok = excess <= BOUND_TOLERANCE
-        out.append(
-            Claim(
-                f"eq613-bounds-busyfcs-{machine}",
-                "§6.1.1 (before eq. 6.13)",
-                f"eq. 6.13 is an upper bound of BusyFCs's speedup on {label} (it ignores migrations), N <= {nsc}",
-                "simulated <= eq. 6.13",
-                f"simulated over eq. 6.13 at most {excess * 100:+.2f}% ({_where(over)}); eq. 6.13 vs simulated: mean abs. error {mean:.1%}",
-                f"simulated at most {BOUND_TOLERANCE:.0%} above eq. 6.13",
-                "reproduced" if ok else "differs",
-                "" if ok else f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}",
-            )
-        )
-        fig = "Fig. 6.2" if machine == "2fc-8sc" else "Fig. 6.2 (shown there on 2FC-8SC only)"
-        out.append(
-            _closeness(
-                f"uf-vs-busyfcs-{machine}",
-                f"§6.1.2, {fig}",
-                f"UF closely tracks the speedup observed under BusyFCs on {label}, N <= {nsc}",
-                "closely tracks (no number)",
-                within,
-                "uf_vs_sim",
-                "UF vs simulated",
-            )
-        )
+def _label(machine: str) -> str:
+    return machine.upper().replace("-MF", " (ch. 6 layout)")
+
+
+def _figure_6_1(pts) -> Claim:
+    """UF against eq. 6.13 on the machine of `pts` (its rows): Fig. 6.1 on 2FC-8SC, the text after
+    eq. 6.14 on the others."""
+    machine, nfc, nsc = pts[0]["machine"], pts[0]["nfc"], pts[0]["nsc"]
+    label = _label(machine)
+    # Fig. 6.1 is the two formulas alone: evaluated on the whole grid whatever the mode.
+    analytic = [
+        {"n": n, "sf": sf, "err": utility_factor(sf, n, nfc) / busyfcs_speedup(sf, n, nfc) - 1}
+        for sf in SF_VALUES
+        for n in range(1, nsc + 1)
+    ]
+    fig = "Fig. 6.1" if machine == "2fc-8sc" else 'text after eq. 6.14 ("our target asymmetric systems")'
+    return _closeness(
+        f"uf-vs-eq613-{machine}",
+        f"§6.1.2, {fig}",
+        f"UF (eq. 6.14) closely approximates BusyFCs's theoretical speedup (eq. 6.13) on {label}, N <= {nsc}",
+        "closely approximates (no number)",
+        analytic,
+        "err",
+        "UF vs eq. 6.13",
+    )
+
+
+def _eq_6_13_bound(pts) -> Claim:
+    """Eq. 6.13 as an upper bound of the simulated speedup on the machine of `pts` (§6.1.1)."""
+    machine, nsc = pts[0]["machine"], pts[0]["nsc"]
+    label = _label(machine)
+    within = [r for r in pts if r["n"] <= nsc]
+    over = max(within, key=lambda r: r["sim"] / r["model"] - 1)
+    excess = over["sim"] / over["model"] - 1
+    mean = sum(abs(r["model_vs_sim"]) for r in within) / len(within)
+    ok = excess <= BOUND_TOLERANCE
+    return Claim(
+        f"eq613-bounds-busyfcs-{machine}",
+        "§6.1.1 (before eq. 6.13)",
+        f"eq. 6.13 is an upper bound of BusyFCs's speedup on {label} (it ignores migrations), N <= {nsc}",
+        "simulated <= eq. 6.13",
+        f"simulated over eq. 6.13 at most {excess * 100:+.2f}% ({_where(over)}); eq. 6.13 vs simulated: mean abs. error {mean:.1%}",
+        f"simulated at most {BOUND_TOLERANCE:.0%} above eq. 6.13",
+        verdict(ok),
+        "" if ok else f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}",
+    )
+
+
+def _figure_6_2(pts) -> Claim:
+    """UF against the simulated BusyFCs speedup on the machine of `pts`: Fig. 6.2 on 2FC-8SC, the same
+    comparison on the others."""
+    machine, nsc = pts[0]["machine"], pts[0]["nsc"]
+    label = _label(machine)
+    within = [r for r in pts if r["n"] <= nsc]
+    fig = "Fig. 6.2" if machine == "2fc-8sc" else "Fig. 6.2 (shown there on 2FC-8SC only)"
+    return _closeness(
+        f"uf-vs-busyfcs-{machine}",
+        f"§6.1.2, {fig}",
+        f"UF closely tracks the speedup observed under BusyFCs on {label}, N <= {nsc}",
+        "closely tracks (no number)",
+        within,
+        "uf_vs_sim",
+        "UF vs simulated",
+    )
+
+
+def _eq_6_13_without_numa(control) -> Claim:
+    """Eq. 6.13 against the simulated speedup on the control machine, one memory node (§6.1.1)."""
     worst = max(control, key=lambda r: abs(r["model_vs_sim"]))
     ok = abs(worst["model_vs_sim"]) <= BOUND_TOLERANCE
-    out.append(
-        Claim(
-            "eq613-is-busyfcs-without-numa",
-            "§6.1.1, eq. 6.13",
-            "eq. 6.13 is BusyFCs's speedup on a perfectly balanced application when migrations cost nothing but their fixed cost",
-            "eq. 6.13",
-            f"on {CONTROL} (2FC-8SC, one memory node): eq. 6.13 vs simulated, worst {worst['model_vs_sim'] * 100:+.2f}% "
-            f"at {_where(worst)} ({len(control)} points)",
-            f"within {BOUND_TOLERANCE:.0%}",
-            "reproduced" if ok else "differs",
-            ""
-            if ok
-            else f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}",
-        )
+    return Claim(
+        "eq613-is-busyfcs-without-numa",
+        "§6.1.1, eq. 6.13",
+        "eq. 6.13 is BusyFCs's speedup on a perfectly balanced application when migrations cost nothing but their fixed cost",
+        "eq. 6.13",
+        f"on {CONTROL} (2FC-8SC, one memory node): eq. 6.13 vs simulated, worst {worst['model_vs_sim'] * 100:+.2f}% "
+        f"at {_where(worst)} ({len(control)} points)",
+        f"within {BOUND_TOLERANCE:.0%}",
+        verdict(ok),
+        "" if ok else f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}",
     )
+
+
+def _speedup_at_least_one(rows) -> Claim:
+    """The lowest speedup is 1, UF's floor (§6.1.2, after eq. 6.14)."""
     within_all = [r for r in rows if r["n"] <= r["nsc"]]
     low = min(within_all, key=lambda r: r["sim"])
     ok = low["sim"] >= 1 - SF_TOLERANCE
-    out.append(
-        Claim(
-            "speedup-at-least-one",
-            "§6.1.2 (after eq. 6.14)",
-            "the lowest attainable speedup is 1 (no speedup), so UF never goes below 1",
-            ">= 1",
-            f"lowest simulated speedup {low['sim']:.3f} ({low['machine']}, {_where(low)})",
-            f"at least {1 - SF_TOLERANCE:.2f}",
-            "reproduced" if ok else "differs",
-            ""
-            if ok
-            else (
-                f"BusyFCs moves memory-bound threads away from the chip holding their memory, and the remote "
-                f"misses make them slower than in the all-slow base "
-                f"({low['sim']:.3f} at {low['machine']}, {_where(low)})"
-            ),
-        )
+    return Claim(
+        "speedup-at-least-one",
+        "§6.1.2 (after eq. 6.14)",
+        "the lowest attainable speedup is 1 (no speedup), so UF never goes below 1",
+        ">= 1",
+        f"lowest simulated speedup {low['sim']:.3f} ({low['machine']}, {_where(low)})",
+        f"at least {1 - SF_TOLERANCE:.2f}",
+        verdict(ok),
+        ""
+        if ok
+        else (
+            f"BusyFCs moves memory-bound threads away from the chip holding their memory, and the remote "
+            f"misses make them slower than in the all-slow base "
+            f"({low['sim']:.3f} at {low['machine']}, {_where(low)})"
+        ),
     )
+
+
+def _beyond_nsc(rows) -> Claim:
+    """UF with more threads than slow cores, outside the model (§6.1.1, second assumption)."""
     beyond = [r for r in rows if r["n"] > r["nsc"]]
     claim = _closeness(
         "uf-beyond-nsc-2fc-8sc",
@@ -390,25 +402,29 @@ def claims(rows: list) -> list:
             f"past 8 threads the all-slow base time-shares 8 slow cores while BusyFCs runs on 10, so "
             f"the speedup rises again (to {top['sim']:.3f} at {_where(top)}), which neither formula models"
         )
-    out.append(claim)
+    return claim
+
+
+def _speedup_is_sf_up_to_nfc(rows) -> Claim:
+    """The speedup is SF_avg with no more threads than fast cores (§6.1.2, after eq. 6.14)."""
     upto = [r for r in rows if r["n"] <= r["nfc"]]
     worst = max(upto, key=lambda r: abs(r["sim"] / r["sf"] - 1))
     dev = worst["sim"] / worst["sf"] - 1
     ok = abs(dev) <= SF_TOLERANCE
-    out.append(
-        Claim(
-            "speedup-is-sf-up-to-nfc",
-            "§6.1.2 (after eq. 6.14)",
-            "with no more threads than fast cores the application's speedup is SF_avg",
-            "speedup = SF_avg",
-            f"simulated / SF: worst {_pct(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
-            f"within {SF_TOLERANCE:.0%}",
-            "reproduced" if ok else "differs",
-            ""
-            if ok
-            else f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}",
-        )
+    return Claim(
+        "speedup-is-sf-up-to-nfc",
+        "§6.1.2 (after eq. 6.14)",
+        "with no more threads than fast cores the application's speedup is SF_avg",
+        "speedup = SF_avg",
+        f"simulated / SF: worst {pct_of(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
+        f"within {SF_TOLERANCE:.0%}",
+        verdict(ok),
+        "" if ok else f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}",
     )
+
+
+def _speedup_falls_past_nfc(by_machine) -> Claim:
+    """The speedup falls as the threads outnumber the fast cores (§6.1.1, second assumption)."""
     rises = []
     for machine in MACHINES:
         nsc = by_machine[machine][0]["nsc"]
@@ -417,22 +433,36 @@ def claims(rows: list) -> list:
             rises += [(machine, sf, b[0], b[1] / a[1] - 1) for a, b in zip(series, series[1:])]
     worst = max(rises, key=lambda x: x[3])
     ok = worst[3] <= SF_TOLERANCE
-    out.append(
-        Claim(
-            "speedup-falls-past-nfc",
-            "§6.1.1 (second assumption)",
-            "as the thread count exceeds the fast cores the speedup decreases (it never rises with N)",
-            "decreasing in N",
-            f"largest rise from one simulated N to the next: {_pct(worst[3])} "
-            f"({worst[0]}, N={worst[2]}, SF={worst[1]:.1f})",
-            f"no rise over {SF_TOLERANCE:.0%}",
-            "reproduced" if ok else "differs",
-            ""
-            if ok
-            else f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}",
-        )
+    return Claim(
+        "speedup-falls-past-nfc",
+        "§6.1.1 (second assumption)",
+        "as the thread count exceeds the fast cores the speedup decreases (it never rises with N)",
+        "decreasing in N",
+        f"largest rise from one simulated N to the next: {pct_of(worst[3])} "
+        f"({worst[0]}, N={worst[2]}, SF={worst[1]:.1f})",
+        f"no rise over {SF_TOLERANCE:.0%}",
+        verdict(ok),
+        "" if ok else f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}",
     )
-    return out
+
+
+def claims(rows: list) -> list:
+    """Every claim, one function per figure or statement of the thesis, in the document's order:
+    per machine Fig. 6.1, the bound and Fig. 6.2, then the statements over every machine."""
+    control = [r for r in rows if r["machine"] == CONTROL and r["n"] <= r["nsc"]]
+    rows = [r for r in rows if r["machine"] != CONTROL]
+    by_machine = {m: [r for r in rows if r["machine"] == m] for m in MACHINES}
+    out = []
+    for machine in MACHINES:
+        pts = by_machine[machine]
+        out += [_figure_6_1(pts), _eq_6_13_bound(pts), _figure_6_2(pts)]
+    return out + [
+        _eq_6_13_without_numa(control),
+        _speedup_at_least_one(rows),
+        _beyond_nsc(rows),
+        _speedup_is_sf_up_to_nfc(rows),
+        _speedup_falls_past_nfc(by_machine),
+    ]
 
 
 # ---- figures
@@ -530,16 +560,16 @@ def figure_errors(ctx, rows) -> None:
 def _points_table(rows, machine) -> str:
     pts = [r for r in rows if r["machine"] == machine]
     sfs = sorted({r["sf"] for r in pts})
-    head = "| N | " + " | ".join(f"SF {sf:.1f}: sim / eq. 6.13 / UF (UF err vs sim)" for sf in sfs) + " |"
-    lines = [head, "|---:|" + "---:|" * len(sfs)]
+    header = ["N"] + [f"SF {sf:.1f}: sim / eq. 6.13 / UF (UF err vs sim)" for sf in sfs]
     nsc = pts[0]["nsc"]
+    rows = []
     for n in sorted({r["n"] for r in pts}):
-        cells = []
+        cells = [f"{n}{' (> NSC)' if n > nsc else ''}"]
         for sf in sfs:
             r = next(r for r in pts if r["n"] == n and r["sf"] == sf)
-            cells.append(f"{r['sim']:.3f} / {r['model']:.3f} / {r['uf']:.3f} ({_pct(r['uf_vs_sim'])})")
-        lines.append(f"| {n}{' (> NSC)' if n > nsc else ''} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            cells.append(f"{r['sim']:.3f} / {r['model']:.3f} / {r['uf']:.3f} ({pct_of(r['uf_vs_sim'])})")
+        rows.append(cells)
+    return markdown_table(header, rows, "r" * len(header))
 
 
 def build(ctx):

@@ -9,9 +9,8 @@ catalog's program models (catalog/programs/dacapo.toml, workloads `dacapo-NAME`)
 `phenom-{1,3,6}c-{2.8,0.8}` and `wash-1b5s`, `wash-2b4s`, all through `ampsched.sweep`.
 """
 
-import math
-
 from . import Claim, Report, policy_roles
+from ._format import catalog_links, geomean, judge, markdown_table, pct, pct_change, verdict
 
 TITLE = (
     "WASH, bindVM, PFS and Oblivious on WASH's Java programs (Jibaja et al., CGO 2016, Figures 2, 3, 7, 8, 9, 10, 12)"
@@ -64,6 +63,7 @@ HALF_IDEAL = 0.5
 # rates are not given; ours are chosen in the program file); "the same" within SAME_TOL.
 GAIN_TOL = 5.0
 SAME_TOL = 5.0
+WITHIN_GAIN_TOL = f"within {GAIN_TOL:g} points"
 
 FULL = {"seeds": "1-3"}
 # The quick version runs the same seeds: the whole reproduction takes about 15 s, and claims near
@@ -76,6 +76,7 @@ QUICK = FULL
 POLICIES = {"oblivious": "oblivious", "bindvm": "bindvm", "pfs": "pfs", "wash": "wash"}
 LABEL = {"oblivious": "Oblivious", "bindvm": "bindVM", "pfs": "PFS", "wash": "WASH"}
 AMP = ("wash-1b5s", "wash-2b4s", "wash-3b3s")
+ONE_BIG = AMP[0]  # 1B5S, where the abstract's numbers and Figures 2, 10 and 12 are
 CONFIG = {"wash-1b5s": "1B5S", "wash-2b4s": "2B4S", "wash-3b3s": "3B3S"}
 GROUPS = {"single-threaded": PROGRAMS[:5], "scalable": PROGRAMS[5:9], "non-scalable": PROGRAMS[9:]}
 
@@ -137,11 +138,6 @@ def oblivious_amp(ctx, plan) -> dict:
     return {(m, w[len("dacapo-") :]): float(t) for (m, w), t in mean.items()}
 
 
-def _geo(xs) -> float:
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def ideal_gain_one_more_big() -> float:
     """Capacity of 2B4S over 1B5S in big-core units (compute-bound threads: time ∝ 1/clock)."""
     return (2 * 2.8 + 4 * 0.8) / (1 * 2.8 + 5 * 0.8) - 1
@@ -191,7 +187,7 @@ def sensitivity(ctx, plan, policies) -> dict:
 def model_slowdown(sens, model) -> float:
     """WASH's time with `model` over its time with the default model, groups weighted equally
     (Figure 7's average)."""
-    return _geo(_geo(sens[(p, model)] / sens[(p, "default")] for p in GROUPS[g]) for g in GROUPS)
+    return geomean(geomean(sens[(p, model)] / sens[(p, "default")] for p in GROUPS[g]) for g in GROUPS)
 
 
 METRICS = {"time": 0, "power": 1, "energy": 2}
@@ -204,20 +200,16 @@ def norm(res, m, p, role, metric) -> float:
 
 
 def group_mean(res, m, group, role, metric) -> float:
-    return _geo(norm(res, m, p, role, metric) for p in GROUPS[group])
+    return geomean(norm(res, m, p, role, metric) for p in GROUPS[group])
 
 
 def overall(res, m, role, metric) -> float:
     """Figure 7's average: each group (single-threaded, scalable, non-scalable) weighted equally,
     the geometric mean of the three groups' geometric means."""
-    return _geo(group_mean(res, m, g, role, metric) for g in GROUPS)
+    return geomean(group_mean(res, m, g, role, metric) for g in GROUPS)
 
 
 # ---- claims
-
-
-def _claim(cid, source, claim, theirs, ours, tolerance, ok, reason):
-    return Claim(cid, source, claim, theirs, ours, tolerance, "reproduced" if ok else "differs", "" if ok else reason)
 
 
 def _name(p):
@@ -234,7 +226,7 @@ def claims(table, amp) -> list:
     ):
         got = [p for p in PROGRAMS if table[p]["class"] == cls]
         out.append(
-            _claim(
+            judge(
                 f"class-{cls}",
                 "§3, Figure 3",
                 f"The {cls} programs (Oblivious on 1, 3, 6 cores at 2.8 and 0.8 GHz, normalised to 1 big core)",
@@ -247,7 +239,7 @@ def claims(table, amp) -> list:
         )
     st = [table[p]["big"][6] for p in PROGRAMS[:5]]
     out.append(
-        _claim(
+        judge(
             "st-improve-slightly",
             "§3",
             "Single-threaded programs improve slightly with more cores (the VM's threads)",
@@ -267,7 +259,7 @@ def claims(table, amp) -> list:
             "T3 > T1",
             f"T3/T1 = {av[3]:.2f}",
             "T3/T1 > 1",
-            "reproduced" if av[3] > 1 else "differs",
+            verdict(av[3] > 1),
             ""
             if av[3] > 1
             else "our lock hand-off costs nothing but the L2 refill of a migration: the model has no futex "
@@ -277,7 +269,7 @@ def claims(table, amp) -> list:
     ec = table["eclipse"]["big"]
     same = abs(ec[6] / ec[3] - 1) * 100
     out.append(
-        _claim(
+        judge(
             "eclipse-3-equals-6",
             "§3",
             "eclipse takes the same time on 3 and 6 cores",
@@ -291,7 +283,7 @@ def claims(table, amp) -> list:
     )
     nj = table["pjbb2005"]["big"]
     out.append(
-        _claim(
+        judge(
             "nspjbb-not-scalable",
             "§3",
             "pjbb2005 does not scale in its default configuration; spjbb (10x transactions) scales to 6 cores",
@@ -303,10 +295,10 @@ def claims(table, amp) -> list:
         )
     )
     gains = [amp[("wash-1b5s", p)] / amp[("wash-2b4s", p)] for p in PROGRAMS[5:9]]
-    gain = (_geo(gains) - 1) * 100
+    gain = (geomean(gains) - 1) * 100
     ideal = ideal_gain_one_more_big() * 100
     out.append(
-        _claim(
+        judge(
             "scalable-one-more-big",
             "§3",
             "Scalable programs under Oblivious gain from one small core swapped for a big one (1B5S -> 2B4S); ideal 41.6%",
@@ -321,15 +313,6 @@ def claims(table, amp) -> list:
         )
     )
     return out
-
-
-def _gain(ratio) -> str:
-    """A time ratio (scheduler over baseline) as the baseline's time over it, minus one."""
-    return f"{(1 / ratio - 1) * 100:+.1f}%"
-
-
-def _chg(ratio) -> str:
-    return f"{(ratio - 1) * 100:+.1f}%"
 
 
 def _within(ours, theirs, tol=GAIN_TOL) -> bool:
@@ -364,49 +347,42 @@ def diagnostics(policies) -> dict:
     return out
 
 
-def comparison_claims(res, adv, diag) -> list:
+def _figure_7(res, adv, diag, ov, g) -> list:
+    """Time, energy and power over the three groups, and the abstract's numbers (Figure 7)."""
     out = []
-    one = "wash-1b5s"
-    ov = {(m, r, k): overall(res, m, r, k) for m in AMP for r in POLICIES for k in METRICS}
-    g = {
-        (m, grp, r, k): group_mean(res, m, grp, r, k) for m in AMP for grp in GROUPS for r in POLICIES for k in METRICS
-    }
-    tol = f"within {GAIN_TOL:g} points"
-
-    # Figure 7 and the abstract.
-    change = (ov[(one, "wash", "time")] - 1) * 100
+    change = (ov[(ONE_BIG, "wash", "time")] - 1) * 100
     out.append(
-        _claim(
+        judge(
             "fig7-wash-vs-oblivious-1b5s",
             "§8, Figure 7",
             "WASH's geometric mean time against Oblivious (Linux) on 1B5S, groups weighted equally",
             "-27%",
-            f"{change:+.1f}%",
-            tol,
+            pct(change),
+            WITHIN_GAIN_TOL,
             _within(change, -27),
             f"our Oblivious never runs a single-threaded program's main thread on a big core (bloat's: {diag['st-obl-1b5s']:.0%} of its CPU time on 1B5S, "
             f"{diag['st-obl-2b4s']:.0%} on 2B4S; the engine's CFS places a new thread by core order and balances load, not capacity), so WASH gains the whole "
-            f"big/small difference there (single-threaded WASH/Oblivious {_chg(g[(one, 'single-threaded', 'wash', 'time')])} time)",
+            f"big/small difference there (single-threaded WASH/Oblivious {pct_change(g[(ONE_BIG, 'single-threaded', 'wash', 'time')])} time)",
         )
     )
-    change_b = (ov[(one, "wash", "time")] / ov[(one, "bindvm", "time")] - 1) * 100
+    change_b = (ov[(ONE_BIG, "wash", "time")] / ov[(ONE_BIG, "bindvm", "time")] - 1) * 100
     out.append(
-        _claim(
+        judge(
             "fig7-wash-vs-bindvm-1b5s",
             "§8, Figure 7",
             "WASH's geometric mean time against bindVM on 1B5S, groups weighted equally",
             "about -5%",
-            f"{change_b:+.1f}%",
-            tol,
+            pct(change_b),
+            WITHIN_GAIN_TOL,
             _within(change_b, -5),
             f"bindVM confines scalable programs' 24 application threads to the one big core (scalable bindVM/WASH "
-            f"{_chg(g[(one, 'scalable', 'bindvm', 'time')] / g[(one, 'scalable', 'wash', 'time')])} time, the paper's up to +36%)",
+            f"{pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'time')] / g[(ONE_BIG, 'scalable', 'wash', 'time')])} time, the paper's up to +36%)",
         )
     )
-    e_obl = (1 - ov[(one, "wash", "energy")]) * 100
-    e_bind = (1 - ov[(one, "wash", "energy")] / ov[(one, "bindvm", "energy")]) * 100
+    e_obl = (1 - ov[(ONE_BIG, "wash", "energy")]) * 100
+    e_bind = (1 - ov[(ONE_BIG, "wash", "energy")] / ov[(ONE_BIG, "bindvm", "energy")]) * 100
     out.append(
-        _claim(
+        judge(
             "fig7-wash-energy-1b5s",
             "Abstract, §8, Figure 7",
             "WASH's energy on 1B5S is lower than both bindVM's and Oblivious's (the abstract: 9% or more)",
@@ -420,30 +396,30 @@ def comparison_claims(res, adv, diag) -> list:
     p_low = all(ov[(m, "oblivious", "power")] <= min(ov[(m, r, "power")] for r in POLICIES) for m in AMP)
     p_gap = max(1 - ov[(m, "oblivious", "power")] / ov[(m, "wash", "power")] for m in AMP) * 100
     out.append(
-        _claim(
+        judge(
             "fig7-oblivious-lowest-power",
             "§8, Figure 7",
             "Oblivious has the lowest power, up to 16% less than WASH",
             "lowest; up to 16% below WASH",
             f"{'lowest' if p_low else 'not the lowest'} on every configuration; up to {p_gap:.1f}% below WASH",
-            f"lowest on every configuration, gap {tol}",
+            f"lowest on every configuration, gap {WITHIN_GAIN_TOL}",
             p_low and _within(p_gap, 16),
             "Oblivious leaves the big core to whichever thread CFS puts there, so its power is not always the lowest: "
             + ", ".join(
-                f"{CONFIG[m]} Oblivious/WASH power {_chg(ov[(m, 'oblivious', 'power')] / ov[(m, 'wash', 'power')])}"
+                f"{CONFIG[m]} Oblivious/WASH power {pct_change(ov[(m, 'oblivious', 'power')] / ov[(m, 'wash', 'power')])}"
                 for m in AMP
             ),
         )
     )
     worst = all(ov[(m, "oblivious", "time")] >= max(ov[(m, r, "time")] for r in ("bindvm", "wash")) for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig7-oblivious-worst-time",
             "§8, Figure 7",
             "Oblivious has the worst average time in every configuration (of Oblivious, bindVM, WASH)",
             "worst on 1B5S, 2B4S, 3B3S",
             ", ".join(
-                f"{CONFIG[m]} bindVM {_chg(ov[(m, 'bindvm', 'time')])}, WASH {_chg(ov[(m, 'wash', 'time')])}"
+                f"{CONFIG[m]} bindVM {pct_change(ov[(m, 'bindvm', 'time')])}, WASH {pct_change(ov[(m, 'wash', 'time')])}"
                 for m in AMP
             ),
             "Oblivious's time the highest",
@@ -453,33 +429,33 @@ def comparison_claims(res, adv, diag) -> list:
     )
     e_up = max(ov[(m, "bindvm", "energy")] / ov[(m, "wash", "energy")] - 1 for m in AMP) * 100
     out.append(
-        _claim(
+        judge(
             "fig7-bindvm-energy",
             "§8, Figure 7",
             "bindVM uses up to 18% more energy than WASH",
             "up to +18%",
-            f"up to {e_up:+.1f}%",
-            tol,
+            f"up to {pct(e_up)}",
+            WITHIN_GAIN_TOL,
             _within(e_up, 18),
-            f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {_chg(g[(one, 'scalable', 'bindvm', 'energy')] / g[(one, 'scalable', 'wash', 'energy')])})",
+            f"follows bindVM's time on scalable programs (scalable bindVM/WASH energy on 1B5S {pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'energy')] / g[(ONE_BIG, 'scalable', 'wash', 'energy')])})",
         )
     )
     most_e = all(ov[(m, "oblivious", "energy")] >= max(ov[(m, r, "energy")] for r in ("bindvm", "wash")) for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig7-oblivious-most-energy",
             "§8, Figure 7",
             "Oblivious still consumes the most energy (of Oblivious, bindVM, WASH)",
             "the most energy",
             ", ".join(
-                f"{CONFIG[m]} bindVM {_chg(ov[(m, 'bindvm', 'energy')])}, WASH {_chg(ov[(m, 'wash', 'energy')])}"
+                f"{CONFIG[m]} bindVM {pct_change(ov[(m, 'bindvm', 'energy')])}, WASH {pct_change(ov[(m, 'wash', 'energy')])}"
                 for m in AMP
             ),
             "Oblivious's energy the highest on every configuration",
             most_e,
             "where bindVM uses more, its scalable programs (run on the big cores alone) cost it: "
             + ", ".join(
-                f"{CONFIG[m]} scalable bindVM/Oblivious energy {_chg(g[(m, 'scalable', 'bindvm', 'energy')])}"
+                f"{CONFIG[m]} scalable bindVM/Oblivious energy {pct_change(g[(m, 'scalable', 'bindvm', 'energy')])}"
                 for m in AMP
                 if ov[(m, "oblivious", "energy")] < ov[(m, "bindvm", "energy")]
             ),
@@ -492,13 +468,13 @@ def comparison_claims(res, adv, diag) -> list:
         and ov[(m, "bindvm", "power")] >= max(ov[(m, r, "power")] for r in POLICIES)
     ]
     out.append(
-        _claim(
+        judge(
             "fig7-bindvm-worst-energy-power",
             "§8, Figure 7",
             "bindVM has the worst energy and power cost in all hardware settings (of the four)",
             "all three",
             f"worst in both on {', '.join(CONFIG[m] for m in worst_bind) or 'none'}; power "
-            + ", ".join(f"{CONFIG[m]} {_chg(ov[(m, 'bindvm', 'power')])}" for m in AMP),
+            + ", ".join(f"{CONFIG[m]} {pct_change(ov[(m, 'bindvm', 'power')])}" for m in AMP),
             "worst in both on all three",
             len(worst_bind) == len(AMP),
             "the paper's text also has Oblivious consume the most energy; ours, the highest per configuration: "
@@ -510,30 +486,35 @@ def comparison_claims(res, adv, diag) -> list:
     )
     pw = [ov[(m, "wash", "power")] / ov[(m, "bindvm", "power")] for m in AMP]
     out.append(
-        _claim(
+        judge(
             "fig7-wash-power-below-bindvm",
             "§8, Figure 7",
             "WASH's power is consistently lower than bindVM's",
             "lower on every configuration",
-            ", ".join(f"{CONFIG[m]} {_chg(x)}" for m, x in zip(AMP, pw)),
+            ", ".join(f"{CONFIG[m]} {pct_change(x)}" for m, x in zip(AMP, pw)),
             "WASH/bindVM power < 1 on all",
             all(x < 1 for x in pw),
             f"on 1B5S bindVM runs scalable programs on the big core alone and leaves the five small cores idle (scalable bindVM/WASH power "
-            f"{_chg(g[(one, 'scalable', 'bindvm', 'power')] / g[(one, 'scalable', 'wash', 'power')])})",
+            f"{pct_change(g[(ONE_BIG, 'scalable', 'bindvm', 'power')] / g[(ONE_BIG, 'scalable', 'wash', 'power')])})",
         )
     )
 
-    # Figure 9a: single-threaded.
+    return out
+
+
+def _figure_9a(res, adv, diag, ov, g) -> list:
+    """Single-threaded programs (Figure 9a)."""
+    out = []
     st = "single-threaded"
     t = min(g[(m, st, "wash", "time")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9a-st-time",
             "§8.1, Figure 9(a)",
             "Single-threaded: WASH's time against Oblivious, the best configuration",
             "up to -44%",
-            _chg(t),
-            tol,
+            pct_change(t),
+            WITHIN_GAIN_TOL,
             _within((t - 1) * 100, -44),
             f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
             'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
@@ -541,13 +522,13 @@ def comparison_claims(res, adv, diag) -> list:
     )
     e = min(g[(m, st, "wash", "energy")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9a-st-energy",
             "§8.1, Figure 9(a)",
             "Single-threaded: WASH's energy against Oblivious",
             "-19%",
-            _chg(e),
-            tol,
+            pct_change(e),
+            WITHIN_GAIN_TOL,
             _within((e - 1) * 100, -19),
             f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
             'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
@@ -555,13 +536,13 @@ def comparison_claims(res, adv, diag) -> list:
     )
     pw = max(g[(m, st, "wash", "power")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9a-st-power",
             "§8.1, Figure 9(a)",
             "Single-threaded: WASH's power against Oblivious, up to",
             "up to +39%",
-            _chg(pw),
-            tol,
+            pct_change(pw),
+            WITHIN_GAIN_TOL,
             _within((pw - 1) * 100, 39),
             f"our Oblivious never runs the main thread on a big core (bloat: {diag['st-obl-1b5s']:.0%} on 1B5S, {diag['st-obl-2b4s']:.0%} on 2B4S), the "
             'paper\'s Linux some of the time ("likely to put the single application thread on a small core"), so WASH gains the whole big/small difference',
@@ -569,12 +550,12 @@ def comparison_claims(res, adv, diag) -> list:
     )
     sim = [g[(m, st, "wash", "time")] / g[(m, st, "bindvm", "time")] for m in AMP]
     out.append(
-        _claim(
+        judge(
             "fig9a-st-like-bindvm",
             "§8.1, Figure 9(a)",
             "Single-threaded: WASH and bindVM are very similar on all configurations",
             "similar",
-            ", ".join(f"{CONFIG[m]} {_chg(x)}" for m, x in zip(AMP, sim)),
+            ", ".join(f"{CONFIG[m]} {pct_change(x)}" for m, x in zip(AMP, sim)),
             f"time within {SAME_TOL:g}%",
             all(abs(x - 1) * 100 <= SAME_TOL for x in sim),
             "see the time ratios shown",
@@ -582,7 +563,7 @@ def comparison_claims(res, adv, diag) -> list:
     )
     best = all(g[(m, st, "bindvm", "time")] <= min(g[(m, st, r, "time")] for r in ("oblivious", "pfs")) for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig3-bindvm-best-st",
             "§3",
             "bindVM is best for single-threaded programs on 1B5S, 2B4S and 3B3S (of Oblivious, PFS, bindVM)",
@@ -592,7 +573,7 @@ def comparison_claims(res, adv, diag) -> list:
             best,
             "where bindVM is not the fastest (time over Oblivious's), "
             + ", ".join(
-                f"{CONFIG[m]}: PFS {_chg(g[(m, st, 'pfs', 'time')])}, bindVM {_chg(g[(m, st, 'bindvm', 'time')])}"
+                f"{CONFIG[m]}: PFS {pct_change(g[(m, st, 'pfs', 'time')])}, bindVM {pct_change(g[(m, st, 'bindvm', 'time')])}"
                 for m in AMP
                 if g[(m, st, "bindvm", "time")] > min(g[(m, st, r, "time")] for r in ("oblivious", "pfs"))
             )
@@ -600,55 +581,60 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
-    # Figure 9b: scalable.
+    return out
+
+
+def _figure_9b(res, adv, diag, ov, g) -> list:
+    """Scalable programs (Figure 9b)."""
+    out = []
     sc = "scalable"
     bt = max(g[(m, sc, "bindvm", "time")] / g[(m, sc, "wash", "time")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9b-bindvm-time",
             "§8.2, Figure 9(b)",
             "Scalable: bindVM's time against WASH's, up to",
             "up to +36%",
-            _chg(bt),
-            tol,
+            pct_change(bt),
+            WITHIN_GAIN_TOL,
             _within((bt - 1) * 100, 36),
             "bindVM runs the 24 application threads on the big cores alone: on 1B5S one core does the work the others spread over six; the paper does not say why its bindVM lost at most 36%",
         )
     )
     be = max(g[(m, sc, "bindvm", "energy")] / g[(m, sc, "wash", "energy")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9b-bindvm-energy",
             "§8.2, Figure 9(b)",
             "Scalable: bindVM's energy against WASH's, up to",
             "up to +50%",
-            _chg(be),
-            tol,
+            pct_change(be),
+            WITHIN_GAIN_TOL,
             _within((be - 1) * 100, 50),
             "follows bindVM's time above",
         )
     )
     bp = max(g[(m, sc, "bindvm", "power")] / g[(m, sc, "wash", "power")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9b-bindvm-power",
             "§8.2, Figure 9(b)",
             "Scalable: bindVM's power against WASH's, up to",
             "up to +15%",
-            _chg(bp),
-            tol,
+            pct_change(bp),
+            WITHIN_GAIN_TOL,
             _within((bp - 1) * 100, 15),
             "an idle small core draws 2.8 W against 4.8 W busy (the machine file), so the small cores bindVM leaves idle save little power",
         )
     )
-    wo = _geo(g[(m, sc, "wash", "time")] for m in AMP)
+    wo = geomean(g[(m, sc, "wash", "time")] for m in AMP)
     out.append(
-        _claim(
+        judge(
             "fig9b-wash-like-oblivious",
             "§8.2, Figure 9(b)",
             "Scalable: WASH and Oblivious are similar on average",
             "similar",
-            _chg(wo),
+            pct_change(wo),
             f"within {SAME_TOL:g}%",
             abs(wo - 1) * 100 <= SAME_TOL,
             f"WASH keeps the VM's threads on the small cores when application threads outnumber the big ones, and our collections stop the world: "
@@ -656,32 +642,37 @@ def comparison_claims(res, adv, diag) -> list:
             f"{diag['sc-wash-jit']:.0%} against {diag['sc-obl-jit']:.0%} (1B5S)",
         )
     )
-    ob = g[(one, sc, "oblivious", "time")] / g[(one, sc, "bindvm", "time")]
+    ob = g[(ONE_BIG, sc, "oblivious", "time")] / g[(ONE_BIG, sc, "bindvm", "time")]
     out.append(
-        _claim(
+        judge(
             "fig3-oblivious-best-scalable",
             "§3, Figure 2",
             "Scalable: Oblivious is much better than bindVM on 1B5S",
             "much better",
-            f"Oblivious/bindVM time {_chg(ob)}",
+            f"Oblivious/bindVM time {pct_change(ob)}",
             f"at least {GAIN_TOL:g}% lower",
             (1 - ob) * 100 >= GAIN_TOL,
             "bindVM keeps the scalable threads on the big core",
         )
     )
 
-    # Figure 9c: non-scalable.
+    return out
+
+
+def _figure_9c(res, adv, diag, ov, g) -> list:
+    """Non-scalable programs (Figure 9c)."""
+    out = []
     ns = "non-scalable"
     best = [m for m in AMP if g[(m, ns, "wash", "time")] <= min(g[(m, ns, r, "time")] for r in POLICIES)]
     out.append(
-        _claim(
+        judge(
             "fig9c-wash-best",
             "§8.3, Figure 9(c)",
             "Non-scalable: WASH is best on average",
             "best on every configuration",
             f"best on {', '.join(CONFIG[m] for m in best) or 'none'}; "
             + ", ".join(
-                f"{CONFIG[m]} {LABEL[r]} {_chg(g[(m, ns, r, 'time')])}" for m in AMP for r in ("bindvm", "wash")
+                f"{CONFIG[m]} {LABEL[r]} {pct_change(g[(m, ns, r, 'time')])}" for m in AMP for r in ("bindvm", "wash")
             ),
             "lowest group time",
             len(best) == len(AMP),
@@ -691,13 +682,13 @@ def comparison_claims(res, adv, diag) -> list:
     )
     messy = (g[("wash-3b3s", ns, "wash", "time")] ** -1 - 1) * 100
     out.append(
-        _claim(
+        judge(
             "fig1-messy-3b3s",
             "Abstract, §1, Figure 1",
             "Non-scalable on 3B3S: WASH's performance over Oblivious (the baseline is not stated; Oblivious taken)",
             "+15%",
-            f"{messy:+.1f}%",
-            tol,
+            pct(messy),
+            WITHIN_GAIN_TOL,
             _within(messy, 15),
             f"our Oblivious ignores core speed: on 3B3S eclipse's JavaIndexing thread, its critical path, runs {diag['ns-obl-3b3s']:.0%} of its time on big cores",
         )
@@ -705,12 +696,12 @@ def comparison_claims(res, adv, diag) -> list:
     duo = [(m, p, res[(m, p, "wash")][0] / res[(m, p, "bindvm")][0]) for m in AMP for p in ("eclipse", "hsqldb")]
     alike = [x for x in duo if abs(x[2] - 1) * 100 <= SAME_TOL]
     out.append(
-        _claim(
+        judge(
             "fig8-eclipse-hsqldb-like-bindvm",
             "§8.3, Figure 8",
             "eclipse and hsqldb: WASH and bindVM take similar time on most configurations",
             "similar on most",
-            ", ".join(f"{CONFIG[m]} {_name(p)} {_chg(x)}" for m, p, x in duo),
+            ", ".join(f"{CONFIG[m]} {_name(p)} {pct_change(x)}" for m, p, x in duo),
             f"within {SAME_TOL:g}% on at least 4 of 6",
             len(alike) >= 4,
             "WASH binds eclipse's Main (the lock holder) to the big core where its critical path is JavaIndexing; bindVM gives the "
@@ -718,14 +709,16 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
     trio = ("avrora", "pjbb2005", "pmd")
-    faster = [p for p in trio if res[(one, p, "bindvm")][0] < res[(one, p, "wash")][0]]
+    faster = [p for p in trio if res[(ONE_BIG, p, "bindvm")][0] < res[(ONE_BIG, p, "wash")][0]]
     out.append(
-        _claim(
+        judge(
             "fig8-bindvm-faster-1b5s",
             "§8.3, Figure 8",
             "avrora, nspjbb, pmd: on 1B5S bindVM's time is lower than WASH's",
             "all three",
-            ", ".join(f"{_name(p)} {_chg(res[(one, p, 'bindvm')][0] / res[(one, p, 'wash')][0])}" for p in trio),
+            ", ".join(
+                f"{_name(p)} {pct_change(res[(ONE_BIG, p, 'bindvm')][0] / res[(ONE_BIG, p, 'wash')][0])}" for p in trio
+            ),
             "bindVM/WASH time < 1 for all three",
             len(faster) == 3,
             "bindVM puts all of nspjbb's 9 application threads on the one big core, where WASH spreads the warehouses over all cores",
@@ -733,7 +726,7 @@ def comparison_claims(res, adv, diag) -> list:
     )
     eff = [(m, p) for m in AMP for p in trio if res[(m, p, "wash")][2] < res[(m, p, "bindvm")][2]]
     out.append(
-        _claim(
+        judge(
             "fig8-wash-energy-trio",
             "§8.3, Figure 8",
             "avrora, nspjbb, pmd: WASH uses less energy than bindVM on all configurations",
@@ -746,19 +739,26 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
-    # Figure 2 (1B5S: Oblivious, PFS, bindVM).
+    return out
+
+
+def _figure_2(res, adv, diag, ov, g) -> list:
+    """Oblivious, PFS and bindVM on 1B5S (Figure 2)."""
+    out = []
+    st, sc, ns = GROUPS
     seq = all(
-        g[(one, grp, "bindvm", "time")] <= min(g[(one, grp, r, "time")] for r in ("oblivious", "pfs"))
+        g[(ONE_BIG, grp, "bindvm", "time")] <= min(g[(ONE_BIG, grp, r, "time")] for r in ("oblivious", "pfs"))
         for grp in (st, ns)
     )
     out.append(
-        _claim(
+        judge(
             "fig2-bindvm-best",
             "§2, Figure 2",
             "On 1B5S bindVM is best on sequential and non-scalable programs (of Oblivious, PFS, bindVM)",
             "bindVM best on both",
             ", ".join(
-                f"{grp}: " + ", ".join(f"{LABEL[r]} {_chg(g[(one, grp, r, 'time')])}" for r in ("pfs", "bindvm"))
+                f"{grp}: "
+                + ", ".join(f"{LABEL[r]} {pct_change(g[(ONE_BIG, grp, r, 'time')])}" for r in ("pfs", "bindvm"))
                 for grp in (st, ns)
             ),
             "lowest time in both groups",
@@ -766,25 +766,26 @@ def comparison_claims(res, adv, diag) -> list:
             "see the group times",
         )
     )
-    pfs = g[(one, sc, "pfs", "time")]
+    pfs = g[(ONE_BIG, sc, "pfs", "time")]
     out.append(
-        _claim(
+        judge(
             "fig2-pfs-like-oblivious-scalable",
             "§2, Figure 2",
             "On 1B5S Oblivious and PFS are essentially the same on scalable programs",
             "the same",
-            f"PFS/Oblivious {_chg(pfs)}",
+            f"PFS/Oblivious {pct_change(pfs)}",
             f"within {SAME_TOL:g}%",
             abs(pfs - 1) * 100 <= SAME_TOL,
             "PFS binds threads by their progress where CFS alone moves them",
         )
     )
     dom = all(
-        min(g[(one, grp, "oblivious", "time")], g[(one, grp, "bindvm", "time")]) <= g[(one, grp, "pfs", "time")]
+        min(g[(ONE_BIG, grp, "oblivious", "time")], g[(ONE_BIG, grp, "bindvm", "time")])
+        <= g[(ONE_BIG, grp, "pfs", "time")]
         for grp in GROUPS
     )
     out.append(
-        _claim(
+        judge(
             "fig2-pfs-dominated",
             "§2, Figure 2",
             "Oblivious and bindVM dominate PFS (in every group one of them is at least as fast)",
@@ -796,39 +797,44 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
 
-    # Figure 12: an OS-scheduled eclipse beside each program, 1B5S.
+    return out
+
+
+def _figure_12(res, adv, diag, ov, g) -> list:
+    """An OS-scheduled eclipse beside each program on 1B5S (Figure 12)."""
+    out = []
     ratio = {p: adv[(p, "wash")] / adv[(p, "oblivious")] for p in PROGRAMS}
-    avg = (_geo(ratio.values()) ** -1 - 1) * 100
+    avg = (geomean(ratio.values()) ** -1 - 1) * 100
     out.append(
-        _claim(
+        judge(
             "fig12-wash-vs-oblivious",
             "Abstract, §8.6, Figure 12",
             "Beside an OS-scheduled eclipse on 1B5S: WASH's performance over Oblivious, average",
             "+27%",
-            f"{avg:+.1f}%",
-            tol,
+            pct(avg),
+            WITHIN_GAIN_TOL,
             _within(avg, 27),
-            f"as without the adversary (WASH's performance over Oblivious +{(ov[(one, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core",
+            f"as without the adversary (WASH's performance over Oblivious +{(ov[(ONE_BIG, 'wash', 'time')] ** -1 - 1) * 100:.0f}% on 1B5S): our Oblivious keeps single-threaded programs off the big core",
         )
     )
     worst = max(ratio, key=ratio.get)
     out.append(
-        _claim(
+        judge(
             "fig12-worst",
             "§8.6, Figure 12",
             "Beside eclipse: WASH's worst program against Oblivious",
             "nspjbb, 7% worse",
-            f"{_name(worst)}, {_chg(ratio[worst])}",
-            f"nspjbb, {tol}",
+            f"{_name(worst)}, {pct_change(ratio[worst])}",
+            f"nspjbb, {WITHIN_GAIN_TOL}",
             worst == "pjbb2005" and _within((ratio[worst] - 1) * 100, 7),
-            f"our worst is {_name(worst)}, as without the adversary (WASH/Oblivious {_chg(norm(res, one, worst, 'wash', 'time'))} alone on 1B5S; see the "
+            f"our worst is {_name(worst)}, as without the adversary (WASH/Oblivious {pct_change(norm(res, ONE_BIG, worst, 'wash', 'time'))} alone on 1B5S; see the "
             f"scalable group: WASH keeps the stop-the-world GC and the JIT on small cores); beside eclipse sunflow's workers run {diag['adv-wash']:.0%} of "
             f"their time on the big core under WASH, {diag['adv-obl']:.0%} under Oblivious",
         )
     )
     fast = [p for p in PROGRAMS if ratio[p] <= 0.55]
     out.append(
-        _claim(
+        judge(
             "fig12-twice",
             "§8.6, Figure 12",
             "Beside eclipse: a number of programs are about 2x faster under WASH than Oblivious",
@@ -842,16 +848,16 @@ def comparison_claims(res, adv, diag) -> list:
     worse = [
         p
         for p in ("pjbb2005", "spjbb")
-        if adv[(p, "bindvm")] / adv[(p, "oblivious")] > norm(res, one, p, "bindvm", "time")
+        if adv[(p, "bindvm")] / adv[(p, "oblivious")] > norm(res, ONE_BIG, p, "bindvm", "time")
     ]
     out.append(
-        _claim(
+        judge(
             "fig12-bindvm-pjbb",
             "§8.6, Figure 12",
             "Beside eclipse, bindVM does worse (against Oblivious) on nspjbb and spjbb than without it",
             "worse on both",
             ", ".join(
-                f"{_name(p)} {_chg(adv[(p, 'bindvm')] / adv[(p, 'oblivious')])} vs alone {_chg(norm(res, one, p, 'bindvm', 'time'))}"
+                f"{_name(p)} {pct_change(adv[(p, 'bindvm')] / adv[(p, 'oblivious')])} vs alone {pct_change(norm(res, ONE_BIG, p, 'bindvm', 'time'))}"
                 for p in ("pjbb2005", "spjbb")
             ),
             "worse on both",
@@ -860,6 +866,24 @@ def comparison_claims(res, adv, diag) -> list:
         )
     )
     return out
+
+
+def comparison_claims(res, adv, diag) -> list:
+    """The schedulers compared, one function per figure of the paper, in the document's order.
+    What they share: ov, each (machine, role, metric)'s mean normalised to Oblivious over the
+    groups weighted equally (Figure 7's average); g, the same per group."""
+    ov = {(m, r, k): overall(res, m, r, k) for m in AMP for r in POLICIES for k in METRICS}
+    g = {
+        (m, grp, r, k): group_mean(res, m, grp, r, k) for m in AMP for grp in GROUPS for r in POLICIES for k in METRICS
+    }
+    return (
+        _figure_7(res, adv, diag, ov, g)
+        + _figure_9a(res, adv, diag, ov, g)
+        + _figure_9b(res, adv, diag, ov, g)
+        + _figure_9c(res, adv, diag, ov, g)
+        + _figure_2(res, adv, diag, ov, g)
+        + _figure_12(res, adv, diag, ov, g)
+    )
 
 
 def sensitivity_claims(sens) -> list:
@@ -873,22 +897,22 @@ def sensitivity_claims(sens) -> list:
     second, negated = model_slowdown(sens, "second"), model_slowdown(sens, "negated")
     worst = max(PROGRAMS, key=lambda p: sens[(p, "negated")] / sens[(p, "default")])
     return [
-        _claim(
+        judge(
             "fig10-second-model",
             "§8.4, Figure 10",
             "WASH with the second-best model (the next best 4 different counters), 1B5S: time over the default model's",
             "+2-3%",
-            f"{_chg(second)}",
+            f"{pct_change(second)}",
             "a degradation, +1% to +5%",
             1.0 <= (second - 1) * 100 <= 5.0,
             reason,
         ),
-        _claim(
+        judge(
             "fig10-negated-model",
             "§8.4, Figure 10",
             "WASH with the negated model (weights the additive inverse of the default's), 1B5S: time over the default model's",
             "+9%",
-            f"{_chg(negated)} (most: {_name(worst)} {_chg(sens[(worst, 'negated')] / sens[(worst, 'default')])})",
+            f"{pct_change(negated)} (most: {_name(worst)} {pct_change(sens[(worst, 'negated')] / sens[(worst, 'default')])})",
             f"within {GAIN_TOL:g} points",
             _within((negated - 1) * 100, 9.0),
             reason,
@@ -1017,53 +1041,41 @@ def figure_12(ctx, adv):
 
 
 def _compare_md(res) -> str:
-    rows = [
-        "| config | group | metric | " + " | ".join(LABEL[r] for r in POLICIES if r != "oblivious") + " |",
-        "|---|---|---|" + "---|" * 3,
-    ]
+    roles = [r for r in POLICIES if r != "oblivious"]
+    rows = []
     for m in AMP:
         for grp in ("overall",) + tuple(GROUPS):
             for metric in METRICS:
                 vals = [
                     overall(res, m, r, metric) if grp == "overall" else group_mean(res, m, grp, r, metric)
-                    for r in POLICIES
-                    if r != "oblivious"
+                    for r in roles
                 ]
-                rows.append(f"| {CONFIG[m]} | {grp} | {metric} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
-    return "\n".join(rows)
+                rows.append([CONFIG[m], grp, metric, *(f"{v:.3f}" for v in vals)])
+    return markdown_table(["config", "group", "metric", *(LABEL[r] for r in roles)], rows)
 
 
 def _programs_md(res, adv) -> str:
+    roles = [r for r in POLICIES if r != "oblivious"]
+    header = ["program", *(f"{CONFIG[m]} {LABEL[r]}" for m in AMP for r in roles), "adversary bindVM", "adversary WASH"]
     rows = [
-        "| program | "
-        + " | ".join(f"{CONFIG[m]} {LABEL[r]}" for m in AMP for r in POLICIES if r != "oblivious")
-        + " | adversary bindVM | adversary WASH |",
-        "|---|" + "---|" * (3 * 3 + 2),
+        [_name(p), *(f"{norm(res, m, p, r, 'time'):.2f}" for m in AMP for r in roles)]
+        + [f"{adv[(p, r)] / adv[(p, 'oblivious')]:.2f}" for r in ("bindvm", "wash")]
+        for p in PROGRAMS
     ]
-    for p in PROGRAMS:
-        rows.append(
-            f"| {_name(p)} | "
-            + " | ".join(f"{norm(res, m, p, r, 'time'):.2f}" for m in AMP for r in POLICIES if r != "oblivious")
-            + f" | {adv[(p, 'bindvm')] / adv[(p, 'oblivious')]:.2f} | {adv[(p, 'wash')] / adv[(p, 'oblivious')]:.2f} |"
-        )
-    return "\n".join(rows)
+    return markdown_table(header, rows)
 
 
 def _table_md(table) -> str:
-    rows = [
-        "| program | paper class | ours | app threads | 1 core s | "
-        + " | ".join(f"{n}c {SPEEDS[s]} GHz" for s in SPEEDS for n in CORES)
-        + " |",
-        "|---|---|---|---|---|" + "---|" * 6,
-    ]
+    header = ["program", "paper class", "ours", "app threads", "1 core s"]
+    header += [f"{n}c {SPEEDS[s]} GHz" for s in SPEEDS for n in CORES]
+    rows = []
     for p in PROGRAMS:
         r = table[p]
         rows.append(
-            f"| {_name(p)} | {PAPER_CLASS[p]} | {r['class']} | {r['app_threads']} | {r['seconds']:.2f} | "
-            + " | ".join(f"{r[s][n]:.2f}" for s in SPEEDS for n in CORES)
-            + " |"
+            [_name(p), PAPER_CLASS[p], r["class"], str(r["app_threads"]), f"{r['seconds']:.2f}"]
+            + [f"{r[s][n]:.2f}" for s in SPEEDS for n in CORES]
         )
-    return "\n".join(rows)
+    return markdown_table(header, rows)
 
 
 def build(ctx):
@@ -1082,7 +1094,7 @@ def build_with(ctx, policies):
     figure_2(ctx, res)
     figure_7_9(ctx, res)
     figure_12(ctx, adv)
-    links = ", ".join(f"[`dacapo-{p}`](../../catalog/workloads/dacapo-{p}.toml)" for p in PROGRAMS)
+    links = catalog_links("workloads", (f"dacapo-{p}" for p in PROGRAMS))
     workloads = f"""Workloads: {links}, each one program of
 [`catalog/programs/dacapo.toml`](../../catalog/programs/dacapo.toml) alone (its header gives what the paper reports
 and what was chosen: threads, lock contention, GC every 8 or 128 MB with as many GC threads as cores, one JIT

@@ -1,0 +1,124 @@
+"""The reproductions' shared formatting (ampsched/reproductions/_format.py) against values
+derived by hand: what every reproduction's document prints its means, percentages, verdicts and
+tables with. Pure Python, no engine: fast."""
+
+import math
+import os
+
+import pytest
+
+from ampsched import reproductions
+from ampsched.reproductions import _format as fmt
+
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
+
+
+@pytest.mark.parametrize(
+    "xs, mean",
+    [
+        ([1, 4], 2.0),  # sqrt(1 x 4)
+        ([2, 8], 4.0),
+        ([1, 3, 9], 3.0),  # cube root of 27
+        ([0.5, 2.0], 1.0),  # a ratio and its inverse cancel
+        ([7.0], 7.0),
+        ([0.9, 1.1], math.sqrt(0.99)),  # thesis-ch4's test of `gain`: 10% faster, 10% slower
+    ],
+)
+def test_geomean_by_hand(xs, mean):
+    assert math.isclose(fmt.geomean(xs), mean, rel_tol=1e-15)
+    # Any iterable: the modules pass generators.
+    assert math.isclose(fmt.geomean(x for x in xs), mean, rel_tol=1e-15)
+
+
+@pytest.mark.parametrize("xs", [[], [1.0, 0.0], [2.0, -1.0]])
+def test_geomean_refuses_what_has_none(xs):
+    # No silent nan or 0: a mean of no value, of a zero or of a negative time is a bug upstream.
+    with pytest.raises(ValueError):
+        fmt.geomean(xs)
+
+
+@pytest.mark.parametrize(
+    "x, text",
+    [
+        (12.34, "+12.3%"),
+        (-7.0, "-7.0%"),
+        (0.0, "+0.0%"),
+        (0.26, "+0.3%"),
+        (-0.04, "-0.0%"),  # the sign of what was rounded away stays: "-0.0%", as before
+        (99.96, "+100.0%"),
+    ],
+)
+def test_pct_signs_and_rounds_to_one_decimal(x, text):
+    assert fmt.pct(x) == text
+
+
+def test_pct_of_and_pct_change_are_pct_of_the_same_value():
+    assert fmt.pct_of(0.1234) == "+12.3%"
+    assert fmt.pct_of(-0.0625) == "-6.2%"  # -6.25 rounds half to even in binary: 6.25 is exact, so -6.2
+    assert fmt.pct_change(1.05) == "+5.0%"
+    assert fmt.pct_change(0.9) == "-10.0%"
+    assert fmt.pct_change(1.0) == "+0.0%"
+    # bindVM/Oblivious 0.73 on 1B5S: 27% less time.
+    assert fmt.pct_change(0.73) == "-27.0%"
+
+
+def test_points_singular_and_plural():
+    assert fmt.points(1) == "1 point"
+    assert fmt.points(1.0) == "1 point"
+    assert fmt.points(2.5) == "2.5 points"
+    assert fmt.points(3.0) == "3 points"
+    assert fmt.points(0) == "0 points"
+
+
+def test_judge_keeps_the_reason_only_when_the_claim_differs():
+    args = ("c-1", "§1", "a claim", "10%", "+9.0%", "within 3 points")
+    ok = fmt.judge(*args, True, "why it differs")
+    assert (ok.verdict, ok.reason) == ("reproduced", "")
+    bad = fmt.judge(*args, False, "why it differs")
+    assert (bad.verdict, bad.reason) == ("differs", "why it differs")
+    assert isinstance(bad, reproductions.Claim)
+    assert fmt.verdict(True) == "reproduced" and fmt.verdict(False) == "differs"
+    assert set(map(fmt.verdict, (True, False))) <= set(reproductions.VERDICTS)
+
+
+def test_markdown_table_layout():
+    text = fmt.markdown_table(["workload", "PA", "CAMP"], [["HH1", "+1.0%", "-2.5%"], ["MH1", "+0.0%", "+3.1%"]], "lrr")
+    assert text == (
+        "| workload | PA | CAMP |\n"  # no padding: cells as given
+        "|---|---:|---:|\n"
+        "| HH1 | +1.0% | -2.5% |\n"
+        "| MH1 | +0.0% | +3.1% |"
+    )
+    # Left-aligned by default, and a table with no rows is its header.
+    assert fmt.markdown_table(["a", "b"], []) == "| a | b |\n|---|---|"
+
+
+def test_markdown_table_refuses_ragged_rows():
+    with pytest.raises(ValueError, match="2 columns"):
+        fmt.markdown_table(["a", "b"], [["1", "2", "3"]])
+    with pytest.raises(ValueError, match="1 alignments"):
+        fmt.markdown_table(["a", "b"], [["1", "2"]], "l")
+
+
+def test_the_claims_table_reads_back(tmp_path):
+    # The document's claims table goes through markdown_table; read_claims (what the tests
+    # hold a new run to) must read it back.
+    claims = [
+        reproductions.Claim("a", "§1", "x", "1", "1", "exact", "reproduced"),
+        reproductions.Claim("b", "§2", "y", "2", "3", "exact", "differs", "because"),
+    ]
+    table = fmt.markdown_table(reproductions.COLUMNS, [[getattr(c, k) for k in reproductions.COLUMNS] for c in claims])
+    path = tmp_path / "doc.md"
+    path.write_text("# doc\n\n## Claims\n\n" + table + "\n\n## Figures\n", encoding="utf-8")
+    assert reproductions.read_claims(path) == {"a": "reproduced", "b": "differs"}
+
+
+def test_catalog_links_are_relative_to_docs_reproduction():
+    assert fmt.catalog_link("machines", "2fc-8sc") == "[`2fc-8sc`](../../catalog/machines/2fc-8sc.toml)"
+    assert fmt.catalog_links("workloads", (w for w in ("hh1", "mh1"))) == (
+        "[`hh1`](../../catalog/workloads/hh1.toml), [`mh1`](../../catalog/workloads/mh1.toml)"
+    )
+    # From docs/reproduction/ the link reaches the file of the repository's catalog.
+    docs = os.path.join(REPO, "docs", "reproduction")
+    target = fmt.catalog_link("machines", "2fc-8sc").split("](")[1].rstrip(")")
+    assert os.path.isfile(os.path.join(docs, target))
