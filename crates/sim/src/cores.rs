@@ -40,8 +40,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Credit the running thread of core `c` with what it did since it was last accounted.
     pub(crate) fn account(&mut self, c: usize) {
+        let Some(t) = self.running[c] else { return };
         let core = &mut self.cores[c];
-        let Some(t) = core.running else { return };
         let elapsed = self.now - core.seg_start;
         if elapsed == 0 {
             return;
@@ -112,8 +112,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Schedule core `c`'s next event for its running thread.
     pub(crate) fn plan(&mut self, c: usize) {
         self.ensure_rate(c);
+        let t = self.running[c].expect("plan needs a running thread");
         let core = &mut self.cores[c];
-        let t = core.running.expect("plan needs a running thread");
         let rt = &self.rts[t as usize];
         let work = match rt.act {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
@@ -137,9 +137,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     pub(crate) fn on_core_event(&mut self, c: usize) {
         self.account(c);
-        let core = &self.cores[c];
-        let t = core.running.expect("a core event has a running thread");
-        if self.now >= core.work_end {
+        let t = self.running[c].expect("a core event has a running thread");
+        if self.now >= self.cores[c].work_end {
             match self.rts[t as usize].act {
                 Act::Spin { .. } => {
                     // A spin-then-block wait used up its spin budget: block, still waiting.
@@ -160,11 +159,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Remove the running thread from core `c` (it blocked, exited, was preempted or moved).
     pub(crate) fn stop_running(&mut self, c: usize) {
-        let core = &mut self.cores[c];
-        let Some(t) = core.running.take() else { return };
+        let Some(t) = self.running[c].take() else { return };
         self.events.cancel_core(c);
         if let Some(o) = &mut self.trace {
-            o.run_ended(Segment { core: c as u32, thread: t, start_ns: core.run_start, end_ns: self.now });
+            o.run_ended(Segment { core: c as u32, thread: t, start_ns: self.cores[c].run_start, end_ns: self.now });
         }
         self.sched.put_prev(t, c);
         self.llc_changed(c);
@@ -174,7 +172,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             rt.debt_ns -= mv.cost_ns;
             rt.refill_ns -= mv.refill_ns;
             rt.refill_misses -= mv.refill_misses;
-            rt.last_ran = mv.from;
+            self.last_ran[t as usize] = mv.from.map(|c| c as u32);
             if mv.from.is_some() {
                 self.book.threads[t as usize].migrations -= 1;
                 self.stats.migrations -= 1;
@@ -187,7 +185,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Give core `c` something to run: keep its thread, switch at slice end, or pick/pull one.
     pub(crate) fn reschedule(&mut self, c: usize) {
-        if let Some(t) = self.cores[c].running {
+        if let Some(t) = self.running[c] {
             if self.now >= self.cores[c].slice_end {
                 if self.rts[t as usize].share.is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
                     // Its share's round sends it to the other core type.
@@ -203,8 +201,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
             }
         }
-        if self.cores[c].running.is_none() {
-            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.rts, &self.cores), c) {
+        if self.running[c].is_none() {
+            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c) {
                 Some(t) => {
                     self.dispatch(c, t);
                     if let Some(next) = self.sched.peek_next(c) {
@@ -233,7 +231,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             // First touch: its memory is allocated on the node it first runs on.
             self.rts[t as usize].home_node = m.cores[c].node as u16;
         }
-        let charged = match self.rts[t as usize].last_ran {
+        let charged = match self.last_ran[t as usize].map(|p| p as usize) {
             None => Some(Move { from: None, cost_ns: 0, refill_ns: 0, refill_misses: 0.0 }),
             Some(prev) if prev != c => {
                 // A migration: a fixed cost, and the refill of its cached data if it left its LLC.
@@ -259,11 +257,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             rt.refill_misses += mv.refill_misses;
             rt.unpaid_move = Some(mv);
         }
-        rt.last_ran = Some(c);
+        self.last_ran[t as usize] = Some(c as u32);
         v.core = Some(c);
         v.state = ThreadState::Running;
+        self.running[c] = Some(t);
         let core = &mut self.cores[c];
-        core.running = Some(t);
         core.seg_start = self.now;
         core.run_start = self.now;
         core.slice_end = self.now + self.sched.slice_ns(t);
@@ -276,7 +274,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         if self.rts[t as usize].share.is_some() {
             self.turn_share_round(t);
         }
-        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.rts, &self.cores), t);
+        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.last_ran, &self.running), t);
         self.enqueue_on(t, c);
     }
 
@@ -288,7 +286,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Thread `t` was queued on core `c`: an idle core must look at its queue.
     pub(crate) fn queued_at(&mut self, t: u32, c: usize) {
         self.book.threads[t as usize].core = Some(c);
-        if self.cores[c].running.is_none() {
+        if self.running[c].is_none() {
             self.mark_dirty(c as u32);
         }
     }

@@ -27,7 +27,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.begin_call(trigger, self.now);
         for (c, core) in self.cores.iter().enumerate() {
             self.book.cores[c] =
-                CoreView { nr_running: self.sched.queue_len(c) as u32 + core.running.is_some() as u32, running: core.running, busy_ns: core.busy_ns };
+                CoreView { nr_running: self.sched.queue_len(c) as u32 + self.running[c].is_some() as u32, running: self.running[c], busy_ns: core.busy_ns };
         }
         self.placement.clear();
         self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
@@ -165,7 +165,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         self.dvfs.set(ty, ghz);
         for c in of_type {
-            if self.cores[c].running.is_some() {
+            if self.running[c].is_some() {
                 // Re-planned at the new clock (a new clock epoch: `memory::RateKey`); its co-runners' cache shares change with its speed.
                 self.llc_changed(c);
                 self.mark_dirty(c as u32);

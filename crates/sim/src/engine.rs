@@ -159,8 +159,6 @@ pub(crate) struct ThreadRt {
     pub home_node: u16,
     /// Boxed: rare, and kept out of the way of the hot fields.
     pub share: Option<Box<ShareRounds>>,
-    /// The core it last ran on: a run elsewhere is a migration.
-    pub last_ran: Option<usize>,
     /// The migration charged at its latest dispatch, until it has run: a dispatch undone in
     /// the same instant (the policy moved it at once) is no migration.
     pub unpaid_move: Option<Move>,
@@ -185,7 +183,6 @@ pub(crate) struct Move {
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CoreRt {
-    pub running: Option<u32>,
     /// When the running thread was last accounted.
     pub seg_start: u64,
     /// When the running thread was dispatched (start of its segment).
@@ -241,6 +238,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) now: u64,
     pub(crate) events: EventQueue,
     pub(crate) cores: Vec<CoreRt>,
+    /// Per core: the thread it runs. Apart from `cores`, so that the local scheduler reads it as
+    /// a plain slice (`SchedView`).
+    pub(crate) running: Vec<Option<u32>>,
     pub(crate) sched: S,
     /// What the policy sees (threads, apps, cores, lock edges), kept as the run goes.
     pub(crate) book: ViewBook,
@@ -250,6 +250,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
     /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
     pub(crate) allowed: Vec<CoreSet>,
+    /// Per thread: the core it last ran on (a run elsewhere is a migration). Apart from `rts`
+    /// for the local scheduler, as `allowed`.
+    pub(crate) last_ran: Vec<Option<u32>>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -326,11 +329,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             now: 0,
             events: EventQueue::new(m.num_cores()),
             cores: vec![CoreRt::default(); m.num_cores()],
+            running: vec![None; m.num_cores()],
             sched,
             book,
             counters,
             rts: Vec::new(),
             allowed: Vec::new(),
+            last_ran: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
             arrivals_left: 0,
@@ -426,7 +431,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// No core runs a thread and none is queued.
     fn idle(&self) -> bool {
-        self.cores.iter().enumerate().all(|(c, core)| core.running.is_none() && self.sched.queue_len(c) == 0)
+        self.running.iter().enumerate().all(|(c, running)| running.is_none() && self.sched.queue_len(c) == 0)
     }
 
     /// Process what the last handler caused: policy calls for its triggers, then queueing the
@@ -468,7 +473,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// The local scheduler's periodic balancing, carried out.
     fn balance(&mut self) {
         let mut moved = std::mem::take(&mut self.moved);
-        self.sched.balance(&SchedView::new(&self.allowed, &self.rts, &self.cores), &mut moved);
+        self.sched.balance(&SchedView::new(&self.allowed, &self.last_ran, &self.running), &mut moved);
         for &(t, to) in &moved {
             self.queued_at(t, to);
         }

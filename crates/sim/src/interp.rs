@@ -113,7 +113,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             rate_key: NO_RATE,
             home_node: NO_HOME,
             share: None,
-            last_ran: None,
             unpaid_move: None,
             debt_ns: 0,
             refill_ns: 0,
@@ -121,6 +120,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             waiting: false,
         });
         self.allowed.push(all);
+        self.last_ran.push(None);
         self.apps[a].all_threads.push(id);
         self.able += 1;
         let next = self.advance(id);

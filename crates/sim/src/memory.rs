@@ -87,7 +87,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let own = self.access_rate(c, profile, latency_ns);
         let mut all = own;
         for other in domain.cores.iter().filter(|&o| o != c) {
-            if let Some(u) = self.cores[other].running {
+            if let Some(u) = self.running[other] {
                 if let Some(p) = self.computing_profile(u) {
                     all += self.access_rate(other, p, self.latency_ns(u, other));
                 }
@@ -104,7 +104,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// than before the cache and so run after, not before, other events at the same ns (slice
     /// ends often meet): the same physics, a different tie order, different runs.
     pub(crate) fn ensure_rate(&mut self, c: usize) {
-        let t = self.cores[c].running.expect("a rate is for a running thread");
+        let t = self.running[c].expect("a rate is for a running thread");
         let key = RateKey { core: c as u32, pc: self.rts[t as usize].pc, clock_epoch: self.dvfs.epoch };
         let stale = self.rts[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c);
         // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
@@ -117,7 +117,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Set the rate of core `c`'s running thread from now; what it did before is accounted at
     /// the rate it had. Whether the rate changed.
     pub(crate) fn update_rate(&mut self, c: usize) -> bool {
-        let t = self.cores[c].running.expect("a rate is for a running thread");
+        let t = self.running[c].expect("a rate is for a running thread");
         let Some(profile) = self.computing_profile(t) else { return false };
         let r = self.rate(t, c, profile);
         let type_index = self.dvfs.machine.cores[c].core_type;
@@ -166,7 +166,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         while let Some(d) = self.llc_dirty.pop() {
             let domain = self.dvfs.machine.llcs[d as usize].cores.clone();
             for c in domain.iter() {
-                let Some(t) = self.cores[c].running else { continue };
+                let Some(t) = self.running[c] else { continue };
                 if self.computing_profile(t).is_some_and(|p| !p.misses.is_flat()) && self.update_rate(c) {
                     self.mark_dirty(c as u32);
                 }
