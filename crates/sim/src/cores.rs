@@ -1,7 +1,7 @@
 //! The cores: running a thread the local scheduler chose (dispatch, with the migration cost),
 //! taking it off, crediting it with what it did (`account`), and planning the core's next
-//! event. Also where a fast-core share's round moves a thread to the other core type, at its
-//! slice boundaries.
+//! event. Also where a fast-core share's round (`local::share`) moves a thread to the other
+//! core type, at its slice boundaries.
 
 use ampsched_model::events as pmu;
 use ampsched_model::{ThreadState, Trigger};
@@ -9,7 +9,6 @@ use ampsched_model::{ThreadState, Trigger};
 use crate::engine::{Engine, Move, Pending};
 use crate::events::Event;
 use crate::interp::Act;
-use crate::local::share::cores_on_side;
 use crate::local::{LocalScheduler, SchedView};
 use crate::memory::{NO_HOME, NO_RATE};
 use crate::observe::Observer;
@@ -91,7 +90,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
             Act::Off => {}
         }
-        if let Some(share) = &mut rt.share {
+        if let Some(share) = &mut self.shares[t as usize] {
             share.charge(self.fast_type_mask[ty], elapsed);
         }
         self.sched.charge(t, c, elapsed);
@@ -187,7 +186,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn reschedule(&mut self, c: usize) {
         if let Some(t) = self.running[c] {
             if self.now >= self.cores[c].slice_end {
-                if self.rts[t as usize].share.is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
+                if self.shares[t as usize].is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
                     // Its share's round sends it to the other core type.
                     self.stop_running(c);
                     self.book.threads[t as usize].state = ThreadState::Ready;
@@ -271,7 +270,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Queue runnable thread `t` where the local scheduler chooses (on the side of the machine
     /// its share's round is on, if it has a share).
     pub(crate) fn place(&mut self, t: u32) {
-        if self.rts[t as usize].share.is_some() {
+        if self.shares[t as usize].is_some() {
             self.turn_share_round(t);
         }
         let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.last_ran, &self.running), t);
@@ -326,27 +325,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.take_off_cpu(t);
         self.book.threads[t as usize].state = ThreadState::Ready;
         self.pending.push_back(Pending { thread: t, trigger: None, enqueue: true });
-    }
-
-    /// Recompute the cores `t` may run on now from its affinity and its share's side; true if
-    /// they changed.
-    pub(crate) fn narrow_allowed(&mut self, t: u32) -> bool {
-        let affinity = &self.book.threads[t as usize].allowed;
-        let allowed = match &self.rts[t as usize].share {
-            Some(share) => cores_on_side(affinity, &self.fast_cores, share.side()),
-            None => affinity.clone(),
-        };
-        let changed = allowed != self.allowed[t as usize];
-        self.allowed[t as usize] = allowed;
-        changed
-    }
-
-    /// A slice boundary of a thread with a share: its round may send it to the other side.
-    fn turn_share_round(&mut self, t: u32) -> bool {
-        if let Some(share) = &mut self.rts[t as usize].share {
-            share.next_side();
-        }
-        self.narrow_allowed(t)
     }
 }
 

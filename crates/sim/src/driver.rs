@@ -96,7 +96,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         v.allowed = cores.clone();
         // Rounds counted on the old affinity mean nothing on the new one.
-        if let Some(share) = self.rts[t as usize].share.as_ref().map(|s| s.share()) {
+        if let Some(share) = self.shares[t as usize].as_ref().map(|s| s.share()) {
             self.start_share(t, share);
         }
         self.narrow_allowed(t);
@@ -107,12 +107,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// A share starts (or restarts) with fresh rounds, or ends (`None`). A share equal to the
     /// current one changes nothing, so a policy may repeat its decision every quantum.
     fn set_fast_share(&mut self, t: u32, share: Option<f64>) -> bool {
-        if self.exited(t) || self.rts[t as usize].share.as_ref().map(|s| s.share()) == share {
+        if self.exited(t) || self.shares[t as usize].as_ref().map(|s| s.share()) == share {
             return false;
         }
         match share {
             Some(s) => self.start_share(t, s),
-            None => self.rts[t as usize].share = None,
+            None => self.shares[t as usize] = None,
         }
         self.narrow_allowed(t);
         self.evict_if_excluded(t);
@@ -126,7 +126,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let side = if here.is_none_or(|c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
         let mut rounds = ShareRounds::new(share, self.cfg.share_round_ns, side);
         rounds.next_side();
-        self.rts[t as usize].share = Some(Box::new(rounds));
+        self.shares[t as usize] = Some(Box::new(rounds));
     }
 
     /// Takes effect from the thread's next slice: the current one runs out as planned.

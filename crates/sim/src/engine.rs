@@ -157,8 +157,6 @@ pub(crate) struct ThreadRt {
     pub rate_key: RateKey,
     /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
     pub home_node: u16,
-    /// Boxed: rare, and kept out of the way of the hot fields.
-    pub share: Option<Box<ShareRounds>>,
     /// The migration charged at its latest dispatch, until it has run: a dispatch undone in
     /// the same instant (the policy moved it at once) is no migration.
     pub unpaid_move: Option<Move>,
@@ -250,6 +248,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
     /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
     pub(crate) allowed: Vec<CoreSet>,
+    /// Per thread: its fast-core share's rounds (`local::share`), which narrow `allowed`.
+    /// Boxed: rare, and the array stays a pointer a thread.
+    pub(crate) shares: Vec<Option<Box<ShareRounds>>>,
     /// Per thread: the core it last ran on (a run elsewhere is a migration). Apart from `rts`
     /// for the local scheduler, as `allowed`.
     pub(crate) last_ran: Vec<Option<u32>>,
@@ -336,6 +337,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             rts: Vec::new(),
             allowed: Vec::new(),
             last_ran: Vec::new(),
+            shares: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
             arrivals_left: 0,

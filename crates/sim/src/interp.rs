@@ -112,7 +112,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             retired_at_rate: 0.0,
             rate_key: NO_RATE,
             home_node: NO_HOME,
-            share: None,
             unpaid_move: None,
             debt_ns: 0,
             refill_ns: 0,
@@ -121,6 +120,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         });
         self.allowed.push(all);
         self.last_ran.push(None);
+        self.shares.push(None);
         self.apps[a].all_threads.push(id);
         self.able += 1;
         let next = self.advance(id);
