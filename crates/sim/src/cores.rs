@@ -1,12 +1,11 @@
-//! The cores: running a thread the local scheduler chose (dispatch, with the migration cost),
-//! taking it off, crediting it with what it did (`account`), and planning the core's next
-//! event. Also where a fast-core share's round (`local::share`) moves a thread to the other
+//! The cores: running a thread the local scheduler chose (dispatch, with the migration cost of
+//! `migrate`), taking it off, crediting it with what it did (`account`), and planning the core's
+//! next event. Also where a fast-core share's round (`local::share`) moves a thread to the other
 //! core type, at its slice boundaries.
 
-use ampsched_model::events as pmu;
 use ampsched_model::{ThreadState, Trigger};
 
-use crate::engine::{Engine, Move, Pending};
+use crate::engine::{Engine, Pending};
 use crate::events::Event;
 use crate::interp::Act;
 use crate::local::{LocalScheduler, SchedView};
@@ -48,31 +47,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         core.seg_start = self.now;
         core.busy_ns += elapsed;
         let done = self.now >= core.work_end;
-        let m = &self.dvfs.machine;
-        let ty = m.cores[c].core_type;
+        let ty = self.dvfs.machine.cores[c].core_type;
         self.book.mark_ran(t);
         self.counters.mark(t);
-        let rt = &mut self.rts[t as usize];
-        let v = &mut self.book.threads[t as usize];
-        rt.unpaid_move = None;
-        let paid = rt.debt_ns.min(elapsed);
-        rt.debt_ns -= paid;
-        let useful = elapsed - paid;
+        let useful = elapsed - self.pay_debt(t, ty, elapsed);
+        let m = &self.dvfs.machine;
         let ctr = &mut self.counters.hot[t as usize][ty];
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
-        if rt.refill_ns > 0 {
-            // The refill is paid first: its misses are the cold start a counter sees.
-            let refilled = paid.min(rt.refill_ns);
-            let misses = rt.refill_misses * refilled as f64 / rt.refill_ns as f64;
-            ctr.llc_misses += misses;
-            let more = pmu::of_refill(misses, refilled as f64, m.core_types[ty].freq_ghz);
-            for (x, add) in self.counters.more[t as usize][ty].iter_mut().zip(more) {
-                *x += add;
-            }
-            rt.refill_misses -= misses;
-            rt.refill_ns -= refilled;
-        }
+        let rt = &mut self.rts[t as usize];
         match &mut rt.act {
             Act::Compute { remaining } => {
                 let retired = if done { *remaining } else { (useful as f64 / rt.tpi).min(*remaining) };
@@ -82,7 +65,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 rt.retired_at_rate += retired;
             }
             Act::Spin { budget, in_cycles } => {
-                v.spin_ns += useful;
+                self.book.threads[t as usize].spin_ns += useful;
                 if let Some(b) = budget {
                     let spent = if *in_cycles { round_ns(useful as f64 * m.core_types[ty].freq_ghz) } else { useful };
                     *b = b.saturating_sub(spent);
@@ -130,7 +113,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         // Saturating: a phase can outlast u64 ns (1e15 instructions at 10 MHz and CPI 1000);
         // its work end then means "not before the slice ends", which bounds the event, and the
         // run's simulated-time budget ends it long before the clock could get there.
-        core.work_end = self.now.saturating_add(rt.debt_ns).saturating_add(work);
+        core.work_end = self.now.saturating_add(self.migration[t as usize].debt_ns).saturating_add(work);
         self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32 });
     }
 
@@ -165,21 +148,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         self.sched.put_prev(t, c);
         self.llc_changed(c);
-        let rt = &mut self.rts[t as usize];
-        if let Some(mv) = rt.unpaid_move.take() {
-            // Taken off in the instant it was dispatched: it never ran here, so it did not move.
-            rt.debt_ns -= mv.cost_ns;
-            rt.refill_ns -= mv.refill_ns;
-            rt.refill_misses -= mv.refill_misses;
-            self.last_ran[t as usize] = mv.from.map(|c| c as u32);
-            if mv.from.is_some() {
-                self.book.threads[t as usize].migrations -= 1;
-                self.stats.migrations -= 1;
-            }
-            if let Some(o) = &mut self.trace {
-                o.migration_undone(self.now, t);
-            }
-        }
+        self.undo_unpaid_move(t);
     }
 
     /// Give core `c` something to run: keep its thread, switch at slice end, or pick/pull one.
@@ -218,7 +187,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     fn prefetch_thread(&self, t: u32) {
         let t = t as usize;
         prefetch(&self.rts[t]);
-        prefetch(&self.rts[t].unpaid_move);
+        prefetch(&self.migration[t]);
+        prefetch(&self.last_ran[t]);
         prefetch(&self.book.threads[t]);
         prefetch(&self.counters.hot[t]);
         self.sched.prefetch(t as u32);
@@ -230,33 +200,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             // First touch: its memory is allocated on the node it first runs on.
             self.rts[t as usize].home_node = m.cores[c].node as u16;
         }
-        let charged = match self.last_ran[t as usize].map(|p| p as usize) {
-            None => Some(Move { from: None, cost_ns: 0, refill_ns: 0, refill_misses: 0.0 }),
-            Some(prev) if prev != c => {
-                // A migration: a fixed cost, and the refill of its cached data if it left its LLC.
-                let (refill_ns, refill_misses) = if m.cores[prev].llc != m.cores[c].llc { self.refill_cost(t, c) } else { (0, 0.0) };
-                self.book.threads[t as usize].migrations += 1;
-                self.stats.migrations += 1;
-                if let Some(o) = &mut self.trace {
-                    o.migrated(self.now, t, prev as u32, c as u32);
-                }
-                Some(Move { from: Some(prev), cost_ns: m.migration.fixed_ns + refill_ns, refill_ns, refill_misses })
-            }
-            Some(_) => None,
-        };
+        self.charge_move(t, c);
         let rt = &mut self.rts[t as usize];
         let v = &mut self.book.threads[t as usize];
         if self.shared_curves {
             // Who runs beside it in its LLC may have changed while it waited.
             rt.rate_key = NO_RATE;
         }
-        if let Some(mv) = charged {
-            rt.debt_ns += mv.cost_ns;
-            rt.refill_ns += mv.refill_ns;
-            rt.refill_misses += mv.refill_misses;
-            rt.unpaid_move = Some(mv);
-        }
-        self.last_ran[t as usize] = Some(c as u32);
         v.core = Some(c);
         v.state = ThreadState::Running;
         self.running[c] = Some(t);

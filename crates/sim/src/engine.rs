@@ -27,6 +27,7 @@ use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
 use crate::memory::RateKey;
+use crate::migrate::Migration;
 use crate::observe::TraceRecorder;
 use crate::sync::{Barrier, Lock};
 
@@ -157,26 +158,8 @@ pub(crate) struct ThreadRt {
     pub rate_key: RateKey,
     /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
     pub home_node: u16,
-    /// The migration charged at its latest dispatch, until it has run: a dispatch undone in
-    /// the same instant (the policy moved it at once) is no migration.
-    pub unpaid_move: Option<Move>,
-    /// Time the thread still owes to its migrations before it makes progress.
-    pub debt_ns: u64,
-    /// The part of `debt_ns` that refills the LLC, and the misses it makes (counted as paid).
-    pub refill_ns: u64,
-    pub refill_misses: f64,
     /// In a wait (barrier, serial, lock): counted out of `able`.
     pub waiting: bool,
-}
-
-/// A dispatch's migration, as charged.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Move {
-    /// The core it came from (None: its first dispatch, no migration).
-    pub from: Option<usize>,
-    pub cost_ns: u64,
-    pub refill_ns: u64,
-    pub refill_misses: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -254,6 +237,8 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// Per thread: the core it last ran on (a run elsewhere is a migration). Apart from `rts`
     /// for the local scheduler, as `allowed`.
     pub(crate) last_ran: Vec<Option<u32>>,
+    /// Per thread: what its migrations cost it (`migrate`).
+    pub(crate) migration: Vec<Migration>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -337,6 +322,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             rts: Vec::new(),
             allowed: Vec::new(),
             last_ran: Vec::new(),
+            migration: Vec::new(),
             shares: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,

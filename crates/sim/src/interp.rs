@@ -10,6 +10,7 @@ use crate::engine::{Engine, Pending, ThreadRt};
 use crate::events::Event;
 use crate::local::LocalScheduler;
 use crate::memory::{NO_HOME, NO_RATE};
+use crate::migrate::Migration;
 use crate::sync::Barrier;
 
 /// Where a thread is in its phase list.
@@ -112,14 +113,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             retired_at_rate: 0.0,
             rate_key: NO_RATE,
             home_node: NO_HOME,
-            unpaid_move: None,
-            debt_ns: 0,
-            refill_ns: 0,
-            refill_misses: 0.0,
             waiting: false,
         });
         self.allowed.push(all);
         self.last_ran.push(None);
+        self.migration.push(Migration::default());
         self.shares.push(None);
         self.apps[a].all_threads.push(id);
         self.able += 1;
