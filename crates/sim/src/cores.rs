@@ -9,7 +9,6 @@ use crate::engine::{Engine, Pending};
 use crate::events::Event;
 use crate::interp::Act;
 use crate::local::{LocalScheduler, SchedView};
-use crate::memory::{NO_HOME, NO_RATE};
 use crate::observe::Observer;
 use crate::prefetch::prefetch;
 use crate::result::Segment;
@@ -55,14 +54,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let ctr = &mut self.counters.hot[t as usize][ty];
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
-        let rt = &mut self.rts[t as usize];
-        match &mut rt.act {
+        // What it did, at the rate its core was planned with (`memory`).
+        match &mut self.rts[t as usize].act {
             Act::Compute { remaining } => {
-                let retired = if done { *remaining } else { (useful as f64 / rt.tpi).min(*remaining) };
+                let rate = &mut self.rates[t as usize];
+                let retired = if done { *remaining } else { (useful as f64 / rate.tpi).min(*remaining) };
                 *remaining -= retired;
                 ctr.instructions += retired;
-                ctr.llc_misses += retired * rt.llc_mpki / 1000.0;
-                rt.retired_at_rate += retired;
+                ctr.llc_misses += retired * rate.llc_mpki / 1000.0;
+                rate.retired_at_rate += retired;
             }
             Act::Spin { budget, in_cycles } => {
                 self.book.threads[t as usize].spin_ns += useful;
@@ -79,27 +79,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.sched.charge(t, c, elapsed);
     }
 
-    /// Add to thread `t`'s other events (`Counters::more`) what it retired at its current rate.
-    pub(crate) fn flush_events(&mut self, t: u32) {
-        let rt = &mut self.rts[t as usize];
-        if rt.retired_at_rate > 0.0 {
-            let more = &mut self.counters.more[t as usize][rt.rate_type as usize];
-            for (x, per) in more.iter_mut().zip(rt.more_per_instruction) {
-                *x += rt.retired_at_rate * per;
-            }
-            rt.retired_at_rate = 0.0;
-        }
-    }
-
     /// Schedule core `c`'s next event for its running thread.
     pub(crate) fn plan(&mut self, c: usize) {
         self.ensure_rate(c);
         let t = self.running[c].expect("plan needs a running thread");
         let core = &mut self.cores[c];
-        let rt = &self.rts[t as usize];
-        let work = match rt.act {
+        let work = match self.rts[t as usize].act {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
-            Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * rt.tpi).max(1),
+            Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * self.rates[t as usize].tpi).max(1),
             Act::Compute { .. } => 0,
             Act::Spin { budget: Some(b), in_cycles: false } => b,
             // The cycles left at the core's clock now (a frequency change re-plans it), rounded
@@ -187,6 +174,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     fn prefetch_thread(&self, t: u32) {
         let t = t as usize;
         prefetch(&self.rts[t]);
+        prefetch(&self.rates[t]);
         prefetch(&self.migration[t]);
         prefetch(&self.last_ran[t]);
         prefetch(&self.book.threads[t]);
@@ -195,18 +183,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     fn dispatch(&mut self, c: usize, t: u32) {
-        let m = &self.dvfs.machine;
-        if self.rts[t as usize].home_node == NO_HOME {
-            // First touch: its memory is allocated on the node it first runs on.
-            self.rts[t as usize].home_node = m.cores[c].node as u16;
-        }
+        // First the memory side: the refill a migration costs depends on the home node.
+        self.dispatched(t, c);
         self.charge_move(t, c);
-        let rt = &mut self.rts[t as usize];
         let v = &mut self.book.threads[t as usize];
-        if self.shared_curves {
-            // Who runs beside it in its LLC may have changed while it waited.
-            rt.rate_key = NO_RATE;
-        }
         v.core = Some(c);
         v.state = ThreadState::Running;
         self.running[c] = Some(t);

@@ -26,7 +26,7 @@ use crate::interp::{Act, Step};
 use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
-use crate::memory::RateKey;
+use crate::memory::ThreadRate;
 use crate::migrate::Migration;
 use crate::observe::TraceRecorder;
 use crate::sync::{Barrier, Lock};
@@ -144,20 +144,6 @@ pub(crate) struct ThreadRt {
     pub pc: u32,
     pub step: Step,
     pub act: Act,
-    /// ns per instruction of the current chunk on its core, since it was last accounted.
-    pub tpi: f64,
-    /// LLC misses per thousand instructions, the same way.
-    pub llc_mpki: f64,
-    /// The other counted events (`Counters::more`) per instruction, the same way, the core
-    /// type they are counted on, and the instructions retired at them not yet added
-    /// (`Engine::flush_events`).
-    pub more_per_instruction: [f64; MORE_EVENTS],
-    pub rate_type: u8,
-    pub retired_at_rate: f64,
-    /// The core and phase `tpi` was computed for (`memory::NO_RATE`: none).
-    pub rate_key: RateKey,
-    /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
-    pub home_node: u16,
     /// In a wait (barrier, serial, lock): counted out of `able`.
     pub waiting: bool,
 }
@@ -228,6 +214,10 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// The threads' counters, exact, and the noise on what the policy reads of them.
     pub(crate) counters: CounterBook,
     pub(crate) rts: Vec<ThreadRt>,
+    /// Per thread: its rate on its core and its home node (`memory`), and the other counted
+    /// events per instruction at that rate, read only when the rate changes.
+    pub(crate) rates: Vec<ThreadRate>,
+    pub(crate) more_per_instruction: Vec<[f64; MORE_EVENTS]>,
     /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
     /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
     pub(crate) allowed: Vec<CoreSet>,
@@ -320,6 +310,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             book,
             counters,
             rts: Vec::new(),
+            rates: Vec::new(),
+            more_per_instruction: Vec::new(),
             allowed: Vec::new(),
             last_ran: Vec::new(),
             migration: Vec::new(),

@@ -9,7 +9,7 @@ use ampsched_model::{ThreadState, ThreadView, Trigger};
 use crate::engine::{Engine, Pending, ThreadRt};
 use crate::events::Event;
 use crate::local::LocalScheduler;
-use crate::memory::{NO_HOME, NO_RATE};
+use crate::memory::ThreadRate;
 use crate::migrate::Migration;
 use crate::sync::Barrier;
 
@@ -100,21 +100,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.add_thread(ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now));
         self.sched.add_thread(id, app.priority);
         self.counters.add_thread();
-        self.rts.push(ThreadRt {
-            app: a as u32,
-            group: g as u32,
-            pc,
-            step: Step::Enter,
-            act: Act::Off,
-            tpi: 0.0,
-            llc_mpki: 0.0,
-            more_per_instruction: [0.0; MORE_EVENTS],
-            rate_type: 0,
-            retired_at_rate: 0.0,
-            rate_key: NO_RATE,
-            home_node: NO_HOME,
-            waiting: false,
-        });
+        self.rts.push(ThreadRt { app: a as u32, group: g as u32, pc, step: Step::Enter, act: Act::Off, waiting: false });
+        self.rates.push(ThreadRate::default());
+        self.more_per_instruction.push([0.0; MORE_EVENTS]);
         self.allowed.push(all);
         self.last_ran.push(None);
         self.migration.push(Migration::default());
