@@ -55,7 +55,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
         // What it did, at the rate its core was planned with (`memory`).
-        match &mut self.rts[t as usize].act {
+        match &mut self.flow[t as usize].act {
             Act::Compute { remaining } => {
                 let rate = &mut self.rates[t as usize];
                 let retired = if done { *remaining } else { (useful as f64 / rate.tpi).min(*remaining) };
@@ -84,7 +84,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.ensure_rate(c);
         let t = self.running[c].expect("plan needs a running thread");
         let core = &mut self.cores[c];
-        let work = match self.rts[t as usize].act {
+        let work = match self.flow[t as usize].act {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
             Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * self.rates[t as usize].tpi).max(1),
             Act::Compute { .. } => 0,
@@ -108,10 +108,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.account(c);
         let t = self.running[c].expect("a core event has a running thread");
         if self.now >= self.cores[c].work_end {
-            match self.rts[t as usize].act {
+            match self.flow[t as usize].act {
                 Act::Spin { .. } => {
                     // A spin-then-block wait used up its spin budget: block, still waiting.
-                    self.rts[t as usize].act = Act::Off;
+                    self.flow[t as usize].act = Act::Off;
                     self.book.threads[t as usize].spinning = false;
                     self.stop_running(c);
                     self.set_state(t, ThreadState::Blocked);
@@ -173,7 +173,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Fetch what a dispatch of `t` touches (`prefetch`).
     fn prefetch_thread(&self, t: u32) {
         let t = t as usize;
-        prefetch(&self.rts[t]);
+        prefetch(&self.flow[t]);
         prefetch(&self.rates[t]);
         prefetch(&self.migration[t]);
         prefetch(&self.last_ran[t]);

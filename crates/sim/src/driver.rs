@@ -81,7 +81,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Whether thread `t`'s app takes placements from the policy (not `os_scheduled`).
     fn managed(&self, t: u32) -> bool {
-        self.w.apps[self.rts[t as usize].app as usize].policy_managed
+        self.w.apps[self.flow[t as usize].app as usize].policy_managed
     }
 
     fn exited(&self, t: u32) -> bool {

@@ -1,11 +1,15 @@
 //! The discrete-event engine: its state, the event loop, and `settle`.
 //!
 //! Time is integer nanoseconds. The layers, one file each: the workload interpreter (`interp`,
-//! with `sync`) moves threads through their phases; the cores (`cores`) run them, charge
-//! migrations and account what they did; the local scheduler (`local`, a type parameter)
-//! queues and places them; the policy driver (`driver`) calls the policy and applies its
-//! placement; `finish` makes the result or explains a deadlock. Observers (`observe`) are told
-//! what happened; the engine records nothing itself.
+//! with `sync`) moves threads through their phases; the cores (`cores`) run them and account
+//! what they did; the memory side (`memory`) gives their rate on a core; migrations
+//! (`migrate`) cost them time; the local scheduler (`local`, a type parameter; with a
+//! fast-core share's rounds, `local::share`) queues and places them; the policy driver
+//! (`driver`) calls the policy and applies its placement; `finish` makes the result or explains
+//! a deadlock. Observers (`observe`) are told what happened; the engine records nothing itself.
+//! Each layer keeps its own per-thread state, in arrays of its own (`Engine::flow`, `rates`,
+//! `migration`, `shares`); the local scheduler keeps its own (`Cfs`), and reads the rest
+//! through `SchedView`.
 //!
 //! A core has at most one pending event: the moment its running thread finishes its current
 //! work or its time slice, whichever is first (re-planning the core replaces it). Everything
@@ -22,7 +26,7 @@ use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Si
 use crate::counters::CounterBook;
 use crate::dvfs::Dvfs;
 use crate::events::{Event, EventQueue};
-use crate::interp::{Act, Step};
+use crate::interp::Flow;
 use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
@@ -135,19 +139,6 @@ impl std::fmt::Display for SimError {
     }
 }
 
-/// The engine's private per-thread state (the policy sees `ThreadView`).
-#[derive(Debug, Clone)]
-pub(crate) struct ThreadRt {
-    pub app: u32,
-    pub group: u32,
-    /// Index of the current phase in the group's list repeated `repeat` times.
-    pub pc: u32,
-    pub step: Step,
-    pub act: Act,
-    /// In a wait (barrier, serial, lock): counted out of `able`.
-    pub waiting: bool,
-}
-
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CoreRt {
     /// When the running thread was last accounted.
@@ -213,22 +204,25 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) book: ViewBook,
     /// The threads' counters, exact, and the noise on what the policy reads of them.
     pub(crate) counters: CounterBook,
-    pub(crate) rts: Vec<ThreadRt>,
-    /// Per thread: its rate on its core and its home node (`memory`), and the other counted
-    /// events per instruction at that rate, read only when the rate changes.
+    // The threads' private state (the policy sees `ThreadView`): one array per layer, indexed by
+    // thread id, each kept by its layer's file, so that a handler brings into the cache only the
+    // parts of a thread it uses (a slice switch does not pull in the interpreter's step or a
+    // share's rounds with the thread's rate and debt).
+    /// The interpreter's (`interp`): where each thread is in its phases, what it does now.
+    pub(crate) flow: Vec<Flow>,
+    /// The memory side's (`memory`): each thread's rate on its core and its home node, and the
+    /// other counted events per instruction at that rate, read only when the rate changes.
     pub(crate) rates: Vec<ThreadRate>,
     pub(crate) more_per_instruction: Vec<[f64; MORE_EVENTS]>,
-    /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
-    /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
-    pub(crate) allowed: Vec<CoreSet>,
-    /// Per thread: its fast-core share's rounds (`local::share`), which narrow `allowed`.
-    /// Boxed: rare, and the array stays a pointer a thread.
-    pub(crate) shares: Vec<Option<Box<ShareRounds>>>,
-    /// Per thread: the core it last ran on (a run elsewhere is a migration). Apart from `rts`
-    /// for the local scheduler, as `allowed`.
+    /// The migrations' (`migrate`): the core each thread last ran on (a run elsewhere is a
+    /// migration; read by the local scheduler through `SchedView`), and what its moves cost it.
     pub(crate) last_ran: Vec<Option<u32>>,
-    /// Per thread: what its migrations cost it (`migrate`).
     pub(crate) migration: Vec<Migration>,
+    /// The local scheduling's (`local`): the cores each thread may run on now, its affinity
+    /// narrowed to one side by a fast-core share's round (read through `SchedView`), and its
+    /// share's rounds (boxed: rare, and the array stays a pointer a thread).
+    pub(crate) allowed: Vec<CoreSet>,
+    pub(crate) shares: Vec<Option<Box<ShareRounds>>>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -309,12 +303,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             sched,
             book,
             counters,
-            rts: Vec::new(),
+            flow: Vec::new(),
             rates: Vec::new(),
             more_per_instruction: Vec::new(),
-            allowed: Vec::new(),
             last_ran: Vec::new(),
             migration: Vec::new(),
+            allowed: Vec::new(),
             shares: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
@@ -363,7 +357,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     // Before any of the run's threads is made, so that no table grows past the
                     // bound (a constant-load app that restarts without end reaches it).
                     let next_run = self.w.apps[app as usize].groups.iter().map(|g| g.threads_per_run()).sum::<u64>();
-                    if self.rts.len() as u64 + next_run > self.cfg.max_threads_spawned {
+                    if self.num_threads() as u64 + next_run > self.cfg.max_threads_spawned {
                         return Err(self.too_many_threads(app as usize, next_run));
                     }
                     self.spawn_run(app as usize);
@@ -459,6 +453,22 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         moved.clear();
         self.moved = moved;
+    }
+
+    /// A new thread's state in every layer: `flow` from the interpreter, may run on `allowed`.
+    pub(crate) fn add_thread_state(&mut self, flow: Flow, allowed: CoreSet) {
+        self.flow.push(flow);
+        self.rates.push(ThreadRate::default());
+        self.more_per_instruction.push([0.0; MORE_EVENTS]);
+        self.last_ran.push(None);
+        self.migration.push(Migration::default());
+        self.allowed.push(allowed);
+        self.shares.push(None);
+    }
+
+    /// Threads created so far, runs and restarts counted.
+    pub(crate) fn num_threads(&self) -> usize {
+        self.flow.len()
     }
 
     pub(crate) fn set_state(&mut self, t: u32, state: ThreadState) {

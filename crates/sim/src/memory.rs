@@ -131,7 +131,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// ends often meet): the same physics, a different tie order, different runs.
     pub(crate) fn ensure_rate(&mut self, c: usize) {
         let t = self.running[c].expect("a rate is for a running thread");
-        let key = RateKey { core: c as u32, pc: self.rts[t as usize].pc, clock_epoch: self.dvfs.epoch };
+        let key = RateKey { core: c as u32, pc: self.flow[t as usize].pc, clock_epoch: self.dvfs.epoch };
         let stale = self.rates[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c);
         // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
         if stale && self.computing_profile(t).is_some() {
