@@ -1,17 +1,14 @@
-//! The cores: running a thread the local scheduler chose (dispatch, with the migration cost),
-//! taking it off, crediting it with what it did (`account`), and planning the core's next
-//! event. Also where a fast-core share's round moves a thread to the other core type, at its
-//! slice boundaries.
+//! The cores: running a thread the local scheduler chose (dispatch, with the migration cost of
+//! `migrate`), taking it off, crediting it with what it did (`account`), and planning the core's
+//! next event. Also where a fast-core share's round (`local::share`) moves a thread to the other
+//! core type, at its slice boundaries.
 
-use ampsched_model::events as pmu;
 use ampsched_model::{ThreadState, Trigger};
 
-use crate::engine::{Engine, Move, Pending};
+use crate::engine::{Engine, Pending};
 use crate::events::Event;
 use crate::interp::Act;
-use crate::local::share::cores_on_side;
 use crate::local::{LocalScheduler, SchedView};
-use crate::memory::{NO_HOME, NO_RATE};
 use crate::observe::Observer;
 use crate::prefetch::prefetch;
 use crate::result::Segment;
@@ -40,8 +37,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Credit the running thread of core `c` with what it did since it was last accounted.
     pub(crate) fn account(&mut self, c: usize) {
+        let Some(t) = self.running[c] else { return };
         let core = &mut self.cores[c];
-        let Some(t) = core.running else { return };
         let elapsed = self.now - core.seg_start;
         if elapsed == 0 {
             return;
@@ -49,41 +46,26 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         core.seg_start = self.now;
         core.busy_ns += elapsed;
         let done = self.now >= core.work_end;
-        let m = &self.dvfs.machine;
-        let ty = m.cores[c].core_type;
+        let ty = self.dvfs.machine.cores[c].core_type;
         self.book.mark_ran(t);
         self.counters.mark(t);
-        let rt = &mut self.rts[t as usize];
-        let v = &mut self.book.threads[t as usize];
-        rt.unpaid_move = None;
-        let paid = rt.debt_ns.min(elapsed);
-        rt.debt_ns -= paid;
-        let useful = elapsed - paid;
+        let useful = elapsed - self.pay_debt(t, ty, elapsed);
+        let m = &self.dvfs.machine;
         let ctr = &mut self.counters.hot[t as usize][ty];
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
-        if rt.refill_ns > 0 {
-            // The refill is paid first: its misses are the cold start a counter sees.
-            let refilled = paid.min(rt.refill_ns);
-            let misses = rt.refill_misses * refilled as f64 / rt.refill_ns as f64;
-            ctr.llc_misses += misses;
-            let more = pmu::of_refill(misses, refilled as f64, m.core_types[ty].freq_ghz);
-            for (x, add) in self.counters.more[t as usize][ty].iter_mut().zip(more) {
-                *x += add;
-            }
-            rt.refill_misses -= misses;
-            rt.refill_ns -= refilled;
-        }
-        match &mut rt.act {
+        // What it did, at the rate its core was planned with (`memory`).
+        match &mut self.flow[t as usize].act {
             Act::Compute { remaining } => {
-                let retired = if done { *remaining } else { (useful as f64 / rt.tpi).min(*remaining) };
+                let rate = &mut self.rates[t as usize];
+                let retired = if done { *remaining } else { (useful as f64 / rate.tpi).min(*remaining) };
                 *remaining -= retired;
                 ctr.instructions += retired;
-                ctr.llc_misses += retired * rt.llc_mpki / 1000.0;
-                rt.retired_at_rate += retired;
+                ctr.llc_misses += retired * rate.llc_mpki / 1000.0;
+                rate.retired_at_rate += retired;
             }
             Act::Spin { budget, in_cycles } => {
-                v.spin_ns += useful;
+                self.book.threads[t as usize].spin_ns += useful;
                 if let Some(b) = budget {
                     let spent = if *in_cycles { round_ns(useful as f64 * m.core_types[ty].freq_ghz) } else { useful };
                     *b = b.saturating_sub(spent);
@@ -91,33 +73,20 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
             Act::Off => {}
         }
-        if let Some(share) = &mut rt.share {
+        if let Some(share) = &mut self.shares[t as usize] {
             share.charge(self.fast_type_mask[ty], elapsed);
         }
         self.sched.charge(t, c, elapsed);
     }
 
-    /// Add to thread `t`'s other events (`Counters::more`) what it retired at its current rate.
-    pub(crate) fn flush_events(&mut self, t: u32) {
-        let rt = &mut self.rts[t as usize];
-        if rt.retired_at_rate > 0.0 {
-            let more = &mut self.counters.more[t as usize][rt.rate_type as usize];
-            for (x, per) in more.iter_mut().zip(rt.more_per_instruction) {
-                *x += rt.retired_at_rate * per;
-            }
-            rt.retired_at_rate = 0.0;
-        }
-    }
-
     /// Schedule core `c`'s next event for its running thread.
     pub(crate) fn plan(&mut self, c: usize) {
         self.ensure_rate(c);
+        let t = self.running[c].expect("plan needs a running thread");
         let core = &mut self.cores[c];
-        let t = core.running.expect("plan needs a running thread");
-        let rt = &self.rts[t as usize];
-        let work = match rt.act {
+        let work = match self.flow[t as usize].act {
             // Rounded to the nearest ns (float noise must not add a ns); never 0 while work remains.
-            Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * rt.tpi).max(1),
+            Act::Compute { remaining } if remaining > 0.0 => round_ns(remaining * self.rates[t as usize].tpi).max(1),
             Act::Compute { .. } => 0,
             Act::Spin { budget: Some(b), in_cycles: false } => b,
             // The cycles left at the core's clock now (a frequency change re-plans it), rounded
@@ -131,19 +100,18 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         // Saturating: a phase can outlast u64 ns (1e15 instructions at 10 MHz and CPI 1000);
         // its work end then means "not before the slice ends", which bounds the event, and the
         // run's simulated-time budget ends it long before the clock could get there.
-        core.work_end = self.now.saturating_add(rt.debt_ns).saturating_add(work);
+        core.work_end = self.now.saturating_add(self.migration[t as usize].debt_ns).saturating_add(work);
         self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32 });
     }
 
     pub(crate) fn on_core_event(&mut self, c: usize) {
         self.account(c);
-        let core = &self.cores[c];
-        let t = core.running.expect("a core event has a running thread");
-        if self.now >= core.work_end {
-            match self.rts[t as usize].act {
+        let t = self.running[c].expect("a core event has a running thread");
+        if self.now >= self.cores[c].work_end {
+            match self.flow[t as usize].act {
                 Act::Spin { .. } => {
                     // A spin-then-block wait used up its spin budget: block, still waiting.
-                    self.rts[t as usize].act = Act::Off;
+                    self.flow[t as usize].act = Act::Off;
                     self.book.threads[t as usize].spinning = false;
                     self.stop_running(c);
                     self.set_state(t, ThreadState::Blocked);
@@ -160,36 +128,21 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Remove the running thread from core `c` (it blocked, exited, was preempted or moved).
     pub(crate) fn stop_running(&mut self, c: usize) {
-        let core = &mut self.cores[c];
-        let Some(t) = core.running.take() else { return };
+        let Some(t) = self.running[c].take() else { return };
         self.events.cancel_core(c);
         if let Some(o) = &mut self.trace {
-            o.run_ended(Segment { core: c as u32, thread: t, start_ns: core.run_start, end_ns: self.now });
+            o.run_ended(Segment { core: c as u32, thread: t, start_ns: self.cores[c].run_start, end_ns: self.now });
         }
         self.sched.put_prev(t, c);
         self.llc_changed(c);
-        let rt = &mut self.rts[t as usize];
-        if let Some(mv) = rt.unpaid_move.take() {
-            // Taken off in the instant it was dispatched: it never ran here, so it did not move.
-            rt.debt_ns -= mv.cost_ns;
-            rt.refill_ns -= mv.refill_ns;
-            rt.refill_misses -= mv.refill_misses;
-            rt.last_ran = mv.from;
-            if mv.from.is_some() {
-                self.book.threads[t as usize].migrations -= 1;
-                self.stats.migrations -= 1;
-            }
-            if let Some(o) = &mut self.trace {
-                o.migration_undone(self.now, t);
-            }
-        }
+        self.undo_unpaid_move(t);
     }
 
     /// Give core `c` something to run: keep its thread, switch at slice end, or pick/pull one.
     pub(crate) fn reschedule(&mut self, c: usize) {
-        if let Some(t) = self.cores[c].running {
+        if let Some(t) = self.running[c] {
             if self.now >= self.cores[c].slice_end {
-                if self.rts[t as usize].share.is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
+                if self.shares[t as usize].is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
                     // Its share's round sends it to the other core type.
                     self.stop_running(c);
                     self.book.threads[t as usize].state = ThreadState::Ready;
@@ -203,8 +156,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
             }
         }
-        if self.cores[c].running.is_none() {
-            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.rts, &self.cores), c) {
+        if self.running[c].is_none() {
+            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c) {
                 Some(t) => {
                     self.dispatch(c, t);
                     if let Some(next) = self.sched.peek_next(c) {
@@ -220,50 +173,24 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Fetch what a dispatch of `t` touches (`prefetch`).
     fn prefetch_thread(&self, t: u32) {
         let t = t as usize;
-        prefetch(&self.rts[t]);
-        prefetch(&self.rts[t].unpaid_move);
+        prefetch(&self.flow[t]);
+        prefetch(&self.rates[t]);
+        prefetch(&self.migration[t]);
+        prefetch(&self.last_ran[t]);
         prefetch(&self.book.threads[t]);
         prefetch(&self.counters.hot[t]);
         self.sched.prefetch(t as u32);
     }
 
     fn dispatch(&mut self, c: usize, t: u32) {
-        let m = &self.dvfs.machine;
-        if self.rts[t as usize].home_node == NO_HOME {
-            // First touch: its memory is allocated on the node it first runs on.
-            self.rts[t as usize].home_node = m.cores[c].node as u16;
-        }
-        let charged = match self.rts[t as usize].last_ran {
-            None => Some(Move { from: None, cost_ns: 0, refill_ns: 0, refill_misses: 0.0 }),
-            Some(prev) if prev != c => {
-                // A migration: a fixed cost, and the refill of its cached data if it left its LLC.
-                let (refill_ns, refill_misses) = if m.cores[prev].llc != m.cores[c].llc { self.refill_cost(t, c) } else { (0, 0.0) };
-                self.book.threads[t as usize].migrations += 1;
-                self.stats.migrations += 1;
-                if let Some(o) = &mut self.trace {
-                    o.migrated(self.now, t, prev as u32, c as u32);
-                }
-                Some(Move { from: Some(prev), cost_ns: m.migration.fixed_ns + refill_ns, refill_ns, refill_misses })
-            }
-            Some(_) => None,
-        };
-        let rt = &mut self.rts[t as usize];
+        // First the memory side: the refill a migration costs depends on the home node.
+        self.dispatched(t, c);
+        self.charge_move(t, c);
         let v = &mut self.book.threads[t as usize];
-        if self.shared_curves {
-            // Who runs beside it in its LLC may have changed while it waited.
-            rt.rate_key = NO_RATE;
-        }
-        if let Some(mv) = charged {
-            rt.debt_ns += mv.cost_ns;
-            rt.refill_ns += mv.refill_ns;
-            rt.refill_misses += mv.refill_misses;
-            rt.unpaid_move = Some(mv);
-        }
-        rt.last_ran = Some(c);
         v.core = Some(c);
         v.state = ThreadState::Running;
+        self.running[c] = Some(t);
         let core = &mut self.cores[c];
-        core.running = Some(t);
         core.seg_start = self.now;
         core.run_start = self.now;
         core.slice_end = self.now + self.sched.slice_ns(t);
@@ -273,10 +200,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Queue runnable thread `t` where the local scheduler chooses (on the side of the machine
     /// its share's round is on, if it has a share).
     pub(crate) fn place(&mut self, t: u32) {
-        if self.rts[t as usize].share.is_some() {
+        if self.shares[t as usize].is_some() {
             self.turn_share_round(t);
         }
-        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.rts, &self.cores), t);
+        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.last_ran, &self.running), t);
         self.enqueue_on(t, c);
     }
 
@@ -288,7 +215,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Thread `t` was queued on core `c`: an idle core must look at its queue.
     pub(crate) fn queued_at(&mut self, t: u32, c: usize) {
         self.book.threads[t as usize].core = Some(c);
-        if self.cores[c].running.is_none() {
+        if self.running[c].is_none() {
             self.mark_dirty(c as u32);
         }
     }
@@ -328,27 +255,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.take_off_cpu(t);
         self.book.threads[t as usize].state = ThreadState::Ready;
         self.pending.push_back(Pending { thread: t, trigger: None, enqueue: true });
-    }
-
-    /// Recompute the cores `t` may run on now from its affinity and its share's side; true if
-    /// they changed.
-    pub(crate) fn narrow_allowed(&mut self, t: u32) -> bool {
-        let affinity = &self.book.threads[t as usize].allowed;
-        let allowed = match &self.rts[t as usize].share {
-            Some(share) => cores_on_side(affinity, &self.fast_cores, share.side()),
-            None => affinity.clone(),
-        };
-        let changed = allowed != self.allowed[t as usize];
-        self.allowed[t as usize] = allowed;
-        changed
-    }
-
-    /// A slice boundary of a thread with a share: its round may send it to the other side.
-    fn turn_share_round(&mut self, t: u32) -> bool {
-        if let Some(share) = &mut self.rts[t as usize].share {
-            share.next_side();
-        }
-        self.narrow_allowed(t)
     }
 }
 

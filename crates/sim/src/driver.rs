@@ -27,7 +27,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.begin_call(trigger, self.now);
         for (c, core) in self.cores.iter().enumerate() {
             self.book.cores[c] =
-                CoreView { nr_running: self.sched.queue_len(c) as u32 + core.running.is_some() as u32, running: core.running, busy_ns: core.busy_ns };
+                CoreView { nr_running: self.sched.queue_len(c) as u32 + self.running[c].is_some() as u32, running: self.running[c], busy_ns: core.busy_ns };
         }
         self.placement.clear();
         let decided = self.policy.decide(&self.book.view(self.m, trigger, self.now), &mut self.placement);
@@ -79,7 +79,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Whether thread `t`'s app takes placements from the policy (not `os_scheduled`).
     fn managed(&self, t: u32) -> bool {
-        self.w.apps[self.rts[t as usize].app as usize].policy_managed
+        self.w.apps[self.flow[t as usize].app as usize].policy_managed
     }
 
     fn exited(&self, t: u32) -> bool {
@@ -94,7 +94,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         v.allowed = cores.clone();
         // Rounds counted on the old affinity mean nothing on the new one.
-        if let Some(share) = self.rts[t as usize].share.as_ref().map(|s| s.share()) {
+        if let Some(share) = self.shares[t as usize].as_ref().map(|s| s.share()) {
             self.start_share(t, share);
         }
         self.narrow_allowed(t);
@@ -105,12 +105,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// A share starts (or restarts) with fresh rounds, or ends (`None`). A share equal to the
     /// current one changes nothing, so a policy may repeat its decision every quantum.
     fn set_fast_share(&mut self, t: u32, share: Option<f64>) -> bool {
-        if self.exited(t) || self.rts[t as usize].share.as_ref().map(|s| s.share()) == share {
+        if self.exited(t) || self.shares[t as usize].as_ref().map(|s| s.share()) == share {
             return false;
         }
         match share {
             Some(s) => self.start_share(t, s),
-            None => self.rts[t as usize].share = None,
+            None => self.shares[t as usize] = None,
         }
         self.narrow_allowed(t);
         self.evict_if_excluded(t);
@@ -124,7 +124,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let side = if here.is_none_or(|c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
         let mut rounds = ShareRounds::new(share, self.cfg.share_round_ns, side);
         rounds.next_side();
-        self.rts[t as usize].share = Some(Box::new(rounds));
+        self.shares[t as usize] = Some(Box::new(rounds));
     }
 
     /// Takes effect from the thread's next slice: the current one runs out as planned.
@@ -163,7 +163,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         self.dvfs.set(ty, ghz);
         for c in of_type {
-            if self.cores[c].running.is_some() {
+            if self.running[c].is_some() {
                 // Re-planned at the new clock (a new clock epoch: `memory::RateKey`); its co-runners' cache shares change with its speed.
                 self.llc_changed(c);
                 self.mark_dirty(c as u32);

@@ -1,11 +1,15 @@
 //! The discrete-event engine: its state, the event loop, and `settle`.
 //!
 //! Time is integer nanoseconds. The layers, one file each: the workload interpreter (`interp`,
-//! with `sync`) moves threads through their phases; the cores (`cores`) run them, charge
-//! migrations and account what they did; the local scheduler (`local`, a type parameter)
-//! queues and places them; the policy driver (`driver`) calls the policy and applies its
-//! placement; `finish` makes the result or explains a deadlock. Observers (`observe`) are told
-//! what happened; the engine records nothing itself.
+//! with `sync`) moves threads through their phases; the cores (`cores`) run them and account
+//! what they did; the memory side (`memory`) gives their rate on a core; migrations
+//! (`migrate`) cost them time; the local scheduler (`local`, a type parameter; with a
+//! fast-core share's rounds, `local::share`) queues and places them; the policy driver
+//! (`driver`) calls the policy and applies its placement; `finish` makes the result or explains
+//! a deadlock. Observers (`observe`) are told what happened; the engine records nothing itself.
+//! Each layer keeps its own per-thread state, in arrays of its own (`Engine::flow`, `rates`,
+//! `migration`, `shares`); the local scheduler keeps its own (`Cfs`), and reads the rest
+//! through `SchedView`.
 //!
 //! A core has at most one pending event: the moment its running thread finishes its current
 //! work or its time slice, whichever is first (re-planning the core replaces it). Everything
@@ -22,11 +26,12 @@ use ampsched_model::{AppView, CoreSet, Machine, PerfModel, Placement, Policy, Po
 use crate::counters::CounterBook;
 use crate::dvfs::Dvfs;
 use crate::events::{Event, EventQueue};
-use crate::interp::{Act, Step};
+use crate::interp::Flow;
 use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
-use crate::memory::RateKey;
+use crate::memory::ThreadRate;
+use crate::migrate::Migration;
 use crate::observe::TraceRecorder;
 use crate::sync::{Barrier, Lock};
 
@@ -137,58 +142,8 @@ impl std::fmt::Display for SimError {
     }
 }
 
-/// The engine's private per-thread state (the policy sees `ThreadView`).
-#[derive(Debug, Clone)]
-pub(crate) struct ThreadRt {
-    pub app: u32,
-    pub group: u32,
-    /// Index of the current phase in the group's list repeated `repeat` times.
-    pub pc: u32,
-    pub step: Step,
-    pub act: Act,
-    /// ns per instruction of the current chunk on its core, since it was last accounted.
-    pub tpi: f64,
-    /// LLC misses per thousand instructions, the same way.
-    pub llc_mpki: f64,
-    /// The other counted events (`Counters::more`) per instruction, the same way, the core
-    /// type they are counted on, and the instructions retired at them not yet added
-    /// (`Engine::flush_events`).
-    pub more_per_instruction: [f64; MORE_EVENTS],
-    pub rate_type: u8,
-    pub retired_at_rate: f64,
-    /// The core and phase `tpi` was computed for (`memory::NO_RATE`: none).
-    pub rate_key: RateKey,
-    /// The memory node its memory is on (`memory::NO_HOME` before it first runs).
-    pub home_node: u16,
-    /// Boxed: rare, and kept out of the way of the hot fields.
-    pub share: Option<Box<ShareRounds>>,
-    /// The core it last ran on: a run elsewhere is a migration.
-    pub last_ran: Option<usize>,
-    /// The migration charged at its latest dispatch, until it has run: a dispatch undone in
-    /// the same instant (the policy moved it at once) is no migration.
-    pub unpaid_move: Option<Move>,
-    /// Time the thread still owes to its migrations before it makes progress.
-    pub debt_ns: u64,
-    /// The part of `debt_ns` that refills the LLC, and the misses it makes (counted as paid).
-    pub refill_ns: u64,
-    pub refill_misses: f64,
-    /// In a wait (barrier, serial, lock): counted out of `able`.
-    pub waiting: bool,
-}
-
-/// A dispatch's migration, as charged.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Move {
-    /// The core it came from (None: its first dispatch, no migration).
-    pub from: Option<usize>,
-    pub cost_ns: u64,
-    pub refill_ns: u64,
-    pub refill_misses: f64,
-}
-
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CoreRt {
-    pub running: Option<u32>,
     /// When the running thread was last accounted.
     pub seg_start: u64,
     /// When the running thread was dispatched (start of its segment).
@@ -244,15 +199,33 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) now: u64,
     pub(crate) events: EventQueue,
     pub(crate) cores: Vec<CoreRt>,
+    /// Per core: the thread it runs. Apart from `cores`, so that the local scheduler reads it as
+    /// a plain slice (`SchedView`).
+    pub(crate) running: Vec<Option<u32>>,
     pub(crate) sched: S,
     /// What the policy sees (threads, apps, cores, lock edges), kept as the run goes.
     pub(crate) book: ViewBook,
     /// The threads' counters, exact, and the noise on what the policy reads of them.
     pub(crate) counters: CounterBook,
-    pub(crate) rts: Vec<ThreadRt>,
-    /// Per thread: the cores the local scheduler may run it on now (its affinity, narrowed to
-    /// one side by a fast-core share). Apart from `rts`, which the per-event path reads.
+    // The threads' private state (the policy sees `ThreadView`): one array per layer, indexed by
+    // thread id, each kept by its layer's file, so that a handler brings into the cache only the
+    // parts of a thread it uses (a slice switch does not pull in the interpreter's step or a
+    // share's rounds with the thread's rate and debt).
+    /// The interpreter's (`interp`): where each thread is in its phases, what it does now.
+    pub(crate) flow: Vec<Flow>,
+    /// The memory side's (`memory`): each thread's rate on its core and its home node, and the
+    /// other counted events per instruction at that rate, read only when the rate changes.
+    pub(crate) rates: Vec<ThreadRate>,
+    pub(crate) more_per_instruction: Vec<[f64; MORE_EVENTS]>,
+    /// The migrations' (`migrate`): the core each thread last ran on (a run elsewhere is a
+    /// migration; read by the local scheduler through `SchedView`), and what its moves cost it.
+    pub(crate) last_ran: Vec<Option<u32>>,
+    pub(crate) migration: Vec<Migration>,
+    /// The local scheduling's (`local`): the cores each thread may run on now, its affinity
+    /// narrowed to one side by a fast-core share's round (read through `SchedView`), and its
+    /// share's rounds (boxed: rare, and the array stays a pointer a thread).
     pub(crate) allowed: Vec<CoreSet>,
+    pub(crate) shares: Vec<Option<Box<ShareRounds>>>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -329,11 +302,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             now: 0,
             events: EventQueue::new(m.num_cores()),
             cores: vec![CoreRt::default(); m.num_cores()],
+            running: vec![None; m.num_cores()],
             sched,
             book,
             counters,
-            rts: Vec::new(),
+            flow: Vec::new(),
+            rates: Vec::new(),
+            more_per_instruction: Vec::new(),
+            last_ran: Vec::new(),
+            migration: Vec::new(),
             allowed: Vec::new(),
+            shares: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
             arrivals_left: 0,
@@ -381,7 +360,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     // Before any of the run's threads is made, so that no table grows past the
                     // bound (a constant-load app that restarts without end reaches it).
                     let next_run = self.w.apps[app as usize].groups.iter().map(|g| g.threads_per_run()).sum::<u64>();
-                    if self.rts.len() as u64 + next_run > self.cfg.max_threads_spawned {
+                    if self.num_threads() as u64 + next_run > self.cfg.max_threads_spawned {
                         return Err(self.too_many_threads(app as usize, next_run));
                     }
                     self.spawn_run(app as usize);
@@ -429,7 +408,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// No core runs a thread and none is queued.
     fn idle(&self) -> bool {
-        self.cores.iter().enumerate().all(|(c, core)| core.running.is_none() && self.sched.queue_len(c) == 0)
+        self.running.iter().enumerate().all(|(c, running)| running.is_none() && self.sched.queue_len(c) == 0)
     }
 
     /// Process what the last handler caused: policy calls for its triggers, then queueing the
@@ -471,12 +450,28 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// The local scheduler's periodic balancing, carried out.
     fn balance(&mut self) {
         let mut moved = std::mem::take(&mut self.moved);
-        self.sched.balance(&SchedView::new(&self.allowed, &self.rts, &self.cores), &mut moved);
+        self.sched.balance(&SchedView::new(&self.allowed, &self.last_ran, &self.running), &mut moved);
         for &(t, to) in &moved {
             self.queued_at(t, to);
         }
         moved.clear();
         self.moved = moved;
+    }
+
+    /// A new thread's state in every layer: `flow` from the interpreter, may run on `allowed`.
+    pub(crate) fn add_thread_state(&mut self, flow: Flow, allowed: CoreSet) {
+        self.flow.push(flow);
+        self.rates.push(ThreadRate::default());
+        self.more_per_instruction.push([0.0; MORE_EVENTS]);
+        self.last_ran.push(None);
+        self.migration.push(Migration::default());
+        self.allowed.push(allowed);
+        self.shares.push(None);
+    }
+
+    /// Threads created so far, runs and restarts counted.
+    pub(crate) fn num_threads(&self) -> usize {
+        self.flow.len()
     }
 
     pub(crate) fn set_state(&mut self, t: u32, state: ThreadState) {

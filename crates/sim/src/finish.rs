@@ -12,25 +12,25 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// No thread can make progress: say who waits for what.
     pub(crate) fn deadlock(&self) -> SimError {
         let mut waits = Vec::new();
-        for (i, rt) in self.rts.iter().enumerate() {
-            if self.book.threads[i].state == ThreadState::Exited || !rt.waiting {
+        for (i, f) in self.flow.iter().enumerate() {
+            if self.book.threads[i].state == ThreadState::Exited || !f.waiting {
                 continue;
             }
-            let app = &self.w.apps[rt.app as usize];
-            let what = match (self.phase_of(i as u32), rt.step) {
+            let app = &self.w.apps[f.app as usize];
+            let what = match (self.phase_of(i as u32), f.step) {
                 (Some(Phase::Critical { lock, .. }), _) => format!("lock '{}'", app.locks[*lock]),
                 (Some(Phase::Serial { .. }), _) => "a serial section".to_string(),
                 (Some(Phase::Barrier { .. }), _) => "a barrier".to_string(),
                 _ => "something".to_string(),
             };
-            let group = &app.groups[rt.group as usize];
+            let group = &app.groups[f.group as usize];
             waits.push(format!(
                 "app '{}' group '{}' thread {} waits for {} (phase {})",
                 app.name,
                 group.name,
                 self.book.threads[i].index_in_group,
                 what,
-                rt.pc % group.phases.len() as u32
+                f.pc % group.phases.len() as u32
             ));
         }
         let shown = waits.len().min(4);
@@ -66,7 +66,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn too_many_threads(&self, a: usize, next_run: u64) -> SimError {
         let budget = format!(
             "{} threads were created, runs and restarts counted, and the next run of '{}' would create {} more, past the most a run may create ({})",
-            self.rts.len(),
+            self.num_threads(),
             self.w.apps[a].name,
             next_run,
             self.cfg.max_threads_spawned

@@ -2,14 +2,12 @@
 //! barrier, serial section, critical sections), starts app runs, and decides what a thread
 //! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
 
-use ampsched_model::events::MORE_EVENTS;
 use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Wait, Workers};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
 
-use crate::engine::{Engine, Pending, ThreadRt};
+use crate::engine::{Engine, Pending};
 use crate::events::Event;
 use crate::local::LocalScheduler;
-use crate::memory::{NO_HOME, NO_RATE};
 use crate::sync::Barrier;
 
 /// Where a thread is in its phase list.
@@ -50,6 +48,26 @@ pub(crate) enum Act {
     },
     /// Off the CPU (blocked, sleeping, exited, or not started).
     Off,
+}
+
+/// The interpreter's state of a thread (`Engine::flow`).
+#[derive(Debug, Clone)]
+pub(crate) struct Flow {
+    pub app: u32,
+    pub group: u32,
+    /// Index of the current phase in the group's list repeated `repeat` times.
+    pub pc: u32,
+    pub step: Step,
+    pub act: Act,
+    /// In a wait (barrier, serial, lock): counted out of `able`.
+    pub waiting: bool,
+}
+
+impl Flow {
+    /// A thread of group `group` of app `app` about to enter phase step `pc`, off the CPU.
+    pub fn new(app: u32, group: u32, pc: u32) -> Flow {
+        Flow { app, group, pc, step: Step::Enter, act: Act::Off, waiting: false }
+    }
 }
 
 /// What a thread does next, once its current work or wait is over.
@@ -99,28 +117,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.add_thread(ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now));
         self.sched.add_thread(id, app.priority);
         self.counters.add_thread();
-        self.rts.push(ThreadRt {
-            app: a as u32,
-            group: g as u32,
-            pc,
-            step: Step::Enter,
-            act: Act::Off,
-            tpi: 0.0,
-            llc_mpki: 0.0,
-            more_per_instruction: [0.0; MORE_EVENTS],
-            rate_type: 0,
-            retired_at_rate: 0.0,
-            rate_key: NO_RATE,
-            home_node: NO_HOME,
-            share: None,
-            last_ran: None,
-            unpaid_move: None,
-            debt_ns: 0,
-            refill_ns: 0,
-            refill_misses: 0.0,
-            waiting: false,
-        });
-        self.allowed.push(all);
+        self.add_thread_state(Flow::new(a as u32, g as u32, pc), all);
         self.apps[a].all_threads.push(id);
         self.able += 1;
         let next = self.advance(id);
@@ -131,8 +128,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// follows, `count - 1` fresh workers (new ids) start it with the master; if another serial
     /// phase follows, the absent workers count as arrived at it.
     fn fork_workers(&mut self, t: u32) {
-        let rt = &self.rts[t as usize];
-        let (a, g, pc) = (rt.app as usize, rt.group as usize, rt.pc);
+        let f = &self.flow[t as usize];
+        let (a, g, pc) = (f.app as usize, f.group as usize, f.pc);
         let count = self.w.apps[a].groups[g].count;
         match self.phase_of(t) {
             None => {}
@@ -147,24 +144,24 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     fn per_phase(&self, t: u32) -> bool {
-        let rt = &self.rts[t as usize];
-        self.w.apps[rt.app as usize].groups[rt.group as usize].workers == Workers::PerPhase
+        let f = &self.flow[t as usize];
+        self.w.apps[f.app as usize].groups[f.group as usize].workers == Workers::PerPhase
     }
 
     pub(crate) fn phase_of(&self, t: u32) -> Option<&'a Phase> {
-        let rt = &self.rts[t as usize];
-        let group = &self.w.apps[rt.app as usize].groups[rt.group as usize];
+        let f = &self.flow[t as usize];
+        let group = &self.w.apps[f.app as usize].groups[f.group as usize];
         let n = group.phases.len() as u32;
-        if rt.pc >= n * group.repeat {
+        if f.pc >= n * group.repeat {
             None
         } else {
-            Some(&group.phases[(rt.pc % n) as usize])
+            Some(&group.phases[(f.pc % n) as usize])
         }
     }
 
     /// The profile of the instructions thread `t` retires now, if it computes.
     pub(crate) fn computing_profile(&self, t: u32) -> Option<&'a Profile> {
-        if !matches!(self.rts[t as usize].act, Act::Compute { .. }) {
+        if !matches!(self.flow[t as usize].act, Act::Compute { .. }) {
             return None;
         }
         match self.phase_of(t)? {
@@ -175,30 +172,30 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Its rate on a core is set when the core is planned (`memory`).
     fn set_compute(&mut self, t: u32, instructions: f64) {
-        self.rts[t as usize].act = Act::Compute { remaining: instructions };
+        self.flow[t as usize].act = Act::Compute { remaining: instructions };
     }
 
     fn start_wait(&mut self, t: u32, wait: Wait) -> Next {
-        let rt = &mut self.rts[t as usize];
-        if !rt.waiting {
-            rt.waiting = true;
+        let f = &mut self.flow[t as usize];
+        if !f.waiting {
+            f.waiting = true;
             self.able -= 1;
         }
         match wait {
             Wait::Block => {
-                rt.act = Act::Off;
+                f.act = Act::Off;
                 Next::Block
             }
             Wait::Spin => {
-                rt.act = Act::Spin { budget: None, in_cycles: false };
+                f.act = Act::Spin { budget: None, in_cycles: false };
                 Next::Spin
             }
             Wait::SpinThenBlock { limit: SpinLimit::Ns(ns) } => {
-                rt.act = Act::Spin { budget: Some(ns), in_cycles: false };
+                f.act = Act::Spin { budget: Some(ns), in_cycles: false };
                 Next::Spin
             }
             Wait::SpinThenBlock { limit: limit @ SpinLimit::Iterations(_) } => {
-                rt.act = Act::Spin { budget: limit.cycles(), in_cycles: true };
+                f.act = Act::Spin { budget: limit.cycles(), in_cycles: true };
                 Next::Spin
             }
         }
@@ -208,19 +205,19 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn advance(&mut self, t: u32) -> Next {
         loop {
             let Some(phase) = self.phase_of(t) else {
-                self.rts[t as usize].act = Act::Off;
+                self.flow[t as usize].act = Act::Off;
                 return Next::Exit;
             };
-            let step = self.rts[t as usize].step;
+            let step = self.flow[t as usize].step;
             match (phase, step) {
                 (Phase::Compute { instructions, .. }, Step::Enter) => {
                     self.set_compute(t, *instructions);
-                    self.rts[t as usize].step = Step::Computing;
+                    self.flow[t as usize].step = Step::Computing;
                     return Next::Compute;
                 }
                 (Phase::Sleep { ns }, Step::Enter) => {
-                    self.rts[t as usize].step = Step::Sleeping;
-                    self.rts[t as usize].act = Act::Off;
+                    self.flow[t as usize].step = Step::Sleeping;
+                    self.flow[t as usize].act = Act::Off;
                     return Next::Sleep(*ns);
                 }
                 (Phase::Barrier { wait, scope }, Step::Enter) => {
@@ -228,17 +225,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                         self.next_phase(t);
                         continue;
                     }
-                    self.rts[t as usize].step = Step::SyncWait;
+                    self.flow[t as usize].step = Step::SyncWait;
                     return self.start_wait(t, *wait);
                 }
                 (Phase::Serial { scope, .. }, Step::Enter) if self.per_phase(t) && self.leader(t, *scope) != t => {
                     // A per-phase worker's parallel phase is over: it exits (the master's join).
                     let leader = self.leader(t, *scope);
-                    let needed = self.w.apps[self.rts[t as usize].app as usize].groups[self.rts[t as usize].group as usize].count;
+                    let needed = self.w.apps[self.flow[t as usize].app as usize].groups[self.flow[t as usize].group as usize].count;
                     if self.barrier_mut(t, *scope).leave(needed) {
                         self.release(leader);
                     }
-                    self.rts[t as usize].act = Act::Off;
+                    self.flow[t as usize].act = Act::Off;
                     return Next::Exit;
                 }
                 (Phase::Serial { instructions, wait, scope, .. }, Step::Enter) => {
@@ -246,10 +243,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     let complete = self.arrive(t, *scope, true);
                     if complete && leader == t {
                         self.set_compute(t, *instructions);
-                        self.rts[t as usize].step = Step::Leading;
+                        self.flow[t as usize].step = Step::Leading;
                         return Next::Compute;
                     }
-                    self.rts[t as usize].step = if leader == t { Step::LeaderWait } else { Step::SyncWait };
+                    self.flow[t as usize].step = if leader == t { Step::LeaderWait } else { Step::SyncWait };
                     let next = self.start_wait(t, *wait);
                     if complete {
                         self.release(leader);
@@ -258,7 +255,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
                 (Phase::Serial { instructions, .. }, Step::LeaderWait) => {
                     self.set_compute(t, *instructions);
-                    self.rts[t as usize].step = Step::Leading;
+                    self.flow[t as usize].step = Step::Leading;
                     return Next::Compute;
                 }
                 (Phase::Serial { scope, .. }, Step::Leading) => {
@@ -273,29 +270,29 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 (Phase::Critical { between_instructions, .. }, Step::Enter) => {
                     if *between_instructions > 0.0 {
                         self.set_compute(t, *between_instructions);
-                        self.rts[t as usize].step = Step::Between(0);
+                        self.flow[t as usize].step = Step::Between(0);
                         return Next::Compute;
                     }
-                    self.rts[t as usize].step = Step::Between(0);
+                    self.flow[t as usize].step = Step::Between(0);
                 }
                 (Phase::Critical { lock, cs_instructions, wait, .. }, Step::Between(i)) => {
-                    let app = self.rts[t as usize].app as usize;
+                    let app = self.flow[t as usize].app as usize;
                     match self.apps[app].locks[*lock].acquire(t, self.now) {
                         Ok(()) => {
                             self.set_compute(t, *cs_instructions);
-                            self.rts[t as usize].step = Step::Inside(i);
+                            self.flow[t as usize].step = Step::Inside(i);
                             return Next::Compute;
                         }
                         Err(holder) => {
                             self.book.threads[t as usize].waiting_for = Some(holder);
-                            self.rts[t as usize].step = Step::Acquiring(i);
+                            self.flow[t as usize].step = Step::Acquiring(i);
                             return self.start_wait(t, *wait);
                         }
                     }
                 }
                 (Phase::Critical { cs_instructions, .. }, Step::Acquiring(i)) => {
                     self.set_compute(t, *cs_instructions);
-                    self.rts[t as usize].step = Step::Inside(i);
+                    self.flow[t as usize].step = Step::Inside(i);
                     return Next::Compute;
                 }
                 (Phase::Critical { lock, count, between_instructions, .. }, Step::Inside(i)) => {
@@ -304,7 +301,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                         self.next_phase(t);
                         continue;
                     }
-                    self.rts[t as usize].step = Step::Between(i + 1);
+                    self.flow[t as usize].step = Step::Between(i + 1);
                     if *between_instructions > 0.0 {
                         self.set_compute(t, *between_instructions);
                         return Next::Compute;
@@ -317,25 +314,25 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     fn next_phase(&mut self, t: u32) {
-        let rt = &mut self.rts[t as usize];
-        rt.pc += 1;
-        rt.step = Step::Enter;
+        let f = &mut self.flow[t as usize];
+        f.pc += 1;
+        f.step = Step::Enter;
     }
 
     fn leader(&self, t: u32, scope: Scope) -> u32 {
-        let rt = &self.rts[t as usize];
-        let run = &self.apps[rt.app as usize];
+        let f = &self.flow[t as usize];
+        let run = &self.apps[f.app as usize];
         match scope {
-            Scope::Group => run.group_first[rt.group as usize],
+            Scope::Group => run.group_first[f.group as usize],
             Scope::App => run.group_first[0],
         }
     }
 
     fn barrier_mut(&mut self, t: u32, scope: Scope) -> &mut Barrier {
-        let rt = &self.rts[t as usize];
-        let run = &mut self.apps[rt.app as usize];
+        let f = &self.flow[t as usize];
+        let run = &mut self.apps[f.app as usize];
         match scope {
-            Scope::Group => &mut run.group_barriers[rt.group as usize],
+            Scope::Group => &mut run.group_barriers[f.group as usize],
             Scope::App => &mut run.app_barrier,
         }
     }
@@ -343,10 +340,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Thread `t` arrives at its barrier; true if it is the last, in which case the waiters are
     /// released (a plain barrier) or held for the leader (a serial section).
     fn arrive(&mut self, t: u32, scope: Scope, serial: bool) -> bool {
-        let rt = &self.rts[t as usize];
-        let app = &self.w.apps[rt.app as usize];
+        let f = &self.flow[t as usize];
+        let app = &self.w.apps[f.app as usize];
         let needed = match scope {
-            Scope::Group => app.groups[rt.group as usize].count,
+            Scope::Group => app.groups[f.group as usize].count,
             Scope::App => app.app_scope_threads(),
         };
         let leader = serial.then(|| self.leader(t, scope));
@@ -362,7 +359,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Thread `t` releases its lock: the waiting time it caused is booked, and the lock passes
     /// to the longest waiter.
     fn unlock(&mut self, t: u32, lock: usize) {
-        let app = self.rts[t as usize].app as usize;
+        let app = self.flow[t as usize].app as usize;
         let book = &mut self.book;
         let l = &mut self.apps[app].locks[lock];
         let mut caused = 0;
@@ -384,9 +381,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// End the wait of thread `t` (a barrier, serial section or lock let it go).
     fn release(&mut self, t: u32) {
-        let rt = &mut self.rts[t as usize];
-        debug_assert!(rt.waiting);
-        rt.waiting = false;
+        let f = &mut self.flow[t as usize];
+        debug_assert!(f.waiting);
+        f.waiting = false;
         self.able += 1;
         self.finish_step(t);
     }
@@ -450,7 +447,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     fn exit(&mut self, t: u32) {
         self.book.set_state(t, ThreadState::Exited);
         self.able -= 1;
-        let a = self.rts[t as usize].app as usize;
+        let a = self.flow[t as usize].app as usize;
         self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Exit(t)), enqueue: false });
         let run = &mut self.apps[a];
         run.live -= 1;

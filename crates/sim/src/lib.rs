@@ -14,6 +14,7 @@ pub mod interrupt;
 pub mod local;
 mod memory;
 pub mod metrics;
+mod migrate;
 pub mod observe;
 mod prefetch;
 pub mod result;

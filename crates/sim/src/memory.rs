@@ -35,6 +35,32 @@ pub(crate) struct RateKey {
 
 pub(crate) const NO_RATE: RateKey = RateKey { core: u32::MAX, pc: u32::MAX, clock_epoch: u32::MAX };
 
+/// The memory side's state of a thread (`Engine::rates`): the rate it retires instructions at
+/// on its core, and where its memory is. The other counted events per instruction at that
+/// rate are apart (`Engine::more_per_instruction`): read only when the rate changes or is
+/// flushed, not at every accounting.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ThreadRate {
+    /// ns per instruction of the current chunk on its core, since it was last accounted.
+    pub tpi: f64,
+    /// LLC misses per thousand instructions, the same way.
+    pub llc_mpki: f64,
+    /// Instructions retired at the rate and not yet added to the other events
+    /// (`Engine::flush_events`), and the core type those are counted on.
+    pub retired_at_rate: f64,
+    pub rate_type: u8,
+    /// The core, phase and clocks `tpi` was computed for (`NO_RATE`: none).
+    pub rate_key: RateKey,
+    /// The memory node its memory is on (`NO_HOME` before it first runs).
+    pub home_node: u16,
+}
+
+impl Default for ThreadRate {
+    fn default() -> Self {
+        ThreadRate { tpi: 0.0, llc_mpki: 0.0, retired_at_rate: 0.0, rate_type: 0, rate_key: NO_RATE, home_node: NO_HOME }
+    }
+}
+
 /// What a thread's instructions cost on a core, now.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Rate {
@@ -49,7 +75,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// The latency of thread `t`'s misses on core `c`.
     pub(crate) fn latency_ns(&self, t: u32, c: usize) -> f64 {
         let m = &self.dvfs.machine;
-        let home = self.rts[t as usize].home_node;
+        let home = self.rates[t as usize].home_node;
         if home == NO_HOME || home as usize == m.cores[c].node {
             m.memory_latency_ns
         } else {
@@ -87,7 +113,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let own = self.access_rate(c, profile, latency_ns);
         let mut all = own;
         for other in domain.cores.iter().filter(|&o| o != c) {
-            if let Some(u) = self.cores[other].running {
+            if let Some(u) = self.running[other] {
                 if let Some(p) = self.computing_profile(u) {
                     all += self.access_rate(other, p, self.latency_ns(u, other));
                 }
@@ -97,47 +123,73 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// Set the rate of core `c`'s running thread from now, unless it is known for this core,
-    /// phase and clocks (`ThreadRt::rate_key`). Its LLC co-runners may change it too: where they
+    /// phase and clocks (`ThreadRate::rate_key`). Its LLC co-runners may change it too: where they
     /// can (`shared_curves`), a dispatch forgets the key and a change in the domain forces
     /// `update_rate`, here if the domain is still to be refreshed (`llc_dirty`). Planned first
     /// at the old rate and again by `refresh_llcs`, the core's event would be scheduled later
     /// than before the cache and so run after, not before, other events at the same ns (slice
     /// ends often meet): the same physics, a different tie order, different runs.
     pub(crate) fn ensure_rate(&mut self, c: usize) {
-        let t = self.cores[c].running.expect("a rate is for a running thread");
-        let key = RateKey { core: c as u32, pc: self.rts[t as usize].pc, clock_epoch: self.dvfs.epoch };
-        let stale = self.rts[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c);
+        let t = self.running[c].expect("a rate is for a running thread");
+        let key = RateKey { core: c as u32, pc: self.flow[t as usize].pc, clock_epoch: self.dvfs.epoch };
+        let stale = self.rates[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c);
         // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
         if stale && self.computing_profile(t).is_some() {
             self.update_rate(c);
-            self.rts[t as usize].rate_key = key;
+            self.rates[t as usize].rate_key = key;
         }
     }
 
     /// Set the rate of core `c`'s running thread from now; what it did before is accounted at
     /// the rate it had. Whether the rate changed.
     pub(crate) fn update_rate(&mut self, c: usize) -> bool {
-        let t = self.cores[c].running.expect("a rate is for a running thread");
+        let t = self.running[c].expect("a rate is for a running thread");
         let Some(profile) = self.computing_profile(t) else { return false };
         let r = self.rate(t, c, profile);
         let type_index = self.dvfs.machine.cores[c].core_type;
         let ty = &self.dvfs.machine.core_types[type_index];
         let more = pmu::per_instruction(profile.cpi, &profile.misses, &profile.events, r.mpki, r.latency_ns, ty.freq_ghz, ty.cpi_scale);
-        let rt = &self.rts[t as usize];
-        let same_events = more == rt.more_per_instruction && rt.rate_type as usize == type_index;
-        if r.ns_per_instruction == rt.tpi && r.mpki == rt.llc_mpki && same_events {
+        let rate = &self.rates[t as usize];
+        let same_events = rate.rate_type as usize == type_index && more == self.more_per_instruction[t as usize];
+        if r.ns_per_instruction == rate.tpi && r.mpki == rate.llc_mpki && same_events {
             return false;
         }
         self.account(c);
         if !same_events {
             self.flush_events(t);
         }
-        let rt = &mut self.rts[t as usize];
-        rt.tpi = r.ns_per_instruction;
-        rt.llc_mpki = r.mpki;
-        rt.more_per_instruction = more;
-        rt.rate_type = type_index as u8;
+        let rate = &mut self.rates[t as usize];
+        rate.tpi = r.ns_per_instruction;
+        rate.llc_mpki = r.mpki;
+        rate.rate_type = type_index as u8;
+        self.more_per_instruction[t as usize] = more;
         true
+    }
+
+    /// Add to thread `t`'s other events (`Counters::more`) what it retired at its current rate.
+    pub(crate) fn flush_events(&mut self, t: u32) {
+        let rate = &mut self.rates[t as usize];
+        if rate.retired_at_rate > 0.0 {
+            let more = &mut self.counters.more[t as usize][rate.rate_type as usize];
+            for (x, per) in more.iter_mut().zip(self.more_per_instruction[t as usize]) {
+                *x += rate.retired_at_rate * per;
+            }
+            rate.retired_at_rate = 0.0;
+        }
+    }
+
+    /// Thread `t` is dispatched on core `c`: the first run places its memory (first touch, on
+    /// `c`'s node), and where co-runners change rates (`shared_curves`) its rate is asked
+    /// again, since who runs beside it in its LLC may have changed while it waited.
+    #[inline]
+    pub(crate) fn dispatched(&mut self, t: u32, c: usize) {
+        let rate = &mut self.rates[t as usize];
+        if rate.home_node == NO_HOME {
+            rate.home_node = self.dvfs.machine.cores[c].node as u16;
+        }
+        if self.shared_curves {
+            rate.rate_key = NO_RATE;
+        }
     }
 
     /// Who runs in core `c`'s LLC domain, or what they do, has changed.
@@ -166,7 +218,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         while let Some(d) = self.llc_dirty.pop() {
             let domain = self.dvfs.machine.llcs[d as usize].cores.clone();
             for c in domain.iter() {
-                let Some(t) = self.cores[c].running else { continue };
+                let Some(t) = self.running[c] else { continue };
                 if self.computing_profile(t).is_some_and(|p| !p.misses.is_flat()) && self.update_rate(c) {
                     self.mark_dirty(c as u32);
                 }

@@ -21,7 +21,7 @@ use crate::local::LocalScheduler;
 impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// The true SF of the thread running on core `c` in its current phase, if it computes.
     pub(crate) fn true_sf(&self, c: usize) -> Option<f64> {
-        let t = self.cores[c].running?;
+        let t = self.running[c]?;
         let profile = self.computing_profile(t)?;
         let r = self.rate(t, c, profile);
         Some(sf_at(self.model, self.m, profile.cpi, r.mpki, r.mpki, r.latency_ns))
@@ -31,7 +31,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn sample_sf_error(&mut self) {
         let Some(diagnostics) = self.policy.diagnostics() else { return };
         for c in 0..self.cores.len() {
-            let Some(t) = self.cores[c].running else { continue };
+            let Some(t) = self.running[c] else { continue };
             let Some(estimate) = diagnostics.sf_estimate(t) else { continue };
             let Some(truth) = self.true_sf(c) else { continue };
             let i = t as usize;

@@ -251,3 +251,294 @@ impl LocalScheduler for Cfs {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Cfs on a few cores and threads written down directly (`SchedView` over literal slices).
+    //! Every expected value follows from the rule of `Cfs` it names.
+
+    use super::*;
+    use ampsched_model::CoreSet;
+
+    const SLICE_NS: u64 = 4_000_000;
+
+    /// The system `Cfs` reads: per thread its allowed cores and last core, per core its running
+    /// thread.
+    struct System {
+        allowed: Vec<CoreSet>,
+        last_ran: Vec<Option<u32>>,
+        running: Vec<Option<u32>>,
+    }
+
+    impl System {
+        /// `threads` threads, each allowed on every core of `cores`, none has run, none runs.
+        fn new(cores: usize, threads: usize) -> System {
+            System { allowed: vec![CoreSet::first_n(cores); threads], last_ran: vec![None; threads], running: vec![None; cores] }
+        }
+
+        fn view(&self) -> SchedView<'_> {
+            SchedView::new(&self.allowed, &self.last_ran, &self.running)
+        }
+    }
+
+    /// A Cfs over cores in the given LLC domains, with `threads` nice-0 threads.
+    fn cfs(llc_of: &[u32], threads: u32, seed: u64) -> Cfs {
+        let mut s = Cfs::new(llc_of.to_vec(), SLICE_NS, seed);
+        for t in 0..threads {
+            s.add_thread(t, 0);
+        }
+        s
+    }
+
+    fn queue(s: &Cfs, c: usize) -> Vec<u32> {
+        s.queues[c].iter().map(|(_, t)| t).collect()
+    }
+
+    /// select_core's first rule: the last core, if it is allowed and idle (nothing runs or is
+    /// queued there), even when other cores are idle too; no draw.
+    #[test]
+    fn a_waking_thread_goes_back_to_its_idle_last_core() {
+        let mut sys = System::new(4, 1);
+        sys.last_ran[0] = Some(2);
+        for seed in 0..20 {
+            assert_eq!(cfs(&[0, 0, 1, 1], 1, seed).select_core(&sys.view(), 0), 2);
+        }
+    }
+
+    /// Its last core busy, the only idle allowed core is taken (the least loaded: nr 0 against 1).
+    #[test]
+    fn a_waking_thread_takes_the_idle_core_when_its_last_is_busy() {
+        let mut sys = System::new(4, 4);
+        sys.last_ran[3] = Some(0);
+        sys.running = vec![Some(0), Some(1), Some(2), None];
+        for seed in 0..20 {
+            assert_eq!(cfs(&[0, 0, 1, 1], 4, seed).select_core(&sys.view(), 3), 3);
+        }
+    }
+
+    /// Least loaded counts queued threads as well as the running one (Linux's nr_running): core 0
+    /// runs one and queues one (nr 2), core 1 runs one (nr 1), so a new thread joins core 1.
+    #[test]
+    fn a_new_thread_joins_the_least_loaded_core() {
+        let mut sys = System::new(2, 4);
+        sys.running = vec![Some(0), Some(2)];
+        let mut s = cfs(&[0, 0], 4, 1);
+        s.enqueue(1, 0);
+        assert_eq!(s.select_core(&sys.view(), 3), 1);
+    }
+
+    /// Every core equally loaded (each runs one thread): the last core is among the least
+    /// loaded, and is kept whatever the draw among the ties was.
+    #[test]
+    fn among_equally_loaded_cores_the_last_core_is_kept() {
+        let mut sys = System::new(4, 5);
+        sys.running = vec![Some(0), Some(1), Some(2), Some(3)];
+        sys.last_ran[4] = Some(2);
+        for seed in 0..20 {
+            assert_eq!(cfs(&[0, 0, 1, 1], 5, seed).select_core(&sys.view(), 4), 2);
+        }
+    }
+
+    /// The LLC preference: its last core (0, LLC 0) busy, idle cores in its LLC (1) and in the
+    /// other (2, 3). Among the equally loaded the near one is chosen whatever the first draw: a
+    /// far draw is replaced by a draw among the near, here core 1 alone.
+    #[test]
+    fn among_idle_cores_one_in_the_last_cores_llc_is_chosen() {
+        let mut sys = System::new(4, 2);
+        sys.running = vec![Some(0), None, None, None];
+        sys.last_ran[1] = Some(0);
+        for seed in 0..50 {
+            assert_eq!(cfs(&[0, 0, 1, 1], 2, seed).select_core(&sys.view(), 1), 1, "seed {seed}");
+        }
+    }
+
+    /// With several near idle cores the draw is among them only: last core 1 of LLC 0 (cores
+    /// 0-3) busy, every other core idle; over seeds each of 0, 2, 3 is drawn, never 4-7.
+    #[test]
+    fn the_near_draw_stays_in_the_llc_and_reaches_each_near_core() {
+        let mut sys = System::new(8, 2);
+        sys.running[1] = Some(0);
+        sys.last_ran[1] = Some(1);
+        let mut seen = [0u32; 8];
+        for seed in 0..200 {
+            seen[cfs(&[0, 0, 0, 0, 1, 1, 1, 1], 2, seed).select_core(&sys.view(), 1)] += 1;
+        }
+        assert_eq!(seen[1] + seen[4..].iter().sum::<u32>(), 0, "drawn: {seen:?}");
+        assert!(seen[0] > 0 && seen[2] > 0 && seen[3] > 0, "drawn: {seen:?}");
+    }
+
+    /// Affinity is respected: its last core (0) is idle but no longer allowed; of the allowed
+    /// cores 2 (busy) and 3 (idle), core 3. The LLC preference does not reach outside `allowed`.
+    #[test]
+    fn a_waking_thread_stays_within_its_allowed_cores() {
+        let mut sys = System::new(4, 2);
+        sys.running = vec![None, None, Some(0), None];
+        sys.allowed[1] = CoreSet::from_cores([2, 3]);
+        sys.last_ran[1] = Some(0);
+        for seed in 0..20 {
+            assert_eq!(cfs(&[0, 0, 1, 1], 2, seed).select_core(&sys.view(), 1), 3);
+        }
+    }
+
+    /// pick_next takes the smallest vruntime of the core's own queue; equal vruntimes (every new
+    /// thread starts at the queue's floor, 0) go in arrival order.
+    #[test]
+    fn an_idle_core_runs_its_own_queue_first_in_vruntime_order() {
+        let sys = System::new(2, 3);
+        let mut s = cfs(&[0, 0], 3, 1);
+        s.enqueue(2, 0);
+        s.enqueue(0, 0);
+        s.enqueue(1, 1);
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(2));
+        assert_eq!(s.queued_on(2), None);
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(0));
+        // Its own queue empty: it pulls core 1's thread.
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(1));
+        assert_eq!(s.pick_next(&sys.view(), 0), None);
+    }
+
+    /// An idle core with an empty queue pulls from the longest other queue the first thread (in
+    /// vruntime order) allowed on it: core 1 queues 2, 3, 4 and core 2 queues 5, 6; thread 2 may
+    /// run only on core 1, so idle core 0 pulls 3.
+    #[test]
+    fn an_idle_core_pulls_the_first_allowed_thread_of_the_longest_queue() {
+        let mut sys = System::new(3, 7);
+        sys.running = vec![None, Some(0), Some(1)];
+        sys.allowed[2] = CoreSet::single(1);
+        let mut s = cfs(&[0, 0, 0], 7, 1);
+        for (t, c) in [(2, 1), (3, 1), (4, 1), (5, 2), (6, 2)] {
+            s.enqueue(t, c);
+        }
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(3));
+        assert_eq!(queue(&s, 1), vec![2, 4]);
+        assert_eq!(s.queued_on(3), None);
+        // Now both queues hold 2: a tie goes to the first core found, core 1, whose first
+        // allowed thread is 4.
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(4));
+        assert_eq!(queue(&s, 1), vec![2]);
+    }
+
+    /// A queue none of whose threads may run on the idle core is passed over for a shorter one.
+    #[test]
+    fn a_pull_passes_over_a_longer_queue_of_threads_pinned_elsewhere() {
+        let mut sys = System::new(3, 5);
+        sys.running = vec![None, Some(0), None];
+        for t in 1..4 {
+            sys.allowed[t] = CoreSet::single(1);
+        }
+        let mut s = cfs(&[0, 0, 0], 5, 1);
+        for (t, c) in [(1, 1), (2, 1), (3, 1), (4, 2)] {
+            s.enqueue(t, c);
+        }
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(4));
+        assert_eq!(s.pick_next(&sys.view(), 0), None);
+        assert_eq!(queue(&s, 1), vec![1, 2, 3]);
+    }
+
+    /// balance moves from the busiest core (most runnable threads) to the least loaded core
+    /// with at least two fewer that the thread may run on, until no such pair is left. Core 0
+    /// runs 0 and queues 1, 2, 3 (nr 4; thread 1 pinned to it), core 1 is idle (nr 0), core 2
+    /// runs 4 (nr 1). Round 1: busiest 0, targets 1 (nr 0) then 2 (nr 1); 1 may not move, 2
+    /// goes to core 1 (nr 3, 1, 1). Round 2: busiest 0 (3), targets 1 and 2 (nr 1 each, the
+    /// lower index first): 3 goes to core 1 (nr 2, 2, 1). Round 3: no core has nr 0 = 2 − 2:
+    /// done.
+    #[test]
+    fn balance_moves_queued_threads_to_cores_with_two_fewer() {
+        let mut sys = System::new(3, 5);
+        sys.running = vec![Some(0), None, Some(4)];
+        sys.allowed[1] = CoreSet::single(0);
+        let mut s = cfs(&[0, 0, 0], 5, 1);
+        for t in 1..4 {
+            s.enqueue(t, 0);
+        }
+        let mut moved = Vec::new();
+        s.balance(&sys.view(), &mut moved);
+        assert_eq!(moved, vec![(2, 1), (3, 1)]);
+        assert_eq!(queue(&s, 0), vec![1]);
+        assert_eq!(queue(&s, 1), vec![2, 3]);
+        assert_eq!((s.queued_on(2), s.queued_on(3)), (Some(1), Some(1)));
+        // Balanced (no core two below another): a second pass moves nothing.
+        moved.clear();
+        s.balance(&sys.view(), &mut moved);
+        assert!(moved.is_empty());
+    }
+
+    /// A difference of one is left alone: nr 2 against 1 is not "at least two fewer".
+    #[test]
+    fn balance_leaves_a_difference_of_one() {
+        let mut sys = System::new(2, 3);
+        sys.running = vec![Some(0), Some(2)];
+        let mut s = cfs(&[0, 0], 3, 1);
+        s.enqueue(1, 0);
+        let mut moved = Vec::new();
+        s.balance(&sys.view(), &mut moved);
+        assert!(moved.is_empty());
+        assert_eq!(queue(&s, 0), vec![1]);
+    }
+
+    /// vruntime advances by run time × 1024 / weight (integer division): nice 0 (weight 1024)
+    /// by the run time, nice 5 (weight 335, Linux's sched_prio_to_weight) by 3 ms × 1024 / 335
+    /// = 9,170,149 ns. A policy's weight replaces it from the next charge; None restores the
+    /// nice weight.
+    #[test]
+    fn vruntime_advances_by_run_time_over_weight() {
+        let mut s = Cfs::new(vec![0], SLICE_NS, 1);
+        s.add_thread(0, 0);
+        s.add_thread(1, 5);
+        assert_eq!((s.weight(0), s.weight(1)), (1024, 335));
+        s.charge(0, 0, 3_000_000);
+        s.charge(1, 0, 3_000_000);
+        assert_eq!(s.threads[0].vruntime, 3_000_000);
+        assert_eq!(s.threads[1].vruntime, 9_170_149);
+        s.set_weight(0, Some(2048));
+        s.charge(0, 0, 1_000_000);
+        assert_eq!(s.threads[0].vruntime, 3_500_000);
+        s.set_weight(0, None);
+        assert_eq!(s.weight(0), 1024);
+    }
+
+    /// The queue's floor follows the smallest of the running and queued vruntimes, and a thread
+    /// that comes back is placed by its lag from the floor, with at most one slice of sleeper
+    /// credit.
+    #[test]
+    fn a_returning_thread_gets_at_most_one_slice_of_credit() {
+        let sys = System::new(1, 2);
+        let mut s = Cfs::new(vec![0], SLICE_NS, 1);
+        s.add_thread(0, 0);
+        s.add_thread(1, 0);
+        // Thread 1 runs 20 ms alone: the floor follows it to 20 ms.
+        s.charge(1, 0, 20_000_000);
+        assert_eq!(s.queues[0].min_vruntime, 20_000_000);
+        s.put_prev(1, 0);
+        // Thread 0 (vruntime 0, lag 0 since it has not run) joins at the floor: 20 ms.
+        s.enqueue(0, 0);
+        assert_eq!(s.threads[0].vruntime, 20_000_000);
+        assert_eq!(s.pick_next(&sys.view(), 0), Some(0));
+        // Thread 0 now runs 30 ms: the floor is 50 ms.
+        s.charge(0, 0, 30_000_000);
+        s.put_prev(0, 0);
+        assert_eq!(s.queues[0].min_vruntime, 50_000_000);
+        // A thread 30 ms behind the floor (written in; a thread pulled from a queue whose floor
+        // lags this one's gets such a lag when it leaves the core) is placed only one slice,
+        // 4 ms, before it.
+        s.threads[1].lag = -30_000_000;
+        s.enqueue(1, 0);
+        assert_eq!(s.threads[1].vruntime, 50_000_000 - SLICE_NS);
+    }
+
+    /// A running thread yields at its slice end only when others are queued on its core; a
+    /// policy's slice replaces the default until it is withdrawn.
+    #[test]
+    fn slices_and_yielding() {
+        let mut s = cfs(&[0, 0], 2, 1);
+        assert!(!s.yields_at_slice_end(0));
+        s.enqueue(1, 0);
+        assert!(s.yields_at_slice_end(0));
+        assert!(!s.yields_at_slice_end(1));
+        assert_eq!(s.slice_ns(0), SLICE_NS);
+        s.set_slice(0, Some(1_000_000));
+        assert_eq!((s.slice_ns(0), s.slice_ns(1)), (1_000_000, SLICE_NS));
+        s.set_slice(0, None);
+        assert_eq!(s.slice_ns(0), SLICE_NS);
+    }
+}

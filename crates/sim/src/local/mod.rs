@@ -14,22 +14,24 @@ pub mod share;
 
 use ampsched_model::CoreSet;
 
-use crate::engine::{CoreRt, ThreadRt};
-
 pub use cfs::Cfs;
 
-/// What a local scheduler may read of the engine: per thread, the cores it may run on now and
-/// the core it last ran on; per core, whether a thread runs there.
+/// What a local scheduler may read of the rest of the system: per thread, the cores it may run
+/// on now and the core it last ran on; per core, the thread running there. Plain slices, indexed
+/// by thread and by core: the engine lends its own arrays (`Engine::allowed`, `last_ran`,
+/// `running`), and a test writes its system down as literals.
 #[derive(Clone, Copy)]
 pub struct SchedView<'a> {
     allowed: &'a [CoreSet],
-    threads: &'a [ThreadRt],
-    cores: &'a [CoreRt],
+    last_ran: &'a [Option<u32>],
+    running: &'a [Option<u32>],
 }
 
 impl<'a> SchedView<'a> {
-    pub(crate) fn new(allowed: &'a [CoreSet], threads: &'a [ThreadRt], cores: &'a [CoreRt]) -> Self {
-        SchedView { allowed, threads, cores }
+    /// `allowed` and `last_ran` have one entry per thread, `running` one per core.
+    pub fn new(allowed: &'a [CoreSet], last_ran: &'a [Option<u32>], running: &'a [Option<u32>]) -> Self {
+        debug_assert_eq!(allowed.len(), last_ran.len(), "one allowed set and one last core per thread");
+        SchedView { allowed, last_ran, running }
     }
 
     /// The cores thread `t` may run on now: its affinity, narrowed by a fast-core share's round.
@@ -40,16 +42,16 @@ impl<'a> SchedView<'a> {
 
     #[inline]
     pub fn last_ran(&self, t: u32) -> Option<usize> {
-        self.threads[t as usize].last_ran
+        self.last_ran[t as usize].map(|c| c as usize)
     }
 
     #[inline]
     pub fn is_running(&self, c: usize) -> bool {
-        self.cores[c].running.is_some()
+        self.running[c].is_some()
     }
 
     pub fn num_cores(&self) -> usize {
-        self.cores.len()
+        self.running.len()
     }
 }
 

@@ -11,6 +11,9 @@
 
 use ampsched_model::CoreSet;
 
+use crate::engine::Engine;
+use crate::local::LocalScheduler;
+
 /// Kim & Huh's round (`defaults::SHARE_ROUND_NS`).
 pub const DEFAULT_ROUND_NS: u64 = ampsched_model::defaults::SHARE_ROUND_NS;
 
@@ -93,5 +96,30 @@ pub fn cores_on_side(affinity: &CoreSet, fast: &CoreSet, side: Side) -> CoreSet 
     match side {
         Side::Fast => on_fast,
         Side::Slow => on_slow,
+    }
+}
+
+/// The shares' part of the engine: a thread's rounds (`Engine::shares`) narrow the cores it may
+/// run on now (`Engine::allowed`).
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    /// Recompute the cores `t` may run on now from its affinity and its share's side; true if
+    /// they changed.
+    pub(crate) fn narrow_allowed(&mut self, t: u32) -> bool {
+        let affinity = &self.book.threads[t as usize].allowed;
+        let allowed = match &self.shares[t as usize] {
+            Some(share) => cores_on_side(affinity, &self.fast_cores, share.side()),
+            None => affinity.clone(),
+        };
+        let changed = allowed != self.allowed[t as usize];
+        self.allowed[t as usize] = allowed;
+        changed
+    }
+
+    /// A slice boundary of a thread with a share: its round may send it to the other side.
+    pub(crate) fn turn_share_round(&mut self, t: u32) -> bool {
+        if let Some(share) = &mut self.shares[t as usize] {
+            share.next_side();
+        }
+        self.narrow_allowed(t)
     }
 }
