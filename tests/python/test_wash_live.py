@@ -2,14 +2,16 @@
 data WASH reads as the policy sees it, where its speedups come from, and `wash` against `static`
 and `oblivious` on a native program with a contended pthread mutex under emulated asymmetry.
 
-The program is tests/agent/lockholder.c: thread "holder" computes inside a mutex, round after
-round; two "waiter" threads want the mutex all the time and take it briefly. Whatever runs the
-holder slowly makes everybody wait: the program's time is the holder's. CPU 0 is fast and CPU 1
-is emulated at `SLOW_SPEED` by cycle stealing (crates/agent/src/emulate.rs).
+The program is tests/agent/lockholder.c: thread "holder" computes holding a mutex per waiter,
+round after round; each of two "waiter" threads takes its own mutex once a round, so waits for the
+holder through its computation, then computes a little holding it. Whatever runs the holder slowly
+makes everybody wait: the program's time is the holder's. The program measures its own lock waits
+and hold times, which the tests compare with what the agent saw. CPU 0 is fast and CPU 1 is
+emulated at `SLOW_SPEED` by cycle stealing (crates/agent/src/emulate.rs).
 
 As test_agent.py does, on a shared machine: each test looks only at its own processes, reads the
-agent's CPU-time accounting (which other load does not change) rather than wall time where it
-can, runs what it times at nice -20, compares with margins, and measures up to three times.
+agent's CPU-time accounting (which other load does not change) rather than wall time, runs what
+it times at nice -20, compares with margins, and measures up to three times.
 """
 
 import json
@@ -18,13 +20,20 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 import ampsched
 from conftest import env_with_package
-from test_agent import IS_ROOT, TWO_CPUS, high_priority, in_attempts, run_ampsched
+from test_agent import (
+    IS_ROOT,
+    TWO_CPUS,
+    high_priority,
+    in_attempts,
+    measured_by_lockholder,
+    report_ns,
+    run_ampsched,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")
@@ -55,21 +64,22 @@ def lockholder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def iters_per_ms(lockholder):
-    """lockholder's loop iterations per millisecond on CPU 0 (one round, no waiters): the best of
-    three, so that a loaded moment does not shorten every hold calibrated from it."""
+    """lockholder's loop iterations per millisecond on CPU 0 (one round, no waiters), from the hold
+    time the program measures itself: the best of three, so that a loaded moment does not
+    lengthen every hold sized from it. (It only sizes the runs: no assertion rests on it.)"""
     n = 100_000_000
-    best = float("inf")
+    best = 0.0
     for _ in range(3):
-        t = time.perf_counter()
-        subprocess.run(
+        r = subprocess.run(
             ["taskset", "-c", "0", lockholder, "0", "1", str(n)],
             check=True,
             capture_output=True,
+            text=True,
             preexec_fn=high_priority,
         )
-        # Less the program's fixed sleeps: 20 ms before the waiters start, 1 ms after the round.
-        best = min(best, time.perf_counter() - t - 0.021)
-    return n / (best * 1000)
+        (holder,) = measured_by_lockholder(r.stdout).values()
+        best = max(best, n / (holder["hold_ns"] / 1e6))
+    return best
 
 
 def agent(policy, args, out, *extra, env=None, timeout=180):
@@ -86,6 +96,7 @@ def agent(policy, args, out, *extra, env=None, timeout=180):
             "10",
             "--output",
             str(out),
+            "--force",  # an attempt after a failed one replaces its report
             *extra,
             "--",
             *args,
@@ -115,6 +126,21 @@ def emulated_seconds(thread):
     return thread["time_s"]["big"] + thread["time_s"]["small"] / SLOW_SPEED
 
 
+def own_time(report):
+    """The program's time had its CPUs been its own, from the agent's CPU-time accounting: on each
+    core type (one CPU each here), the CPU time all the program's threads had there, at the type's
+    emulated speed, weighted by the share of the holder's CPU time spent there (the program's time
+    is the holder's: the time its CPU took to run it and whatever of the program shared it).
+    Another program's load takes CPU time from the program's threads but adds none to it; and
+    with placements pinned, the program's threads divide what that load leaves them in proportion
+    to their weights (one autogroup, one nice value), so a CPU's total per unit of the holder's
+    work is fixed by the placement alone (2 helpers beside the holder: 3 units)."""
+    speed = {"big": 1.0, "small": SLOW_SPEED}
+    holder = holder_of(report)["time_s"]
+    held = sum(holder.values())
+    return sum(holder[ty] / held * sum(t["time_s"][ty] for t in report["threads"]) / speed[ty] for ty in speed)
+
+
 def fast_fraction(thread):
     total = thread["time_s"]["big"] + thread["time_s"]["small"]
     return thread["time_s"]["big"] / total if total > 0 else 0.0
@@ -142,29 +168,34 @@ def test_runtime_threads_patterns_decide_kinds_and_a_renamed_thread_follows_its_
 
 # ---- the lock data WASH reads, as a policy sees it live
 
-# A policy that decides nothing and writes, at every quantum, what the view says of each thread's
-# lock waits and of the lock edges: what `wash` reads (Lock% = lock_wait_ns / time executing,
-# LockRank by lock_wait_caused_ns).
+# A policy that decides nothing and writes what the view says of each thread's lock waits and of
+# the lock edges: what `wash` reads (Lock% = lock_wait_ns / time executing, LockRank by
+# lock_wait_caused_ns). Called at every quantum and at every thread's exit, so that its last call
+# comes after the program's last thread exited, with the final totals; it also keeps the last
+# view in which no thread had exited yet (the time alive of a thread still running).
 OBSERVER = """
 import json, os
 import ampsched
 
 class LockObserver(ampsched.Policy):
     quantum_ms = 10
-    triggers = ()
+    triggers = ("exit",)
     needs = ("locks",)
+    all_alive = None
 
     def decide(self, view):
         threads = {}
-        # Every thread seen, exited ones too (a test's observer, not a policy: the last quantum
-        # may come after the holder's exit).
+        # Every thread seen, exited ones too (a test's observer, not a policy).
         for t in range(view.thread_count):
             v = view.thread(t)
             threads[t] = {"lock_wait_ns": v.lock_wait_ns, "lock_wait_caused_ns": v.lock_wait_caused_ns,
-                          "total_time_ns": v.total_time_ns, "started_ns": v.started_ns, "kind": v.kind}
+                          "total_time_ns": v.total_time_ns, "started_ns": v.started_ns, "kind": v.kind,
+                          "state": v.state}
         seen = {"now_ns": view.now_ns, "threads": threads, "lock_edges": view.lock_edges}
+        if all(t["state"] != "exited" for t in threads.values()):
+            self.all_alive = seen
         with open(os.environ["WASH_LIVE_OBSERVED"] + ".tmp", "w") as f:
-            json.dump(seen, f)
+            json.dump({"last": seen, "all_alive": self.all_alive}, f)
         os.replace(os.environ["WASH_LIVE_OBSERVED"] + ".tmp", os.environ["WASH_LIVE_OBSERVED"])
         return None
 """
@@ -172,43 +203,61 @@ class LockObserver(ampsched.Policy):
 
 @needs_root
 def test_lock_waits_caused_waits_and_edges_reach_the_view_live(lockholder, iters_per_ms, tmp_path):
-    # 15 rounds of 20 ms held. The view must show what WASH needs: the waiters' Lock% above
-    # WASH's LockThresh 0.5 (they wait nearly all the time and run little), the holder's below it;
-    # the holder first by lock_wait_caused_ns (LockRank); and the edges naming it as the holder
-    # waited on, by at least 0.9 of its 15 x 20 ms held.
+    # 15 rounds of about 20 ms held (the loop count only sizes the run). The program's handshake
+    # (lockholder.c) makes each waiter's every wait a contended wait on the holder that contains
+    # the holder's whole computation of its round, and the holder never waits; the program measures
+    # its own waits (around each pthread_mutex_lock, enclosing the preload library's clock reads)
+    # and holds. So the view's final lock data must be, exactly, whatever the load: H (the holder's
+    # measured hold) <= each waiter's lock_wait_ns <= its measured wait; the holder's
+    # lock_wait_caused_ns their sum, and its own lock_wait_ns 0; every lock edge from a waiter to
+    # the holder, adding up to no more than the holder caused (an edge is credited to the holder
+    # seen at a reading, so a wait that began and ended between two readings has none: how many
+    # did depends on the agent's sampling, so no lower bound but that some wait was seen).
+    # And WASH's Lock% (it compares it with LockThresh 0.5) while all are alive: the waiters' above
+    # 0.5, the holder's 0.
     observer = tmp_path / "observer.py"
     observer.write_text(textwrap.dedent(OBSERVER))
     observed = tmp_path / "observed.json"
     env = dict(env_with_package(), WASH_LIVE_OBSERVED=str(observed))
     hold = str(int(20 * iters_per_ms))
     r, rep = agent(f"{observer}:LockObserver", [lockholder, "2", "15", hold], tmp_path / "locks.json", env=env)
-    seen = json.loads(observed.read_text())
+    program = measured_by_lockholder(r.stdout)
+    observed = json.loads(observed.read_text())
     # ThreadIds index the report's threads (it lists every thread in ThreadId order).
     comm = {i: t["comm"] for i, t in enumerate(rep["threads"])}
-    threads = {int(i): v for i, v in seen["threads"].items()}
-    (holder,) = [i for i in threads if comm[i] == "holder"]
-    waiters = [i for i in threads if comm[i] == "waiter"]
-    assert len(waiters) == 2
+    tid = {i: t["tid"] for i, t in enumerate(rep["threads"])}
+    final, alive = ({int(i): v for i, v in observed[which]["threads"].items()} for which in ("last", "all_alive"))
+    (holder,) = [i for i in final if comm[i] == "holder"]
+    waiters = [i for i in final if comm[i] == "waiter"]
+    assert len(waiters) == 2 and all(t["state"] == "exited" for t in final.values()), final
+    held_ns = program[tid[holder]]["hold_ns"]
+    facts = f"program {program}, view {final}"
+
+    for w in waiters:
+        assert held_ns <= final[w]["lock_wait_ns"] <= program[tid[w]]["wait_ns"], facts
+    caused = final[holder]["lock_wait_caused_ns"]
+    assert caused == sum(final[w]["lock_wait_ns"] for w in waiters), facts
+    assert final[holder]["lock_wait_ns"] == 0, facts
+    assert max(final, key=lambda i: final[i]["lock_wait_caused_ns"]) == holder, facts
+    # The view's totals are the report's.
+    for i, t in final.items():
+        assert t["lock_wait_ns"] == report_ns(rep["threads"][i]["lock_wait_s"]), (t, rep["threads"][i])
+        assert t["lock_wait_caused_ns"] == report_ns(rep["threads"][i]["lock_wait_caused_s"]), (t, rep["threads"][i])
+    edges = observed["last"]["lock_edges"]
+    assert edges and all(h == holder and w in waiters for w, h, _ in edges), edges
+    assert sum(ns for _, _, ns in edges) <= caused, (edges, caused)
 
     def lock_pct(i, over):
         # The paper's "time spent contended / time executing": over CPU time, or over the time
         # alive (`wash` takes this one; the two differ for a thread that waits off the CPU).
-        t = threads[i]
-        time = t["total_time_ns"] if over == "cpu" else seen["now_ns"] - t["started_ns"]
-        return t["lock_wait_ns"] / max(time, 1)
+        t = alive[i]
+        span = t["total_time_ns"] if over == "cpu" else observed["all_alive"]["now_ns"] - t["started_ns"]
+        return t["lock_wait_ns"] / max(span, 1)
 
     for over in ("cpu", "alive"):
-        pct = {comm[i]: round(lock_pct(i, over), 3) for i in threads}
+        pct = {comm[i]: round(lock_pct(i, over), 3) for i in alive}
         assert all(lock_pct(w, over) > 0.5 for w in waiters), (over, pct)
-        assert lock_pct(holder, over) < 0.5, (over, pct)
-    assert max(threads, key=lambda i: threads[i]["lock_wait_caused_ns"]) == holder, threads
-    held_ns = 15 * 20e6
-    assert threads[holder]["lock_wait_caused_ns"] >= 0.9 * held_ns, threads[holder]
-    on_holder = sum(ns for w, h, ns in seen["lock_edges"] if h == holder and w in waiters)
-    assert on_holder >= 0.9 * held_ns, seen["lock_edges"]
-    # What the edges say the holder caused agrees with its own count (edges are credited between
-    # samples, so the last sample's waits may be in one and not yet in the other: 20% slack).
-    assert on_holder <= 1.2 * threads[holder]["lock_wait_caused_ns"], (on_holder, threads[holder])
+        assert lock_pct(holder, over) == 0, (over, pct)
 
 
 # ---- where the speedups came from
@@ -234,7 +283,9 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
     lockholder, iters_per_ms, tmp_path
 ):
     # What each policy does with it, CPU 0 fast and CPU 1 at 0.3, and what that predicts for the
-    # program's wall time, which is the holder's (W = ROUNDS x HOLD_MS = 0.3 s of work):
+    # program's time, which is the holder's (W = ROUNDS x HOLD_MS = 0.3 s of work), on CPUs it
+    # has to itself (the time is `own_time`'s; the measurements quoted were of wall time, on a
+    # quiet machine):
     # - wash (WASH Algorithm 1): 3 application threads besides the blocked main one, more than
     #   the 1 big core, and the waiters contended (Lock% >> 0.5), so the app is non-scalable: the
     #   holder, the thread progressing most, heads ExecRank and is bound to the big core, and the
@@ -249,8 +300,13 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
     #   holder alone on the stolen-from CPU 1 (W / 0.3 = 3.3 W, 1.2-1.4 s), or shared CPU 0
     #   between it and the helpers (about 3 W).
     # Required: wash's holder bound to CPU 0 at the end with at least 80% of its CPU time there,
-    # every helper bound to CPU 1; wash's wall time below 0.75 of the better static binding's and
-    # of oblivious's (predicted about 0.35 and 0.3, measured 0.5 and 0.4).
+    # every helper bound to CPU 1; wash's time below 0.75 of the better static binding's and of
+    # oblivious's (predicted about 0.35 and 0.3; measured, by own_time: 0.32 and 0.26).
+    # The wall time is what the claim is about, but another program's load lengthens it by
+    # whatever that load takes of the CPUs (and another run's emulation steals CPU 1 at real-time
+    # priority): it was compared here until a loaded machine flipped it. `own_time` is the
+    # program's time had the CPUs been its own, from the agent's CPU-time accounting of the
+    # program's threads alone, which no other load adds to.
     args = [lockholder, str(WAITERS), str(ROUNDS), str(int(HOLD_MS * iters_per_ms)), str(HELPERS)]
 
     def measure():
@@ -263,9 +319,10 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
         ):
             _, runs[label] = agent(policy, args, tmp_path / f"{label}.json", *EMULATE, "--seed", seed)
         wall = {label: rep["target"]["wall_s"] for label, rep in runs.items()}
+        own = {label: round(own_time(rep), 3) for label, rep in runs.items()}
         holders = {label: holder_of(rep) for label, rep in runs.items()}
         where = {label: (h["affinity"], round(fast_fraction(h), 2)) for label, h in holders.items()}
-        facts = f"wall {wall}, holder (affinity, fast share) {where}"
+        facts = f"own time {own}, wall {wall}, holder (affinity, fast share) {where}"
 
         # The two static bindings are the two placements of the holder.
         assert {holders["static-1"]["affinity"], holders["static-2"]["affinity"]} == {"0", "1"}, facts
@@ -277,9 +334,9 @@ def test_wash_moves_the_lock_holder_to_the_fast_cpu_and_finishes_sooner_than_sta
         assert all(h["affinity"] == "1" for h in helpers), [(h["comm"], h["affinity"]) for h in helpers]
         assert wash["speedup"].startswith("core type alone"), wash["speedup"]
         # And the time.
-        best_static = min(wall["static-1"], wall["static-2"])
-        assert wall["wash"] < 0.75 * best_static, facts
-        assert wall["wash"] < 0.75 * wall["oblivious"], facts
+        best_static = min(own["static-1"], own["static-2"])
+        assert own["wash"] < 0.75 * best_static, facts
+        assert own["wash"] < 0.75 * own["oblivious"], facts
         return facts
 
     print(in_attempts(measure))

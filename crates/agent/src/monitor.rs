@@ -113,6 +113,10 @@ pub struct Monitor {
     /// Followed processes the caller saw exit (a pidfd said so) that the next sample ends,
     /// although /proc lists them until their parent reaps them.
     exited: HashSet<u32>,
+    /// Threads (tid, id, the holder it was last seen waiting for) that exited in the last
+    /// sample: `apply_locks` gives them the lock data they gathered after the sample before (the
+    /// preload library's entry outlives its thread).
+    exited_threads: Vec<(u32, u32, Option<u32>)>,
     /// Where /proc is: "/proc", or a tree a test built (then process CPU clocks and affinities,
     /// which are system calls, are not consulted: every sample reads every thread, and a new
     /// thread's affinity is all the machine's CPUs).
@@ -143,6 +147,7 @@ impl Monitor {
             by_tid: HashMap::new(),
             strangers: HashSet::new(),
             exited: HashSet::new(),
+            exited_threads: Vec::new(),
             own_pid: std::process::id(),
             last_switches_ns: None,
             buf: Vec::with_capacity(4096),
@@ -277,6 +282,7 @@ impl Monitor {
 
     /// Read /proc once; append the per-thread events of the interval to `events`.
     pub fn sample(&mut self, now_ns: u64, events: &mut Vec<Trigger>) {
+        self.exited_threads.clear();
         let switches = self.last_switches_ns.is_none_or(|t| now_ns >= t + SWITCHES_PERIOD_NS);
         if switches {
             self.last_switches_ns = Some(now_ns);
@@ -558,6 +564,7 @@ impl Monitor {
     fn exit_thread(&mut self, p: usize, tid: u32, id: u32, _now_ns: u64, events: &mut Vec<Trigger>) {
         self.procs[p].threads.remove(&tid);
         self.by_tid.remove(&tid);
+        self.exited_threads.push((tid, id, self.book.threads[id as usize].waiting_for));
         if let (Some(l), Some(slot)) = (self.ledger.as_mut(), self.extra[id as usize].slot.take()) {
             l.thread_gone(slot);
         }
@@ -581,26 +588,40 @@ impl Monitor {
         CpuMask::from_cpus(cores.iter().map(|c| self.machine.cores[c].cpu))
     }
 
-    /// Copy the preload library's lock data into the view.
+    /// Copy the preload library's lock data into the view: of the threads alive, and, for the
+    /// threads that exited in the last sample, what they gathered after the sample before (their
+    /// totals are final once they have exited, but for waits still charged to them).
     pub fn apply_locks(&mut self, locks: &HashMap<u32, LockRecord>) {
         for (tid, r) in locks {
             let Some(&id) = self.by_tid.get(tid) else { continue };
             let holder = r.waiting_for.and_then(|h| self.by_tid.get(&h).copied());
-            let t = &self.book.threads[id as usize];
-            let (waited, seen_holder) = (r.wait_ns.saturating_sub(t.lock_wait_ns), t.waiting_for.or(holder));
-            if let (true, Some(h)) = (waited > 0, seen_holder) {
-                self.book.add_lock_wait(id, h, waited);
-            }
+            self.apply_lock_record(id, r, holder);
             let t = &mut self.book.threads[id as usize];
-            t.lock_wait_ns = r.wait_ns;
-            t.lock_wait_caused_ns = r.caused_ns;
             t.waiting_for = holder;
             t.spinning = r.spinning;
-            // Kept monotonic: a spin that ends as the table is read can count twice in that one
-            // reading (see `LockTable::read`), and policies take differences of spin_ns.
-            t.spin_ns = t.spin_ns.max(r.spin_ns);
-            self.extra[id as usize].contended_locks = r.contended;
         }
+        for (tid, id, holder) in std::mem::take(&mut self.exited_threads) {
+            if let Some(r) = locks.get(&tid) {
+                self.apply_lock_record(id, r, holder);
+            }
+        }
+    }
+
+    /// Thread `id`'s totals from the table's record `r`; its wait since the last reading is an
+    /// edge to the holder it was seen waiting for then, or else to `holder`.
+    fn apply_lock_record(&mut self, id: u32, r: &LockRecord, holder: Option<u32>) {
+        let t = &self.book.threads[id as usize];
+        let (waited, seen_holder) = (r.wait_ns.saturating_sub(t.lock_wait_ns), t.waiting_for.or(holder));
+        if let (true, Some(h)) = (waited > 0, seen_holder) {
+            self.book.add_lock_wait(id, h, waited);
+        }
+        let t = &mut self.book.threads[id as usize];
+        t.lock_wait_ns = r.wait_ns;
+        t.lock_wait_caused_ns = r.caused_ns;
+        // Kept monotonic: a spin that ends as the table is read can count twice in that one
+        // reading (see `LockTable::read`), and policies take differences of spin_ns.
+        t.spin_ns = t.spin_ns.max(r.spin_ns);
+        self.extra[id as usize].contended_locks = r.contended;
     }
 
     /// Before the agent sets thread `id`'s affinity to `mask`: the guardian's ledger learns that

@@ -102,3 +102,42 @@ fn a_thread_spinning_on_a_busy_spinlock_is_seen_spinning_and_its_spin_time_count
     // SAFETY: no thread uses the lock any more.
     drop(unsafe { Box::from_raw(lock) });
 }
+
+#[test]
+fn a_thread_that_exited_gets_the_lock_waits_it_finished_after_its_last_sample() {
+    use ampsched_agent::monitor::Monitor;
+    use ampsched_model::Machine;
+
+    use crate::common::{ProcTree, ONE_FAST_ONE_SLOW};
+
+    // Thread 7001 waits for a mutex 7000 holds: 3 ms of it by the first sample, 8 ms in all by the
+    // time it has exited, which the next sample sees. The report must have its 8 ms (and the
+    // holder's 8 ms caused), not the 3 ms read while it was alive.
+    let proc = ProcTree::new("locks-exit");
+    let pid = 7000;
+    proc.thread(pid, 7000, 'R', 0, 0);
+    proc.thread(pid, 7001, 'S', 1, 0);
+    let mut m = Monitor::with_proc_root(Machine::from_toml("machine", ONE_FAST_ONE_SLOW).unwrap(), &proc.path());
+    assert!(m.add_process(pid));
+    let record = |wait_ms: u64, waiting: bool| -> HashMap<u32, LockRecord> {
+        let waiter = LockRecord { wait_ns: wait_ms * 1_000_000, waiting_for: waiting.then_some(7000), contended: 1, ..Default::default() };
+        HashMap::from([(7001, waiter), (7000, LockRecord { caused_ns: wait_ms * 1_000_000, ..Default::default() })])
+    };
+    m.sample(0, &mut Vec::new());
+    m.apply_locks(&record(3, true));
+    assert_eq!((m.book.threads[1].lock_wait_ns, m.book.threads[1].waiting_for), (3_000_000, Some(0)));
+    std::fs::remove_dir_all(proc.0.join(format!("{pid}/task/7001"))).unwrap();
+    m.sample(10_000_000, &mut Vec::new());
+    m.apply_locks(&record(8, false));
+    let (holder, waiter) = (&m.book.threads[0], &m.book.threads[1]);
+    assert_eq!((waiter.lock_wait_ns, waiter.waiting_for, holder.lock_wait_caused_ns), (8_000_000, None, 8_000_000));
+    assert_eq!(m.extra[1].contended_locks, 1);
+    // The wait finished after the sample went to the holder it was seen waiting for.
+    let view = m.book.view(&m.machine, ampsched_model::Trigger::Quantum, 10_000_000);
+    let edges: Vec<(u32, u32, u64)> = view.lock_edges.iter().map(|e| (e.waiter, e.holder, e.wait_ns)).collect();
+    assert_eq!(edges, [(1, 0, 8_000_000)]);
+    // Once applied, an exited thread's record is not applied again: a later reading changes nothing.
+    m.sample(20_000_000, &mut Vec::new());
+    m.apply_locks(&record(20, false));
+    assert_eq!(m.book.threads[1].lock_wait_ns, 8_000_000);
+}
