@@ -30,6 +30,11 @@ pub struct ViewBook {
     calls: u64,
     /// Kept only for a policy with a quantum.
     track_intervals: bool,
+    /// Some(types): the source writes CPU time alone into the threads' counters, on the
+    /// machine's first `types` core types (the simulator, for a policy that reads no counters):
+    /// every other field stays zero, so an interval is its time's alone and costs a subtraction
+    /// per core type of the machine, not a whole `PerType`.
+    pub time_only: Option<usize>,
     interval: Vec<PerType>,
     interval_base: Vec<PerType>,
     /// Threads that ran since the last quantum call (and a flag per thread), and those that ran
@@ -134,17 +139,29 @@ impl ViewBook {
         self.drop_exited();
         if trigger == Trigger::Quantum && self.track_intervals {
             for &t in &self.ran_last_quantum {
-                self.interval[t as usize] = PerType::default();
+                if let Some(types) = self.time_only {
+                    self.interval[t as usize][..types].iter_mut().for_each(|c| c.time_ns = 0);
+                } else {
+                    self.interval[t as usize] = PerType::default();
+                }
             }
             // A thread's base is where its counters stood when it last ran, so its interval is
             // what it did since, all of it in this quantum.
             for &t in &self.ran {
                 let t = t as usize;
-                let now = self.threads[t].per_type;
-                for (ty, c) in now.iter().enumerate() {
-                    self.interval[t][ty] = c.since(&self.interval_base[t][ty]);
+                if let Some(types) = self.time_only {
+                    for ty in 0..types {
+                        let now = self.threads[t].per_type[ty].time_ns;
+                        self.interval[t][ty].time_ns = now - self.interval_base[t][ty].time_ns;
+                        self.interval_base[t][ty].time_ns = now;
+                    }
+                } else {
+                    let now = self.threads[t].per_type;
+                    for (ty, c) in now.iter().enumerate() {
+                        self.interval[t][ty] = c.since(&self.interval_base[t][ty]);
+                    }
+                    self.interval_base[t] = now;
                 }
-                self.interval_base[t] = now;
                 self.has_run[t] = false;
             }
             self.ran_last_quantum = std::mem::take(&mut self.ran);

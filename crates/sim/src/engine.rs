@@ -278,6 +278,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let available = if cfg.policy_reads_counters { simulator_signals(w) } else { simulator_signals(w).without(Signals::COUNTERS) };
         let mut book = ViewBook::new(m.num_cores(), available, policy.quantum_ns().is_some());
         book.seed = cfg.seed;
+        // Such a policy's view gets CPU time alone (`CounterBook::sync_time`).
+        book.time_only = (!cfg.policy_reads_counters).then_some(m.core_types.len());
         let counters = CounterBook::new(cfg.counter_noise, cfg.seed);
         book.apps = w
             .apps

@@ -3,6 +3,7 @@
 //! shares the last core's LLC), pulls by idle cores, and periodic balancing of queue lengths.
 
 use ampsched_model::rng::Rng;
+use ampsched_model::CoreSet;
 
 use super::runqueue::{weight_of_nice, RunQueue};
 use super::{LocalScheduler, SchedView};
@@ -242,7 +243,31 @@ impl LocalScheduler for Cfs {
             };
             let mut targets: Vec<usize> = (0..n).filter(|&c| self.nr(sys, c) + 2 <= self.nr(sys, busiest)).collect();
             targets.sort_by_key(|&c| (self.nr(sys, c), c));
-            let Some((t, to)) = targets.into_iter().find_map(|to| self.first_allowed(sys, busiest, to).map(|t| (t, to))) else {
+            // What `first_allowed` would find for each target in turn, reading the busiest
+            // queue's head once (a queue is read in order through a heap): pinned partitions
+            // make most targets find nothing there, and each would read it all again.
+            let found = {
+                let mut unread = self.queues[busiest].iter().take(PULL_SCAN_LIMIT).map(|(_, t)| t);
+                let (mut read, mut reachable, mut all_read) = (Vec::new(), CoreSet::default(), false);
+                targets.into_iter().find_map(|to| {
+                    if all_read && !reachable.contains(to) {
+                        return None;
+                    }
+                    if let Some(&t) = read.iter().find(|&&t| sys.allowed(t).contains(to)) {
+                        return Some((t, to));
+                    }
+                    for t in unread.by_ref() {
+                        read.push(t);
+                        reachable = reachable.union(sys.allowed(t));
+                        if sys.allowed(t).contains(to) {
+                            return Some((t, to));
+                        }
+                    }
+                    all_read = true;
+                    None
+                })
+            };
+            let Some((t, to)) = found else {
                 return;
             };
             self.move_queued(t, busiest);
