@@ -29,8 +29,8 @@ over them):
 import os
 import tomllib
 
-from . import Claim, Report, policy_roles
-from ._format import geomean, markdown_table, pct, verdict
+from . import Report, policy_roles
+from ._format import geomean, judge, markdown_table, pct
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -491,34 +491,34 @@ def _figures_5_2_5_3(res, plan) -> list:
     spin = {a: wait_speedup(res, a, "spin") for a in apps}
     worst_spin = max(spin.values(), key=abs)
     out.append(
-        Claim(
+        judge(
             "fig5.2-spin-hardly-any",
             f"{THESIS}, §5.2.2, Fig. 5.2",
             "with spinning waits PA gives hardly any speedup over Default (the OS never sees the serial phases)",
             "hardly any speedup",
             f"PA (spin) over Default: {', '.join(f'{a} {pct(v)}' for a, v in spin.items())}",
             f"every app within {EVEN_TOL:g} points of 0",
-            verdict(abs(worst_spin) <= EVEN_TOL),
-            "" if abs(worst_spin) <= EVEN_TOL else _spin_reason(res, spin),
+            abs(worst_spin) <= EVEN_TOL,
+            _spin_reason(res, spin),
         )
     )
     large = [a for a in apps if a in LARGE_SERIAL]
     blk = {a: max(wait_speedup(res, a, m) for m in ("block", "1M")) for a in large}
     ok = bool(large) and min(blk.values()) >= NOTICEABLE
     out.append(
-        Claim(
+        judge(
             "fig5.2-block-large-serial",
             f"{THESIS}, §5.2.2, Fig. 5.2",
             "with sleep or adaptive waits the apps with large serial phases get a noticeable speedup under PA",
             "noticeable speedup",
             "PA (block or 1M, the better) over Default: " + ", ".join(f"{a} {pct(v)}" for a, v in blk.items()),
             f"each at least +{NOTICEABLE:g}%",
-            verdict(ok),
-            ""
-            if ok
-            else "the OS sees "
-            + ", ".join(f"{100 * res['seen'][(a, 'block')]:.0f}% of {a}" for a in large)
-            + " as serial with blocking waits; PA's gain on each is at most that share times (SF - 1)",
+            ok,
+            (
+                "the OS sees "
+                + ", ".join(f"{100 * res['seen'][(a, 'block')]:.0f}% of {a}" for a in large)
+                + " as serial with blocking waits; PA's gain on each is at most that share times (SF - 1)"
+            ),
         )
     )
     blk_all = {a: wait_speedup(res, a, "block") for a in apps}
@@ -526,7 +526,7 @@ def _figures_5_2_5_3(res, plan) -> list:
     worst = sorted(apps, key=lambda a: blk_all[a])[: len(short)]
     ok = set(worst) == set(short)
     out.append(
-        Claim(
+        judge(
             "fig5.2-short-loops-degrade-most",
             f"{THESIS}, §5.2.2, Fig. 5.2",
             "RNA, equake and applu (frequent short parallel loops) degrade most under PA with sleep (block) waits",
@@ -534,38 +534,38 @@ def _figures_5_2_5_3(res, plan) -> list:
             "PA (block) over Default: "
             + ", ".join(f"{a} {pct(blk_all[a])}" for a in sorted(apps, key=lambda a: blk_all[a])),
             f"the {len(short)} worst are {', '.join(short)}",
-            verdict(ok),
-            ""
-            if ok
-            else f"the worst are {', '.join(worst)}"
-            + "".join(
-                f"; {a} (HP-MI) loses {-blk_all[a]:.1f}% with NUMA memory and {pct(res['wait_uma'][a])} with one memory node: "
-                "PA moves its master to the fast core on another chip for each serial part, where its memory (first touched "
-                "on its own node) is remote (1.15x) and eats the memory-bound serial part's small gain (SF 1.35)"
-                for a in worst
-                if a not in short
+            ok,
+            (
+                f"the worst are {', '.join(worst)}"
+                + "".join(
+                    f"; {a} (HP-MI) loses {-blk_all[a]:.1f}% with NUMA memory and {pct(res['wait_uma'][a])} with one memory node: "
+                    "PA moves its master to the fast core on another chip for each serial part, where its memory (first touched "
+                    "on its own node) is remote (1.15x) and eats the memory-bound serial part's small gain (SF 1.35)"
+                    for a in worst
+                    if a not in short
+                )
             ),
         )
     )
     grow = {a: (wait_speedup(res, a, "block"), wait_speedup(res, a, "100M")) for a in short}
     ok = all(hi >= lo - TIE for lo, hi in grow.values()) and all(hi >= -EVEN_TOL for _, hi in grow.values())
     out.append(
-        Claim(
+        judge(
             "fig5.2-large-threshold-removes-overhead",
             f"{THESIS}, §5.2.2, Fig. 5.2",
             "the adaptive mode needs a large enough blocking threshold to remove the overhead of the short-loop apps",
             "overhead gone at a large threshold",
             "PA block / 100M over Default: " + ", ".join(f"{a} {pct(lo)} / {pct(hi)}" for a, (lo, hi) in grow.items()),
             f"100M no worse than block and within {EVEN_TOL:g} points of Default",
-            verdict(ok),
-            "" if ok else "at 100M iterations the short-loop apps still lose to Default",
+            ok,
+            "at 100M iterations the short-loop apps still lose to Default",
         )
     )
     order = ("block", "1M", "10M", "100M", "spin")
     seen = {a: [res["seen"][(a, m)] for m in order] for a in apps}
     ok = all(all(x >= y - 0.005 for x, y in zip(v, v[1:])) for v in seen.values())
     out.append(
-        Claim(
+        judge(
             "fig5.3-serial-fraction-falls",
             f"{THESIS}, §5.2.2, Fig. 5.3",
             "the serial fraction the OS sees falls as the blocking threshold grows (large thresholds hide the serial phases)",
@@ -573,8 +573,8 @@ def _figures_5_2_5_3(res, plan) -> list:
             "block / 1M / 10M / 100M / spin: "
             + "; ".join(f"{a} " + " / ".join(f"{100 * x:.0f}%" for x in v) for a, v in seen.items()),
             "non-increasing for every app (half a point of slack)",
-            verdict(ok),
-            "" if ok else "not monotone for some app",
+            ok,
+            "not monotone for some app",
         )
     )
     return out
@@ -591,21 +591,21 @@ def _figure_5_4(res, plan) -> list:
     worst_low = min(low, key=low.get)
     ok = abs(-low[worst_low] - 26) <= GAIN_TOL
     out.append(
-        Claim(
+        judge(
             "fig5.4-pa-adaptive-26",
             f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold",
             "up to 26%",
             f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {pct(min(blk_all.values()))}",
             f"{GAIN_TOL:g} points",
-            verdict(ok),
-            ""
-            if ok
-            else "our short-loop apps' serial parts are shorter than a 1M-iteration spin (8.7 ms on a slow core), so at 1M the OS "
-            "sees "
-            + ", ".join(f"{100 * res['seen'][(a, '1M')]:.0f}% of {a}'s time" for a in short)
-            + " as serial and PA "
-            "hardly migrates; their loop and serial-part lengths are chosen (catalog parallel.toml), the thesis gives none",
+            ok,
+            (
+                "our short-loop apps' serial parts are shorter than a 1M-iteration spin (8.7 ms on a slow core), so at 1M the OS "
+                "sees "
+                + ", ".join(f"{100 * res['seen'][(a, '1M')]:.0f}% of {a}'s time" for a in short)
+                + " as serial and PA "
+                "hardly migrates; their loop and serial-part lengths are chosen (catalog parallel.toml), the thesis gives none"
+            ),
         )
     )
     rtx = {(a, k): rtx_speedup(res, a, k) for a in apps for k in RTX_SPIN}
@@ -613,7 +613,7 @@ def _figure_5_4(res, plan) -> list:
     worst_rtx = min(rtx.values())
     ok = worst_rtx >= -(4 + WITHIN_TOL) and len(losses) <= 1
     out.append(
-        Claim(
+        judge(
             "fig5.4-rtx-within-4",
             f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-RTX degrades performance (against Default) by at most 4%, in one case only (1K-iteration spin threshold)",
@@ -621,14 +621,14 @@ def _figure_5_4(res, plan) -> list:
             f"worst {pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
             + (f" ({', '.join(f'{a} {k}' for (a, k) in losses)})" if losses else ""),
             f"worst no lower than -{4 + WITHIN_TOL:g}%, at most one point below -{TIE:g}%",
-            verdict(ok),
-            ""
-            if ok
-            else f"PA-RTX loses more than {TIE:g} point on "
-            + ", ".join(f"{a} ({k}, {pct(v)})" for (a, k), v in losses.items())
-            + "; with one memory node PA (block) against Default is "
-            + ", ".join(f"{pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
-            + ": the master's moves to the fast core on another chip make its memory remote",
+            ok,
+            (
+                f"PA-RTX loses more than {TIE:g} point on "
+                + ", ".join(f"{a} ({k}, {pct(v)})" for (a, k), v in losses.items())
+                + "; with one memory node PA (block) against Default is "
+                + ", ".join(f"{pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
+                + ": the master's moves to the fast core on another chip make its memory remote"
+            ),
         )
     )
     gain = {
@@ -637,17 +637,15 @@ def _figure_5_4(res, plan) -> list:
     top = max(gain, key=gain.get)
     ok = abs(gain[top] - 5) <= GAIN_TOL
     out.append(
-        Claim(
+        judge(
             "fig5.4-rtx-over-pa-5",
             f"{THESIS}, §5.2.2, Fig. 5.4",
             "PA-RTX beats PA-base (adaptive, at its best blocking threshold of 10M or 1M) by up to 5%",
             "up to 5%",
             f"largest: {top} {pct(gain[top])} (PA-RTX at its better spin threshold)",
             f"{GAIN_TOL:g} points",
-            verdict(ok),
-            ""
-            if ok
-            else (
+            ok,
+            (
                 "PA-RTX sees every serial phase at once where PA at 1M-10M waits out the spin; our serial phases are "
                 "longer relative to the spin than the thesis's"
                 if gain[top] > 5
@@ -671,15 +669,15 @@ def _figure_5_5(res, plan) -> list:
     simple = {w: max(sp[(w, "rr")], sp[(w, "busyfcs")]) for w in few}
     ok = sum(v >= NOTICEABLE for v in simple.values()) >= 0.5 * len(few)
     out.append(
-        Claim(
+        judge(
             "fig5.5-rr-busyfcs-few-threads",
             f"{THESIS}, §5.2.3, Fig. 5.5 (1)",
             "RR and BusyFCs get non-negligible gains over Default when few threads are active (ST+PS and PS+PS pairs)",
             "non-negligible gains",
             "better of RR and BusyFCs over Default: " + ", ".join(f"{SET1[w]} {pct(v)}" for w, v in simple.items()),
             f"at least +{NOTICEABLE:g}% on half of those workloads or more",
-            verdict(ok),
-            "" if ok else "with blocking waits our serial phases leave slow cores idle, which Default also fills",
+            ok,
+            "with blocking waits our serial phases leave slow cores idle, which Default also fills",
         )
     )
     if "stci-hp" in w1:
@@ -690,7 +688,7 @@ def _figure_5_5(res, plan) -> list:
         best_w = max(w1, key=lambda w: max(set1_speedup(res, ONE, w, p, over="rr") for p in ("pa", "mintlp")))
         ok = abs(pa_hp["rr"] - 40) <= GAIN_TOL
         out.append(
-            Claim(
+            judge(
                 "fig5.5-stci-hp-40",
                 f"{THESIS}, §5.2.3, Fig. 5.5 (2); ch. 1 (Example 1: ≈40% over RR)",
                 "with HP apps present PA and MinTLP win, by up to 40% (STCI-HP) over RR, BusyFCs and Default",
@@ -699,13 +697,13 @@ def _figure_5_5(res, plan) -> list:
                 + ", ".join(f"{LABEL[r]} {pct(v)}" for r, v in pa_hp.items())
                 + f"; largest gain over RR on {SET1[best_w]}",
                 f"{GAIN_TOL:g} points (over RR)",
-                verdict(ok),
-                ""
-                if ok
-                else f"ours is the thesis's own arithmetic (Example 1: 1.5x against 1.1x, +36%): under the better of PA and MinTLP "
-                f"against RR gamess gains {pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
-                f"{pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
-                "programs whose SFs it does not give" + _busyfcs_hp(res, pa_hp),
+                ok,
+                (
+                    f"ours is the thesis's own arithmetic (Example 1: 1.5x against 1.1x, +36%): under the better of PA and MinTLP "
+                    f"against RR gamess gains {pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
+                    f"{pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
+                    "programs whose SFs it does not give" + _busyfcs_hp(res, pa_hp)
+                ),
             )
         )
     for wl_pair, cid, text, sign in (
@@ -726,15 +724,15 @@ def _figure_5_5(res, plan) -> list:
         diff = {w: speedup(res_time(res, ONE, w, "mintlp"), res_time(res, ONE, w, "pa")) for w in ws}
         ok = all(sign * d > TIE for d in diff.values())
         out.append(
-            Claim(
+            judge(
                 cid,
                 f"{THESIS}, §5.2.3, Fig. 5.5 ({'3' if sign < 0 else '4'})",
                 text,
                 "PA behind" if sign < 0 else "PA ahead",
                 "PA over MinTLP: " + ", ".join(f"{SET1[w]} {pct(d)}" for w, d in diff.items()),
                 f"{'below' if sign < 0 else 'above'} {'-' if sign < 0 else '+'}{TIE:g}% on each",
-                verdict(ok),
-                "" if ok else _pa_mintlp_reason(res, diff, sign),
+                ok,
+                _pa_mintlp_reason(res, diff, sign),
             )
         )
     ci = [w for w in w1 if w.startswith("stci")]
@@ -746,15 +744,15 @@ def _figure_5_5(res, plan) -> list:
         and sum(match[w] < -TIE for w in others) > len(others) / 2
     )
     out.append(
-        Claim(
+        judge(
             "fig5.5-static-ipc",
             f"{THESIS}, §5.2.3, Fig. 5.5 (5)",
             "Static-IPC-Driven matches PA and MinTLP only where the ST app is CI; it loses on STCI-HP(2) (EP more compute-bound than gobmk) and on most others",
             "matches on STCI-*, loses on STCI-HP(2) and most others",
             "Static-IPC minus the better of PA and MinTLP: " + ", ".join(f"{SET1[w]} {match[w]:+.1f}" for w in w1),
             f"within {GAIN_TOL:g} points on STCI-* but STCI-HP(2); below -{TIE:g} on STCI-HP(2) and on more than half of the rest",
-            verdict(ok),
-            "" if ok else _static_ipc_reason(res, w1, match),
+            ok,
+            _static_ipc_reason(res, w1, match),
         )
     )
     return out
@@ -774,7 +772,7 @@ def _figure_5_5_4fc(res, plan) -> list:
     mean4 = sum(max(sp4[(w, "pa")], sp4[(w, "mintlp")]) for w in w1) / len(w1)
     ok = agree >= 0.75 * len(w1)
     out.append(
-        Claim(
+        judge(
             "fig5.5-4fc-similar",
             f"{THESIS}, §5.2.3 (set #1 on 4FC-12SC not shown, 'quantitatively similar')",
             "set #1 on 4FC-12SC gives results quantitatively similar to 1FC-12SC",
@@ -782,20 +780,20 @@ def _figure_5_5_4fc(res, plan) -> list:
             f"PA or MinTLP best (within {TIE:g} point) on the same workloads in {agree} of {len(w1)}; mean gain of the better over Default "
             f"{pct(mean1)} (1FC-12SC), {pct(mean4)} (4FC-12SC)",
             "the same winners on at least 3/4 of the workloads",
-            verdict(ok),
-            ""
-            if ok
-            else "the winners differ on "
-            + ", ".join(
-                f"{SET1[w]} (4FC-12SC: {LABEL[max(MULTI, key=lambda r: sp4[(w, r)])]} "
-                f"{max(sp4[(w, r)] for r in MULTI) - max(sp4[(w, 'pa')], sp4[(w, 'mintlp')]):.1f} points ahead of PA/MinTLP)"
-                if not win4[w]
-                else f"{SET1[w]} (1FC-12SC: {LABEL[max(MULTI, key=lambda r: sp[(w, r)])]} ahead)"
-                for w in w1
-                if win1[w] != win4[w]
-            )
-            + ": with four fast cores RR's and BusyFCs's fast-core time reaches the ST app and serial phases too, so the "
-            "margins are within a few points; the mean gains are close",
+            ok,
+            (
+                "the winners differ on "
+                + ", ".join(
+                    f"{SET1[w]} (4FC-12SC: {LABEL[max(MULTI, key=lambda r: sp4[(w, r)])]} "
+                    f"{max(sp4[(w, r)] for r in MULTI) - max(sp4[(w, 'pa')], sp4[(w, 'mintlp')]):.1f} points ahead of PA/MinTLP)"
+                    if not win4[w]
+                    else f"{SET1[w]} (1FC-12SC: {LABEL[max(MULTI, key=lambda r: sp[(w, r)])]} ahead)"
+                    for w in w1
+                    if win1[w] != win4[w]
+                )
+                + ": with four fast cores RR's and BusyFCs's fast-core time reaches the ST app and serial phases too, so the "
+                "margins are within a few points; the mean gains are close"
+            ),
         )
     )
     return out
@@ -815,15 +813,15 @@ def _figure_5_6(res, plan) -> list:
     under = [w for w, d in d2.items() if d < -TIE]
     ok = len(under) <= 1
     out.append(
-        Claim(
+        judge(
             "fig5.6-pa-almost-never-under-mintlp",
             f"{THESIS}, §5.2.3, Fig. 5.6",
             "on set #2 (4FC-12SC, cross-domain migrations avoided) PA almost never under-performs MinTLP for the workload as a whole",
             "almost never",
             "PA over MinTLP (workload geomean): " + ", ".join(f"{SET2[w]} {pct(d)}" for w, d in d2.items()),
             f"below -{TIE:g}% on at most one workload",
-            verdict(ok),
-            "" if ok else _set2_reason(res, under),
+            ok,
+            _set2_reason(res, under),
         )
     )
     return out
@@ -843,32 +841,30 @@ def _figure_5_7(res, plan) -> list:
     }
     ok = all(r > TIE and b > TIE for r, b in simple.values())
     out.append(
-        Claim(
+        judge(
             "fig5.7-simple-beat-default",
             f"{THESIS}, §5.2.3, Fig. 5.7",
             "even RR and BusyFCs accelerate serial phases and beat Default when one parallel app runs with blocking waits",
             "RR and BusyFCs above Default",
             "RR / BusyFCs over Default: " + ", ".join(f"{a} {pct(r)} / {pct(b)}" for a, (r, b) in simple.items()),
             f"both above +{TIE:g}% on each PS app with blocking waits",
-            verdict(ok),
-            "" if ok else "Default keeps the master where it started, which for some seeds is the fast core",
+            ok,
+            "Default keeps the master where it started, which for some seeds is the fast core",
         )
     )
     pa1 = {a: speedup(res["single"][(a, "default")], res["single"][(a, "pa")]) for a in ten}
     top = max(ps, key=lambda a: pa1[a])
     ok = abs(pa1[top] - 26) <= GAIN_TOL
     out.append(
-        Claim(
+        judge(
             "fig5.7-pa-26",
             f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
             "PA gives up to 26% over Default for apps with serial phases of 40-60%",
             "up to 26%",
             "PA over Default: " + ", ".join(f"{a} {pct(pa1[a])}" for a in ps),
             f"{GAIN_TOL:g} points",
-            verdict(ok),
-            ""
-            if ok
-            else f"our largest is {top} ({pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
+            ok,
+            f"our largest is {top} ({pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
             f"chosen, catalog parallel.toml) bound the serial-phase gain at {pct(amdahl(0.45, 1.93))}, and its parallel "
             "phases get 4 fast cores of 16 besides; the thesis gives its apps' serial fractions only as 40-60%",
         )
@@ -876,15 +872,15 @@ def _figure_5_7(res, plan) -> list:
     if "wupwise_m" in ten:
         ok = abs(pa1["wupwise_m"]) <= EVEN_TOL
         out.append(
-            Claim(
+            judge(
                 "fig5.7-wupwise-zero",
                 f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
                 "wupwise (small serial fraction) gains nothing from PA",
                 "about 0",
                 f"{pct(pa1['wupwise_m'])}",
                 f"within {EVEN_TOL:g} points of 0",
-                verdict(ok),
-                "" if ok else "its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
+                ok,
+                "its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
             )
         )
     return out
@@ -902,7 +898,7 @@ def _figure_5_8(res, plan) -> list:
     pa_max = {m: max((ov[(m, a, "pa")], a) for a in ten) for m in (ONE, SMALL, FOUR)}
     ok = abs(pa_max[ONE][0] - 18) <= GAIN_TOL
     out.append(
-        Claim(
+        judge(
             "fig5.8-1fc12sc-18",
             f"{THESIS}, §5.2.4, Fig. 5.8",
             "the migration overhead is highest on 1FC-12SC: up to 18%",
@@ -910,36 +906,34 @@ def _figure_5_8(res, plan) -> list:
             f"PA: up to {pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
             f"{pct(mx[ONE][0])} ({LABEL[mx[ONE][2]]}, {mx[ONE][1]})",
             f"{GAIN_TOL:g} points (PA)",
-            verdict(ok),
-            "" if ok else _overhead_reason(res, ten, plan),
+            ok,
+            _overhead_reason(res, ten, plan),
         )
     )
     ok = max(pa_max[SMALL][0], mx[SMALL][0]) < NEGLIGIBLE
     out.append(
-        Claim(
+        judge(
             "fig5.8-1fc3sc-negligible",
             f"{THESIS}, §5.2.4, Fig. 5.8",
             "on 1FC-3SC (every core sharing the LLC) the overhead is negligible",
             "negligible",
             f"up to {pct(mx[SMALL][0])} ({LABEL[mx[SMALL][2]]}, {mx[SMALL][1]})",
             f"below {NEGLIGIBLE:g}%",
-            verdict(ok),
-            "" if ok else "the fixed 50 µs a migration costs adds up where the short-loop apps migrate on every loop",
+            ok,
+            "the fixed 50 µs a migration costs adds up where the short-loop apps migrate on every loop",
         )
     )
     ok = pa_max[FOUR][0] < VERY_LOW
     out.append(
-        Claim(
+        judge(
             "fig5.8-4fc-very-low",
             f"{THESIS}, §5.2.4, Fig. 5.8",
             "on 4FC-12SC (a fast core in each LLC domain, topology-aware scheduling) PA's overhead is very low",
             "very low",
             f"PA up to {pct(pa_max[FOUR][0])} ({pa_max[FOUR][1]})",
             f"below {VERY_LOW:g}%",
-            verdict(ok),
-            ""
-            if ok
-            else f"{pa_max[FOUR][1]} loses {pct(pa_max[FOUR][0])} with NUMA memory and "
+            ok,
+            f"{pa_max[FOUR][1]} loses {pct(pa_max[FOUR][0])} with NUMA memory and "
             f"{pct(res['over_uma'][(FOUR, pa_max[FOUR][1])])} on the same machine with one memory node: PA moves the serial "
             "thread to a fast core on another chip, where its memory (first touched on its own node) is remote (1.15x, "
             "catalog 4fc-12sc-mf); a migration itself costs little here",
@@ -948,17 +942,15 @@ def _figure_5_8(res, plan) -> list:
     b = max((ov[(ONE, a, "busyfcs")], a) for a in ten)
     ok = b[0] >= NEGLIGIBLE
     out.append(
-        Claim(
+        judge(
             "fig5.8-busyfcs-too",
             f"{THESIS}, §5.2.4, Fig. 5.8",
             "BusyFCs also shows overhead on 1FC-12SC: migration cost is inherent to asymmetry-aware schedulers",
             "overhead too",
             f"BusyFCs up to {pct(b[0])} ({b[1]})",
             f"at least {NEGLIGIBLE:g}%",
-            verdict(ok),
-            ""
-            if ok
-            else "BusyFCs moves a thread only when the fast core idles: with the catalog's adaptive waits it does so "
+            ok,
+            "BusyFCs moves a thread only when the fast core idles: with the catalog's adaptive waits it does so "
             f"at most {max(res['over_migrations'][(ONE, a, 'busyfcs')] for a in ten):.0f} times in a run (see fig5.8-1fc12sc-18)",
         )
     )
@@ -985,26 +977,26 @@ def _headline(res, plan) -> list:
     g = max(gains)
     ok = abs(g[0] - 40) <= GAIN_TOL
     out.append(
-        Claim(
+        judge(
             "headline-up-to-40",
             f"{THESIS}, ch. 5 introduction and §5.3; ch. 7",
             "PA and MinTLP beat RR, BusyFCs, Static-IPC-Driven and Default by up to 40%",
             "up to 40%",
             f"largest: {pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
             f"{GAIN_TOL:g} points",
-            verdict(ok),
-            ""
-            if ok
-            else f"the largest gain is over {LABEL[g[2]]} on {g[1]}"
-            + (
-                ": Default keeps threads where they start, and the ST app has "
-                + _default_st_share(res, g[1])
-                + " of its time "
-                "on the fast core there; the thesis's Default, run many times, may have averaged luckier placements"
-                if g[2] == "default"
-                else ""
-            )
-            + f"; over RR the largest is {pct(max(x for x in gains if x[2] == 'rr')[0])}",
+            ok,
+            (
+                f"the largest gain is over {LABEL[g[2]]} on {g[1]}"
+                + (
+                    ": Default keeps threads where they start, and the ST app has "
+                    + _default_st_share(res, g[1])
+                    + " of its time "
+                    "on the fast core there; the thesis's Default, run many times, may have averaged luckier placements"
+                    if g[2] == "default"
+                    else ""
+                )
+                + f"; over RR the largest is {pct(max(x for x in gains if x[2] == 'rr')[0])}"
+            ),
         )
     )
     return out

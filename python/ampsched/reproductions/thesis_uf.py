@@ -20,7 +20,7 @@ is T_base / T_busyfcs, as the thesis defines it (§6.1).
 import os
 
 from . import Claim, Report
-from ._format import markdown_table, pct_of, verdict
+from ._format import judge, markdown_table, pct_of, verdict
 
 TITLE = "Utility Factor against BusyFCs's speedup (Sáez thesis, ch. 6, Figs. 6.1 and 6.2)"
 # The seed text has no title page; the thesis's Spanish summary names the university.
@@ -314,15 +314,15 @@ def _eq_6_13_bound(pts) -> Claim:
     excess = over["sim"] / over["model"] - 1
     mean = sum(abs(r["model_vs_sim"]) for r in within) / len(within)
     ok = excess <= BOUND_TOLERANCE
-    return Claim(
+    return judge(
         f"eq613-bounds-busyfcs-{machine}",
         "§6.1.1 (before eq. 6.13)",
         f"eq. 6.13 is an upper bound of BusyFCs's speedup on {label} (it ignores migrations), N <= {nsc}",
         "simulated <= eq. 6.13",
         f"simulated over eq. 6.13 at most {excess * 100:+.2f}% ({_where(over)}); eq. 6.13 vs simulated: mean abs. error {mean:.1%}",
         f"simulated at most {BOUND_TOLERANCE:.0%} above eq. 6.13",
-        verdict(ok),
-        "" if ok else f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}",
+        ok,
+        f"the simulated speedup exceeds eq. 6.13 by {excess:.1%} at {_where(over)}",
     )
 
 
@@ -348,7 +348,7 @@ def _eq_6_13_without_numa(control) -> Claim:
     """Eq. 6.13 against the simulated speedup on the control machine, one memory node (§6.1.1)."""
     worst = max(control, key=lambda r: abs(r["model_vs_sim"]))
     ok = abs(worst["model_vs_sim"]) <= BOUND_TOLERANCE
-    return Claim(
+    return judge(
         "eq613-is-busyfcs-without-numa",
         "§6.1.1, eq. 6.13",
         "eq. 6.13 is BusyFCs's speedup on a perfectly balanced application when migrations cost nothing but their fixed cost",
@@ -356,8 +356,8 @@ def _eq_6_13_without_numa(control) -> Claim:
         f"on {CONTROL} (2FC-8SC, one memory node): eq. 6.13 vs simulated, worst {worst['model_vs_sim'] * 100:+.2f}% "
         f"at {_where(worst)} ({len(control)} points)",
         f"within {BOUND_TOLERANCE:.0%}",
-        verdict(ok),
-        "" if ok else f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}",
+        ok,
+        f"eq. 6.13 is off the simulated speedup by {abs(worst['model_vs_sim']):.1%} at {_where(worst)}",
     )
 
 
@@ -366,21 +366,17 @@ def _speedup_at_least_one(rows) -> Claim:
     within_all = [r for r in rows if r["n"] <= r["nsc"]]
     low = min(within_all, key=lambda r: r["sim"])
     ok = low["sim"] >= 1 - SF_TOLERANCE
-    return Claim(
+    return judge(
         "speedup-at-least-one",
         "§6.1.2 (after eq. 6.14)",
         "the lowest attainable speedup is 1 (no speedup), so UF never goes below 1",
         ">= 1",
         f"lowest simulated speedup {low['sim']:.3f} ({low['machine']}, {_where(low)})",
         f"at least {1 - SF_TOLERANCE:.2f}",
-        verdict(ok),
-        ""
-        if ok
-        else (
-            f"BusyFCs moves memory-bound threads away from the chip holding their memory, and the remote "
-            f"misses make them slower than in the all-slow base "
-            f"({low['sim']:.3f} at {low['machine']}, {_where(low)})"
-        ),
+        ok,
+        f"BusyFCs moves memory-bound threads away from the chip holding their memory, and the remote "
+        f"misses make them slower than in the all-slow base "
+        f"({low['sim']:.3f} at {low['machine']}, {_where(low)})",
     )
 
 
@@ -411,15 +407,15 @@ def _speedup_is_sf_up_to_nfc(rows) -> Claim:
     worst = max(upto, key=lambda r: abs(r["sim"] / r["sf"] - 1))
     dev = worst["sim"] / worst["sf"] - 1
     ok = abs(dev) <= SF_TOLERANCE
-    return Claim(
+    return judge(
         "speedup-is-sf-up-to-nfc",
         "§6.1.2 (after eq. 6.14)",
         "with no more threads than fast cores the application's speedup is SF_avg",
         "speedup = SF_avg",
         f"simulated / SF: worst {pct_of(dev)} ({worst['machine']}, {_where(worst)}; {len(upto)} points)",
         f"within {SF_TOLERANCE:.0%}",
-        verdict(ok),
-        "" if ok else f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}",
+        ok,
+        f"the simulated speedup differs from SF by {abs(dev):.1%} at {worst['machine']}, {_where(worst)}",
     )
 
 
@@ -433,7 +429,7 @@ def _speedup_falls_past_nfc(by_machine) -> Claim:
             rises += [(machine, sf, b[0], b[1] / a[1] - 1) for a, b in zip(series, series[1:])]
     worst = max(rises, key=lambda x: x[3])
     ok = worst[3] <= SF_TOLERANCE
-    return Claim(
+    return judge(
         "speedup-falls-past-nfc",
         "§6.1.1 (second assumption)",
         "as the thread count exceeds the fast cores the speedup decreases (it never rises with N)",
@@ -441,8 +437,8 @@ def _speedup_falls_past_nfc(by_machine) -> Claim:
         f"largest rise from one simulated N to the next: {pct_of(worst[3])} "
         f"({worst[0]}, N={worst[2]}, SF={worst[1]:.1f})",
         f"no rise over {SF_TOLERANCE:.0%}",
-        verdict(ok),
-        "" if ok else f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}",
+        ok,
+        f"the simulated speedup rises by {worst[3]:.1%} at {worst[0]}, N={worst[2]}, SF={worst[1]:.1f}",
     )
 
 
