@@ -617,7 +617,7 @@ def agent(
     command = [_text("command", arg) for arg in _list("command", [] if command is None else command)]
     pids = _list("pids", [] if pids is None else pids)
     for pid in pids:
-        if not _is_int(pid) or not 0 < pid < 2**32:
+        if not _is_int(pid) or not 0 < pid < 2**31:
             raise core.InputError(f"pids: {_shown(pid)} is not a process id")
     label, policy_object = _resolve_policy(policy)
     specs = {

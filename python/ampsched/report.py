@@ -208,10 +208,11 @@ class _Chart:
         artist.set_gid(gid)
         self.gids.add(gid)
 
-    def tip(self, artist, text: str, always: bool = True):
-        """Give `artist` the tooltip `text` (unless not `always` and its label already shows it whole)."""
+    def tip(self, artist, text: str, always: bool = True, gid: str | None = None):
+        """Give `artist` the tooltip `text` (unless not `always` and its label already shows it
+        whole), under the id `gid` if given."""
         if always or artist.get_text() != text:
-            gid = f"tip{len(self.tips)}"
+            gid = gid or f"tip{len(self.tips)}"
             self.gid(artist, gid)
             self.tips[gid] = text
 
@@ -221,26 +222,31 @@ class _Chart:
         self.tip(artist, text, always=False)
         return artist
 
+    def _tidy_tag(self, match) -> str:
+        tag = match.group(0)
+        # matplotlib numbers every group (figure_1, patch_2, text_3...): nothing refers to those ids
+        # (references go to clip paths and markers), and the page is smaller without them.
+        tag = re.sub(r'^<g id="([^"]*)"', lambda m: m.group(0) if m.group(1) in self.gids else "<g", tag)
+        # What matplotlib writes and a browser does not need: a path's commands one a line and
+        # spaced (a timeline's rectangles take a third less without), and the rotation by -0
+        # degrees of every text.
+        tag = re.sub(
+            r' d="([^"]*)"', lambda m: ' d="' + re.sub(r"\s*([MLQCz])\s*", r"\1", m.group(1)).strip() + '"', tag
+        )
+        tag = re.sub(r' transform="rotate\(-0 [-0-9.]+ [-0-9.]+\)"', "", tag)
+        # Every id and reference to one (url(#id), xlink:href="#id") gets the chart's prefix.
+        return re.sub(r'(\bid="|url\(#|href="#)', rf"\g<1>{self.prefix}-", tag)
+
     def svg(self, aria_label: str) -> str:
         buf = io.StringIO()
         self.fig.savefig(buf, format="svg", metadata=_SVG_METADATA)
         text = buf.getvalue()
         text = text[text.index("<svg") :]  # no XML prolog or DOCTYPE inside HTML
-        # matplotlib numbers every group (figure_1, patch_2, text_3...): nothing refers to those ids
-        # (references go to clip paths and markers), and the page is smaller without them.
-        text = re.sub(r'<g id="([^"]*)"', lambda m: m.group(0) if m.group(1) in self.gids else "<g", text)
         for gid, tip in self.tips.items():
             text = text.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{escape(tip)}</title>', 1)
-        # What matplotlib writes and a browser does not need: a path's commands one a line and
-        # spaced (a timeline's rectangles take a third less without), the indentation, and
-        # the rotation by -0 degrees of every text.
-        text = re.sub(
-            r' d="([^"]*)"', lambda m: ' d="' + re.sub(r"\s*([MLQCz])\s*", r"\1", m.group(1)).strip() + '"', text
-        )
-        text = re.sub(r">\n +<", ">\n<", text)
-        text = re.sub(r' transform="rotate\(-0 [-0-9.]+ [-0-9.]+\)"', "", text)
-        # Every id and reference to one (url(#id), xlink:href="#id") gets the chart's prefix.
-        text = re.sub(r'(\bid="|url\(#|href="#)', rf"\g<1>{self.prefix}-", text)
+        # Inside tags only, so that no name shown on the chart (text between tags) is touched.
+        text = re.sub(r"<[^>]*>", self._tidy_tag, text)
+        text = re.sub(r">\n +<", ">\n<", text)  # the indentation
         return text.replace("<svg ", f'<svg role="img" aria-label="{escape(aria_label)}" ', 1).rstrip()
 
 
@@ -272,7 +278,7 @@ def _slowdown_chart(results, policy_colors) -> str:
             if not _finite(v):
                 continue
             (bar,) = ax.barh(pi, v, height=0.75, color=policy_colors[pi])
-            chart.gid(bar, f"bar{pi}-{ai}")
+            chart.tip(bar, f"{r.get('policy')} / {app}: slowdown {format_value(v)}", gid=f"bar{pi}-{ai}")
             ax.annotate(format_value(v), (v, pi), xytext=(2, 0), textcoords="offset points", va="center", fontsize=7)
         ax.axvline(1.0, color=_AXIS_COLOR, linestyle=(0, (4, 3)), linewidth=0.8)
         ax.tick_params(axis="y", length=0)

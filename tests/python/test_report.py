@@ -205,6 +205,19 @@ def test_dollars_are_text_not_mathtext(sample_results):
     assert {"cost$\\alpha$", "a $x^2$ b"} <= set(texts(chart))
 
 
+def test_names_that_look_like_svg_are_shown_as_given(sample_results):
+    # The page's tidying of matplotlib's SVG (ids prefixed, paths compacted) works inside tags
+    # only: a name that reads like an attribute or a reference is text, kept as it is.
+    sample_results[0]["policy"] = 'id="x" url(#y)'
+    for r in sample_results:
+        r["apps"][0]["name"] = 'd="M 0 0 L 1 1" z'
+    chart = ET.fromstring(svgs_of(render_report(sample_results))[0])
+    assert {'id="x" url(#y)', 'd="M 0 0 L 1 1" z'} <= set(texts(chart))
+    # a bar's tooltip names its policy, app and value
+    tips = [t.text for t in chart.iter("{http://www.w3.org/2000/svg}title")]
+    assert any(t.startswith('id="x" url(#y) / d="M 0 0 L 1 1" z: slowdown ') for t in tips), tips
+
+
 def test_names_are_escaped(page):
     assert HOSTILE not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;co" in page

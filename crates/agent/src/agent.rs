@@ -1035,7 +1035,7 @@ pub fn call_policy(
         let decided = policy.decide(&m.book.view(&m.machine, trigger, now), out);
         m.book.end_call();
         decided.map_err(|why| input("--policy", name, why.0))?;
-        out.validate(&m.machine, m.book.threads.len()).map_err(|e| AgentError::Internal(format!("{name} {e}")))?;
+        out.validate(&m.machine, m.book.threads.len()).map_err(|e| AgentError::Internal(format!("policy error: the live run of {name}: {e}")))?;
         calls += 1;
         decisions += enforcer.apply(m, out);
         Ok(())

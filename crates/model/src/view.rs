@@ -605,7 +605,8 @@ pub trait Diagnostics {
 /// A policy and a watcher that sees each of its calls once it has decided: the policy (to read
 /// its state), the view and the placement. For tests and tools that check or record what a
 /// policy does; everything else (quantum, triggers, diagnostics) is the inner policy's, so the
-/// watched policy gets the calls it would get alone.
+/// watched policy gets the calls it would get alone. The watcher sees a failed call too (its
+/// placement as the policy left it; a Python policy clears it), before the run ends with it.
 pub struct Watched<P, F> {
     pub inner: P,
     pub watch: F,

@@ -691,7 +691,7 @@ struct RunRow<'a> {
     decisions: u64,
     instructions: f64,
     /// The policy's SF estimator: mean |estimate − true SF of the thread's current phase| over
-    /// every sample of the run (`Policy::sf_estimate`; absent for a policy without estimates).
+    /// every sample of the run (`Diagnostics::sf_estimate`; absent for a policy without estimates).
     #[serde(skip_serializing_if = "Option::is_none")]
     sf_error: Option<f64>,
     apps: &'a [AppMetrics],

@@ -62,7 +62,7 @@ pub struct RunResult {
     pub segments_dropped: u64,
     pub marks: Vec<TraceMark>,
     /// Per thread (by id): the sum of |SF estimate − true SF| over its samples and their
-    /// number, where the policy gave estimates (`Policy::sf_estimate`); empty otherwise.
+    /// number, where the policy gave estimates (`Diagnostics::sf_estimate`); empty otherwise.
     pub sf_error: Vec<(f64, u64)>,
 }
 

@@ -9,7 +9,7 @@
 //! it per instruction; a migration's refill, a one-off, is not part of it. Only a thread
 //! computing on a core has a rate; waiting, spinning or queued threads are not sampled.
 //!
-//! Sampled after every quantum call of a policy that gives estimates (`Policy::sf_estimate`),
+//! Sampled after every quantum call of a policy that gives estimates (`Diagnostics::sf_estimate`),
 //! for each thread running then: per thread the mean absolute error over its samples, and
 //! over the run the mean over all samples (so a thread weighs by how often it was running).
 

@@ -18,5 +18,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &OPTIONS,
     needs: Signals::LOCKS,
     optional: Signals::COUNTERS,
-    build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { name: INFO.name, app_over_runtime: false, lock_set: false }))),
+    build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { app_over_runtime: false, lock_set: false }))),
 };

@@ -109,13 +109,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &OPTIONS,
     needs: Signals::LOCKS,
     optional: Signals::COUNTERS,
-    build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { name: INFO.name, app_over_runtime: true, lock_set: true }))),
+    build: Build::Policy(|o, m| Box::new(Wash::new(o, m, Switches { app_over_runtime: true, lock_set: true }))),
 };
 
 /// What distinguishes WASH from PFS, which the paper built from it (§3, §8.5).
 #[derive(Debug, Clone, Copy)]
 pub struct Switches {
-    pub name: &'static str,
     /// Application threads before the runtime's helpers (off: every thread ranked as an
     /// application thread).
     pub app_over_runtime: bool,
