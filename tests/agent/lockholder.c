@@ -53,8 +53,10 @@ struct measured {
 static pthread_mutex_t m[MAX_THREADS];
 static sem_t go[MAX_THREADS], ack[MAX_THREADS];
 static struct measured holder_seen, waiter_seen[MAX_THREADS];
-static volatile int done;
-static volatile uint64_t sink;
+/* Shared between threads, so read and written atomically (relaxed: `sink` only keeps the
+   compiler from dropping the work, `done` only ends the helpers' loops). */
+static int done;
+static uint64_t sink;
 static uint64_t hold_iters;
 static int rounds, waiters;
 
@@ -78,11 +80,22 @@ static void lock_timed(pthread_mutex_t *mutex, struct measured *me) {
     me->calls++;
 }
 
+/* How long the holder waits for a waiter to sleep on its mutex before it gives up: far past any
+   load (a waiter is woken by a semaphore and goes straight to the lock), so that a lock that never
+   shows a sleeper (glibc's lock elision, say) fails the program instead of hanging it. */
+#define SLEEPER_WAIT_S 30
+
 /* Until a thread sleeps on `mutex` (held by the caller). */
 static void until_slept_on(pthread_mutex_t *mutex) {
 #ifdef __GLIBC__
-    while (__atomic_load_n(&mutex->__data.__lock, __ATOMIC_ACQUIRE) != 2)
+    uint64_t give_up = now_ns() + (uint64_t)SLEEPER_WAIT_S * 1000000000u;
+    while (__atomic_load_n(&mutex->__data.__lock, __ATOMIC_ACQUIRE) != 2) {
+        if (now_ns() > give_up) {
+            fprintf(stderr, "lockholder: no waiter slept on its mutex within %d s (lock elision?)\n", SLEEPER_WAIT_S);
+            exit(3);
+        }
         usleep(50);
+    }
 #else
     (void)mutex;
     usleep(10000); /* no lock word to read: a pause long enough for a waiter to get there */
@@ -101,7 +114,7 @@ static void *holder(void *arg) {
         for (int i = 0; i < waiters; i++)
             until_slept_on(&m[i]);
         uint64_t t0 = now_ns();
-        sink += spin(hold_iters, (uint64_t)r);
+        __atomic_fetch_add(&sink, spin(hold_iters, (uint64_t)r), __ATOMIC_RELAXED);
         holder_seen.hold_ns += now_ns() - t0;
         for (int i = 0; i < waiters; i++)
             pthread_mutex_unlock(&m[i]);
@@ -109,7 +122,7 @@ static void *holder(void *arg) {
             while (sem_wait(&ack[i]) != 0)
                 ; /* EINTR */
     }
-    done = 1;
+    __atomic_store_n(&done, 1, __ATOMIC_RELAXED);
     return NULL;
 }
 
@@ -122,7 +135,7 @@ static void *waiter(void *arg) {
         while (sem_wait(&go[i]) != 0)
             ; /* EINTR */
         lock_timed(&m[i], me);
-        sink += spin(hold_iters / WAITER_PART, sink);
+        __atomic_fetch_add(&sink, spin(hold_iters / WAITER_PART, __atomic_load_n(&sink, __ATOMIC_RELAXED)), __ATOMIC_RELAXED);
         pthread_mutex_unlock(&m[i]);
         sem_post(&ack[i]);
     }
@@ -134,9 +147,9 @@ static void *helper(void *arg) {
     snprintf(name, sizeof name, "GC Thread#%d", (int)(intptr_t)arg);
     pthread_setname_np(pthread_self(), name);
     uint64_t x = (uint64_t)(intptr_t)arg;
-    while (!done)
+    while (!__atomic_load_n(&done, __ATOMIC_RELAXED))
         x = spin(100000, x);
-    sink += x;
+    __atomic_fetch_add(&sink, x, __ATOMIC_RELAXED);
     return NULL;
 }
 
