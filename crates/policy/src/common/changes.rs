@@ -17,6 +17,12 @@ impl Changes {
         view.call != self.last_call + 1
     }
 
+    /// Whether `since_last` was asked already in this call (a second ask would give every live
+    /// thread, as after a missed call).
+    pub fn asked(&self, view: &SystemView) -> bool {
+        view.call != 0 && view.call == self.last_call
+    }
+
     /// The threads to refresh in this call (and records the call).
     pub fn since_last<'a>(&mut self, view: &SystemView<'a>) -> &'a [ThreadId] {
         let out = if view.call == self.last_call + 1 { view.changed } else { view.live };

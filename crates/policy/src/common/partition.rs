@@ -146,6 +146,7 @@ impl<C: Claim> Partitions<C> {
     /// (`Changes::since_last`: the changed ones, or every live one after a missed call). None on
     /// a machine of one capacity, where such a policy has nothing to decide. Once per call.
     pub fn begin<'a>(&mut self, view: &SystemView<'a>) -> Option<&'a [ThreadId]> {
+        debug_assert!(!self.changes.asked(view), "Partitions::begin twice in call {}", view.call);
         self.sync(view);
         let changed = self.changes.since_last(view);
         self.asymmetric().then_some(changed)
