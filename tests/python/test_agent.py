@@ -411,6 +411,7 @@ def test_busyfcs_beats_serial_on_slow_cpu_under_emulation(programs, iters_per_ms
     # The agent's accounting.
     assert main["bound"]["time_s"]["big"] < 0.1 * main["bound"]["time_s"]["small"], facts
     assert main["busyfcs"]["time_s"]["big"] > 2 * main["busyfcs"]["time_s"]["small"], facts
+    print(facts)
 
 
 @needs_root
