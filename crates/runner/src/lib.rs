@@ -364,7 +364,7 @@ impl Experiment {
         let met = metrics(&self.machine, result, solo);
         if let Some(path) = &self.settings.trace {
             let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, result, &spec.canonical());
-            write_trace(path, &text)?;
+            ampsched_sim::trace::write_trace(path, &text)?;
         }
         let mut v = self.to_json(spec, result, &met);
         if let Some(extra) = extra {
@@ -432,7 +432,7 @@ impl Experiment {
         let spec = PolicySpec { name: DEFAULT_BASELINE.to_string(), options: BTreeMap::new() };
         if let Some(path) = &self.settings.trace {
             let text = ampsched_sim::trace::chrome_trace(&self.machine, &self.workload, &merged, "default (bound:offset=0)");
-            write_trace(path, &text)?;
+            ampsched_sim::trace::write_trace(path, &text)?;
         }
         let mut v = self.to_json(&spec, &merged, &met);
         let o = v.as_object_mut().unwrap();
@@ -556,48 +556,6 @@ pub fn reads(info: &PolicyInfo) -> Signals {
 /// What makes two apps' solo runs the same: copies of one app are simulated once.
 fn solo_key(solo: &Workload) -> String {
     format!("{:?}{:?}{}", solo.apps[0].groups, solo.apps[0].locks, solo.apps[0].priority)
-}
-
-/// Write a trace file; a failure names the option and the path. As every file ampsched
-/// writes: through a temporary file in the same directory renamed over the target, so the
-/// target is replaced, never written through (a symlink's target is not overwritten), and a
-/// symlink, FIFO or other non-regular file there is refused rather than replaced.
-fn write_trace(path: &str, text: &str) -> Result<(), InputError> {
-    use std::io::Write;
-
-    let fail = |why: String| InputError::new("--trace", path, why);
-    if path.is_empty() {
-        return Err(InputError::new("--trace", "", "the path is empty"));
-    }
-    let target = std::path::Path::new(path);
-    if let Ok(meta) = std::fs::symlink_metadata(target) {
-        if meta.file_type().is_symlink() {
-            return Err(fail("is a symbolic link: give the file it points to, or another name".into()));
-        }
-        if !meta.file_type().is_file() {
-            return Err(fail("not a regular file: give a file name".into()));
-        }
-    }
-    let name = target.file_name().ok_or_else(|| fail("not a file name".into()))?;
-    let folder = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    // A name no other writer uses: the pid, and a counter for several traces of one process.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = folder.join(format!(".{}.{}.{n}.tmp", name.to_string_lossy(), std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .and_then(|_| std::fs::rename(&tmp, target));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(format!("cannot write the trace: {e}")));
-    }
-    Ok(())
 }
 
 /// The name of the default-metric baseline (`Experiment::default_baseline`): a row of `compare`

@@ -6,7 +6,7 @@
 use serde::ser::{Serialize, Serializer};
 use serde::Serialize as DeriveSerialize;
 
-use ampsched_model::{Machine, Workload};
+use ampsched_model::{InputError, Machine, Workload};
 
 use crate::result::{RunResult, Segment, TraceMark};
 
@@ -58,11 +58,31 @@ enum Args<'a> {
     Migration { thread: u32, from: u32, to: u32 },
 }
 
+/// A thread as a trace names it: `label` and `id` make its slices' names ("label tID"), `id` and
+/// `group` their arguments. The simulator's threads are their ids under their app's name and
+/// group; the agent's, their Linux thread ids under their command names (`comm`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceThread {
+    pub id: u32,
+    pub label: String,
+    pub group: String,
+}
+
+/// What a trace shows of a run, live or simulated: the machine's cores (a track each), the
+/// threads, the slices of thread runs on cores (`Segment::thread` indexes `threads`) and the
+/// policy's marks (a migration's `thread` too).
+pub struct TraceRun<'a> {
+    pub machine: &'a Machine,
+    pub workload: &'a str,
+    pub policy: &'a str,
+    pub threads: &'a [TraceThread],
+    pub segments: &'a [Segment],
+    pub marks: &'a [TraceMark],
+}
+
 /// Every event of a run, produced as it is written.
 struct Events<'a> {
-    m: &'a Machine,
-    w: &'a Workload,
-    r: &'a RunResult,
+    r: &'a TraceRun<'a>,
 }
 
 fn us(ns: u64) -> f64 {
@@ -75,7 +95,7 @@ fn metadata<'a>(pid: u32, tid: Option<u32>, name: &str, args: Args<'a>) -> Trace
 
 impl<'a> Events<'a> {
     fn tracks(&self) -> impl Iterator<Item = TraceEvent<'a>> + 'a {
-        let m = self.m;
+        let m = self.r.machine;
         let cores = m.cores.iter().flat_map(move |c| {
             let t = &m.core_types[c.core_type];
             let tid = Some(c.id as u32);
@@ -90,8 +110,7 @@ impl<'a> Events<'a> {
     }
 
     fn run(&self, s: &Segment) -> TraceEvent<'a> {
-        let v = &self.r.threads[s.thread as usize];
-        let app = &self.w.apps[v.app as usize];
+        let t = &self.r.threads[s.thread as usize];
         TraceEvent {
             ph: "X",
             s: None,
@@ -99,12 +118,12 @@ impl<'a> Events<'a> {
             tid: Some(s.core),
             ts: Some(us(s.start_ns)),
             dur: Some(us(s.end_ns - s.start_ns)),
-            name: format!("{} t{}", app.name, s.thread),
-            args: Args::Run { thread: s.thread, group: &app.groups[v.group as usize].name },
+            name: format!("{} t{}", t.label, t.id),
+            args: Args::Run { thread: t.id, group: &t.group },
         }
     }
 
-    fn mark(mark: &TraceMark) -> TraceEvent<'a> {
+    fn mark(&self, mark: &TraceMark) -> TraceEvent<'a> {
         match *mark {
             TraceMark::Decision { time_ns, changed } => TraceEvent {
                 ph: "i",
@@ -124,7 +143,7 @@ impl<'a> Events<'a> {
                 ts: Some(us(time_ns)),
                 dur: None,
                 name: "migration".to_string(),
-                args: Args::Migration { thread, from, to },
+                args: Args::Migration { thread: self.r.threads[thread as usize].id, from, to },
             },
         }
     }
@@ -133,15 +152,80 @@ impl<'a> Events<'a> {
 impl Serialize for Events<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let runs = self.r.segments.iter().map(|s| self.run(s));
-        let marks = self.r.marks.iter().map(Events::mark);
+        let marks = self.r.marks.iter().map(|m| self.mark(m));
         serializer.collect_seq(self.tracks().chain(runs).chain(marks))
     }
 }
 
+/// The trace of a simulated run: its threads by id, under their app's name and group.
 pub fn chrome_trace(m: &Machine, w: &Workload, r: &RunResult, policy: &str) -> String {
-    let trace =
-        ChromeTrace { display_time_unit: "ms", other_data: OtherData { machine: &m.name, workload: &w.name, policy }, trace_events: Events { m, w, r } };
+    let threads: Vec<TraceThread> = r
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let app = &w.apps[v.app as usize];
+            TraceThread { id: i as u32, label: app.name.clone(), group: app.groups[v.group as usize].name.clone() }
+        })
+        .collect();
+    chrome_trace_of(&TraceRun { machine: m, workload: &w.name, policy, threads: &threads, segments: &r.segments, marks: &r.marks })
+}
+
+/// The trace of any run, live or simulated, as text.
+pub fn chrome_trace_of(run: &TraceRun) -> String {
+    let other_data = OtherData { machine: &run.machine.name, workload: run.workload, policy: run.policy };
+    let trace = ChromeTrace { display_time_unit: "ms", other_data, trace_events: Events { r: run } };
     let mut text = serde_json::to_string(&trace).expect("a trace is plain data");
     text.push('\n');
     text
+}
+
+/// Write a trace file; a failure names the option (`--trace`) and the path. As every file
+/// ampsched writes: through a temporary file in the same directory renamed over the target, so
+/// the target is replaced, never written through (a symlink's target is not overwritten), and a
+/// symlink, FIFO or other non-regular file there is refused rather than replaced.
+pub fn write_trace(path: &str, text: &str) -> Result<(), InputError> {
+    use std::io::Write;
+
+    let fail = |why: String| InputError::new("--trace", path, why);
+    check_trace_path(path)?;
+    let target = std::path::Path::new(path);
+    let name = target.file_name().ok_or_else(|| fail("not a file name".into()))?;
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    // A name no other writer uses: the pid, and a counter for several traces of one process.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = folder.join(format!(".{}.{}.{n}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .and_then(|_| std::fs::rename(&tmp, target));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(format!("cannot write the trace: {e}")));
+    }
+    Ok(())
+}
+
+/// What `write_trace` refuses before writing: an empty path, a symlink, anything but a regular
+/// file. The agent checks it before it starts the command too (a live run cannot be made again).
+pub fn check_trace_path(path: &str) -> Result<(), InputError> {
+    if path.is_empty() {
+        return Err(InputError::new("--trace", "", "the path is empty"));
+    }
+    let fail = |why: &str| Err(InputError::new("--trace", path, why));
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if meta.file_type().is_symlink() {
+            return fail("is a symbolic link: give the file it points to, or another name");
+        }
+        if !meta.file_type().is_file() {
+            return fail("not a regular file: give a file name");
+        }
+    }
+    Ok(())
 }
