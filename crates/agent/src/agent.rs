@@ -48,6 +48,7 @@ use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
 use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, ProcessLeft, Report, Target};
 use crate::runtime_threads::RuntimeThreads;
 use crate::topology::{detect, Topology};
+use crate::trace::Tracer;
 
 pub const DEFAULT_INTERVAL_MS: f64 = ampsched_model::defaults::AGENT_INTERVAL_MS;
 /// How long, after being stopped by a signal, the agent waits for the command it launched to exit.
@@ -64,6 +65,11 @@ const RESTORE_RESCANS: usize = 4;
 const NO_PIDFD_POLL_NS: u64 = 10_000_000;
 /// How often the live status line is redrawn.
 const STATUS_PERIOD_NS: u64 = 250_000_000;
+
+/// The note of a machine with one core type (one capacity) as the agent sees it: an asymmetry
+/// policy has nothing to choose between, and would end with 0 decisions without a word.
+pub const NOTHING_TO_DO: &str =
+    "one core type here: the policy has nothing to do (no fast core to give); make CPUs slow with --emulate small=CPUS:SPEED or name core types with --cores";
 
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -93,6 +99,8 @@ pub struct AgentConfig {
     /// `--runtime-threads`: comma-separated globs on thread names that mark a managed runtime's
     /// helper threads (`runtime_threads.rs`); None for the defaults (HotSpot's and OpenJ9's).
     pub runtime_threads: Option<String>,
+    /// `--trace FILE`: what ran where, sampled, in the simulator's trace format (`trace.rs`).
+    pub trace: Option<String>,
 }
 
 impl Default for AgentConfig {
@@ -112,6 +120,7 @@ impl Default for AgentConfig {
             seed: ampsched_model::defaults::SEED,
             until_tree_exits: false,
             runtime_threads: None,
+            trace: None,
         }
     }
 }
@@ -608,6 +617,10 @@ fn check_config(cfg: &AgentConfig) -> Result<(), AgentError> {
         return Err(input("--emulate-period", cfg.emulate_period_ms.to_string(), "must be between 0.1 and 1000 ms"));
     }
     runtime_threads(cfg)?;
+    if let Some(path) = &cfg.trace {
+        // Before the command runs: a live run cannot be made again for want of a file name.
+        ampsched_sim::trace::check_trace_path(path)?;
+    }
     Ok(())
 }
 
@@ -671,6 +684,15 @@ pub fn run_with(
         None => topo.to_machine("live")?,
     };
     let mut policy: Box<dyn Policy> = build(&machine)?;
+    let mut notes = Vec::new();
+    if machine.core_types.iter().map(|t| t.capacity).collect::<HashSet<_>>().len() == 1 {
+        notes.push(NOTHING_TO_DO.to_string());
+    }
+    if cfg.status {
+        for n in &notes {
+            eprintln!("ampsched agent: note: {n}");
+        }
+    }
 
     // Before the first change (the emulation's threads hold CPUs; the lock table is a directory
     // in /dev/shm): whatever kills the agent from here on, the guardian undoes it.
@@ -719,7 +741,7 @@ pub fn run_with(
     let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
     let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
-    let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid };
+    let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid, notes };
     let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
     if let (Err(_), Some(pid)) = (&result, launched) {
         // The agent failed under a command it launched (its policy failed, or something under
@@ -765,6 +787,8 @@ struct Run<'a> {
     counters_unavailable: Option<String>,
     /// The guardian's process id, or why there is none.
     guardian_pid: Result<u32, String>,
+    /// The report's notes so far (`Report::notes`).
+    notes: Vec<String>,
 }
 
 fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u64>) -> Result<Child, AgentError> {
@@ -857,6 +881,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let mut decisions = 0u64;
     let mut last_status = 0u64;
     let mut stopped_by: Option<i32> = None;
+    let mut tracer = cfg.trace.as_ref().map(|_| Tracer::default());
 
     loop {
         let t0 = monotonic_ns();
@@ -887,6 +912,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         calls += c;
         decisions += d;
         s.enforcer.after_sample(&mut s.monitor);
+        if let Some(t) = tracer.as_mut() {
+            t.sample(now, &s.monitor, d);
+        }
 
         let took = monotonic_ns() - t0;
         if took > interval_ns {
@@ -972,7 +1000,18 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     // Put everything back now (the last look at the targets finds the processes left running,
     // which the report names); the caller's restore repeats this result.
     s.restore();
-    Ok(report(run, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]))
+    let mut r = report(run, s, policy, child, stopped_by, wall_ns, cpu_ns, [samples, late, max_sample_ns, total_sample_ns, calls, decisions]);
+    if let (Some(t), Some(path)) = (&tracer, &cfg.trace) {
+        t.write(path, &s.monitor, run.name, &cfg.command.join(" "))?;
+        if t.dropped > 0 {
+            let n = format!("the trace kept its first {} slices and left out {} more", crate::trace::TRACE_SEGMENTS, t.dropped);
+            if cfg.status {
+                eprintln!("ampsched agent: note: {n}");
+            }
+            r.notes.push(n);
+        }
+    }
+    Ok(r)
 }
 
 /// Wait for the sample due at `next`, or less: for what ends the agent, which it then sees at
@@ -1096,6 +1135,7 @@ fn report(
         interval_ms: cfg.interval_ms,
         machine: MachineReport::of(&m.machine),
         emulate: cfg.emulate.clone(),
+        notes: run.notes.clone(),
         command: cfg.command.clone(),
         pids: cfg.pids.clone(),
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),

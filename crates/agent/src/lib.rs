@@ -11,6 +11,7 @@
 //! - `emulate`: slow cores by cycle stealing, for symmetric machines;
 //! - `perf`: per-thread counter groups from perf_event_open;
 //! - `report`: the `--json` report;
+//! - `trace`: `--trace`, what ran where, sampled, in the simulator's trace format;
 //! - `runtime_threads`: application or runtime helper thread, by name (`--runtime-threads`);
 //! - `guardian`: a process outside the agent's fate that restores what it changed if it dies;
 //! - `agent`: the loop, and the guarantees on exit.
@@ -28,5 +29,6 @@ pub mod procfs;
 pub mod report;
 pub mod runtime_threads;
 pub mod topology;
+pub mod trace;
 
 pub use agent::{abandon, call_policy, check_policy, resolve_topology, run, run_with, run_with_policy, stop_requested, AgentConfig, AgentError};

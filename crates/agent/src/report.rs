@@ -25,6 +25,9 @@ pub struct Report {
     pub interval_ms: f64,
     pub machine: MachineReport,
     pub emulate: Option<String>,
+    /// What the user should know of the run, one line each: the policy had nothing to do (one
+    /// core type), the trace left slices out. Also on stderr as the agent starts or ends.
+    pub notes: Vec<String>,
     pub command: Vec<String>,
     pub pids: Vec<u32>,
     pub stopped_by: String,

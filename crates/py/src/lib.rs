@@ -278,7 +278,7 @@ fn topology(cores: Option<String>, emulate: Option<String>, name: String) -> PyR
 
 /// Run the live agent (see `ampsched agent --help`); returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false, runtime_threads=None, decide_limit_ms=ampsched_model::defaults::DECIDE_LIMIT_MS))]
+#[pyo3(signature = (policy, command, pids, interval_ms, emulate=None, emulate_period_ms=ampsched_model::defaults::EMULATE_PERIOD_MS, cores=None, machine=None, locks=true, status=true, policy_object=None, seed=ampsched_model::defaults::SEED, until_tree_exits=false, runtime_threads=None, decide_limit_ms=ampsched_model::defaults::DECIDE_LIMIT_MS, trace=None))]
 #[allow(clippy::too_many_arguments)]
 fn agent(
     py: Python<'_>,
@@ -297,6 +297,7 @@ fn agent(
     until_tree_exits: bool,
     runtime_threads: Option<String>,
     decide_limit_ms: f64,
+    trace: Option<String>,
 ) -> PyResult<String> {
     use ampsched_model::defaults::{DECIDE_LIMIT_MAX_MS, DECIDE_LIMIT_MIN_MS};
     let machine = machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?;
@@ -337,6 +338,7 @@ fn agent(
         seed,
         until_tree_exits,
         runtime_threads,
+        trace,
     };
     let result = py.allow_threads(|| match python {
         Some(p) => {
