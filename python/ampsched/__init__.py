@@ -21,12 +21,14 @@ higher for stp, min_fairness, uniformity, speedup_vs_baseline):
 import functools
 import importlib
 import json
+import os
 
-from ._files import text_arg
+from ._files import text_arg, write_atomically
 from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
 from . import _sweep as _sweep_module  # the sweep's machinery; ampsched.sweep is the function
+from . import _agent_compare
 
 __doc__ += glossary_text() + "\n"
 
@@ -74,6 +76,8 @@ __all__ = [
     "catalog",
     "topology",
     "agent",
+    "agent_compare",
+    "AgentComparison",
     "InputError",
 ]
 
@@ -592,6 +596,7 @@ def agent(
     until_tree_exits: bool = False,
     runtime_threads: str = None,
     decide_limit_ms: float = None,
+    trace=None,
 ) -> dict:
     """Run a policy live on real threads (Linux; `ampsched agent`): launch `command` (a list, the
     program and its arguments) or attach to the running processes `pids` (one or the other),
@@ -609,6 +614,10 @@ def agent(
     until_tree_exits: go on until every process the command started has exited.
     runtime_threads: comma-separated globs on thread names marking a managed runtime's helper
     threads. decide_limit_ms: how long a Python policy's decide may run. None: defaults().
+    trace: a file for what ran where, sampled at each interval, in the simulator's trace format
+    (`ampsched run --trace`; it replaces an existing file, never a symlink). The report's "notes"
+    say what the user should know, such as a machine of one core type leaving the policy nothing
+    to do (also printed on stderr when status is on).
 
     Bad input raises InputError; a failure under the agent (its affinities restored) RuntimeError.
     """
@@ -627,6 +636,7 @@ def agent(
             ("cores", cores),
             ("machine", machine),
             ("runtime_threads", runtime_threads),
+            ("trace", trace),
         )
     }
     numbers = {
@@ -650,3 +660,109 @@ def agent(
         **numbers,
     )
     return json.loads(text)
+
+
+class AgentComparison:
+    """Live runs of one command under several policies (`agent_compare`).
+
+    runs      one row per run, in the order they ran: run, round, policy, wall_s,
+              cpu_<type>_s per core type (the target threads' CPU time there), exit_code,
+              signal, decisions, migrations, samples, report (its file, with output=DIR).
+    summary   one row per policy, in the order given: runs, failed (runs whose command did
+              not exit 0), and for wall_s and each cpu_<type>_s its mean, sd (the sample
+              standard deviation; NaN for one run), min and max.
+    reports   every run's agent report (dict), in run order.
+    raw       {"runs": [...], "summary": [...]} as plain data (what `--json` prints).
+    """
+
+    def __init__(self, rows: list, summary: list, reports: list):
+        self.raw = {"runs": rows, "summary": summary}
+        self.reports = reports
+
+    @functools.cached_property
+    def runs(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.raw["runs"])
+
+    @functools.cached_property
+    def summary(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.raw["summary"]).astype({k: float for k in self._stats()})
+
+    def _stats(self):
+        return [k for k in (self.raw["summary"][0] if self.raw["summary"] else {}) if k.endswith(("_sd", "_mean"))]
+
+    def __repr__(self):
+        return f"<ampsched.AgentComparison {len(self.raw['runs'])} runs of {len(self.raw['summary'])} policies>"
+
+
+def agent_compare(
+    policies,
+    command,
+    repeat: int = _agent_compare.DEFAULT_REPEAT,
+    output=None,
+    force: bool = False,
+    on_run=None,
+    **options,
+) -> AgentComparison:
+    """Run `command` live `repeat` times under each policy (`ampsched agent --policies a,b
+    --repeat N -- CMD`), each run one `agent(policy, command, **options)` call. The runs are
+    interleaved: round r (from 0) runs every policy once, in the order given rotated left by r,
+    so that drift over the comparison falls on every policy alike.
+
+    policies: a list of specs or Policy objects, or "a,b,c". options: agent()'s keywords
+    (interval_ms, emulate, cores, machine, locks, status, seed, ...; not pids: a comparison
+    launches its command). output: a directory for every run's JSON report, named
+    runNNN-roundR-POLICY.json, written as each run ends; it is made if missing, and report
+    files already there are refused before anything runs unless `force`. on_run: called with
+    (row, report) after each run (the CLI's progress line).
+
+    Returns an AgentComparison (runs and summary DataFrames, every report). Bad input raises
+    InputError; a failure under the agent RuntimeError, with the reports of the runs before it
+    already written.
+    """
+    core = _require_core()
+    if isinstance(policies, str):
+        policies = split_policies(policies)
+    policies = _list("policies", policies)
+    if not policies:
+        raise core.InputError("policies: give at least one policy")
+    labels = [_resolve_policy(p)[0] for p in policies]
+    twice = [label for i, label in enumerate(labels) if label in labels[:i]]
+    if twice:
+        raise core.InputError(f"policies: {twice[0]} given twice")
+    if not _is_int(repeat) or repeat < 1:
+        raise core.InputError(f"repeat: must be a whole number of at least 1, got {_shown(repeat)}")
+    if "pids" in options:
+        raise core.InputError("pids: a comparison launches its command; it cannot attach to processes")
+    command = [_text("command", arg) for arg in _list("command", command)]
+    if not command:
+        raise core.InputError("command: a comparison needs a command to launch")
+    order = _agent_compare.schedule(policies, repeat)
+    names = [_agent_compare.report_name(i, r, labels[p]) for i, (r, p) in enumerate(order)]
+    if output is not None:
+        output = _text("output", output)
+        if os.path.lexists(output) and not os.path.isdir(output):
+            raise core.InputError(f"output: {output} exists and is not a directory")
+        there = _agent_compare.existing_reports(output, names) if os.path.isdir(output) else []
+        if there and not _flag("force", force):
+            raise core.InputError(
+                f"output: {os.path.join(output, there[0])} exists ({len(there)} of this comparison's "
+                "report files do): give another directory, or force to replace them"
+            )
+        os.makedirs(output, exist_ok=True)
+    rows, reports = [], []
+    for i, (r, p) in enumerate(order):
+        report = agent(policies[p], command, **options)
+        path = None
+        if output is not None:
+            path = os.path.join(output, names[i])
+            write_atomically(path, json.dumps(report, indent=1) + "\n", option="output")
+        row = _agent_compare.run_row(i, r, labels[p], report, path)
+        rows.append(row)
+        reports.append(report)
+        if on_run is not None:
+            on_run(row, report)
+    return AgentComparison(rows, _agent_compare.summarize(rows, labels), reports)

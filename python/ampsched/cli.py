@@ -15,6 +15,7 @@ import signal
 import sys
 
 import ampsched
+from ._agent_compare import DEFAULT_REPEAT, measures
 from ._console import ProgressBar, format_table
 from ._files import check_output, write_atomically
 from ._metrics import ENERGY_NOTE, METRICS, energy_unmodelled, shown
@@ -328,9 +329,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--policy",
-        required=True,
         metavar="P",
         help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"',
+    )
+    p.add_argument(
+        "--policies",
+        metavar="P1,P2,...",
+        help="compare policies live: run the command --repeat times under each, interleaved, and print "
+        "wall and CPU time per core type (mean, sample sd, min-max); not with --pid",
+    )
+    p.add_argument(
+        "--repeat",
+        type=_jobs,  # a whole number of at least 1
+        metavar="N",
+        help=f"with --policies: runs of the command per policy (default {DEFAULT_REPEAT})",
     )
     p.add_argument(
         "--interval",
@@ -397,9 +409,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the JSON report on stdout at the end (after the command's own output)",
     )
     p.add_argument(
-        "--output", metavar="FILE", help="write the JSON report to FILE (a new file; an existing one only with --force)"
+        "--output",
+        metavar="FILE",
+        help="write the JSON report to FILE (a new file; an existing one only with --force); with "
+        "--policies a directory DIR for every run's report",
     )
-    p.add_argument("--force", action="store_true", help="with --output: replace an existing FILE")
+    p.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="write what ran where, sampled at each interval, as a Chrome/Perfetto trace in the format of "
+        "`ampsched run --trace` (a new file; an existing one only with --force)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="with --output or --trace: replace an existing FILE (or DIR's reports)"
+    )
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
     return parser
@@ -655,29 +678,19 @@ def _cmd_agent(args) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
+    if args.policies is not None or args.repeat is not None:
+        return _agent_compare(args, command)
+    if args.policy is None:
+        raise UsageError("agent: give --policy P (or --policies P1,P2,... to compare them)")
     if bool(command) == bool(args.pid):
         raise UsageError("agent: give either a command after -- or --pid PID (not both)")
-    if args.force and args.output is None:
-        raise UsageError("--force: only with --output FILE")
-    _check_output_path("--output", args.output)
-    _check_report_file("--output", args.output, args.force)
+    if args.force and args.output is None and args.trace is None:
+        raise UsageError("--force: only with --output FILE or --trace FILE")
+    for option, path in (("--output", args.output), ("--trace", args.trace)):
+        _check_output_path(option, path)
+        _check_report_file(option, path, args.force)
     try:
-        report = ampsched.agent(
-            args.policy,
-            command,
-            args.pid,
-            interval_ms=args.interval,
-            emulate=args.emulate,
-            emulate_period_ms=args.emulate_period,
-            cores=args.cores,
-            machine=args.machine,
-            locks=not args.no_locks,
-            status=True,
-            seed=args.seed,
-            until_tree_exits=args.until_tree_exits,
-            runtime_threads=args.runtime_threads,
-            decide_limit_ms=args.decide_limit,
-        )
+        report = ampsched.agent(args.policy, command, args.pid, trace=args.trace, **_agent_options(args))
     except RuntimeError as error:  # something failed under the agent; its affinities are restored
         _error(error)
         return 1
@@ -688,6 +701,65 @@ def _cmd_agent(args) -> int:
     else:
         print(format_agent(report), file=sys.stderr)
     return agent_exit_status(report)
+
+
+def _agent_options(args) -> dict:
+    """ampsched.agent's keywords from the agent subcommand's options."""
+    return dict(
+        interval_ms=args.interval,
+        emulate=args.emulate,
+        emulate_period_ms=args.emulate_period,
+        cores=args.cores,
+        machine=args.machine,
+        locks=not args.no_locks,
+        status=True,
+        seed=args.seed,
+        until_tree_exits=args.until_tree_exits,
+        runtime_threads=args.runtime_threads,
+        decide_limit_ms=args.decide_limit,
+    )
+
+
+def _agent_compare(args, command) -> int:
+    """`agent --policies a,b --repeat N -- CMD`: the comparison's table on stderr (stdout is the
+    command's), its runs and summary as JSON on stdout with --json. The exit status is the
+    first failed run's (as `agent` gives it), else 0."""
+    if args.policies is None:
+        raise UsageError("--repeat: only with --policies P1,P2,...")
+    if args.policy is not None:
+        raise UsageError("--policy: give --policy or --policies, not both")
+    if args.pid:
+        raise UsageError("--pid: a comparison (--policies) launches its command; give it after --")
+    if not command:
+        raise UsageError("--policies: give the command to compare them on after --")
+    if args.trace is not None:
+        raise UsageError("--trace: one run's; trace a policy's run with --policy P")
+    if args.force and args.output is None:
+        raise UsageError("--force: only with --output DIR")
+    policies = ampsched.split_policies(args.policies)
+    repeat = DEFAULT_REPEAT if args.repeat is None else args.repeat
+    total = len(policies) * repeat
+
+    def on_run(row, report):
+        print(
+            f"ampsched agent: run {row['run']}/{total} (round {row['round']}): {row['policy']}: "
+            f"{row['wall_s']:.2f} s, exit {agent_exit_status(report)}",
+            file=sys.stderr,
+        )
+
+    try:
+        result = ampsched.agent_compare(
+            policies, command, repeat=repeat, output=args.output, force=args.force, on_run=on_run, **_agent_options(args)
+        )
+    except RuntimeError as error:  # failed under the agent; the reports of the runs before are kept
+        _error(error)
+        return 1
+    if args.json:
+        print(json.dumps(result.raw, indent=1))
+    else:
+        print(format_agent_compare(result.raw), file=sys.stderr)
+    failed = [agent_exit_status(r) for r in result.reports if agent_exit_status(r) != 0]
+    return failed[0] if failed else 0
 
 
 def _check_report_file(option: str, path, force: bool) -> None:
@@ -794,6 +866,23 @@ def format_agent(r: dict) -> str:
         names = ", ".join(f"{p.get('pid')} ({p.get('command')})" for p in left)
         more.append(f"left running, with their affinities restored: {names}")
     return "\n".join([head, speedup, table] + more)
+
+
+def format_agent_compare(raw: dict) -> str:
+    """The `agent --policies` table: per policy and measure (wall time, CPU time per core type),
+    the mean, sample sd, min and max over the policy's runs."""
+    summary, rows = raw.get("summary", []), raw.get("runs", [])
+    stats = ("mean", "sd", "min", "max")
+    table = [
+        [e.get("policy"), e.get("runs"), e.get("failed"), m] + [e.get(f"{m}_{k}") for k in stats]
+        for e in summary
+        for m in measures(rows)
+    ]
+    reports = [r.get("report") for r in rows if r.get("report")]
+    notes = ["sd: sample standard deviation (n - 1) over the runs; cpu_TYPE_s: the command's CPU time on TYPE"]
+    if reports:
+        notes.append(f"reports: {len(reports)} files in {os.path.dirname(reports[0]) or '.'}")
+    return "\n".join([format_table(["policy", "runs", "failed", "measure", *stats], table)] + notes)
 
 
 def format_run(r: dict) -> str:

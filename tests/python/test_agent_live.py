@@ -34,6 +34,7 @@ REPORT_KEYS = [
     "interval_ms",
     "machine",
     "emulate",
+    "notes",
     "command",
     "pids",
     "stopped_by",
