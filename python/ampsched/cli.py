@@ -749,7 +749,13 @@ def _agent_compare(args, command) -> int:
 
     try:
         result = ampsched.agent_compare(
-            policies, command, repeat=repeat, output=args.output, force=args.force, on_run=on_run, **_agent_options(args)
+            policies,
+            command,
+            repeat=repeat,
+            output=args.output,
+            force=args.force,
+            on_run=on_run,
+            **_agent_options(args),
         )
     except RuntimeError as error:  # failed under the agent; the reports of the runs before are kept
         _error(error)
