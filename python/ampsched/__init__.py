@@ -617,7 +617,7 @@ def agent(
     trace: a file for what ran where, sampled at each interval, in the simulator's trace format
     (`ampsched run --trace`; it replaces an existing file, never a symlink). The report's "notes"
     say what the user should know, such as a machine of one core type leaving the policy nothing
-    to do (also printed on stderr when status is on).
+    to do (`ampsched agent` prints them on stderr at the end).
 
     Bad input raises InputError; a failure under the agent (its affinities restored) RuntimeError.
     """

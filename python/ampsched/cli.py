@@ -327,12 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
         "when the agent ends, by a guardian process if the agent is killed. The exit status "
         "is the command's.",
     )
-    p.add_argument(
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument(
         "--policy",
         metavar="P",
         help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"',
     )
-    p.add_argument(
+    which.add_argument(
         "--policies",
         metavar="P1,P2,...",
         help="compare policies live: run the command --repeat times under each, interleaved, and print "
@@ -680,8 +681,6 @@ def _cmd_agent(args) -> int:
         command = command[1:]
     if args.policies is not None or args.repeat is not None:
         return _agent_compare(args, command)
-    if args.policy is None:
-        raise UsageError("agent: give --policy P (or --policies P1,P2,... to compare them)")
     if bool(command) == bool(args.pid):
         raise UsageError("agent: give either a command after -- or --pid PID (not both)")
     if args.force and args.output is None and args.trace is None:
@@ -696,11 +695,19 @@ def _cmd_agent(args) -> int:
         return 1
     if args.output is not None:
         _write_output("--output", args.output, json.dumps(report, indent=1) + "\n")
+    _print_notes([report])
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         print(format_agent(report), file=sys.stderr)
     return agent_exit_status(report)
+
+
+def _print_notes(reports: list) -> None:
+    """The reports' notes on stderr, each once (a comparison's runs share most): said rather than
+    left in the JSON, as "the policy had nothing to do" would be behind a silent 0 decisions."""
+    for note in dict.fromkeys(n for r in reports for n in r.get("notes", [])):
+        print(f"ampsched agent: note: {note}", file=sys.stderr)
 
 
 def _agent_options(args) -> dict:
@@ -726,8 +733,6 @@ def _agent_compare(args, command) -> int:
     first failed run's (as `agent` gives it), else 0."""
     if args.policies is None:
         raise UsageError("--repeat: only with --policies P1,P2,...")
-    if args.policy is not None:
-        raise UsageError("--policy: give --policy or --policies, not both")
     if args.pid:
         raise UsageError("--pid: a comparison (--policies) launches its command; give it after --")
     if not command:
@@ -760,6 +765,7 @@ def _agent_compare(args, command) -> int:
     except RuntimeError as error:  # failed under the agent; the reports of the runs before are kept
         _error(error)
         return 1
+    _print_notes(result.reports)
     if args.json:
         print(json.dumps(result.raw, indent=1))
     else:

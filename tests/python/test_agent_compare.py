@@ -138,7 +138,7 @@ def test_a_comparison_runs_each_policy_repeat_times_interleaved_and_keeps_every_
     [
         (["--policies", "busyfcs", "--pid", "1"], "--pid"),
         (["--repeat", "2", "--policy", "busyfcs", "--", "true"], "--repeat: only with --policies"),
-        (["--policies", "busyfcs", "--policy", "rr", "--", "true"], "not both"),
+        (["--policies", "busyfcs", "--policy", "rr", "--", "true"], "not allowed with argument"),
         (["--policies", "busyfcs,busyfcs", "--", "true"], "given twice"),
         (["--policies", "busyfcs", "--repeat", "0", "--", "true"], "--repeat"),
     ],

@@ -688,11 +688,6 @@ pub fn run_with(
     if machine.core_types.iter().map(|t| t.capacity).collect::<HashSet<_>>().len() == 1 {
         notes.push(NOTHING_TO_DO.to_string());
     }
-    if cfg.status {
-        for n in &notes {
-            eprintln!("ampsched agent: note: {n}");
-        }
-    }
 
     // Before the first change (the emulation's threads hold CPUs; the lock table is a directory
     // in /dev/shm): whatever kills the agent from here on, the guardian undoes it.
@@ -1004,11 +999,7 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     if let (Some(t), Some(path)) = (&tracer, &cfg.trace) {
         t.write(path, &s.monitor, run.name, &cfg.command.join(" "))?;
         if t.dropped > 0 {
-            let n = format!("the trace kept its first {} slices and left out {} more", crate::trace::TRACE_SEGMENTS, t.dropped);
-            if cfg.status {
-                eprintln!("ampsched agent: note: {n}");
-            }
-            r.notes.push(n);
+            r.notes.push(format!("the trace kept its first {} slices and left out {} more", crate::trace::TRACE_SEGMENTS, t.dropped));
         }
     }
     Ok(r)

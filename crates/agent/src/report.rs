@@ -26,7 +26,7 @@ pub struct Report {
     pub machine: MachineReport,
     pub emulate: Option<String>,
     /// What the user should know of the run, one line each: the policy had nothing to do (one
-    /// core type), the trace left slices out. Also on stderr as the agent starts or ends.
+    /// core type), the trace left slices out. The CLI prints them on stderr at the end.
     pub notes: Vec<String>,
     pub command: Vec<String>,
     pub pids: Vec<u32>,
