@@ -16,7 +16,7 @@ import pytest
 import ampsched
 from ampsched import _agent_compare
 from conftest import env_with_package
-from test_agent import IS_ROOT, TWO_CPUS, programs  # noqa: F401 (programs is a fixture)
+from test_agent import IS_ROOT, TWO_CPUS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, "..", "..", "python", "ampsched", "examples")
