@@ -167,9 +167,10 @@ def _check_names(machines, workloads, policies, where) -> None:
         for option in options:
             key = option.partition("=")[0].strip()
             if key not in known:
+                # The engine's wording (ampsched-policy's Options::new), so that run, compare and sweep agree.
+                takes = f"takes: {', '.join(known)}" if known else "takes no options"
                 raise _error(
-                    f"{where['policies']}policies: {_shown(spec)}: {name} has no option {_shown(key)} "
-                    f"(its options: {', '.join(known) or 'none'})"
+                    f"{where['policies']}policies: {_shown(spec)}: unknown option {_shown(key)} ({name.strip()} {takes})"
                 )
     registered = [spec for spec in policies if not is_file_spec(spec)]
     for machine in machines:
