@@ -82,7 +82,9 @@ def _block(headers, cells, numeric, widths, columns) -> str:
     """The lines of `columns` of a table, a cell longer than its column wrapped onto more lines."""
 
     def lines(texts):
-        parts = [textwrap.wrap(texts[i], widths[i]) or [""] if len(texts[i]) > widths[i] else [texts[i]] for i in columns]
+        parts = [
+            textwrap.wrap(texts[i], widths[i]) or [""] if len(texts[i]) > widths[i] else [texts[i]] for i in columns
+        ]
         out = []
         for k in range(max(len(p) for p in parts)):
             padded = []

@@ -134,6 +134,7 @@ def _add_wide(p):
         help=f"tables as wide as they need (default: within {TABLE_WIDTH} columns, long texts wrapped)",
     )
 
+
 def _add_machine_set(p):
     p.add_argument(
         "--set",

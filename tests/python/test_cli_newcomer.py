@@ -65,7 +65,9 @@ def test_an_over_budget_run_says_the_rate_and_how_long_the_default_would_take():
                      "--slice-ms", str(LONG_RUN_SLICE_MS), "--max-events", "1e5")  # fmt: skip
     assert out.returncode == 2
     line = assert_one_line_error(out.stderr)
-    found = re.search(r"\(at the ([\d.]+)(k|M) events/s measured, the default budget of 2e8 events would take about (.+)\)$", line)
+    found = re.search(
+        r"\(at the ([\d.]+)(k|M) events/s measured, the default budget of 2e8 events would take about (.+)\)$", line
+    )
     assert found, line
 
 
@@ -156,7 +158,10 @@ def test_compare_writes_one_trace_per_policy_and_refuses_to_replace_them(tmp_pat
     capsys.readouterr()
     assert cli.main(argv + ["--trace", str(tmp_path)]) == 2
     err = assert_one_line_error(capsys.readouterr().err)
-    assert err == f"ampsched: error: --trace: {tmp_path / 'rr.json'}: exists: give another directory, or --force to replace it"
+    assert (
+        err
+        == f"ampsched: error: --trace: {tmp_path / 'rr.json'}: exists: give another directory, or --force to replace it"
+    )
     assert (tmp_path / "rr.json").read_bytes() == before
     assert cli.main(argv + ["--trace", str(tmp_path), "--force"]) == 0  # same seed: same traces
     assert (tmp_path / "rr.json").read_bytes() == before
