@@ -20,6 +20,7 @@ higher for stp, min_fairness, uniformity, speedup_vs_baseline):
 
 import functools
 import importlib
+import importlib.metadata
 import json
 import os
 
@@ -31,6 +32,12 @@ from . import _sweep as _sweep_module  # the sweep's machinery; ampsched.sweep i
 from . import _agent_compare
 
 __doc__ += glossary_text() + "\n"
+
+try:
+    # The installed distribution's version: pyproject.toml's, the one place it is written.
+    __version__ = importlib.metadata.version(__name__)
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree never installed
+    __version__ = "0+unknown"
 
 # The engine is a compiled extension. Importing the package must not need it, so that
 # the pure-Python parts (report, tables) work and `ampsched --help` answers even when it
@@ -204,6 +211,12 @@ _DOCUMENTED_DEFAULTS = {
 }
 
 
+def _option(name: str) -> str:
+    """How errors name a setting: as the command line spells it (max_events: --max-events), the
+    one name the engine's own checks use for every front, the API's included."""
+    return "--" + name.replace("_", "-")
+
+
 def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
     """The engine's keywords for a run's settings, None meaning the engine's default. Types are
     checked here, where PyO3 would raise OverflowError or TypeError: every bad value raises
@@ -213,12 +226,12 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
     out = {"seed": _seed(seed), "slice_ms": d["slice_ms"] if slice_ms is None else slice_ms}
     for name, value in (("slice_ms", slice_ms), ("max_sim_s", max_sim_s)):
         if value is not None:
-            out[name] = _number(name, value)
+            out[name] = _number(_option(name), value)
     if max_events is not None:
         if isinstance(max_events, float) and max_events.is_integer():
             max_events = int(max_events)  # 1e9 is a whole number too
         if not _is_int(max_events) or not 0 <= max_events < 2**64:
-            raise error(f"max_events: must be a whole number, got {_shown(max_events)}")
+            raise error(f"--max-events: must be a whole number, got {_shown(max_events)}")
         out["max_events"] = max_events
     return out
 
@@ -227,7 +240,7 @@ def _seed(seed) -> int:
     """A seed for the engine (None: the default), or InputError (PyO3 would raise OverflowError)."""
     value = defaults()["seed"] if seed is None else seed
     if not _is_int(value) or not 0 <= value < 2**64:
-        raise _require_core().InputError(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
+        raise _require_core().InputError(f"--seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
     return value
 
 
@@ -248,7 +261,7 @@ def _noise(counter_noise) -> dict:
     if counter_noise is None:
         return {}
     if isinstance(counter_noise, bool) or not isinstance(counter_noise, (int, float)):
-        raise _require_core().InputError(f"counter_noise: must be a number, got {_shown(counter_noise)}")
+        raise _require_core().InputError(f"--counter-noise: must be a number, got {_shown(counter_noise)}")
     return {"counter_noise": float(counter_noise)}
 
 
@@ -292,6 +305,8 @@ def run(
     max_sim_s: float = None,
     max_events: int = None,
     counter_noise: float = None,
+    machine_set=None,
+    progress=False,
 ) -> Result:
     """Simulate `workload` on `machine` under one policy; returns a Result.
 
@@ -305,21 +320,42 @@ def run(
     naming the simulation that passed it.
     counter_noise: the relative standard deviation of the simulator's measurement noise on the
     counters the policy reads (None: defaults()["counter_noise"]; 0: exact; 0 to 0.25).
+    machine_set: edits of the machine before it is read, as `--set`: a list of "TYPE.KEY=VALUE"
+    (e.g. "pcore.count=6": KEY of the core type named TYPE) or "KEY=VALUE" (a top-level key).
+    progress: True for a progress line on stderr when it is a terminal and the run takes more
+    than a few seconds, or a callable progress(sim_s, events, max_events), called a few times a
+    second.
     """
+    from ._console import ProgressBar
+
     core = _require_core()
     settings = _settings(seed, slice_ms, max_sim_s, max_events)
     label, policy_object = _resolve_policy(policy)
-    text = core.run(
-        _text("machine", machine),
-        _text("workload", workload),
-        _text("policy", label),
-        trace=None if trace is None else _text("trace", trace),
-        timeline=_flag("timeline", timeline),
-        policy_object=policy_object,
-        **settings,
-        **_noise(counter_noise),
-    )
+    if not (callable(progress) or isinstance(progress, bool)):
+        raise core.InputError(f"progress: must be True, False or a callable, got {_shown(progress)}")
+    bar = ProgressBar() if progress is True else None
+    try:
+        text = core.run(
+            _text("machine", machine),
+            _text("workload", workload),
+            _text("policy", label),
+            trace=None if trace is None else _text("trace", trace),
+            timeline=_flag("timeline", timeline),
+            policy_object=policy_object,
+            ticker=bar.tick if bar is not None else progress if callable(progress) else None,
+            machine_set=_machine_set(machine_set),
+            **settings,
+            **_noise(counter_noise),
+        )
+    finally:
+        if bar is not None:
+            bar.clear()
     return Result(json.loads(text), text)
+
+
+def _machine_set(edits) -> list:
+    """`machine_set` for the engine: None, or a list of "TYPE.KEY=VALUE" texts."""
+    return [] if edits is None else [_text("--set", e) for e in _list("--set", edits)]
 
 
 def compare(
@@ -334,6 +370,9 @@ def compare(
     max_sim_s: float = None,
     max_events: int = None,
     counter_noise: float = None,
+    machine_set=None,
+    trace_dir=None,
+    replace_traces: bool = False,
 ):
     """Run several policies on the same machine and workload; returns a DataFrame.
 
@@ -350,7 +389,9 @@ def compare(
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).
     max_sim_s, max_events: as in run(); the events are one budget for the whole comparison (every
-    policy's run, and the solo references). counter_noise: as in run().
+    policy's run, and the solo references). counter_noise, machine_set: as in run().
+    trace_dir: a directory: one Chrome/Perfetto trace per policy, DIR/POLICY.json (existing
+    files are refused unless replace_traces).
 
     Note: pandas (2.x, 3.0) compares attrs when it concatenates or merges frames and fails
     on DataFrame values ("truth value of a DataFrame is ambiguous"); to pd.concat several
@@ -379,6 +420,10 @@ def compare(
             timeline=_flag("timeline", timeline),
             progress=callback,
             policy_objects=objects,
+            ticker=getattr(callback, "tick", None),
+            machine_set=_machine_set(machine_set),
+            trace_dir=None if trace_dir is None else _text("--trace", trace_dir),
+            replace_traces=_flag("replace_traces", replace_traces),
             **settings,
             **_noise(counter_noise),
         )

@@ -167,9 +167,10 @@ def _check_names(machines, workloads, policies, where) -> None:
         for option in options:
             key = option.partition("=")[0].strip()
             if key not in known:
+                # The engine's wording (ampsched-policy's Options::new), so that run, compare and sweep agree.
+                takes = f"takes: {', '.join(known)}" if known else "takes no options"
                 raise _error(
-                    f"{where['policies']}policies: {_shown(spec)}: {name} has no option {_shown(key)} "
-                    f"(its options: {', '.join(known) or 'none'})"
+                    f"{where['policies']}policies: {_shown(spec)}: unknown option {_shown(key)} ({name.strip()} {takes})"
                 )
     registered = [spec for spec in policies if not is_file_spec(spec)]
     for machine in machines:
@@ -273,7 +274,7 @@ def _override(label: str, override, axes: dict):
     try:
         typed = _settings(None, changes.get("slice_ms"), changes.get("max_sim_s"), changes.get("max_events"))
     except ValueError as error:
-        raise _error(f"{where}{error}") from None
+        raise _error(f"{where}{_as_file_key(str(error))}") from None
     return where, match, {k: typed[k] for k in changes}
 
 
@@ -287,13 +288,17 @@ def _check_settings(where: str, settings: dict) -> None:
     try:
         _require_core().check_settings(full["slice_ms"], full["max_sim_s"], int(full["max_events"]))
     except ValueError as error:
-        message = str(error)
-        if where:  # in a file the engine's "--slice-ms" is the key slice_ms
-            for key in SETTINGS:
-                flag = "--" + key.replace("_", "-")
-                if message.startswith(flag + ":"):
-                    message = key + message[len(flag) :]
+        message = _as_file_key(str(error)) if where else str(error)
         raise _error(f"{where}{message}") from None
+
+
+def _as_file_key(message: str) -> str:
+    """A setting's error as a file names it: the option "--slice-ms" is the key slice_ms there."""
+    for key in SETTINGS:
+        flag = "--" + key.replace("_", "-")
+        if message.startswith(flag + ":"):
+            return key + message[len(flag) :]
+    return message
 
 
 def load_file(path) -> dict:
@@ -474,7 +479,8 @@ def run_sweep(
     try:
         typed = _settings(None, given["slice_ms"], given["max_sim_s"], given["max_events"])
     except ValueError as error:
-        raise _error(f"{sources.get('settings', '')}{error}") from None
+        where = sources.get("settings", "")
+        raise _error(f"{where}{_as_file_key(str(error)) if where else error}") from None
     settings = {k: typed.get(k, defaults()[k]) for k in SETTINGS}
     runs = expand(
         given["machines"],

@@ -13,16 +13,20 @@ import math
 import os
 import signal
 import sys
+import time
 
 import ampsched
 from ._agent_compare import DEFAULT_REPEAT, measures
-from ._console import ProgressBar, format_table
+from ._console import ProgressBar, duration_text, format_table
 from ._files import check_output, write_atomically
 from ._metrics import ENERGY_NOTE, METRICS, energy_unmodelled, shown
 from .report import render_report
 from ._sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep
 
 KINDS = ("machines", "workloads", "policies", "programs")
+# The width the tables of list, run and compare keep within unless --wide: a terminal's 80 to 100
+# columns; wider tables wrap their texts, then split into blocks of columns (_console.format_table).
+TABLE_WIDTH = 100
 REPRODUCTION_DIR = os.path.join("docs", "reproduction")
 QUICK_REPRODUCTION_DIR = os.path.join("out", "reproduction-quick")
 DEFAULTS = ampsched.defaults()  # defined once, in the engine
@@ -124,16 +128,38 @@ def _jobs(text: str) -> int:
     return int(text)
 
 
+def _add_wide(p):
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help=f"tables as wide as they need (default: within {TABLE_WIDTH} columns, long texts wrapped)",
+    )
+
+
+def _add_machine_set(p):
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="machine_set",
+        metavar="TYPE.KEY=VALUE",
+        help="change the machine before it is read, checked as its file is: a core type's key "
+        "(pcore.count=6, ecore.freq_ghz=2.0) or a top-level one (memory_latency_ns=100); repeatable",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ampsched",  # not "__main__.py" under `python -m ampsched`
         description="Schedule threads on asymmetric multicore processors: simulate and compare policies.",
     )
+    parser.add_argument("--version", action="version", version=f"ampsched {ampsched.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("list", help="list catalog machines, workloads, policies or programs")
     p.add_argument("kind", choices=KINDS)
     p.add_argument("--json", action="store_true", help="print the engine's JSON list (with sources) and nothing else")
+    _add_wide(p)
     p.set_defaults(handler=_cmd_list)
 
     def counter_noise(p):
@@ -190,13 +216,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="P",
         help='policy spec "name[:key=value...]", or a Python policy "file.py:ClassName"',
     )
+    _add_machine_set(p)
     common(p)
     counter_noise(p)
     p.add_argument("--trace", metavar="FILE", help="also write a Chrome/Perfetto trace JSON to FILE")
+    _add_wide(p)
     p.set_defaults(handler=_cmd_run)
 
     p = sub.add_parser(
-        "compare", help="simulate several policies and compare them (with no arguments: the built-in demo)"
+        "compare",
+        help="simulate several policies and compare them (with no arguments: the built-in demo)",
+        description=f"Simulate several policies on one machine and workload and compare them: metrics "
+        f"per policy, slowdown per app. With no arguments, the built-in demo: {_demo_text()}; an "
+        f"option given replaces only its part of it.",
     )
     p.add_argument("--machine", metavar="M", help="catalog name or TOML file")
     p.add_argument("--workload", metavar="W", help="catalog name or TOML file")
@@ -209,9 +241,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="policy the speedups are relative to, or 'default' (the Saez thesis's default metric, "
         "from bound runs); default: the workload's `baseline` key, else the first policy",
     )
+    _add_machine_set(p)
     common(p)
     counter_noise(p)
     p.add_argument("--report", metavar="FILE", help="also write a self-contained HTML report to FILE")
+    p.add_argument(
+        "--trace",
+        metavar="DIR",
+        help="also write one Chrome/Perfetto trace per policy into the directory DIR, as POLICY.json",
+    )
+    p.add_argument("--force", action="store_true", help="with --trace: replace trace files already in DIR")
+    _add_wide(p)
     p.set_defaults(handler=_cmd_compare)
 
     p = sub.add_parser(
@@ -426,7 +466,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
+    # `COMMAND --help` starts with what the command does: its line in `ampsched --help` unless it has more.
+    for action in sub._choices_actions:
+        command = sub.choices[action.dest]
+        if command.description is None:
+            command.description = action.help[0].upper() + action.help[1:] + "."
     return parser
+
+
+def _demo_text() -> str:
+    try:
+        demo = ampsched.default_comparison()
+    except ImportError:  # the engine is not built: --help still answers
+        return "a catalog machine, workload and policies"
+    return f"--machine {demo['machine']} --workload {demo['workload']} --policies {','.join(demo['policies'])}"
 
 
 def main(argv=None) -> int:
@@ -488,26 +541,66 @@ def _write_output(option: str, path, data) -> None:
 # ---- commands
 
 
+def _width(args):
+    return None if args.wide else TABLE_WIDTH
+
+
 def _cmd_list(args) -> int:
     text = ampsched.catalog(args.kind, as_json=True)
-    print(text if args.json else format_catalog(args.kind, json.loads(text)))
+    print(text if args.json else format_catalog(args.kind, json.loads(text), width=_width(args)))
     return 0
+
+
+def _with_progress(args, simulate):
+    """`simulate(bar)` with a progress bar on stderr (a terminal only, after a few seconds), and an
+    event budget's error told the rate measured and how long the budget would take."""
+    bar = ProgressBar()
+    try:
+        return simulate(bar)
+    except ampsched.InputError as error:
+        raise UsageError(budget_note(str(error), args.max_events, time.monotonic() - bar.started)) from None
+    finally:
+        bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
+
+
+def budget_note(message: str, max_events: int, elapsed_s: float) -> str:
+    """An over-budget error of the event budget, with the rate measured (the budget was used up
+    in `elapsed_s`) and, for a budget below the default, how long the default would take at
+    that rate; any other message as it is."""
+    if "events (--max-events" not in message or elapsed_s <= 0:
+        return message
+    rate = max_events / elapsed_s
+    default = DEFAULTS["max_events"]
+    note = f" (at the {_rate_text(rate)} events/s measured"
+    if max_events < default:
+        budget = f"{default:.3g}".replace("e+0", "e").replace("e+", "e")  # 2e8, as the options are given
+        note += f", the default budget of {budget} events would take about {duration_text(default / rate)}"
+    return message + note + ")"
+
+
+def _rate_text(rate: float) -> str:
+    return f"{rate / 1e6:.2f}M" if rate >= 1e6 else f"{rate / 1e3:.1f}k" if rate >= 1e3 else f"{rate:.0f}"
 
 
 def _cmd_run(args) -> int:
     _check_output_path("--trace", args.trace)
-    result = ampsched.run(
-        args.machine,
-        args.workload,
-        args.policy,
-        seed=args.seed,
-        slice_ms=args.slice_ms,
-        trace=args.trace,
-        max_sim_s=args.max_sim_s,
-        max_events=args.max_events,
-        counter_noise=args.counter_noise,
+    result = _with_progress(
+        args,
+        lambda bar: ampsched.run(
+            args.machine,
+            args.workload,
+            args.policy,
+            seed=args.seed,
+            slice_ms=args.slice_ms,
+            trace=args.trace,
+            max_sim_s=args.max_sim_s,
+            max_events=args.max_events,
+            counter_noise=args.counter_noise,
+            machine_set=args.machine_set,
+            progress=bar.tick,
+        ),
     )
-    print(result.json if args.json else format_run(result.raw))
+    print(result.json if args.json else format_run(result.raw, width=_width(args)))
     return 0
 
 
@@ -523,9 +616,11 @@ def _cmd_compare(args) -> int:
         machine = default["machine"] if machine is None else machine
         workload = default["workload"] if workload is None else workload
         policies = default["policies"] if policies is None else policies
-    bar = ProgressBar()
-    try:
-        frame = ampsched.compare(
+    if args.force and args.trace is None:
+        raise UsageError("--force: only with --trace DIR")
+    frame = _with_progress(
+        args,
+        lambda bar: ampsched.compare(
             machine,
             workload,
             policies,
@@ -537,14 +632,16 @@ def _cmd_compare(args) -> int:
             max_sim_s=args.max_sim_s,
             max_events=args.max_events,
             counter_noise=args.counter_noise,
-        )
-    finally:
-        bar.clear()  # also on an error or Ctrl-C, so that the message starts on a clean line
+            machine_set=args.machine_set,
+            trace_dir=args.trace,
+            replace_traces=args.force,
+        ),
+    )
     results, text = frame.attrs["raw"], frame.attrs["json"]
     if args.report is not None:
         _write_output("--report", args.report, render_report(results))
         print(f"ampsched: report written to {args.report}", file=sys.stderr)  # stdout may be --json
-    print(text if args.json else format_compare(results))
+    print(text if args.json else format_compare(results, width=_width(args)))
     return 0
 
 
@@ -811,7 +908,7 @@ def _core_types_text(types: list) -> str:
     )
 
 
-def format_catalog(kind: str, entries: list) -> str:
+def format_catalog(kind: str, entries: list, width=None) -> str:
     """The `ampsched list KIND` table. Sources are long citations that would make every row
     wrap, so they are left to `ampsched list KIND --json`."""
     extra = {
@@ -825,7 +922,7 @@ def format_catalog(kind: str, entries: list) -> str:
     }[kind]
     headers = ["name"] + extra[0] + ["description"]
     rows = [[e.get("name")] + extra[1](e) + [e.get("description")] for e in entries]
-    return format_table(headers, rows)
+    return format_table(headers, rows, width=width)
 
 
 def _heading(r: dict, *keys) -> str:
@@ -897,7 +994,7 @@ def format_agent_compare(raw: dict) -> str:
     return "\n".join([format_table(["policy", "runs", "failed", "measure", *stats], table)] + notes)
 
 
-def format_run(r: dict) -> str:
+def format_run(r: dict, width=None) -> str:
     """The `ampsched run` text: the metrics, then per-app and per-core tables."""
     metrics = [m for m in list(METRICS) + ["events", "policy_calls"] if m in r]
     app_keys = ["threads", "runs", "turnaround_s", "solo_s", "slowdown", "fast_share"]
@@ -907,26 +1004,28 @@ def format_run(r: dict) -> str:
         [
             _heading(r, "policy", "machine", "workload", "seed", "slice_ms"),
             format_table(["metric", "value"], [[m, shown(r, m)] for m in metrics], same_decimals=False),
-            format_table(["app"] + app_keys, apps),
-            format_table(["core", "type", "busy_s", "energy_j"], cores),
+            format_table(["app"] + app_keys, apps, width=width),
+            format_table(["core", "type", "busy_s", "energy_j"], cores, width=width),
         ]
         + ([f"note: {ENERGY_NOTE}"] if energy_unmodelled([r]) else [])
     )
 
 
-def format_compare(results: list) -> str:
+def format_compare(results: list, width=None) -> str:
     """The `ampsched compare` text: metrics per policy, then slowdown per app and policy."""
     if not results:
         return "no results"
     metrics = [m for m in METRICS if any(m in r for r in results)]
     headers = ["policy"] + ["speedup" if m == "speedup_vs_baseline" else m for m in metrics]
-    table = format_table(headers, [[r.get("policy")] + [shown(r, m) for m in metrics] for r in results])
+    table = format_table(headers, [[r.get("policy")] + [shown(r, m) for m in metrics] for r in results], width=width)
     if energy_unmodelled(results):
         table += f"\nnote: {ENERGY_NOTE}"
     apps = list(dict.fromkeys(a.get("name") for r in results for a in r.get("apps", [])))
     slowdown = [{a.get("name"): a.get("slowdown") for a in r.get("apps", [])} for r in results]
     per_app = format_table(
-        ["app"] + [r.get("policy") for r in results], [[app] + [s.get(app) for s in slowdown] for app in apps]
+        ["app"] + [r.get("policy") for r in results],
+        [[app] + [s.get(app) for s in slowdown] for app in apps],
+        width=width,
     )
     return "\n\n".join(
         [

@@ -62,7 +62,7 @@ def test_input_error(core, default):
 
 @pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True, "1"])
 def test_a_seed_outside_u64_is_an_input_error(default, seed):
-    with pytest.raises(ampsched.InputError, match=r"^seed: must be a whole number from 0 to 2\^64-1"):
+    with pytest.raises(ampsched.InputError, match=r"^--seed: must be a whole number from 0 to 2\^64-1"):
         ampsched.run(default["machine"], default["workload"], default["policies"][0], seed=seed)
     with pytest.raises(ampsched.InputError):
         ampsched.compare(default["machine"], default["workload"], default["policies"], seed=seed)
@@ -71,12 +71,12 @@ def test_a_seed_outside_u64_is_an_input_error(default, seed):
 @pytest.mark.parametrize(
     "key,value,says",
     [
-        ("slice_ms", 2**2000, "slice_ms: must be a number, got 1148130695274254524232833201177681984022…"),
-        ("slice_ms", "4", "slice_ms: must be a number, got '4'"),
-        ("slice_ms", True, "slice_ms: must be a number, got True"),
-        ("max_sim_s", [1.0], "max_sim_s: must be a number, got [1.0]"),
-        ("max_events", -1, "max_events: must be a whole number, got -1"),
-        ("max_events", 2**64, "max_events: must be a whole number"),
+        ("slice_ms", 2**2000, "--slice-ms: must be a number, got 1148130695274254524232833201177681984022…"),
+        ("slice_ms", "4", "--slice-ms: must be a number, got '4'"),
+        ("slice_ms", True, "--slice-ms: must be a number, got True"),
+        ("max_sim_s", [1.0], "--max-sim-s: must be a number, got [1.0]"),
+        ("max_events", -1, "--max-events: must be a whole number, got -1"),
+        ("max_events", 2**64, "--max-events: must be a whole number"),
         ("max_events", 0, "--max-events: must be a whole number from 1 to 1e13 events, got 0"),
         ("max_sim_s", 0.0, "--max-sim-s: must be greater than 0 and at most 1e9 s, got 0"),
         ("machine", "dvfs-2x\udcff", "machine: not UTF-8 text: 'dvfs-2x\\udcff'"),

@@ -421,7 +421,7 @@ def test_energy_on_a_machine_without_power_keys_is_not_modelled_never_zero(tmp_p
     assert metric_rows == [[m, "not modelled"] for m in ENERGY], text
     assert text.splitlines()[-1] == NOTE
     assert all(line.endswith("not modelled") for line in text.splitlines() if line.startswith(("0 ", "3 ")))
-    done = run_module("compare", "--machine", str(machine), "--workload", "demo", "--policies", "rr,static")
+    done = run_module("compare", "--machine", str(machine), "--workload", "demo", "--policies", "rr,static", "--wide")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert NOTE in lines and all(

@@ -33,7 +33,7 @@ def test_out_of_range_is_a_one_line_error(bad):
 
 
 def test_not_a_number_is_refused_before_the_engine():
-    with pytest.raises(ampsched.InputError, match=r"^counter_noise: must be a number"):
+    with pytest.raises(ampsched.InputError, match=r"^--counter-noise: must be a number"):
         ampsched.run(M, W, "rr", counter_noise="0.1")
 
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
-use ampsched_runner::Interrupt;
+use ampsched_runner::{Interrupt, Progress};
 use pyo3::prelude::*;
 
 /// The least time between two checks for signals. A check takes the GIL, which a busy Python
@@ -29,8 +29,11 @@ pub struct Stop {
 }
 
 impl Stop {
-    /// A hook for the runs of one call from Python, made on the thread that called.
-    pub fn new() -> Self {
+    /// A hook for the runs of one call from Python, made on the thread that called. `ticker`,
+    /// if given, is called with (simulated s, events, event budget) at each check (every
+    /// `SIGNAL_CHECK_INTERVAL` at most): what a front shows as a long run's progress. What it
+    /// raises stops the runs, as a signal handler's exception does.
+    pub fn new(ticker: Option<PyObject>) -> Self {
         let state = Arc::new(Mutex::new(State { raised: None, last_check: Instant::now() }));
         // Python runs handlers only on its main thread, so only the calling thread can see a
         // signal (and only if it is the main one); runs on other threads stop when it does. So
@@ -38,7 +41,7 @@ impl Stop {
         // never check.
         let caller: ThreadId = thread::current().id();
         let shared = state.clone();
-        let interrupt = Interrupt::new(move || {
+        let interrupt = Interrupt::with_progress(move |at: &Progress| {
             {
                 let mut s = shared.lock().unwrap();
                 if s.raised.is_some() {
@@ -49,7 +52,14 @@ impl Stop {
                 }
                 s.last_check = Instant::now();
             } // not holding the lock while waiting for the GIL
-            match Python::with_gil(|py| py.check_signals()) {
+            let checked = Python::with_gil(|py| {
+                py.check_signals()?;
+                match &ticker {
+                    Some(tick) => tick.call1(py, (at.sim_s, at.events, at.max_events)).map(|_| ()),
+                    None => Ok(()),
+                }
+            });
+            match checked {
                 Ok(()) => false,
                 Err(e) => {
                     shared.lock().unwrap().raised = Some(e);

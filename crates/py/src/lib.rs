@@ -104,7 +104,7 @@ fn run_row(
     policy_object: Option<Bound<'_, PyAny>>,
 ) -> PyResult<(String, String)> {
     let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop);
-    run_result(py, machine, workload, policy, settings, policy_object, SIMULATOR_DECIDE_LIMIT_MS, |mut result| {
+    run_result(py, machine, workload, policy, settings, policy_object, SIMULATOR_DECIDE_LIMIT_MS, None, |mut result| {
         let apps = result.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
         if let Some(fields) = result.as_object_mut() {
             fields.retain(|_, v| !v.is_array() && !v.is_object());
@@ -114,7 +114,7 @@ fn run_row(
 }
 
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, decide_limit_ms=SIMULATOR_DECIDE_LIMIT_MS))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, decide_limit_ms=SIMULATOR_DECIDE_LIMIT_MS, ticker=None, machine_set=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -130,16 +130,18 @@ fn run(
     max_events: u64,
     counter_noise: f64,
     decide_limit_ms: f64,
+    ticker: Option<PyObject>,
+    machine_set: Vec<String>,
 ) -> PyResult<String> {
-    let settings = |stop: &Stop| Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
+    let settings = |stop: &Stop| Settings { counter_noise, machine_set, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
     if !(decide_limit_ms > 0.0 && decide_limit_ms <= SIMULATOR_DECIDE_LIMIT_MS) {
         return Err(InputError::new_err(format!("decide_limit_ms: {decide_limit_ms}: must be greater than 0 and at most {SIMULATOR_DECIDE_LIMIT_MS} ms")));
     }
-    run_result(py, machine, workload, policy, settings, policy_object, decide_limit_ms, |v| v.to_string())
+    run_result(py, machine, workload, policy, settings, policy_object, decide_limit_ms, ticker, |v| v.to_string())
 }
 
 /// One run, with the GIL released; `out` makes the Python result from the engine's JSON
-/// value (outside the GIL too).
+/// value (outside the GIL too). `ticker`: the run's progress (`Stop::new`).
 #[allow(clippy::too_many_arguments)]
 fn run_result<T: Send>(
     py: Python<'_>,
@@ -149,11 +151,12 @@ fn run_result<T: Send>(
     settings: impl FnOnce(&Stop) -> Settings + Send,
     policy_object: Option<Bound<'_, PyAny>>,
     decide_limit_ms: f64,
+    ticker: Option<PyObject>,
     out: impl FnOnce(serde_json::Value) -> T + Send,
 ) -> PyResult<T> {
     let mut python: Vec<PyPolicy> = policy_object.map(|o| py_policy(&o, policy)).transpose()?.into_iter().collect();
     let watchdog = simulator_watchdog(py, &mut python, decide_limit_ms);
-    let stop = Stop::new();
+    let stop = Stop::new(ticker);
     let result = py.allow_threads(|| {
         let mut exp = Experiment::new(machine, workload, settings(&stop))?;
         match python.first_mut() {
@@ -177,7 +180,7 @@ fn run_result<T: Send>(
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
 /// object (then the policy's text is its label) or None for a registered spec.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
+#[pyo3(signature = (machine, workload, policies, baseline=None, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, timeline=false, progress=None, policy_objects=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, ticker=None, machine_set=Vec::new(), trace_dir=None, replace_traces=false))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -193,6 +196,10 @@ fn compare(
     max_sim_s: f64,
     max_events: u64,
     counter_noise: f64,
+    ticker: Option<PyObject>,
+    machine_set: Vec<String>,
+    trace_dir: Option<String>,
+    replace_traces: bool,
 ) -> PyResult<String> {
     let objects = policy_objects.unwrap_or_else(|| vec![None; policies.len()]);
     if objects.len() != policies.len() {
@@ -206,7 +213,7 @@ fn compare(
     }
     let is_object: Vec<bool> = objects.iter().map(Option::is_some).collect();
     let watchdog = simulator_watchdog(py, &mut python, SIMULATOR_DECIDE_LIMIT_MS);
-    let stop = Stop::new();
+    let stop = Stop::new(ticker);
     let mut callback_err: Option<PyErr> = None;
     // A callback that raises stops the comparison; without a callback, pending signals are
     // still checked between runs (`stop` checks them during each run).
@@ -228,7 +235,8 @@ fn compare(
     // Without the GIL, as in `run`: other Python threads go on during the runs (the callback
     // and Python policies take it when called).
     let out = py.allow_threads(|| {
-        let settings = Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, None, &stop) };
+        let settings =
+            Settings { counter_noise, machine_set, trace_dir, replace_traces, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, None, &stop) };
         let mut exp = Experiment::new(machine, workload, settings)?;
         let mut ready = python.iter_mut();
         let mut candidates: Vec<Candidate> = policies

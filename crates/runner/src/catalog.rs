@@ -51,13 +51,87 @@ fn unknown(kind: &str, arg: &str, names: &[(&str, &str)]) -> InputError {
 }
 
 pub fn machine(arg: &str) -> Result<Machine, InputError> {
-    if looks_like_path(arg) {
-        return Machine::from_toml(arg, &read(arg, "machine")?);
+    machine_with(arg, &[])
+}
+
+/// A machine with `sets` applied to its TOML before it is read, so that an edited machine passes
+/// every check a file does: "TYPE.KEY=VALUE" sets KEY of the core type named TYPE, "KEY=VALUE" a
+/// top-level key; VALUE is a TOML value (6, 2.8, "text"). Errors name `--set` and the edit, or,
+/// once the machine is read, its file "with --set ...".
+pub fn machine_with(arg: &str, sets: &[String]) -> Result<Machine, InputError> {
+    let (source, text) = if looks_like_path(arg) {
+        (arg.to_string(), read(arg, "machine")?)
+    } else {
+        match MACHINES.iter().find(|(n, _)| *n == arg) {
+            Some((n, text)) => (format!("catalog/machines/{n}.toml"), text.to_string()),
+            None => return Err(unknown("machine", arg, MACHINES)),
+        }
+    };
+    if sets.is_empty() {
+        return Machine::from_toml(&source, &text);
     }
-    match MACHINES.iter().find(|(n, _)| *n == arg) {
-        Some((n, text)) => Machine::from_toml(&format!("catalog/machines/{n}.toml"), text),
-        None => Err(unknown("machine", arg, MACHINES)),
+    // A file that is not TOML is reported as it would be without the edits.
+    let Ok(mut table) = text.parse::<toml::Table>() else { return Machine::from_toml(&source, &text) };
+    let shared = all_cores(&table).is_some_and(|all| llc_cores(&mut table).is_some_and(|cores| *cores == toml::Value::from(all)));
+    for edit in sets {
+        set_key(&mut table, edit)?;
     }
+    // One LLC over every core ("0-N") stays over every core when a count changes, so that the
+    // common edit (`pcore.count=6`) needs no edit of the [[llc]] table besides.
+    if let (true, Some(all)) = (shared, all_cores(&table)) {
+        if let Some(cores) = llc_cores(&mut table) {
+            *cores = toml::Value::from(all);
+        }
+    }
+    Machine::from_toml(&format!("{source} with --set {}", sets.join(" --set ")), &table.to_string())
+}
+
+/// "0-N": every core of a machine's table, if its core types' counts are whole numbers.
+fn all_cores(table: &toml::Table) -> Option<String> {
+    let types = table.get("core_type")?.as_array()?;
+    let total: i64 = types.iter().map(|t| t.get("count").and_then(toml::Value::as_integer)).sum::<Option<i64>>()?;
+    (total >= 1).then(|| format!("0-{}", total - 1))
+}
+
+/// The `cores` of a machine's only [[llc]], if it has one.
+fn llc_cores(table: &mut toml::Table) -> Option<&mut toml::Value> {
+    match table.get_mut("llc")?.as_array_mut()?.as_mut_slice() {
+        [llc] => llc.as_table_mut()?.get_mut("cores"),
+        _ => None,
+    }
+}
+
+/// One `--set` edit of a machine's table.
+fn set_key(table: &mut toml::Table, edit: &str) -> Result<(), InputError> {
+    let fail = |why: String| InputError::new("--set", edit, why);
+    let (path, value) = edit.split_once('=').ok_or_else(|| fail("expected TYPE.KEY=VALUE (e.g. pcore.count=6) or KEY=VALUE".into()))?;
+    let value: toml::Value = format!("v = {}", value.trim())
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .ok_or_else(|| fail(format!("'{}' is not a TOML value (a number, true/false or a \"quoted string\")", value.trim())))?;
+    let (target, key) = match path.trim().split_once('.') {
+        None => (table, path.trim()),
+        Some((kind, key)) => {
+            let types = table
+                .get_mut("core_type")
+                .and_then(toml::Value::as_array_mut)
+                .map(|a| a.iter_mut().filter_map(toml::Value::as_table_mut).collect::<Vec<_>>())
+                .unwrap_or_default();
+            let names: Vec<String> = types.iter().map(|t| t.get("name").and_then(toml::Value::as_str).unwrap_or("?").to_string()).collect();
+            let found = types.into_iter().find(|t| t.get("name").and_then(toml::Value::as_str) == Some(kind));
+            let table = found.ok_or_else(|| fail(format!("no core type '{kind}' in this machine (its core types: {})", names.join(", "))))?;
+            (table, key)
+        }
+    };
+    if key.is_empty() || key.contains('.') {
+        return Err(fail(format!("'{}' is not TYPE.KEY or KEY", path.trim())));
+    }
+    if target.get(key).is_some_and(|v| v.is_table() || v.is_array()) {
+        return Err(fail(format!("'{key}' is a table, not a value: --set changes one value")));
+    }
+    target.insert(key.to_string(), value);
+    Ok(())
 }
 
 /// The file a workload argument names in messages: the path itself, or the catalog's file.

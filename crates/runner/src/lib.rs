@@ -6,7 +6,7 @@ pub mod catalog;
 pub mod speedup_training;
 
 /// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
-pub use ampsched_sim::Interrupt;
+pub use ampsched_sim::{Interrupt, Progress};
 
 use std::collections::BTreeMap;
 
@@ -71,6 +71,12 @@ pub struct Settings {
     pub interrupt: Option<Interrupt>,
     /// The measurement noise on the counters policies read (`defaults::COUNTER_NOISE`; 0: exact).
     pub counter_noise: f64,
+    /// `--set` edits of the machine, "TYPE.KEY=VALUE" or "KEY=VALUE" (`catalog::machine_with`).
+    pub machine_set: Vec<String>,
+    /// `compare --trace DIR`: one trace file per policy in DIR (`compare_candidates`).
+    pub trace_dir: Option<String>,
+    /// Whether `trace_dir`'s files may replace existing ones (`--force`).
+    pub replace_traces: bool,
 }
 
 impl Default for Settings {
@@ -84,6 +90,9 @@ impl Default for Settings {
             max_events: limits::DEFAULT_MAX_EVENTS,
             interrupt: None,
             counter_noise: defaults::COUNTER_NOISE,
+            machine_set: Vec::new(),
+            trace_dir: None,
+            replace_traces: false,
         }
     }
 }
@@ -140,7 +149,7 @@ impl Experiment {
             // Before the run, not after it: a mistyped path should not cost a simulation.
             return Err(InputError::new("--trace", "", "the path is empty").into());
         }
-        let (m, w) = (catalog::machine(machine)?, catalog::workload(workload)?);
+        let (m, w) = (catalog::machine_with(machine, &settings.machine_set)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;
         let workload_file = catalog::workload_file(workload);
         // `count = "cores"` groups (a managed runtime's GC threads) get this machine's cores.
@@ -558,6 +567,30 @@ fn solo_key(solo: &Workload) -> String {
     format!("{:?}{:?}{}", solo.apps[0].groups, solo.apps[0].locks, solo.apps[0].priority)
 }
 
+/// `compare --trace DIR`: a file per policy, DIR/KEY.json, the policy's key with every character
+/// a file name should not hold (`/`, `:`, spaces...) made `_`, and `-2`, `-3`... after a name
+/// already taken. Checked before any run: DIR must be a directory, and (unless `replace`) none of
+/// the files may exist, so that a comparison never replaces earlier traces unasked.
+fn trace_paths(dir: &str, keys: &[String], replace: bool) -> Result<Vec<Option<String>>, InputError> {
+    let folder = std::path::Path::new(dir);
+    if !folder.is_dir() {
+        return Err(InputError::new("--trace", dir, "not a directory: compare writes one trace per policy into DIR (create it first)"));
+    }
+    let mut taken = std::collections::BTreeSet::new();
+    let mut paths = Vec::new();
+    for key in keys {
+        let stem: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || "._=-".contains(c) { c } else { '_' }).collect();
+        let name = (1..).map(|n| if n == 1 { format!("{stem}.json") } else { format!("{stem}-{n}.json") }).find(|n| !taken.contains(n)).expect("a free name");
+        taken.insert(name.clone());
+        let path = folder.join(&name).to_string_lossy().into_owned();
+        if !replace && std::fs::symlink_metadata(&path).is_ok() {
+            return Err(InputError::new("--trace", path, "exists: give another directory, or --force to replace it"));
+        }
+        paths.push(Some(path));
+    }
+    Ok(paths)
+}
+
 /// The name of the default-metric baseline (`Experiment::default_baseline`): a row of `compare`
 /// and a `--baseline`, not a registered policy.
 pub const DEFAULT_BASELINE: &str = "default";
@@ -736,15 +769,22 @@ pub fn compare_candidates(
         candidates.push(Candidate::Registered(base.clone()));
     }
     let total = candidates.len();
+    let traces = match &exp.settings.trace_dir {
+        Some(dir) => trace_paths(dir, &candidates.iter().map(Candidate::key).collect::<Result<Vec<_>, _>>()?, exp.settings.replace_traces)?,
+        None => vec![None; total],
+    };
     let mut results = Vec::new();
     for (i, c) in candidates.iter_mut().enumerate() {
         if !progress(i, total, c.text()) {
             return Err(Error::Cancelled);
         }
-        results.push(match c {
-            Candidate::Registered(spec) => exp.run(spec)?,
-            Candidate::Ready { label, needs, policy } => exp.run_policy(label, *needs, &mut **policy)?,
-        });
+        exp.settings.trace = traces[i].clone();
+        let result = match c {
+            Candidate::Registered(spec) => exp.run(spec),
+            Candidate::Ready { label, needs, policy } => exp.run_policy(label, *needs, &mut **policy),
+        };
+        exp.settings.trace = None;
+        results.push(result?);
     }
     if !progress(total, total, "done") {
         return Err(Error::Cancelled);

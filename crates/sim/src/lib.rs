@@ -23,7 +23,7 @@ pub mod sync;
 pub mod trace;
 
 pub use engine::{simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
-pub use interrupt::Interrupt;
+pub use interrupt::{Interrupt, Progress};
 pub use local::{runqueue, Cfs, LocalScheduler};
 pub use metrics::{metrics, AppMetrics, Metrics};
 pub use result::RunResult;
