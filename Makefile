@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name '*.c' -o -name '*.h' \)) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-all lint test-rust test-python bench install clean reproduce speedup-model
+.PHONY: demo test test-all lint test-rust test-python bench install clean reproduce speedup-model docs docs-check
 
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
@@ -41,11 +41,33 @@ reproduce: $(STAMP)
 	$(VPY) -c 'from ampsched import reproductions as r; print("\n".join(r.registry()))' | \
 		while read name; do $(VENV)/bin/ampsched reproduce $$name || exit 1; done
 
-test: lint test-rust test-python
+test: lint docs-check test-rust test-python
 
 $(VENV)/.ruff: $(VENV)/.tools
 	$(VPY) -m pip install -q "ruff>=0.6,<1"
 	touch $@
+
+# The documentation site's tools, pinned in pyproject.toml's `docs` extra (read from there, so the
+# versions are written once), installed like ruff: in .venv, apart from the package, so that
+# `make docs` needs no build of the engine (mkdocstrings reads python/ampsched's sources without
+# importing them). A regular expression, not a TOML parser: Python 3.9 has none built in.
+DOCS_EXTRA := import re; t = open("pyproject.toml").read(); \
+	print(*re.findall(r"\x22([^\x22]+)\x22", re.search(r"(?m)^docs = \[(.*)\]$$", t).group(1)))
+$(VENV)/.docs: $(VENV)/.tools pyproject.toml
+	$(VPY) -m pip install -q $$($(VPY) -c '$(DOCS_EXTRA)')
+	touch $@
+
+# Material for MkDocs prints a notice about its successor at every build; it says nothing about ours.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs
+
+# The site (mkdocs.yml, docs/) into site/; open site/index.html.
+docs: $(VENV)/.docs
+	$(MKDOCS) build -q
+
+# `make test`'s check of the site: a warning (a broken link or anchor, a page missing from the
+# nav or a nav entry without its page) fails the build. A few seconds; writes into a scratch dir.
+docs-check: $(VENV)/.docs
+	$(MKDOCS) build -q --strict --site-dir $(CURDIR)/$(VENV)/docs-check-site
 
 # Format and lint, enforced: rustfmt (rustfmt.toml), clippy with warnings as errors (the
 # workspace's lints in Cargo.toml), ruff's formatter and linter ([tool.ruff] in pyproject.toml).

@@ -384,7 +384,7 @@ def compare(
     policies: a list of specs and ampsched.Policy objects, or one "p1,p2,..." string.
     baseline: the spec (or Policy object, or label) the speedups are relative to, or
     "default": the Saez thesis's default metric (§4.3.3), the mean of the bound runs
-    bound:offset=0..cores-1, added as a row "default" (see the README). None: the workload
+    bound:offset=0..cores-1, added as a row "default" (docs/policies/baselines.md). None: the workload
     file's `baseline` key (the thesis workloads name "default"), else the first policy. progress: True for a progress bar on
     stderr when it is a terminal, or a callable progress(done, total, label).
     timeline: also record each run's core timeline (write_report draws it).

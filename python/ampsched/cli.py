@@ -434,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated shell-style globs on thread names (as Linux cuts them, 15 bytes) that "
         "mark a managed runtime's helper threads (GC, JIT, ...), e.g. 'GC*,C2 CompilerThre*'; "
         "the other threads are the application's (default: HotSpot's and OpenJ9's helper "
-        "names, listed in the README)",
+        "names, listed in docs/agent.md)",
     )
     p.add_argument(
         "--decide-limit",

@@ -53,7 +53,7 @@ agent stops at once: it restores every thread, sends the command SIGTERM and end
 Cost per call
 -------------
 Python policies are for prototyping: a call costs tens of microseconds where a Rust policy's
-costs a few (the measured table is in the README, "Policies written in Python"; regenerate it
+costs a few (the measured table is in docs/policy-interface.md, "Cost per call"; regenerate it
 with `python bench/python_policy.py`). The extra cost follows what the policy reads: on a move,
 busyfcs reads every runnable thread of the partition it takes from (view.thread), which is why
 it grows with the thread count.

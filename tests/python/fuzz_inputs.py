@@ -145,7 +145,7 @@ MISS_CURVES = [
     {"size_kb": list(range(1, 100_001)), "mpki": [1] * 100_000},
 ]
 LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 1.0], [-1.0, 1.0], [1.0] * 10_000]
-# The keys of each table, as the README's formats give them, by the table's name (its last key
+# The keys of each table, as docs/machines.md and docs/workloads.md give them, by the table's name (its last key
 # in the document; "" for the top of a file): a hostile value is injected where the key is read,
 # else the unknown key masks it. A phase's keys are the union over its kinds.
 TABLE_KEYS = {
@@ -573,7 +573,7 @@ def _t_framing(rng, data):
 
 
 def _t_huge(rng, data):
-    # Just past the 16 MiB limit the README promises, or a huge comment just under it.
+    # Just past the 16 MiB limit docs/cli.md promises, or a huge comment just under it.
     size = rng.choice([16 << 20, (16 << 20) + 1])
     return data + b"\n#" + b"x" * (size - len(data) - 2), f"padded to {size} bytes with a comment"
 

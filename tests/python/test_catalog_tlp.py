@@ -160,7 +160,7 @@ def test_the_engine_reads_every_new_workload_with_its_thread_count():
         assert listed[name] == cores, name
 
 
-# The engine's model by hand (README, "The performance model"): ns per instruction on the
+# The engine's model by hand (docs/model.md): ns per instruction on the
 # thesis's AMD-16 cores, 2.3 and 1.15 GHz, 100 ns memory; flat miss rates.
 FAST, SLOW, LATENCY = 2.3, 1.15, 100.0
 

@@ -1,4 +1,4 @@
-"""The counter noise as a run setting (README, "The performance model", Counter noise): the
+"""The counter noise as a run setting (docs/model.md, "Counter noise"): the
 Python API and the CLI pass it, the engine checks its range with a one-line error, 0 reads the
 counters exactly, and only what a counter-reading policy decides changes with it."""
 

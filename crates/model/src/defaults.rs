@@ -10,7 +10,7 @@ pub const SEED: u64 = 1;
 
 /// The relative standard deviation of the simulator's measurement noise on the counters a
 /// policy reads (the run setting `counter_noise`; 0: exact; the noise model is in the
-/// simulator's `counters` module and the README, "The performance model"). Real per-thread
+/// simulator's `counters` module and docs/model.md, "Counter noise"). Real per-thread
 /// counts are off by overcount at interrupts and context switches, skid at the read, and, when
 /// events are multiplexed onto fewer counters, by scaling a sample (Weaver and McKee, "Can
 /// Hardware Performance Counters Be Trusted?", IISWC 2008; Weaver, Terpstra and Moore,
@@ -33,7 +33,7 @@ pub const AGENT_INTERVAL_MIN_MS: f64 = 1.0;
 pub const AGENT_INTERVAL_MAX_MS: f64 = 3_600_000.0;
 
 /// How long the live agent lets a Python policy's `decide` run before it stops the policy
-/// (`--decide-limit`), ms. A Python call costs tens of microseconds (the README's "Policies
+/// (`--decide-limit`), ms. A Python call costs tens of microseconds (docs/policy-interface.md, "Cost
 /// written in Python" table); one that takes a second has missed 25 samples at the default
 /// interval, while the program ran with whatever placement it had: a live scheduler whose
 /// decisions take that long is broken, or stuck (`while True: pass`), and the command should

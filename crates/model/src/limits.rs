@@ -2,7 +2,7 @@
 //! any study of a real machine, narrow enough that no value can overflow the engine's integer
 //! nanoseconds, allocate without bound, or make a run that cannot end. A value outside its
 //! range is an input error naming the file, the key and the range (`toml_read::Node::number`);
-//! the README's "Input limits" table lists them.
+//! docs/cli.md's "Input limits" table lists them.
 //!
 //! The time bounds leave room: the longest phase a file can describe (1e15 instructions at the
 //! slowest core, CPI and memory stalls allowed) may pass u64 nanoseconds, but the engine never

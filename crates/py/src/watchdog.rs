@@ -43,7 +43,7 @@ create_exception!(
 );
 
 /// A Python policy's per-call limit in the simulator's fronts (run, compare, sweeps), ms. A call
-/// costs tens of microseconds (the README's "Policies written in Python" table) and a run makes
+/// costs tens of microseconds (docs/policy-interface.md, "Cost per call") and a run makes
 /// thousands, so a call of 10 s is stuck, or does work no run could afford thousands of times;
 /// the limit is there so that a sweep with nobody at the keyboard records the failure instead
 /// of hanging a worker. It bounds wall time, not a result: a run either fails with the error or

@@ -11,7 +11,7 @@ survive (mostly in §4.3.4 and the chapter's introduction and conclusions); thos
 here, with the figures redrawn from our runs.
 
 Our runs, all through `ampsched.sweep`:
-- the default metric: the rotations `bound:offset=r`, r = 0 .. cores - 1 (README, Baselines):
+- the default metric: the rotations `bound:offset=r`, r = 0 .. cores - 1 (docs/policies/baselines.md):
   each app bound once to every core, so its mean turnaround weights bound-fast and bound-slow
   times by the core counts; they are also the inputs of ideal round robin (Fig. 4.9);
 - the schedulers: `hass-s`, `hass-d`, `ipc-driven`, `static-ipc-driven` (Becchi and Crowley's
@@ -44,7 +44,7 @@ benchmark bound to a fast core and to a slow core, averaged) and the best static
 the claims below are every number its prose states and the shapes it describes, ours from simulated runs of the
 same workloads (catalog `hh*`, `mh*`, `lh1`, `w1`-`w8`) on the catalog's models of the three configurations."""
 
-# Role -> the registered policy that plays it. HAFS is `rr` (README, Policies); best static is
+# Role -> the registered policy that plays it. HAFS is `rr` (docs/policies/); best static is
 # the oracle `best-static`.
 POLICIES = {
     "hass-s": "hass-s",
@@ -182,7 +182,7 @@ def measure(ctx, plan, policies) -> dict:
                 if policies[role] == p:
                     out["apps"][(machine, w, role)] = table
                     out["migrations"][(machine, w, role)] = migrations[(machine, w, p)]
-        # A bound run does not depend on the seed (README, Baselines): one seed.
+        # A bound run does not depend on the seed (docs/policies/baselines.md): one seed.
         rotations = [f"bound:offset={r}" for r in range(cores)]
         bdf = ctx.sweep(list(group), wls, rotations, "1")
         for (machine, w), g in bdf.attrs["apps"].groupby(["machine", "workload"]):
@@ -287,7 +287,7 @@ def hafs_overheads(res, machine, workload) -> dict:
 
 def _exact_counters_migrations(machine, workload, policy) -> int:
     """A control: the migrations of the same run (seed 1) with exact counters (counter_noise = 0),
-    to show what the counters' measurement noise (README, "Counter noise") does to a policy that
+    to show what the counters' measurement noise (docs/model.md, "Counter noise") does to a policy that
     reads them."""
     import ampsched
 

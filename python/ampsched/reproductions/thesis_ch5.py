@@ -42,7 +42,7 @@ the runtime's spin notifications and master-thread hint) against **Default** (th
 number its prose states and the shapes it describes, ours from simulated runs of the same workloads (catalog
 `ch5-*`, programs in `parallel.toml`) on the catalog's models of the three configurations."""
 
-# Role -> the registered policy that plays it (README, Policies). Default is the stock
+# Role -> the registered policy that plays it (docs/policies/). Default is the stock
 # scheduler (`oblivious`), HAFS is `rr`.
 POLICIES = {
     "default": "oblivious",
@@ -118,7 +118,7 @@ LARGE_SERIAL = ("FT", "MG", "semphy")  # the PS apps among them (Table 5.2)
 MODES = {"spin": "spin", "100M": 1e8, "10M": 1e7, "1M": 1e6, "block": "block"}
 # PA-RTX's spin thresholds (§5.2.2: several, the smallest 1K iterations; recommended "a million"):
 # iterations -> spin_threshold_us at the slow clock, where the threads that wait mostly are
-# (10 cycles an iteration, README: Workers and spin limits; 1K iterations = 8.7 us at 1.15 GHz).
+# (10 cycles an iteration, docs/workloads.md: Workers and spin limits; 1K iterations = 8.7 us at 1.15 GHz).
 SLOW_GHZ = 1.15
 CYCLES_PER_SPIN_ITERATION = 10
 RTX_SPIN = {"1K": 1e3, "1M": 1e6}
@@ -1021,7 +1021,7 @@ def _spin_reason(res, spin) -> str:
     return (
         f"{', '.join(f'{a} {pct(spin[a])}' for a in gaining)}: PA places a new app's first thread (the master, "
         "which runs every serial part) on the fast core (a new thread goes to the partition of lowest scaled load, "
-        "§2.3, ties to fast: README, PA) and with spinning "
+        "§2.3, ties to fast: docs/policies/pa.md) and with spinning "
         "waits nothing moves it: the master's fast-core share is "
         + ", ".join(f"{100 * res['master'][(a, 'pa')]:.0f}% ({a})" for a in gaining)
         + " under PA against "
@@ -1465,7 +1465,7 @@ minus 1."""
   scheduler within the {TIE:g}-point tie of the best as a winner (the first version read a tie as a loss), and
   PA-RTX's "in one case only" is now checked besides its 4% (it turned that claim from reproduced to differs).
 - **Model values chosen.** No model value or policy was changed for this reproduction. One model feature was
-  added for it: a core type's `start_freq_ghz` (README, The engine), the thesis's way of measuring migration
+  added for it: a core type's `start_freq_ghz` (docs/engine.md), the thesis's way of measuring migration
   overhead. The programs' serial fractions, loop lengths and SFs are the catalog's (`parallel.toml` says how each
   was chosen within what the thesis reports); the thesis gives none of them but BLAST's and FFTW's serial
   fractions.

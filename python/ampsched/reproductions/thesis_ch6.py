@@ -796,7 +796,7 @@ def _figure_6_3(res) -> list:
             "not run",
             "-",
             "not comparable",
-            "camp has no oracle-SF mode (README, CAMP, SFD and PA on the Utility Factor: not done)",
+            "camp has no oracle-SF mode (docs/policies/camp.md: not done)",
         )
     )
     return out
@@ -1085,7 +1085,7 @@ NOTES = """- **Metrics.** As the thesis's: per app, its average completion time 
 - **Model values chosen.** No model, program or policy value was changed for this reproduction. The programs'
   speedup factors, miss rates, phases, serial fractions and lengths are the catalog's (chosen within what the
   thesis reports, see the headers of `catalog/programs/spec2006.toml` and `parallel.toml`); CAMP's thresholds,
-  SF categories, boost and warm-up are the policy's defaults (README, CAMP, SFD and PA on the Utility Factor).
+  SF categories, boost and warm-up are the policy's defaults (docs/policies/camp.md).
 - **Why ours differ** where they do: each claim's reason gives the measured cause (speedups and fast-core shares
   of the runs). The thesis's PA is `pa-uf`; chapter 5's `pa`, with Fig. 5.1's classes, is not compared here.
 - **Diagnostics.** Where a claim differs and a policy option the thesis leaves open (or sets from a value it

@@ -28,7 +28,7 @@
 //! Fig. 4.7). Forced migrations are not balanced away: only a thread's start, exit, block or
 //! wake lets the partitions' one-way moves (`Partitions::keep_fast_busy`) act.
 //!
-//! Values the thesis leaves open (and this file's choice, each an option; README lists them):
+//! Values the thesis leaves open (and this file's choice, each an option; docs/policies/ipc-driven.md lists them):
 //! the sampling period (`sample_ms`), whether periods count CPU or wall time (`clock`, CPU time
 //! by default: "a thread must *run* on a new core" for the inactivity period, and so that a
 //! loaded machine does not force more migrations; the thesis's HASS refresh is tied to CPU time
