@@ -284,7 +284,7 @@ def test_busiest_fast_gives_the_fast_core_to_the_busy_worker_not_the_idle_main_t
     for name, policy in (("busiest", BUSIEST_FAST), ("oldest", OldestFirst())):
         threads = ampsched.run("1fc-3sc", str(workload), policy).raw["threads"]
         fast_share[name] = {t["group"]: t["fast_share"] for t in threads}
-    # The worker waits for the first ranking (QUANTUM_MS = 0.1 s of its ~1.5 s) on any core, then
+    # The worker waits for the first ranking (the quantum, 40 ms of its ~1.5 s) on any core, then
     # keeps the fast core; the main thread never gets it (it ran less in every quantum).
     assert fast_share["busiest"]["worker"] > 0.9 and fast_share["busiest"]["main"] == 0.0
     # The counter-example: by age, the idle main thread holds the fast core; the worker gets it
