@@ -357,9 +357,9 @@ def load_file(path) -> dict:
 
     machines = ["2fc-2sc-amd", "my-machine.toml"]   # or "a,b"; paths as on the command line
     workloads = ["w1", "w2"]
-    policies = ["rr", "busyfcs", "rr:threshold_ms=8"]
+    policies = ["rr", "busyfcs", "rr:threshold_ms=8|16"]   # a grid: expand_policies
     seeds = "1-5"                                    # or 7, or [1, 2, 3]
-    slice_ms = 4                                     # optional: max_sim_s, max_events too
+    slice_ms = 4                                     # optional: max_sim_s, max_events, counter_noise too
     output = "results.parquet"                       # optional
 
     [[override]]              # the runs it matches (every key given must match; none: all)

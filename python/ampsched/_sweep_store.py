@@ -38,7 +38,7 @@ import tempfile
 KEYS = ["machine", "workload", "policy", "seed"]  # the grid keys: one row per combination
 # A machine or workload given as a file: its row names it as compare does (`machine`: the name
 # in the file) and gives the path in its own column; for a catalog entry the column is null.
-# The run itself is the path's (`run_key`), so two files with one name stay two runs.
+# The run itself is the path's (`sort_key`), so two files with one name stay two runs.
 PATHS = {"machine": "machine_path", "workload": "workload_path"}
 SETTINGS = ["slice_ms", "max_sim_s", "max_events", "counter_noise"]  # a run's settings, recorded in its row
 ROW_GROUP = 10_000  # rows per row group of the final file: readers can skip groups, memory stays bounded
@@ -57,7 +57,7 @@ SORT_COLUMNS = ["machine", "machine_path", "workload", "workload_path", "policy"
 
 def _row_order(row: dict) -> tuple:
     # As pyarrow's sort_by (`merged`): nulls after every value.
-    return tuple((row.get(k) is None, row.get(k) or 0 if k == "seed" else row.get(k) or "") for k in SORT_COLUMNS)
+    return tuple((row.get(k) is None, (row.get(k) or 0) if k == "seed" else (row.get(k) or "")) for k in SORT_COLUMNS)
 
 
 def column_order(names) -> list:
