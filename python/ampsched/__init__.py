@@ -28,6 +28,7 @@ from ._files import text_arg, write_atomically
 from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
+from .plot import plot  # noqa: F401 (re-exported; the function, which hides its module's name here)
 from . import _sweep as _sweep_module  # the sweep's machinery; ampsched.sweep is the function
 from . import _agent_compare
 
@@ -69,6 +70,7 @@ __all__ = [
     "reproduce",
     "read_sweep",
     "verify_sweep",
+    "plot",
     "defaults",
     "Result",
     "results_frame",
@@ -217,7 +219,7 @@ def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
+def _settings(seed, slice_ms, max_sim_s=None, max_events=None, counter_noise=None) -> dict:
     """The engine's keywords for a run's settings, None meaning the engine's default. Types are
     checked here, where PyO3 would raise OverflowError or TypeError: every bad value raises
     InputError naming it (the engine checks the ranges)."""
@@ -233,6 +235,7 @@ def _settings(seed, slice_ms, max_sim_s=None, max_events=None) -> dict:
         if not _is_int(max_events) or not 0 <= max_events < 2**64:
             raise error(f"--max-events: must be a whole number, got {_shown(max_events)}")
         out["max_events"] = max_events
+    out.update(_noise(counter_noise))
     return out
 
 
@@ -494,17 +497,25 @@ def sweep(
     backend: str = "local",
     address: str = None,
     force: bool = False,
+    counter_noise: float = None,
+    announce=None,
 ):
     """Run every combination of machines x workloads x policies x seeds; returns a DataFrame.
 
-    One row per run: machine, workload, policy, seed (as given), error (None, or the message
-    of a run that failed: it is recorded and the sweep goes on), the run's settings (slice_ms,
-    max_sim_s, max_events), then every scalar metric of `ampsched run --json`;
+    One row per run: machine and workload (their names, as compare() gives them), policy and
+    seed (as given), machine_path and workload_path (the file given, None for a catalog name),
+    error (None, or the message of a run that failed: it is recorded and the sweep goes on),
+    the run's settings (slice_ms, max_sim_s, max_events, counter_noise), then every scalar
+    metric of `ampsched run --json`;
     df.attrs["apps"] has one row per run and app, and df.attrs["sweep"] how many runs this call
     made, failed and skipped and its seconds.
 
     machines, workloads, policies: lists, or "a,b,..." strings (policies are specs; Python
-    policies as "file.py:ClassName"). seeds: an int, a list, or "1-5" / "1,3,7-9" (None: the
+    policies as "file.py:ClassName"). A policy spec may be a grid over its options,
+    "rr:threshold_ms=25|50|100:quantum_ms=5|10": the product of the values, each a policy of
+    the sweep (the last option varying fastest). counter_noise: as in run(), for every run.
+    announce: a callable given the grid's size as text ("1 machine × ... = K runs") once the
+    grid is valid, before any run. seeds: an int, a list, or "1-5" / "1,3,7-9" (None: the
     default seed). jobs: batches at once, worker processes or Ray tasks (None: all CPUs, of the
     Ray cluster for backend="ray"). backend: "local" (worker processes on this machine) or "ray"
     (Ray tasks; needs `pip install 'ampsched[ray]'`, and ampsched on every node of a cluster):
@@ -515,7 +526,7 @@ def sweep(
     FILE.parquet.parts, already has and run only the others) or force (replace it). max_runs: a larger grid is refused (None: no limit). progress: a tqdm bar on stderr (None: when a
     terminal). file: a sweep TOML file whose keys are the defaults of these keywords.
     overrides: a list of dicts, each matching runs by machines/workloads/policies/seeds and
-    giving them slice_ms/max_sim_s/max_events, or skip=True (as [[override]] in a sweep file).
+    giving them slice_ms/max_sim_s/max_events/counter_noise, or skip=True (as [[override]] in a sweep file).
     The grid is checked before any run: bad names, settings and empty grids raise InputError.
     """
     return _sweep_module.sweep(
@@ -536,6 +547,8 @@ def sweep(
         backend=backend,
         address=address,
         force=force,
+        counter_noise=counter_noise,
+        announce=announce,
     )
 
 

@@ -25,6 +25,7 @@ import time
 
 from ._sweep_store import (
     KEYS,
+    PATHS,
     SETTINGS,
     frame,
     load,
@@ -130,6 +131,56 @@ def _seed_list(seeds) -> list:
     return out
 
 
+GRID_VALUES = "|"  # between a policy option's values in a grid: "rr:threshold_ms=25|50"
+
+
+def expand_policies(specs: list) -> list:
+    """The specs with every option grid expanded ("rr:threshold_ms=25|50:quantum_ms=5|10" is
+    four specs), in a fixed order: the specs as given, and within a grid the product of its
+    options' values with the last option varying fastest (as nested loops written in the
+    spec's order). A Python policy's spec is left as it is."""
+    import itertools
+
+    from . import _shown
+    from .policy import is_file_spec
+
+    out = []
+    for spec in specs:
+        if GRID_VALUES not in spec or is_file_spec(spec):
+            out.append(spec)
+            continue
+        name, *options = spec.split(":")
+        choices = []
+        for option in options:
+            key, equals, values = option.partition("=")
+            values = [v.strip() for v in values.split(GRID_VALUES)]
+            if not equals or not key.strip() or not all(values):
+                raise _error(
+                    f"policies: {_shown(spec)}: {_shown(option)}: an option grid is key=value{GRID_VALUES}"
+                    f"value{GRID_VALUES}..., without empty values"
+                )
+            choices.append([f"{key.strip()}={v}" for v in values])
+        out.extend(":".join([name.strip(), *combo]) for combo in itertools.product(*choices))
+    return list(dict.fromkeys(out))
+
+
+def _axis(option: str, value) -> list:
+    """One axis of a grid (or of an override's match) as a list of its values."""
+    if option == "seeds":
+        return _seed_list(value)
+    names = _names(option, value)
+    return expand_policies(names) if option == "policies" else names
+
+
+def grid_text(axes: dict, runs: int) -> str:
+    """What a sweep says before running: each axis's size and the runs they make."""
+    words = {"machines": "machine", "workloads": "workload", "policies": "policy variant", "seeds": "seed"}
+    sizes = [f"{len(axes[o])} {words[o]}{'' if len(axes[o]) == 1 else 's'}" for o in GRID_OPTIONS]
+    product = math.prod(len(axes[o]) for o in GRID_OPTIONS)
+    skipped = f" ({product - runs:,} skipped by overrides: {runs:,} runs)" if runs != product else ""
+    return f"{' × '.join(sizes)} = {product:,} runs{skipped}"
+
+
 def _check_names(machines, workloads, policies, where) -> None:
     """Unknown names fail here, before any run: a name must be in the catalog or an existing
     file, a registered policy's options must be among its options; then the engine checks
@@ -181,16 +232,20 @@ def _check_names(machines, workloads, policies, where) -> None:
                 raise _error(" ".join(str(error).split("\n"))) from None
 
 
-def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), max_runs=MAX_RUNS, sources=None) -> list:
+def expand(
+    machines, workloads, policies, seeds, settings: dict, overrides=(), max_runs=MAX_RUNS, sources=None, announce=None
+) -> list:
     """The grid's runs as (machine, workload, policy, seed, settings) tuples, after validating
     it: `settings` are the sweep's (engine keywords), changed per run by `overrides` ((label,
     table, reference axes or None) triples, see load_file; later ones win) and checked by the
-    engine's own rules before any run. `sources` prefixes an axis's errors with where it was given (a sweep file)."""
+    engine's own rules before any run. Policy option grids are expanded (expand_policies).
+    `sources` prefixes an axis's errors with where it was given (a sweep file). `announce`, if
+    given, is called with grid_text once the grid is valid."""
     where = {option: (sources or {}).get(option, "") for option in GRID_OPTIONS}
     axes = {}
     for option, value in zip(GRID_OPTIONS, (machines, workloads, policies, seeds)):
         try:
-            axes[option] = _seed_list(value) if option == "seeds" else _names(option, value)
+            axes[option] = _axis(option, value)
         except ValueError as error:
             raise _error(f"{where[option]}{error}") from None
     machines, workloads, policies, seeds = (axes[o] for o in GRID_OPTIONS)
@@ -217,6 +272,8 @@ def expand(machines, workloads, policies, seeds, settings: dict, overrides=(), m
     if not runs:
         skips = [where.rstrip(": ") for where, _, changes in overrides if changes is None]
         raise _error(f"{skips[0]}: the overrides skip every run ({', '.join(skips)}): the grid would have no runs")
+    if announce is not None:
+        announce(grid_text(axes, len(runs)))
     return runs
 
 
@@ -227,17 +284,14 @@ def _axes(reference, grid: dict) -> dict:
     if not reference:
         return grid
     return {
-        option: (_seed_list(reference[option]) if option == "seeds" else _names(option, reference[option]))
-        if option in reference
-        else grid[option]
-        for option in GRID_OPTIONS
+        option: _axis(option, reference[option]) if option in reference else grid[option] for option in GRID_OPTIONS
     }
 
 
 def _override(label: str, override, axes: dict):
     """(where, {key index: allowed values}, setting changes or None for skip) of an override:
     a table of match keys (machines, workloads, policies, seeds: values from the grid) and
-    either settings (slice_ms, max_sim_s, max_events) or `skip = true`."""
+    either settings (slice_ms, max_sim_s, max_events, counter_noise) or `skip = true`."""
     from . import _settings
 
     where = f"{label}: "
@@ -251,7 +305,7 @@ def _override(label: str, override, axes: dict):
         if option not in override:
             continue
         try:
-            values = _seed_list(override[option]) if option == "seeds" else _names(option, override[option])
+            values = _axis(option, override[option])  # a policy grid matches each of its variants
         except ValueError as error:
             raise _error(f"{where}{error}") from None
         for value in values:
@@ -272,7 +326,7 @@ def _override(label: str, override, axes: dict):
     if not changes:
         raise _error(f"{where}changes nothing: give settings ({', '.join(SETTINGS)}) or skip = true")
     try:
-        typed = _settings(None, changes.get("slice_ms"), changes.get("max_sim_s"), changes.get("max_events"))
+        typed = _settings(None, *(changes.get(k) for k in SETTINGS))
     except ValueError as error:
         raise _error(f"{where}{_as_file_key(str(error))}") from None
     return where, match, {k: typed[k] for k in changes}
@@ -286,7 +340,9 @@ def _check_settings(where: str, settings: dict) -> None:
     full = {k: defaults()[k] for k in SETTINGS}
     full.update(settings)
     try:
-        _require_core().check_settings(full["slice_ms"], full["max_sim_s"], int(full["max_events"]))
+        _require_core().check_settings(
+            full["slice_ms"], full["max_sim_s"], int(full["max_events"]), full["counter_noise"]
+        )
     except ValueError as error:
         message = _as_file_key(str(error)) if where else str(error)
         raise _error(f"{where}{message}") from None
@@ -306,9 +362,9 @@ def load_file(path) -> dict:
 
     machines = ["2fc-2sc-amd", "my-machine.toml"]   # or "a,b"; paths as on the command line
     workloads = ["w1", "w2"]
-    policies = ["rr", "busyfcs", "rr:threshold_ms=8"]
+    policies = ["rr", "busyfcs", "rr:threshold_ms=8|16"]   # a grid: expand_policies
     seeds = "1-5"                                    # or 7, or [1, 2, 3]
-    slice_ms = 4                                     # optional: max_sim_s, max_events too
+    slice_ms = 4                                     # optional: max_sim_s, max_events, counter_noise too
     output = "results.parquet"                       # optional
 
     [[override]]              # the runs it matches (every key given must match; none: all)
@@ -372,10 +428,14 @@ def run_batch(runs: list) -> list:
 
     core = _require_core()
     rows = []
+    named = {}
     for machine, workload, policy, seed, run_settings in runs:
-        # The grid keys are what the user gave (a path, a spec as written), so that --resume
-        # finds them; the engine's own names of machine and workload are in the file anyway.
-        row = dict(zip(KEYS, (machine, workload, policy, seed)), error=None)
+        # A row names its machine and workload as compare does; one given as a file has its
+        # path in its own column (`PATHS`), which with the spec as written is the run's key
+        # for --resume.
+        if (machine, workload) not in named:
+            named[machine, workload] = _named(core, machine, workload)
+        row = dict(named[machine, workload], policy=policy, seed=seed, error=None)
         row.update((k, run_settings[k]) for k in SETTINGS)
         try:
             label, policy_object = resolve(policy)
@@ -394,6 +454,27 @@ def run_batch(runs: list) -> list:
         row["apps_json"] = apps
         rows.append(row)
     return rows
+
+
+def _named(core, machine: str, workload: str) -> dict:
+    """The row columns naming a run's machine and workload: the names the engine gives them
+    (those of compare's rows) and, for a file, its path (a catalog entry's is None)."""
+    try:
+        names = core.check_runs(machine, workload, [])
+    except core.InputError:  # checked before the sweep: a file changed or gone since; its run fails too
+        names = (machine, workload)
+    out = {}
+    for key, given, name in zip(("machine", "workload"), (machine, workload), names):
+        out[key] = name
+        out[PATHS[key]] = None if given in _catalog_names(key + "s") else given
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _catalog_names(kind: str) -> frozenset:
+    from . import _require_core
+
+    return frozenset(e["name"] for e in json.loads(_require_core().list_catalog(kind)))
 
 
 # ---- the sweep
@@ -428,6 +509,8 @@ def run_sweep(
     backend="local",
     address=None,
     force=False,
+    counter_noise=None,
+    announce=None,
 ):
     """The sweep as a pyarrow Table (what FILE.parquet holds) and its statistics: runs made
     (`ran`), `failed`, kept from before (`skipped`), `seconds`, `output`. A sweep `file`
@@ -436,7 +519,9 @@ def run_sweep(
     file stays until the new one replaces it, and an interrupted --force sweep resumes
     without it).
     backend: "local" (worker processes) or "ray" (ampsched.ray_backend; address: a running
-    cluster, None: a local Ray instance for this sweep)."""
+    cluster, None: a local Ray instance for this sweep). counter_noise: every run's (a setting,
+    as slice_ms). announce: called with grid_text once nothing refuses the sweep, before its
+    first run."""
     from . import _settings, _shown, defaults
     from ._files import text_arg
 
@@ -459,6 +544,7 @@ def run_sweep(
         slice_ms=slice_ms,
         max_sim_s=max_sim_s,
         max_events=max_events,
+        counter_noise=counter_noise,
         output=output,
     )
     labelled = []
@@ -477,11 +563,17 @@ def run_sweep(
         if given[option] is None:
             raise _error(f"{option}: missing: give it{' (or in the sweep file)' if file else ''}")
     try:
-        typed = _settings(None, given["slice_ms"], given["max_sim_s"], given["max_events"])
+        typed = _settings(None, *(given[k] for k in SETTINGS))
     except ValueError as error:
         where = sources.get("settings", "")
         raise _error(f"{where}{_as_file_key(str(error)) if where else error}") from None
     settings = {k: typed.get(k, defaults()[k]) for k in SETTINGS}
+    grid = []
+
+    def said():  # once nothing refuses the sweep (its backend made), before its first run
+        if announce is not None:
+            announce(grid[0])
+
     runs = expand(
         given["machines"],
         given["workloads"],
@@ -491,6 +583,7 @@ def run_sweep(
         labelled,
         max_runs,
         sources,
+        grid.append,
     )
     jobs = check_jobs(jobs)
     check_backend(backend, address)
@@ -500,7 +593,7 @@ def run_sweep(
     if output is None:
         if resume or force:
             raise _error(f"{'resume' if resume else 'force'}: needs an output file")
-        return _run(runs, [], None, [], backend, address, jobs, progress)
+        return _run(runs, [], None, [], backend, address, jobs, progress, said)
     output = os.fspath(output)
     rows = _check_output(output, file)
     with _OutputLock(output):
@@ -524,10 +617,10 @@ def run_sweep(
                 f"output: {output} exists ({rows:,} rows from an earlier sweep): add this grid's runs "
                 f"to it with --resume (resume=True), or replace it with --force (force=True)"
             )
-        return _run(runs, kept, parts, part_files(parts), backend, address, jobs, progress)
+        return _run(runs, kept, parts, part_files(parts), backend, address, jobs, progress, said)
 
 
-def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
+def _run(runs, kept, parts, old_parts, backend, address, jobs, progress, said=lambda: None):
     """Runs what `kept` lacks and merges; with `parts` (an output), saves as it goes and writes
     the output. Returns run_sweep's table and statistics."""
     from .policy import is_file_spec
@@ -540,6 +633,7 @@ def _run(runs, kept, parts, old_parts, backend, address, jobs, progress):
     # A Python policy runs in a worker process even for one job: its os._exit() or a crash
     # of its extension must end one batch with an error, not the sweep silently.
     runner = make_backend(backend, address, jobs, len(todo), isolate=any(is_file_spec(r[2]) for r in todo))
+    said()
     try:
         if parts is not None:
             os.makedirs(parts, exist_ok=True)
@@ -637,6 +731,7 @@ class _OutputLock:
         os.close(self.fd)
 
 
+RESULT_SETTINGS = ("slice_ms", "counter_noise")  # the settings a result depends on (not the budgets)
 REPLACES_OUTPUT = "REPLACES_OUTPUT"  # in FILE.parts/: a --force sweep's parts, which replace FILE (_sweep_store)
 
 
@@ -655,10 +750,10 @@ def _kept_rows(stored, grid: dict) -> list:
 
 
 def _reusable(row, settings: dict) -> bool:
-    """Whether --resume keeps a stored row: it succeeded, with the slice asked for now (a
-    budget does not change a result that fit in it). A failed run is run again: its failure
+    """Whether --resume keeps a stored row: it succeeded, with the slice and counter noise asked
+    for now (RESULT_SETTINGS; a budget does not change a result that fit in it). A failed run is run again: its failure
     may have been a budget since raised, and a deterministic one costs one more failure."""
-    return row.get("error") is None and row.get("slice_ms") == settings["slice_ms"]
+    return row.get("error") is None and all(row.get(k) == settings[k] for k in RESULT_SETTINGS)
 
 
 class BatchResult:
@@ -883,7 +978,7 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
     `differences` (the columns that differ, "" when identical)."""
     import pandas as pd
 
-    from . import _require_core
+    from . import _require_core, defaults
 
     path = os.fspath(path)
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
@@ -901,16 +996,17 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
         kind: {e["name"] for e in json.loads(_require_core().list_catalog(kind))} for kind in ("machines", "workloads")
     }
     for row in rows:
-        for key, kind in (("machine", "machines"), ("workload", "workloads")):
-            if row[key] not in catalog[kind] and not os.path.isfile(row[key]):
+        for key, kind, given in zip(("machine", "workload"), ("machines", "workloads"), sort_key(row)):
+            if given not in catalog[kind] and not os.path.isfile(given):
                 raise _error(
-                    f"{path}: the {key} file {row[key]} of its runs is not there: verify from the "
+                    f"{path}: the {key} file {given} of its runs is not there: verify from the "
                     f"directory the sweep ran in"
                 )
     rows.sort(key=sort_key)
     picked = [rows[i * len(rows) // sample] for i in range(sample)] if sample < len(rows) else rows
     picked = list({sort_key(r): r for r in picked}.values())
-    runs = [tuple(r[k] for k in KEYS) + ({k: r[k] for k in SETTINGS},) for r in picked]
+    # A setting a file from before it existed lacks (null) is the engine's default, as its runs had.
+    runs = [sort_key(r) + ({k: defaults()[k] if r[k] is None else r[k] for k in SETTINGS},) for r in picked]
     results = _execute(runs, LocalBackend(jobs, len(runs)), None, progress)
     fresh = {sort_key(r): r for result in results for r in result.table.to_pylist()}
     out = []

@@ -36,13 +36,28 @@ import sys
 import tempfile
 
 KEYS = ["machine", "workload", "policy", "seed"]  # the grid keys: one row per combination
-SETTINGS = ["slice_ms", "max_sim_s", "max_events"]  # a run's settings, recorded in its row
+# A machine or workload given as a file: its row names it as compare does (`machine`: the name
+# in the file) and gives the path in its own column; for a catalog entry the column is null.
+# The run itself is the path's (`sort_key`), so two files with one name stay two runs.
+PATHS = {"machine": "machine_path", "workload": "workload_path"}
+SETTINGS = ["slice_ms", "max_sim_s", "max_events", "counter_noise"]  # a run's settings, recorded in its row
 ROW_GROUP = 10_000  # rows per row group of the final file: readers can skip groups, memory stays bounded
 PART_SUFFIX = ".arrow"
 
 
 def sort_key(row: dict) -> tuple:
-    return tuple(row[k] for k in KEYS)
+    """The run a row is of, as the grid gives it: the machine's and the workload's path, or
+    catalog name, then the policy spec and the seed."""
+    return tuple(row.get(PATHS[k]) or row[k] if k in PATHS else row[k] for k in KEYS)
+
+
+# The order of the rows of a table (a file's or a part's): by name, then path, then the rest.
+SORT_COLUMNS = ["machine", "machine_path", "workload", "workload_path", "policy", "seed"]
+
+
+def _row_order(row: dict) -> tuple:
+    # As pyarrow's sort_by (`merged`): nulls after every value.
+    return tuple((row.get(k) is None, (row.get(k) or 0) if k == "seed" else (row.get(k) or "")) for k in SORT_COLUMNS)
 
 
 def column_order(names) -> list:
@@ -52,7 +67,7 @@ def column_order(names) -> list:
     from ._metrics import METRICS
 
     names = set(names)
-    fixed = KEYS + ["error"] + SETTINGS
+    fixed = KEYS + list(PATHS.values()) + ["error"] + SETTINGS
     metrics = [m for m in METRICS if m in names]
     rest = sorted(names - set(fixed) - set(metrics) - {"apps_json"})
     return [c for c in fixed if c in names] + metrics + rest + (["apps_json"] if "apps_json" in names else [])
@@ -70,11 +85,20 @@ def fixed_types() -> dict:
         "workload": text,
         "policy": text,
         "seed": pa.uint64(),
+        "machine_path": text,
+        "workload_path": text,
         "error": text,
         "slice_ms": pa.float64(),
         "max_sim_s": pa.float64(),
         "max_events": pa.uint64(),
+        "counter_noise": pa.float64(),
     }
+
+
+# Columns a file written before they existed lacks (null there once read): the path columns
+# (its `machine` was the path or name given) and counter_noise (its runs had the default, which
+# --resume does not trust: it runs them again).
+LATER_COLUMNS = ("machine_path", "workload_path", "counter_noise")
 
 
 def sweep_metrics() -> list:
@@ -106,7 +130,7 @@ def rows_table(rows: list):
     a failed run lacks is null there, and the same rows always give the same table."""
     import pyarrow as pa
 
-    rows = sorted(rows, key=sort_key)
+    rows = sorted(rows, key=_row_order)
     names = set(KEYS)
     for row in rows:
         names.update(row)
@@ -128,7 +152,7 @@ def merged(tables: list):
     if not tables:
         return rows_table([])
     table = pa.concat_tables(tables, promote_options="permissive")
-    return conform(table.sort_by([(k, "ascending") for k in KEYS]))
+    return conform(table.sort_by([(k, "ascending") for k in SORT_COLUMNS if k in table.column_names]))
 
 
 def write_part(table, parts: str) -> None:
@@ -243,6 +267,8 @@ def check(table, source: str):
 
     for name, want in fixed_types().items():
         if name not in table.column_names:
+            if name in LATER_COLUMNS:
+                continue
             raise _error(f"{source}: not a sweep file (no column {name!r})")
         column = table.column(name)
         ok = (
@@ -250,7 +276,7 @@ def check(table, source: str):
             if want == pa.string()
             else pa.types.is_null(column.type) or pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
         )
-        if name == "error" and pa.types.is_null(column.type):
+        if name in ("error",) + LATER_COLUMNS and pa.types.is_null(column.type):
             ok = True
         if not ok:
             raise _error(f"{source}: not a sweep file (column {name!r} is {column.type}, not {want})")
@@ -273,7 +299,7 @@ def stored_table(output):
 
 def frame(table):
     """The DataFrame of a sweep table: one row per run, df.attrs["apps"] one row per run and app
-    (the grid keys, app, slowdown, turnaround_s, then the app's other values)."""
+    (the grid keys and path columns, app, slowdown, turnaround_s, then the app's other values)."""
     import numpy as np
     import pandas as pd
 
@@ -285,11 +311,15 @@ def frame(table):
     apps = pd.DataFrame.from_records([app for runs_apps in lists for app in runs_apps])
     if len(apps):
         apps = apps.rename(columns={"name": "app"})
-        keys = df[KEYS].iloc[np.repeat(np.arange(len(df)), [len(a) for a in lists])].reset_index(drop=True)
+        keys = (
+            df[KEYS + list(PATHS.values())]
+            .iloc[np.repeat(np.arange(len(df)), [len(a) for a in lists])]
+            .reset_index(drop=True)
+        )
         first = [c for c in ("app", "slowdown", "turnaround_s") if c in apps]
         apps = pd.concat([keys, apps[first + [c for c in apps.columns if c not in first]]], axis=1)
     else:
-        apps = pd.DataFrame(columns=KEYS + ["app", "slowdown", "turnaround_s"])
+        apps = pd.DataFrame(columns=KEYS + list(PATHS.values()) + ["app", "slowdown", "turnaround_s"])
     df = df.drop(columns=["apps_json"], errors="ignore")
     df.attrs["apps"] = apps
     return df

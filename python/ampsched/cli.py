@@ -162,11 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_wide(p)
     p.set_defaults(handler=_cmd_list)
 
-    def counter_noise(p):
+    def counter_noise(p, with_defaults=True):
         p.add_argument(
             "--counter-noise",
             type=_number,
-            default=DEFAULTS["counter_noise"],
+            default=DEFAULTS["counter_noise"] if with_defaults else None,
             metavar="SIGMA",
             help=f"relative standard deviation of the simulator's noise on the counters policies "
             f"read, 0 = exact (default {DEFAULTS['counter_noise']:g}; results stay exact)",
@@ -272,7 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--machines", metavar="M1,M2,...", help="catalog names or TOML files")
     p.add_argument("--workloads", metavar="W1,W2,...", help="catalog names or TOML files")
     p.add_argument(
-        "--policies", metavar="P1,P2,...", help='comma-separated policy specs (a Python policy: "file.py:ClassName")'
+        "--policies",
+        metavar="P1,P2,...",
+        help='comma-separated policy specs (a Python policy: "file.py:ClassName"); a grid over a '
+        "policy's options, 'rr:threshold_ms=25|50:quantum_ms=5|10', runs each combination",
     )
     p.add_argument(
         "--seeds",
@@ -281,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seeds: N, LOW-HIGH or a comma-separated list of them (default {DEFAULTS['seed']})",
     )
     common(p, seed=False, with_defaults=False)
+    counter_noise(p, with_defaults=False)
     p.add_argument(
         "--jobs",
         type=_jobs,
@@ -328,6 +332,21 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"with --verify: how many runs, spread evenly over the file (default {VERIFY_SAMPLE})",
     )
     p.set_defaults(handler=_cmd_sweep)
+
+    p = sub.add_parser(
+        "plot",
+        help="draw a sweep's metric against a parameter: one line per policy, seeds as a band",
+        description="Draw metric Y of a sweep's Parquet file against parameter X (a column, or an option "
+        "of its policy specs such as threshold_ms): one line per value of --hue, each point the mean "
+        "over its seeds, the band their min-max. Failed runs are left out.",
+    )
+    p.add_argument("input", nargs="+", metavar="FILE.parquet", help="a sweep's output (several: drawn as one table)")
+    p.add_argument("--x", required=True, metavar="KEY", help="the parameter: a column or a policy option")
+    p.add_argument("--y", required=True, metavar="METRIC", help="the metric, e.g. makespan_s or antt")
+    p.add_argument("--hue", default="policy", metavar="KEY", help="one line per value of KEY (default policy)")
+    p.add_argument("--out", metavar="FILE.png", help="the PNG to write (default: FILE-Y-vs-X.png beside FILE)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.set_defaults(handler=_cmd_plot)
 
     p = sub.add_parser(
         "reproduce",
@@ -676,10 +695,21 @@ def _cmd_sweep(args) -> int:
         backend=args.backend,
         address=args.address,
         force=args.force,
+        counter_noise=args.counter_noise,
+        announce=lambda text: print(f"ampsched: sweep: {text}", file=sys.stderr),
     )
     print(format_sweep(stats, table.num_rows, stats["output"]), file=sys.stderr)
     # Failed runs are in the file, but a script must notice them without reading it.
     return 1 if table.column("error").null_count < table.num_rows else 0
+
+
+def _cmd_plot(args) -> int:
+    out = args.out
+    if out is None:
+        out = f"{os.path.splitext(args.input[0])[0]}-{args.y}-vs-{args.x}.png"
+    ampsched.plot(args.input, args.x, args.y, hue=args.hue, out=out, force=args.force)
+    print(f"ampsched: plot written to {out}", file=sys.stderr)
+    return 0
 
 
 def _cmd_verify(args) -> int:
@@ -694,6 +724,7 @@ def _cmd_verify(args) -> int:
             "slice_ms",
             "max_sim_s",
             "max_events",
+            "counter_noise",
             "address",
         )
         if getattr(args, k) is not None

@@ -59,7 +59,7 @@ def test_bad_grids_one_line_exit_2(tmp_path, args, message):
 def test_frame_columns_rows_and_apps():
     df = ampsched.sweep("dvfs-2x", "demo,forkjoin", ["rr", "busyfcs"], seeds="1-3", jobs=1)
     assert len(df) == 12
-    assert list(df.columns[:5]) == ["machine", "workload", "policy", "seed", "error"]
+    assert list(df.columns[:7]) == ["machine", "workload", "policy", "seed", "machine_path", "workload_path", "error"]
     one = ampsched.run("dvfs-2x", "demo", "rr", seed=2).summary.iloc[0]
     # every scalar metric of `run --json`, with the same values
     row = df[(df.workload == "demo") & (df.policy == "rr") & (df.seed == 2)].iloc[0]
@@ -67,7 +67,7 @@ def test_frame_columns_rows_and_apps():
         assert row[key] == value, key
     assert df["error"].isna().all() and df.attrs["sweep"]["ran"] == 12
     apps = df.attrs["apps"]
-    assert list(apps.columns[:5]) == ["machine", "workload", "policy", "seed", "app"]
+    assert list(apps.columns[:7]) == ["machine", "workload", "policy", "seed", "machine_path", "workload_path", "app"]
     assert len(apps) == 6 * (5 + 2)  # demo has 5 apps, forkjoin 2; 6 runs each
 
 

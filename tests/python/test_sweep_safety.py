@@ -138,7 +138,10 @@ def test_a_policy_that_ends_its_worker_is_one_line(tmp_path, jobs):
         jobs,
     )
     assert proc.returncode == 2
-    message = assert_one_line_error(proc.stderr)
+    # The sweep said its size before starting; then the failure is one line.
+    said, _, error = proc.stderr.partition("\n")
+    assert said == "ampsched: sweep: 1 machine × 1 workload × 1 policy variant × 1 seed = 1 runs"
+    message = assert_one_line_error(error)
     assert "a worker process died while running the run dvfs-2x demo" in message and "seed 1" in message
     assert "--resume continues" in message
 

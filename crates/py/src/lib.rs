@@ -90,7 +90,7 @@ fn run_error(py: Python<'_>, e: Error, policies: &mut [PyPolicy]) -> PyErr {
 /// and the JSON of its apps list, as the engine writes them. A sweep of many short runs would
 /// otherwise spend a tenth of its time parsing and re-serialising what it throws away.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed, slice_ms, max_sim_s, max_events, policy_object=None))]
+#[pyo3(signature = (machine, workload, policy, seed, slice_ms, max_sim_s, max_events, policy_object=None, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
 #[allow(clippy::too_many_arguments)]
 fn run_row(
     py: Python<'_>,
@@ -102,8 +102,9 @@ fn run_row(
     max_sim_s: f64,
     max_events: u64,
     policy_object: Option<Bound<'_, PyAny>>,
+    counter_noise: f64,
 ) -> PyResult<(String, String)> {
-    let settings = |stop: &Stop| settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop);
+    let settings = |stop: &Stop| Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop) };
     run_result(py, machine, workload, policy, settings, policy_object, SIMULATOR_DECIDE_LIMIT_MS, None, |mut result| {
         let apps = result.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
         if let Some(fields) = result.as_object_mut() {
@@ -364,19 +365,22 @@ fn agent(
 /// Checks a run's settings as a run would, without running: a sweep rejects a bad setting
 /// before its first run.
 #[pyfunction]
-fn check_settings(slice_ms: f64, max_sim_s: f64, max_events: u64) -> PyResult<()> {
-    let settings = Settings { slice_ms, max_sim_s, max_events, ..Settings::default() };
+#[pyo3(signature = (slice_ms, max_sim_s, max_events, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
+fn check_settings(slice_ms: f64, max_sim_s: f64, max_events: u64, counter_noise: f64) -> PyResult<()> {
+    let settings = Settings { slice_ms, max_sim_s, max_events, counter_noise, ..Settings::default() };
     settings.check().map_err(to_py)
 }
 
 /// Checks what a run of each of `policies` on `machine` and `workload` would check before
 /// simulating (the files, the specs and their options, what each policy needs), without
-/// running: a sweep's grid is checked so before its first run.
+/// running: a sweep's grid is checked so before its first run. Returns the machine's and the
+/// workload's names (what a run's result calls them), which a sweep's rows give.
 #[pyfunction]
-fn check_runs(py: Python<'_>, machine: &str, workload: &str, policies: Vec<String>) -> PyResult<()> {
+fn check_runs(py: Python<'_>, machine: &str, workload: &str, policies: Vec<String>) -> PyResult<(String, String)> {
     py.allow_threads(|| {
         let exp = Experiment::new(machine, workload, Settings::default())?;
-        policies.iter().try_for_each(|p| exp.check(p))
+        policies.iter().try_for_each(|p| exp.check(p))?;
+        Ok((exp.machine.name.clone(), exp.workload.name.clone()))
     })
     .map_err(to_py)
 }

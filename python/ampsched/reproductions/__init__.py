@@ -27,6 +27,7 @@ import importlib
 import os
 import pkgutil
 from dataclasses import dataclass, field
+from .._sweep_store import PATHS
 
 VERDICTS = ("reproduced", "differs", "not comparable")
 COLUMNS = ["id", "source", "claim", "theirs", "ours", "tolerance", "verdict", "reason"]
@@ -166,6 +167,11 @@ class Context:
         import ampsched
 
         df = ampsched.sweep(machines, workloads, policies, seeds=seeds, progress=False, **self.sweep_options)
+        # The reproductions look their runs up by the machine and workload they gave (a
+        # generated file's path, whose name another file may share).
+        for table in (df, df.attrs["apps"]):
+            for key, path in PATHS.items():
+                table[key] = table[path].fillna(table[key])
         failed = df[df["error"].notna()]
         if len(failed):
             row = failed.iloc[0]
