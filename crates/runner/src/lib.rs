@@ -389,7 +389,7 @@ impl Experiment {
     /// What the row's fields mean: per app, turnaround = the mean over the rotations (each
     /// rotation's turnaround being the mean of its measured runs), slowdown and fast share
     /// from all rotations together; antt, stp, fairness and uniformity from those per-app
-    /// values. makespan_s, energy_j (and per core busy_s, energy_j) are means over the
+    /// values. makespan_s, idle_while_waiting_s, energy_j (and per core busy_s, energy_j) are means over the
     /// rotations and edp = energy_j × makespan_s; nj_per_instruction and instructions_per_s are
     /// totals over all rotations divided (so the ratio of the means); migrations, events,
     /// policy_calls and decisions are means rounded to whole numbers, instructions the mean.
@@ -423,6 +423,7 @@ impl Experiment {
         met.edp = met.energy_j.map(|e| e * met.makespan_s);
         let mean = |x: u64| (x as f64 / k).round() as u64;
         merged.migrations = mean(merged.migrations);
+        merged.idle_while_waiting_ns = mean(merged.idle_while_waiting_ns);
         merged.events = mean(merged.events);
         merged.policy_calls = mean(merged.policy_calls);
         merged.decisions = mean(merged.decisions);
@@ -533,6 +534,7 @@ impl Experiment {
             nj_per_instruction: met.nj_per_instruction,
             instructions_per_s: met.instructions_per_s,
             migrations: r.migrations,
+            idle_while_waiting_s: r.idle_while_waiting_ns as f64 / 1e9,
             events: r.events,
             policy_calls: r.policy_calls,
             decisions: r.decisions,
@@ -623,6 +625,7 @@ fn merge_rotations(runs: Vec<RunResult>) -> RunResult {
         out.policy_calls += r.policy_calls;
         out.decisions += r.decisions;
         out.migrations += r.migrations;
+        out.idle_while_waiting_ns += r.idle_while_waiting_ns;
         for (a, b) in out.apps.iter_mut().zip(&r.apps) {
             a.turnarounds_ns.extend_from_slice(&b.turnarounds_ns);
             a.thread_ids.extend(b.thread_ids.iter().map(|t| t + base));
@@ -686,6 +689,8 @@ struct RunRow<'a> {
     nj_per_instruction: Option<f64>,
     instructions_per_s: f64,
     migrations: u64,
+    /// Core-seconds a core sat idle while some thread waited for a core (`RunResult::idle_while_waiting_ns`).
+    idle_while_waiting_s: f64,
     events: u64,
     policy_calls: u64,
     decisions: u64,
