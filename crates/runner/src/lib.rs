@@ -341,6 +341,25 @@ impl Experiment {
         self.result_json(&spec, &result?, &solo, None)
     }
 
+    /// Why registered policy `spec_text` cannot run on this machine and workload at all, found
+    /// before any run of it: the oracle's search limits (`best_static::searchable`), or a signal it
+    /// needs that the simulator cannot give with this workload. None if it can run.
+    pub fn cannot_run(&mut self, spec_text: &str) -> Result<Option<String>, Error> {
+        let spec = PolicySpec::parse(spec_text)?;
+        if spec.name == DEFAULT_BASELINE {
+            return Ok(None);
+        }
+        let info = ampsched_policy::info(&spec.name)?;
+        if let ampsched_policy::Build::Oracle = info.build {
+            if let Err(e) = best_static::searchable(&self.machine, &self.workload) {
+                return Ok(Some(e.message));
+            }
+        }
+        self.profile_for(info.needs)?;
+        let workload = self.workload_of(info.needs);
+        Ok(info.needs.check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name)).err())
+    }
+
     /// Segments to record: many for a trace file, some for a report's timeline, else none.
     fn segments(&self) -> usize {
         if self.settings.trace.is_some() {
@@ -739,8 +758,11 @@ struct CoreRow<'a> {
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion
 /// time over the baseline: the one named; else the workload's (`baseline = "default"` in its
 /// file: the thesis's default metric, `Experiment::default_baseline`); else the first policy.
-/// A baseline not among the policies is run and added as a row. `progress` is told before each run
-/// and at the end; returning false stops the comparison.
+/// A baseline not among the policies is run and added as a row. A registered policy other than the
+/// baseline that cannot run this workload at all (`Experiment::cannot_run`: the oracle above its
+/// thread limit) is left out rather than failing the comparison: every result then carries
+/// `left_out`, [{"policy", "why"}]. `progress` is told before each run and at the end; returning
+/// false stops the comparison.
 pub fn compare(
     exp: &mut Experiment,
     policies: &[String],
@@ -779,6 +801,20 @@ pub fn compare_candidates(
             None => keys[0].clone(),
         },
     };
+    let mut left_out = Vec::new();
+    let mut kept = Vec::with_capacity(candidates.len());
+    for (c, key) in std::mem::take(candidates).into_iter().zip(&keys) {
+        if let Candidate::Registered(spec) = &c {
+            if *key != base {
+                if let Some(why) = exp.cannot_run(spec)? {
+                    left_out.push(json!({"policy": key, "why": why}));
+                    continue;
+                }
+            }
+        }
+        kept.push(c);
+    }
+    *candidates = kept;
     if !keys.contains(&base) {
         candidates.push(Candidate::Registered(base.clone()));
     }
@@ -805,6 +841,9 @@ pub fn compare_candidates(
         let o = r.as_object_mut().unwrap();
         o.insert("baseline".into(), json!(base));
         o.insert("speedup_vs_baseline".into(), json!(speedup));
+        if !left_out.is_empty() {
+            o.insert("left_out".into(), Value::Array(left_out.clone()));
+        }
     }
     Ok(Value::Array(results))
 }
