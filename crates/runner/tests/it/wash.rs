@@ -329,7 +329,8 @@ impl Policy for WorkConserving {
         let want = threads.len().min(view.machine.num_cores());
         if matched < want {
             let shown: Vec<String> = threads.iter().zip(&sets).map(|(t, s)| format!("{t}:{:?}", s.iter().collect::<Vec<_>>())).collect();
-            self.violation = Some(format!("at {} ns ({:?}): {matched} of {want} threads can have a core; affinities {}", view.now_ns, view.trigger, shown.join(" ")));
+            self.violation =
+                Some(format!("at {} ns ({:?}): {matched} of {want} threads can have a core; affinities {}", view.now_ns, view.trigger, shown.join(" ")));
         }
         Ok(())
     }
