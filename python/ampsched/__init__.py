@@ -25,7 +25,7 @@ import json
 import os
 
 from ._files import text_arg, write_atomically
-from ._metrics import ENERGY_METRICS, METRICS, glossary_text  # noqa: F401 (METRICS is re-exported)
+from ._metrics import ENERGY_METRICS, METRICS, glossary_text, same_as  # noqa: F401 (METRICS is re-exported)
 from .policy import Placement, Policy, resolve as _resolve_policy
 from .report import write_report  # noqa: F401 (re-exported)
 from .plot import plot  # noqa: F401 (re-exported; the function, which hides its module's name here)
@@ -379,7 +379,10 @@ def compare(
 ):
     """Run several policies on the same machine and workload; returns a DataFrame.
 
-    One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline.
+    One row per policy (index "policy"): the scalar metrics and speedup_vs_baseline, and
+    same_as: the earlier policy whose results are identical (the same placements), else None.
+    A registered policy that cannot run the workload at all (best-static above 16 threads) is
+    left out: df.attrs["left_out"] lists them, [{"policy", "why"}].
     df.attrs["apps"] is a long DataFrame (policy, app, slowdown, turnaround_s, ...) and
     df.attrs["raw"] the engine's list of results (what write_report takes), df.attrs["json"]
     the same as the engine's JSON text (what `ampsched compare --json` prints).
@@ -433,7 +436,12 @@ def compare(
     finally:
         if isinstance(callback, ProgressBar):
             callback.clear()  # also on an error or Ctrl-C, so the terminal line is clean
-    frame = results_frame(json.loads(text))
+    results = json.loads(text)
+    frame = results_frame(results)
+    # Rows identical to an earlier one (the same placements on this workload), and the policies
+    # left out because they cannot run it (the oracle above its thread limit).
+    frame["same_as"] = same_as(results)
+    frame.attrs["left_out"] = results[0].get("left_out", [])
     frame.attrs["json"] = text
     return frame
 

@@ -19,7 +19,7 @@ import ampsched
 from ._agent_compare import DEFAULT_REPEAT, measures
 from ._console import ProgressBar, duration_text, format_table
 from ._files import check_output, write_atomically
-from ._metrics import ENERGY_NOTE, METRICS, energy_unmodelled, shown
+from ._metrics import ENERGY_NOTE, METRICS, compare_notes, energy_unmodelled, shown
 from .report import render_report
 from ._sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep
 
@@ -632,6 +632,11 @@ def _cmd_compare(args) -> int:
     if machine is None or workload is None or policies is None:
         # Fill in only what is missing, so `compare --policies rr,fair` uses the demo machine.
         default = ampsched.default_comparison()
+        if machine is not None and workload is None:
+            # Chosen for the user, who named a machine: say so, the demo workload may not suit it.
+            print(
+                f"ampsched: no --workload given: comparing on the demo workload {default['workload']}", file=sys.stderr
+            )
         machine = default["machine"] if machine is None else machine
         workload = default["workload"] if workload is None else workload
         policies = default["policies"] if policies is None else policies
@@ -1051,6 +1056,7 @@ def format_compare(results: list, width=None) -> str:
     table = format_table(headers, [[r.get("policy")] + [shown(r, m) for m in metrics] for r in results], width=width)
     if energy_unmodelled(results):
         table += f"\nnote: {ENERGY_NOTE}"
+    table += "".join(f"\nnote: {n}" for n in compare_notes(results))
     apps = list(dict.fromkeys(a.get("name") for r in results for a in r.get("apps", [])))
     slowdown = [{a.get("name"): a.get("slowdown") for a in r.get("apps", [])} for r in results]
     per_app = format_table(

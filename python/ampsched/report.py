@@ -16,7 +16,17 @@ import re
 from html import escape
 
 from ._console import format_value
-from ._metrics import APP_TERMS, CONSTANT_LOAD_NOTE, ENERGY_NOTE, METRICS, energy_unmodelled, shown
+from ._metrics import (
+    APP_TERMS,
+    CONSTANT_LOAD_NOTE,
+    ENERGY_NOTE,
+    IDLE_FLAG_SHARE,
+    METRICS,
+    compare_notes,
+    energy_unmodelled,
+    idle_share,
+    shown,
+)
 
 _CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1200px; }
@@ -27,6 +37,7 @@ th { text-align: left; background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { background: #c9efc9; font-weight: 600; }
 .note { color: #666; }
+td.flag { color: #b00000; font-weight: bold; }
 svg { display: block; margin: 8px 0; max-width: 100%; height: auto; }
 dt { font-weight: 600; margin-top: 6px; }
 """
@@ -172,13 +183,17 @@ def _metric_table(results) -> str:
             best[m] = min(values) if METRICS[m][0] == "lower" else max(values)
     rows = []
     for r in results:
+        # Cores idle while threads waited for more than IDLE_FLAG_SHARE of the core-time: flagged.
+        share = idle_share(r)
+        flagged = {"idle_while_waiting_s"} if share is not None and share > IDLE_FLAG_SHARE else set()
         cells = "".join(
-            f'<td class="num{" best" if m in best and r.get(m) == best[m] else ""}">'
+            f'<td class="num{" best" if m in best and r.get(m) == best[m] else ""}{" flag" if m in flagged else ""}">'
             f"{escape(format_value(shown(r, m)))}</td>"
             for m in metrics
         )
         rows.append(f'<tr><th scope="row">{_policy_label(r)}</th>{cells}</tr>')
-    note = f'<p class="note">{escape(ENERGY_NOTE)}</p>' if energy_unmodelled(results) else ""
+    notes = ([ENERGY_NOTE] if energy_unmodelled(results) else []) + compare_notes(results)
+    note = "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
     return (
         f'<table class="metrics"><thead><tr><th>policy</th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>{note}"

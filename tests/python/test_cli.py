@@ -33,8 +33,9 @@ def test_format_compare(sample_results):
     lines = text.splitlines()
     assert lines[0] == "machine dvfs-2x | workload demo | seed 7 | slice 4.0 ms | baseline rr"
     header = lines[2].split()
-    assert header[:3] == ["policy", "makespan_s", "antt"] and header[-1] == "speedup"
-    assert lines[4].split()[:3] == ["rr", "12.000", "1.400"]
+    # ANTT first: it means something under constant load, where makespan does not.
+    assert header[:3] == ["policy", "antt", "makespan_s"] and header[-1] == "speedup"
+    assert lines[4].split()[:3] == ["rr", "1.400", "12.000"]
     assert "slowdown per app" in lines
     assert lines[-1].split() == [HOSTILE, "1.600", "1.300"]
 
@@ -459,3 +460,59 @@ def test_the_event_budget_is_one_for_the_whole_command_and_its_error_names_the_r
         "events (--max-events, one budget for every simulation of the command) went by, "
     ), line
     assert "of them in its earlier simulations" in line
+
+
+def _identical_to(result: dict, policy: str) -> dict:
+    """A copy of `result` under another policy's name: the same placements."""
+    return dict(result, policy=policy)
+
+
+def test_compare_notes_rows_identical_to_an_earlier_one(sample_results):
+    # The third row repeats the first's per-app and per-thread results: a note names the first.
+    rows = sample_results + [_identical_to(sample_results[0], "rr-copy")]
+    text = cli.format_compare(rows)
+    assert "note: rr-copy: same placements as rr on this workload" in text
+    assert ampsched.same_as(rows) == [None, None, "rr"]
+    # One thread's fast-core time differs: not the same placements, no note.
+    other = _identical_to(sample_results[0], "rr-moved")
+    other["threads"] = [dict(other["threads"][0], fast_s=4.0)]
+    assert "same placements" not in cli.format_compare(sample_results + [other])
+
+
+def test_compare_flags_idleness_above_the_threshold(sample_results):
+    # 2 cores x makespan 12 s = 24 core-seconds: 2.4 is 10% (not above), 2.5 is 10.4% (flagged).
+    from ampsched._metrics import IDLE_FLAG_SHARE
+
+    assert IDLE_FLAG_SHARE == 0.10
+    below = [dict(r, idle_while_waiting_s=2.4 if r["policy"] == "rr" else 0.0) for r in sample_results]
+    assert sample_results[0]["makespan_s"] == 12.0 and "sat idle" not in cli.format_compare(below)
+    above = [dict(r, idle_while_waiting_s=2.5 if r["policy"] == "rr" else 0.0) for r in sample_results]
+    text = cli.format_compare(above)
+    assert "note: rr: cores sat idle while threads waited for 10% of the core-time" in text
+    assert text.count("sat idle") == 1
+
+
+def test_compare_names_a_policy_left_out(sample_results):
+    rows = [
+        dict(r, left_out=[{"policy": "best-static", "why": "the oracle searches at most 16 threads"}])
+        for r in sample_results
+    ]
+    assert "note: best-static left out: it cannot run this workload (the oracle searches at most 16 threads" in (
+        cli.format_compare(rows)
+    )
+
+
+def test_compare_leaves_out_best_static_above_16_threads_with_engine():
+    # dacapo-adv-hsqldb has more than 16 threads: best-static cannot run it, the others do.
+    df = ampsched.compare("wash-1b5s", "dacapo-adv-hsqldb", ["oblivious", "best-static"])
+    assert list(df.index) == ["oblivious"]
+    [left] = df.attrs["left_out"]
+    assert left["policy"] == "best-static"
+    assert left["why"].startswith("the oracle searches at most 16 threads; workload 'dacapo-adv-hsqldb' has ")
+    assert "same_as" in df.columns and df.loc["oblivious", "idle_while_waiting_s"] >= 0
+
+
+def test_compare_with_only_a_machine_says_which_workload_it_chose(capsys):
+    assert cli.main(["compare", "--machine", "2fc-2sc-amd", "--policies", "static", "--json"]) == 0
+    chosen = ampsched.default_comparison()["workload"]
+    assert f"no --workload given: comparing on the demo workload {chosen}" in capsys.readouterr().err

@@ -350,6 +350,25 @@ impl Experiment {
         self.result_json(&spec, &result?, &solo, None)
     }
 
+    /// Why registered policy `spec_text` cannot run on this machine and workload at all, found
+    /// before any run of it: the oracle's search limits (`best_static::searchable`), or a signal it
+    /// needs that the simulator cannot give with this workload. None if it can run.
+    pub fn cannot_run(&mut self, spec_text: &str) -> Result<Option<String>, Error> {
+        let spec = PolicySpec::parse(spec_text)?;
+        if spec.name == DEFAULT_BASELINE {
+            return Ok(None);
+        }
+        let info = ampsched_policy::info(&spec.name)?;
+        if let ampsched_policy::Build::Oracle = info.build {
+            if let Err(e) = best_static::searchable(&self.machine, &self.workload) {
+                return Ok(Some(e.message));
+            }
+        }
+        self.profile_for(info.needs)?;
+        let workload = self.workload_of(info.needs);
+        Ok(info.needs.check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name)).err())
+    }
+
     /// Segments to record: many for a trace file, some for a report's timeline, else none.
     fn segments(&self) -> usize {
         if self.settings.trace.is_some() {
@@ -398,7 +417,7 @@ impl Experiment {
     /// What the row's fields mean: per app, turnaround = the mean over the rotations (each
     /// rotation's turnaround being the mean of its measured runs), slowdown and fast share
     /// from all rotations together; antt, stp, fairness and uniformity from those per-app
-    /// values. makespan_s, energy_j (and per core busy_s, energy_j) are means over the
+    /// values. makespan_s, idle_while_waiting_s, energy_j (and per core busy_s, energy_j) are means over the
     /// rotations and edp = energy_j × makespan_s; nj_per_instruction and instructions_per_s are
     /// totals over all rotations divided (so the ratio of the means); migrations, events,
     /// policy_calls and decisions are means rounded to whole numbers, instructions the mean.
@@ -432,6 +451,7 @@ impl Experiment {
         met.edp = met.energy_j.map(|e| e * met.makespan_s);
         let mean = |x: u64| (x as f64 / k).round() as u64;
         merged.migrations = mean(merged.migrations);
+        merged.idle_while_waiting_ns = mean(merged.idle_while_waiting_ns);
         merged.events = mean(merged.events);
         merged.policy_calls = mean(merged.policy_calls);
         merged.decisions = mean(merged.decisions);
@@ -542,6 +562,7 @@ impl Experiment {
             nj_per_instruction: met.nj_per_instruction,
             instructions_per_s: met.instructions_per_s,
             migrations: r.migrations,
+            idle_while_waiting_s: r.idle_while_waiting_ns as f64 / 1e9,
             events: r.events,
             policy_calls: r.policy_calls,
             decisions: r.decisions,
@@ -614,6 +635,7 @@ fn merge_rotations(runs: Vec<RunResult>) -> RunResult {
         out.policy_calls += r.policy_calls;
         out.decisions += r.decisions;
         out.migrations += r.migrations;
+        out.idle_while_waiting_ns += r.idle_while_waiting_ns;
         for (a, b) in out.apps.iter_mut().zip(&r.apps) {
             a.turnarounds_ns.extend_from_slice(&b.turnarounds_ns);
             a.thread_ids.extend(b.thread_ids.iter().map(|t| t + base));
@@ -677,6 +699,8 @@ struct RunRow<'a> {
     nj_per_instruction: Option<f64>,
     instructions_per_s: f64,
     migrations: u64,
+    /// Core-seconds a core sat idle while some thread waited for a core (`RunResult::idle_while_waiting_ns`).
+    idle_while_waiting_s: f64,
     events: u64,
     policy_calls: u64,
     decisions: u64,
@@ -725,8 +749,11 @@ struct CoreRow<'a> {
 /// Run each policy on one experiment; add each one's geometric-mean speedup of app completion
 /// time over the baseline: the one named; else the workload's (`baseline = "default"` in its
 /// file: the thesis's default metric, `Experiment::default_baseline`); else the first policy.
-/// A baseline not among the policies is run and added as a row. `progress` is told before each run
-/// and at the end; returning false stops the comparison.
+/// A baseline not among the policies is run and added as a row. A registered policy other than the
+/// baseline that cannot run this workload at all (`Experiment::cannot_run`: the oracle above its
+/// thread limit) is left out rather than failing the comparison: every result then carries
+/// `left_out`, [{"policy", "why"}]. `progress` is told before each run and at the end; returning
+/// false stops the comparison.
 pub fn compare(
     exp: &mut Experiment,
     policies: &[String],
@@ -765,6 +792,20 @@ pub fn compare_candidates(
             None => keys[0].clone(),
         },
     };
+    let mut left_out = Vec::new();
+    let mut kept = Vec::with_capacity(candidates.len());
+    for (c, key) in std::mem::take(candidates).into_iter().zip(&keys) {
+        if let Candidate::Registered(spec) = &c {
+            if *key != base {
+                if let Some(why) = exp.cannot_run(spec)? {
+                    left_out.push(json!({"policy": key, "why": why}));
+                    continue;
+                }
+            }
+        }
+        kept.push(c);
+    }
+    *candidates = kept;
     if !keys.contains(&base) {
         candidates.push(Candidate::Registered(base.clone()));
     }
@@ -798,6 +839,9 @@ pub fn compare_candidates(
         let o = r.as_object_mut().unwrap();
         o.insert("baseline".into(), json!(base));
         o.insert("speedup_vs_baseline".into(), json!(speedup));
+        if !left_out.is_empty() {
+            o.insert("left_out".into(), Value::Array(left_out.clone()));
+        }
     }
     Ok(Value::Array(results))
 }

@@ -185,6 +185,10 @@ pub(crate) struct Stats {
     pub policy_calls: u64,
     pub decisions: u64,
     pub migrations: u64,
+    /// Core-ns during which a core sat idle while a thread waited for a core
+    /// (`Engine::idle_while_waiting`), and how many cores do so now, until the next event.
+    pub idle_while_waiting_ns: u64,
+    pub idle_while_waiting_now: u64,
 }
 
 pub struct Engine<'a, S: LocalScheduler = Cfs> {
@@ -354,6 +358,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             if t > self.cfg.max_sim_ns || self.stats.events >= max_events {
                 return Err(self.over_budget(t));
             }
+            // Nothing changes between events: the state `settle` left held since the last one.
+            self.stats.idle_while_waiting_ns += (t - self.now) * self.stats.idle_while_waiting_now;
             self.now = t;
             match ev {
                 Event::Core { core } => self.on_core_event(core as usize),
@@ -383,6 +389,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
             self.stats.events += 1;
             self.settle()?;
+            self.stats.idle_while_waiting_now = self.idle_while_waiting();
             if self.able == 0 && self.arrivals_left == 0 && self.apps_left > 0 {
                 return Err(self.deadlock());
             }
@@ -406,6 +413,25 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             Some(t) if t > next => next + (t - next - 1) / period * period,
             _ => next,
         }
+    }
+
+    /// How many cores sit idle while a thread waits for a core: min(idle cores, runnable threads
+    /// queued on any core). Whatever the waiting threads' affinities: a policy's affinities are
+    /// how it leaves cores idle (a scheduler that binds more threads to the big cores than there
+    /// are, WASH per runtime, leaves the small cores idle with threads queued that may not run
+    /// there), and that idleness is what this measures; counting only threads allowed on the idle
+    /// core would show the policy's own binding as no waste at all. The minimum, because one
+    /// waiting thread could have used only one of several idle cores. The local scheduler's own
+    /// delay (an idle core pulls queued threads at its next balance, every `balance_ns`) counts
+    /// too: it is idleness a placement could have avoided. Read after `settle`, so every runnable
+    /// thread is running or queued; one loop over the cores, and only while some core is idle.
+    fn idle_while_waiting(&self) -> u64 {
+        let idle = self.running.iter().filter(|r| r.is_none()).count();
+        if idle == 0 {
+            return 0;
+        }
+        let queued: usize = (0..self.running.len()).map(|c| self.sched.queue_len(c)).sum();
+        idle.min(queued) as u64
     }
 
     /// No core runs a thread and none is queued.

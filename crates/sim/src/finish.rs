@@ -132,6 +132,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             policy_calls: self.stats.policy_calls,
             decisions: self.stats.decisions,
             migrations: self.stats.migrations,
+            idle_while_waiting_ns: self.stats.idle_while_waiting_ns,
             apps,
             threads: self.book.threads,
             cores,

@@ -53,6 +53,10 @@ pub struct RunResult {
     /// Decisions of the policy that changed something (an affinity, share, slice, weight or frequency).
     pub decisions: u64,
     pub migrations: u64,
+    /// Core-ns during which a core sat idle while some runnable thread waited for a core, on
+    /// any core and whatever its affinity; at any moment at most as many cores as threads wait
+    /// (`Engine::idle_while_waiting` says why).
+    pub idle_while_waiting_ns: u64,
     pub apps: Vec<AppResult>,
     pub threads: Vec<ThreadView>,
     pub cores: Vec<CoreResult>,

@@ -130,8 +130,9 @@ fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
     out
 }
 
-/// Candidate assignments, best first by the model when there are more than `max_runs`.
-pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: usize) -> Result<Vec<Assignment>, InputError> {
+/// Whether the oracle can search this machine and workload: at most `MAX_THREADS` threads, two
+/// core capacities. `compare` leaves it out, with this message, where it cannot.
+pub fn searchable(m: &Machine, w: &Workload) -> Result<(), InputError> {
     let total = w.total_threads();
     if total > MAX_THREADS {
         return Err(InputError::new(
@@ -147,6 +148,13 @@ pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: us
             format!("the oracle searches two partitions; machine '{}' has more than two core capacities", m.name),
         ));
     }
+    Ok(())
+}
+
+/// Candidate assignments, best first by the model when there are more than `max_runs`.
+pub fn candidates(m: &Machine, w: &Workload, model: &dyn PerfModel, max_runs: usize) -> Result<Vec<Assignment>, InputError> {
+    searchable(m, w)?;
+    let total = w.total_threads();
     let cls = classes(m, w, model);
     let (nfc, nsc) = (m.fast_cores().len(), m.slow_cores().len());
     let slots = fast_core_slots(&cls);

@@ -18,6 +18,17 @@
 //! threads on C_B, helpers on C_S, §6's fallback) and keeps it until it has lived a whole quantum.
 //! `pfs` is this code with the application-over-runtime preference and the lock set switched off.
 //!
+//! `scope` says whose threads one decision counts. The paper runs one WASH per managed runtime (a
+//! JVM per app, `scope = runtime`): each counts only its own application threads against C_B, so
+//! on a machine running several runtimes, each with fewer application threads than big cores,
+//! every runtime gives its threads "the big cores" and they all pile onto the same ones while the
+//! small cores idle (four single-threaded apps on 2B2S: one big core busy, three idle). The
+//! default, `scope = machine`, makes one machine-wide decision over every managed app's threads,
+//! as one WASH per machine would, and binds at most |C_B| threads to C_B (the execution set, lock
+//! set and fallen-behind threads together, in that order of precedence: boosted, lock, execution),
+//! so that no core idles while an application thread waits for one. With a single managed app the
+//! two scopes differ only in that cap.
+//!
 //! Cost per quantum: the threads that ran or changed, plus, per app whose thread counts crossed
 //! |C_B| or whose class changed, its live threads; the falls-behind check reads an app's threads
 //! once per window.
@@ -62,7 +73,7 @@ pub const BEHIND_FRACTION: f64 = 0.25;
 /// is found within a fifth of a second.
 pub const BEHIND_WINDOW_QUANTA: i64 = 5;
 
-pub const OPTIONS: [OptionInfo; 7] = [
+pub const OPTIONS: [OptionInfo; 8] = [
     OptionInfo { name: "quantum_ms", kind: OptionKind::quantum_ms(QUANTUM_MS), doc: "how often affinities are recomputed (WASH §6: 40 ms)" },
     OptionInfo {
         name: "lock_thresh",
@@ -100,6 +111,13 @@ pub const OPTIONS: [OptionInfo; 7] = [
               out; or core-type (every thread the cores' peak-rate ratio), which is also what any model falls back on \
               where no counters are read (live without a PMU)",
     },
+    OptionInfo {
+        name: "scope",
+        kind: OptionKind::Choice { default: "machine", choices: &["machine", "runtime"] },
+        doc: "whose threads one decision counts against the big cores: every managed app's, with at most as many threads \
+              bound to the big cores as there are (machine), or each app's alone, one WASH per managed runtime as the \
+              paper runs it (runtime: several runtimes' threads can pile onto the same big cores while small ones idle)",
+    },
 ];
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -126,7 +144,10 @@ pub struct Switches {
 struct ThreadInfo {
     /// Seen alive and filed under its app.
     known: bool,
+    /// Its app (whose predictor it gets), and the group it is planned in: its app under
+    /// `scope = runtime`, `MACHINE_GROUP` under `scope = machine`.
     app: AppId,
+    group: AppId,
     /// Ranked as an application thread (every thread under `pfs`).
     ranked: bool,
     /// The current speedup prediction; 0 before the first.
@@ -178,8 +199,14 @@ struct AppState {
     dirty: bool,
 }
 
+/// The one group of every managed app's threads under `scope = machine`.
+const MACHINE_GROUP: AppId = 0;
+
 pub struct Wash {
     switches: Switches,
+    /// `scope = machine`: one decision over every managed app's threads (`MACHINE_GROUP`), at most
+    /// |C_B| of them bound to C_B.
+    machine_scope: bool,
     quantum_ns: u64,
     lock_thresh: f64,
     /// `exec_share` over the machine's cores.
@@ -236,6 +263,7 @@ impl Wash {
         let total_rate = rate_of(&all);
         Wash {
             switches,
+            machine_scope: o.choice("scope") == "machine",
             quantum_ns: o.ms("quantum_ms"),
             lock_thresh: o.number("lock_thresh"),
             exec_share: o.number("exec_share") / m.num_cores() as f64,
@@ -268,6 +296,25 @@ impl Wash {
         &mut self.apps[i]
     }
 
+    /// The group an app's threads are planned in (`scope`).
+    fn group(&self, a: AppId) -> AppId {
+        if self.machine_scope {
+            MACHINE_GROUP
+        } else {
+            a
+        }
+    }
+
+    /// The most threads one plan binds to C_B: |C_B| machine-wide (more would wait for a big
+    /// core while a small one idles), unbounded per runtime (Algorithm 1 as written).
+    fn big_cap(&self) -> usize {
+        if self.machine_scope {
+            self.big.len()
+        } else {
+            usize::MAX
+        }
+    }
+
     fn touch(&mut self, a: AppId, t: ThreadId) {
         let app = self.app_mut(a);
         app.touched.push(t);
@@ -287,24 +334,25 @@ impl Wash {
         }
         let ranked = !self.switches.app_over_runtime || v.kind == ThreadKind::App;
         let prior = self.prior_speedup;
+        let group = self.group(v.app);
         let info = self.threads.get_mut(t);
         if v.state == ThreadState::Exited {
             if std::mem::take(&mut info.known) {
-                let app = self.app_mut(v.app);
+                let app = self.app_mut(group);
                 for set in [&mut app.ranked, &mut app.helpers, &mut app.contended, &mut app.holders, &mut app.boosted, &mut app.big] {
                     set.remove(&t);
                 }
-                self.touch(v.app, t);
+                self.touch(group, t);
             }
             return;
         }
         if !info.known {
-            *info = ThreadInfo { known: true, app: v.app, ranked, speedup: prior, ..ThreadInfo::default() };
+            *info = ThreadInfo { known: true, app: v.app, group, ranked, speedup: prior, ..ThreadInfo::default() };
         } else if info.ranked != ranked {
             // Live, a thread's kind follows its name, and a runtime names its helpers just after
             // they start: one first seen under its creator's name changes kind. File it afresh.
             info.ranked = ranked;
-            let app = self.app_mut(v.app);
+            let app = self.app_mut(group);
             for set in [&mut app.ranked, &mut app.helpers, &mut app.contended, &mut app.holders, &mut app.boosted, &mut app.big] {
                 set.remove(&t);
             }
@@ -313,10 +361,10 @@ impl Wash {
         if !v.state.is_runnable() {
             info.last_blocked_ns = Some(view.now_ns);
         }
-        let app = self.app_mut(v.app);
+        let app = self.app_mut(group);
         if ranked { &mut app.ranked } else { &mut app.helpers }.insert(t);
         self.update_locks(view, t);
-        self.touch(v.app, t);
+        self.touch(group, t);
     }
 
     /// Lock% = time waiting for locks / time alive (WASH §4's "time spent contended / time
@@ -329,7 +377,7 @@ impl Wash {
         }
         let alive = view.now_ns.saturating_sub(v.started_ns);
         let contended = alive > 0 && v.lock_wait_ns as f64 / alive as f64 > self.lock_thresh;
-        let app = self.app_mut(v.app);
+        let app = self.app_mut(self.threads.value(t).group);
         if contended {
             app.contended.insert(t);
         } else {
@@ -371,7 +419,7 @@ impl Wash {
             time += c.time_ns;
         }
         let info = self.threads.value(t);
-        let app = &mut self.apps[info.app as usize];
+        let app = &mut self.apps[info.group as usize];
         let window = app.window;
         if info.ranked {
             app.exec_ns += time;
@@ -387,7 +435,7 @@ impl Wash {
             info.window_instructions = 0.0;
         }
         info.window_instructions += raw;
-        let a = info.app;
+        let a = info.group;
         self.update_locks(view, t);
         self.touch(a, t);
     }
@@ -403,8 +451,9 @@ impl Wash {
     }
 
     /// The execution set: active threads of highest adjusted priority, taken until their
-    /// big-core-equivalent instruction rate reaches B_RI / (B_RI + S_RI) of all active threads'.
-    fn execution_set(&self, view: &SystemView, app: &AppState, into: &mut BTreeSet<ThreadId>) {
+    /// big-core-equivalent instruction rate reaches B_RI / (B_RI + S_RI) of all active threads',
+    /// or `into` holds `cap` threads.
+    fn execution_set(&self, view: &SystemView, app: &AppState, cap: usize, into: &mut BTreeSet<ThreadId>) {
         let now = view.now_ns;
         let mut active: Vec<(f64, ThreadId, f64)> = app
             .ran
@@ -420,7 +469,7 @@ impl Wash {
         let total: f64 = active.iter().map(|a| a.2).sum();
         let mut taken = 0.0;
         for (_, t, rate) in active {
-            if taken >= self.big_rate_share * total || total <= 0.0 {
+            if taken >= self.big_rate_share * total || total <= 0.0 || (into.len() >= cap && !into.contains(&t)) {
                 break;
             }
             into.insert(t);
@@ -435,7 +484,8 @@ impl Wash {
     /// rank by the waits it caused, T_Contd sizing the set. Read literally (`lock_candidates =
     /// contended`) only contended threads qualify, and a holder that seldom waits itself, the
     /// bottleneck of §4 ("threads that make other threads wait the longest"), never would.
-    fn lock_set(&self, view: &SystemView, app: &AppState, contended: &[ThreadId], into: &mut BTreeSet<ThreadId>) {
+    /// At most `cap` threads end up in `into`.
+    fn lock_set(&self, view: &SystemView, app: &AppState, contended: &[ThreadId], cap: usize, into: &mut BTreeSet<ThreadId>) {
         let size = (self.big_core_share * contended.len() as f64).ceil() as usize;
         let mut candidates: Vec<(u64, ThreadId)> = if self.lock_candidates_contended { contended.to_vec() } else { app.holders.iter().copied().collect() }
             .into_iter()
@@ -444,7 +494,12 @@ impl Wash {
             .filter(|&(caused, _)| caused > 0)
             .collect();
         candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        into.extend(candidates.into_iter().take(size).map(|(_, t)| t));
+        for (_, t) in candidates.into_iter().take(size) {
+            if into.len() >= cap && !into.contains(&t) {
+                break;
+            }
+            into.insert(t);
+        }
     }
 
     /// The falls-behind check of a scalable app, at the end of each window: a thread runnable
@@ -500,18 +555,20 @@ impl Wash {
             if calm && self.behind_fraction > 0.0 {
                 self.check_progress(view, a);
             }
+            let cap = self.big_cap();
             let threads = &self.threads;
             let app = &mut self.apps[a as usize];
             app.boosted.retain(|&t| threads.value(t).boosted_until_ns > now);
-            big_set.extend(app.boosted.iter().copied());
+            big_set.extend(app.boosted.iter().copied().take(cap));
             if !calm || app.non_scalable {
                 // Windows run only in the scalable class: one starts afresh if it returns.
                 app.window_start_ns = None;
                 let app = &self.apps[a as usize];
-                self.execution_set(view, app, &mut big_set);
+                // The lock set before the execution set: under a cap the bottleneck comes first.
                 if self.switches.lock_set && !contended.is_empty() {
-                    self.lock_set(view, app, &contended, &mut big_set);
+                    self.lock_set(view, app, &contended, cap, &mut big_set);
                 }
+                self.execution_set(view, app, cap, &mut big_set);
             }
             Masks { ranked: self.all.clone(), big_set: self.big.clone(), helper: self.small.clone() }
         };
@@ -602,7 +659,14 @@ impl Policy for Wash {
             Trigger::Start(t) if view.apps[view.thread(t).app as usize].policy_managed => {
                 let v = view.thread(t);
                 let kind = if self.switches.app_over_runtime { v.kind } else { ThreadKind::App };
-                let cores = bind_vm_cores(view.machine, kind);
+                // Machine-wide, an application thread that would make C_B's threads outnumber
+                // its cores starts where the plan would put it, on every core, not queued for C_B:
+                // one with |C_B| live ranked threads started before it (ids are in start order;
+                // threads made at one instant are placed one start at a time, lowest id first).
+                let crowded = self.machine_scope
+                    && kind == ThreadKind::App
+                    && self.apps.get(MACHINE_GROUP as usize).is_some_and(|g| g.ranked.range(..t).count() >= self.big.len());
+                let cores = if crowded { self.all.clone() } else { bind_vm_cores(view.machine, kind) };
                 if v.allowed != cores {
                     out.set(t, cores);
                 }

@@ -206,3 +206,29 @@ fn shuffled_cores_is_a_permutation_fixed_by_the_seed() {
     }
     assert_ne!(shuffled_cores(16, 1), shuffled_cores(16, 2));
 }
+
+#[test]
+fn compare_leaves_out_the_oracle_above_its_thread_limit_and_says_why() {
+    // 17 single-threaded apps: one past the oracle's 16. The comparison runs the others and
+    // names best-static, with the oracle's own reason, in every result's `left_out`.
+    let dir = ScratchDir::new("left-out");
+    let mut e = exp(&dir, &machine(1, 1), &workload(&[1e6; 17], ""), 1);
+    let policies = ["oblivious".to_string(), "best-static".to_string(), "static".to_string()];
+    let out = compare(&mut e, &policies, None, &mut |_, _, _| true).unwrap();
+    let rows = out.as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["oblivious", "static"]);
+    for r in rows {
+        let left = r["left_out"].as_array().unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0]["policy"], "best-static");
+        assert_eq!(left[0]["why"], "the oracle searches at most 16 threads; workload 'tiny' has 17");
+    }
+    // Named as the baseline, it is not left out: the comparison fails, naming it.
+    let err = compare(&mut e, &policies, Some("best-static"), &mut |_, _, _| true).unwrap_err();
+    assert!(err.to_string().contains("at most 16 threads"), "{err}");
+    // Where it can run, nothing is left out and no result has the key.
+    let mut e = exp(&dir, &machine(1, 1), &workload(&[1e6; 2], ""), 1);
+    let out = compare(&mut e, &policies, None, &mut |_, _, _| true).unwrap();
+    assert!(out.as_array().unwrap().iter().all(|r| r.get("left_out").is_none()));
+}

@@ -4,10 +4,13 @@
 //! misses, so a thread retires 2.8 instructions per ns on a big core and 0.8 on a small one.
 
 use ampsched_model::workload::Programs;
-use ampsched_model::{CoreSet, Machine, Policy, SimpleModel, Workload};
+use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, SimpleModel, SystemView, ThreadId, ThreadKind, Triggers, Workload};
 use ampsched_policy::{build, PolicySpec};
 use ampsched_runner::catalog;
 use ampsched_sim::{Engine, RunResult, SimConfig};
+use proptest::prelude::*;
+
+use crate::common::{machine_toml, workload_strategy};
 
 const MS: u64 = 1_000_000;
 
@@ -87,6 +90,8 @@ fn runtime_threads_lose_the_free_big_core_when_application_threads_outnumber_the
     // if the master moved from core 1 to 0 at 40 ms); two fresh workers join: |T_A| = 3 > 2.
     // At the next quantum (120 ms) the runtime threads are confined to C_S = {2..5}, until the
     // application threads are gone (the helpers then get every core the app leaves free).
+    // The paper's reading, one WASH per runtime: machine-wide, the second worker starts on every
+    // core rather than queued behind the first on C_B (so its app ends otherwise).
     let m = machine("wash-2b4s");
     let w = workload(
         "[[app]]\nname = \"j\"\n\
@@ -96,7 +101,7 @@ fn runtime_threads_lose_the_free_big_core_when_application_threads_outnumber_the
          [[app.group]]\nname = \"gc\"\ncount = 5\nkind = \"runtime\"\n\
          [[app.group.phase]]\nkind = \"compute\"\ninstructions = 4e8\n",
     );
-    let (r, _) = simulate(&m, &w, "wash");
+    let (r, _) = simulate(&m, &w, "wash:scope=runtime");
     let runtime: Vec<u32> = r.threads.iter().filter(|t| t.kind == ampsched_model::ThreadKind::Runtime).map(|t| t.id).collect();
     assert_eq!(runtime.len(), 5);
     let on_core_1 = |from: u64, to: u64| r.segments.iter().any(|s| runtime.contains(&s.thread) && s.core == 1 && s.end_ns > from && s.start_ns < to);
@@ -198,7 +203,9 @@ fn pfs_gives_the_big_core_to_a_runtime_thread_that_ranks_highest_wash_does_not()
     // thread never blocks: the only active thread, it alone makes up the execution set. PFS
     // ranks it with the application threads and binds it to the big core (it starts there too:
     // PFS's fallback treats every thread as an application thread), so it never runs on a small
-    // core. WASH keeps runtime threads on the small cores when |T_A| > |C_B|.
+    // core. WASH keeps runtime threads on the small cores when |T_A| > |C_B|. Both per runtime,
+    // as the paper runs them: machine-wide, PFS's fourth thread would start on every core, not
+    // queued for the one big core behind three others.
     let m = machine("wash-1b5s");
     let w = workload(
         "[[app]]\nname = \"j\"\n\
@@ -206,7 +213,7 @@ fn pfs_gives_the_big_core_to_a_runtime_thread_that_ranks_highest_wash_does_not()
          [[app.group.phase]]\nkind = \"critical\"\nlock = \"l\"\ncs_instructions = 1e7\nbetween_instructions = 0\ncount = 30\nwait = \"block\"\n\
          [[app.group]]\nname = \"jit\"\ncount = 1\nkind = \"runtime\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1.4e9\n",
     );
-    let (pfs, _) = simulate(&m, &w, "pfs");
+    let (pfs, _) = simulate(&m, &w, "pfs:scope=runtime");
     let jit = group_threads(&pfs, 0, 1)[0];
     assert_eq!(pfs.threads[jit].allowed, cores(&[0]));
     assert_eq!(pfs.threads[jit].per_type[1].time_ns, 0);
@@ -219,7 +226,7 @@ fn pfs_gives_the_big_core_to_a_runtime_thread_that_ranks_highest_wash_does_not()
     }
     // Under WASH the runtime thread has the small cores as long as the application threads live
     // (they retire 3 × 3e8 instructions, at least 320 ms even all on the big core).
-    let (wash, _) = simulate(&m, &w, "wash");
+    let (wash, _) = simulate(&m, &w, "wash:scope=runtime");
     let app_end = wash.segments.iter().filter(|s| s.thread as usize != jit).map(|s| s.end_ns).max().unwrap();
     assert!(app_end > 320 * MS);
     assert!(!wash.segments.iter().any(|s| s.thread as usize == jit && s.core == 0 && s.start_ns < app_end));
@@ -247,5 +254,129 @@ fn the_leave_one_out_model_error_is_reported_and_the_negated_model_does_worse() 
         assert!(trained < 0.3, "{workload}: the leave-one-out model's error {trained} is small");
         assert!(negated > trained * 2.0, "{workload}: negated {negated} against default {trained}");
         assert!(core_type > trained, "{workload}: core-type {core_type} against default {trained}");
+    }
+}
+
+/// Four single-threaded managed apps (4 s of work each on a big core) on 2B4S.
+const FOUR_SINGLE_THREADED_APPS: &str = "[[app]]\nname = \"a\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1.12e10\ncpi = 1.0\n\
+    [[app]]\nname = \"b\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1.12e10\ncpi = 1.0\n\
+    [[app]]\nname = \"c\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1.12e10\ncpi = 1.0\n\
+    [[app]]\nname = \"d\"\nthreads = 1\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1.12e10\ncpi = 1.0\n";
+
+#[test]
+fn per_runtime_wash_piles_single_threaded_apps_onto_one_big_core_machine_wide_wash_does_not() {
+    // scope=runtime: each app is its own runtime with |T_A| = 1 ≤ |C_B| = 2, so each gives its
+    // thread "|T_A| of the big cores", the first: after their first quantum on C_B (the
+    // fallback, 40 ms), all four share core 0 (4 × 1.12e10 / 2.8 per ns = 16 s), the small cores
+    // never run anything, and three threads wait beside them.
+    let m = machine("wash-2b4s");
+    let w = workload(FOUR_SINGLE_THREADED_APPS);
+    let (r, _) = simulate(&m, &w, "wash:scope=runtime");
+    let busy: Vec<u64> = r.cores.iter().map(|c| c.busy_ns).collect();
+    assert!(busy[2..].iter().all(|&b| b == 0) && busy[1] <= 40 * MS, "cores other than 0 ran: {busy:?}");
+    // The first 40 ms on both big cores, then 15.96 s on core 0.
+    assert!(r.makespan_ns as f64 >= 15.96e9, "makespan {}", r.makespan_ns);
+    // While four wait on core 0 three do and five cores idle: min(5, 3) = 3, then 2, 1, as they
+    // finish; at least 3 core-seconds in all.
+    assert!(r.idle_while_waiting_ns as f64 >= 3e9, "idle while waiting {}", r.idle_while_waiting_ns);
+    // scope=machine (the default): 4 application threads > 2 big cores, one decision over all: at
+    // most two bound to the big cores, the others free to run anywhere, so every thread has a core
+    // of its own; the runs end within the 1.12e10 / 0.8 per ns = 14 s a thread takes on a small
+    // core alone, and no core idles while a thread waits past the local scheduler's balancing.
+    let (r, _) = simulate(&m, &w, "wash");
+    let used = r.cores.iter().filter(|c| c.busy_ns > 0).count();
+    assert!(used >= 4, "only {used} cores ran: {:?}", r.cores.iter().map(|c| c.busy_ns).collect::<Vec<_>>());
+    assert!(r.makespan_ns as f64 <= 14e9 + 1e8, "makespan {}", r.makespan_ns);
+    assert!(r.idle_while_waiting_ns as f64 <= 0.02 * r.makespan_ns as f64 * m.num_cores() as f64, "idle while waiting {}", r.idle_while_waiting_ns);
+}
+
+/// Wraps a WASH-family policy and checks, after every decision, that the affinities it leaves
+/// let the threads it ranks (application threads under `wash`, every thread under `pfs`) that
+/// are runnable each have a core of their own: a matching of them to distinct cores within their
+/// affinities covers min(threads, cores). Where it does, no core need idle while such a thread
+/// waits: what remains is the local scheduler's own delay (an idle core pulls queued threads at
+/// its next balance), which is the OS's, not the policy's. The first violation is kept.
+struct WorkConserving {
+    inner: Box<dyn Policy>,
+    all_threads: bool,
+    violation: Option<String>,
+}
+
+impl Policy for WorkConserving {
+    fn quantum_ns(&self) -> Option<u64> {
+        self.inner.quantum_ns()
+    }
+    fn triggers(&self) -> Triggers {
+        self.inner.triggers()
+    }
+    fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
+        self.inner.decide(view, out)?;
+        if self.violation.is_some() {
+            return Ok(());
+        }
+        let threads: Vec<ThreadId> = view
+            .live
+            .iter()
+            .copied()
+            .filter(|&t| {
+                let v = view.thread(t);
+                view.apps[v.app as usize].policy_managed && v.state.is_runnable() && (self.all_threads || v.kind == ThreadKind::App)
+            })
+            .collect();
+        let affinity = |t: ThreadId| out.affinity.iter().rev().find(|a| a.0 == t).map_or_else(|| view.thread(t).allowed.clone(), |a| a.1.clone());
+        let sets: Vec<CoreSet> = threads.iter().map(|&t| affinity(t)).collect();
+        let matched = max_matching(&sets, view.machine.num_cores());
+        let want = threads.len().min(view.machine.num_cores());
+        if matched < want {
+            let shown: Vec<String> = threads.iter().zip(&sets).map(|(t, s)| format!("{t}:{:?}", s.iter().collect::<Vec<_>>())).collect();
+            self.violation =
+                Some(format!("at {} ns ({:?}): {matched} of {want} threads can have a core; affinities {}", view.now_ns, view.trigger, shown.join(" ")));
+        }
+        Ok(())
+    }
+}
+
+/// The size of a largest matching of threads (their allowed cores) to distinct cores
+/// (Kuhn's augmenting paths; a few threads and cores).
+fn max_matching(sets: &[CoreSet], cores: usize) -> usize {
+    fn augment(t: usize, sets: &[CoreSet], seen: &mut [bool], owner: &mut [Option<usize>]) -> bool {
+        for c in sets[t].iter() {
+            if !seen[c] {
+                seen[c] = true;
+                if owner[c].is_none_or(|o| augment(o, sets, seen, owner)) {
+                    owner[c] = Some(t);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut owner = vec![None; cores];
+    (0..sets.len()).filter(|&t| augment(t, sets, &mut vec![false; cores], &mut owner)).count()
+}
+
+proptest! {
+    // Each case runs four specs on one random two-type machine and workload (1–3 apps of 1–2
+    // groups, application and runtime threads, every phase kind): a few hundred events each.
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn machine_wide_wash_never_leaves_a_core_idle_while_a_thread_it_ranks_waits(
+        big in (1u32..4, 2.0f64..3.0),
+        small in (1u32..5, 0.5f64..1.5),
+        wl in workload_strategy(),
+        seed in 0u64..1000,
+    ) {
+        let m = Machine::from_toml("prop-machine", &machine_toml(&[(big.0, big.1, 1.0), (small.0, small.1, 1.0)])).unwrap();
+        let w = Workload::from_toml("prop-workload", &wl, &Programs::new());
+        prop_assume!(!matches!(&w, Err(e) if e.message.contains("does no work")));
+        let w = w.unwrap();
+        for spec in ["wash", "wash:quantum_ms=5:behind_window_quanta=1", "pfs", "pfs:quantum_ms=5"] {
+            let inner = build(&PolicySpec::parse(spec).unwrap(), &m).unwrap();
+            let mut p = WorkConserving { inner, all_threads: spec.starts_with("pfs"), violation: None };
+            let cfg = SimConfig { seed, ..SimConfig::default() };
+            Engine::new(&m, &w, &SimpleModel, &mut p, cfg).run().map_err(|e| TestCaseError::fail(format!("{spec}: {e:?}")))?;
+            prop_assert!(p.violation.is_none(), "{}: {}", spec, p.violation.unwrap());
+        }
     }
 }

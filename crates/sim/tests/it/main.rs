@@ -6,6 +6,7 @@
 mod common;
 
 mod counters;
+mod idle_while_waiting;
 mod interrupt;
 mod many_cores;
 mod memory;
