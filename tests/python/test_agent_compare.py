@@ -206,7 +206,9 @@ def test_a_live_trace_is_in_the_simulators_format_and_names_the_programs_threads
     cpu = sum(main["time_s"].values())
     on = {core: sum(e["dur"] for e in runs if e["tid"] == core) / 1e6 for core in (0, 1)}
     assert cpu - FIRST_LOOK_S <= on[0] + on[1] <= cpu + 1e-6
-    assert on[0] > 0.8 * cpu, on
+    # (Of what the slices hold: the part before the first look is in none, and on a short run
+    # it is a large part of the thread's time.)
+    assert on[0] > 0.8 * (on[0] + on[1]), on
     # No slice runs into another of the same core, none before the start.
     for core in (0, 1):
         spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in runs if e["tid"] == core)
