@@ -1,27 +1,16 @@
 """Policies written in Python: prototype a scheduler here, port it to Rust when it works.
 
     import ampsched
+    from ampsched.examples.busiest_fast import BusiestFast  # the tour's policy: read its 19 lines
 
-    class FastFirst(ampsched.Policy):
-        '''Keep the oldest threads on the fast cores.'''
-        triggers = ("start", "exit")
-
-        def decide(self, view):
-            fast = view.machine["fast_cores"]
-            slow = [c for c in range(len(view.machine["cores"])) if c not in fast]
-            out = ampsched.Placement()
-            for i, t in enumerate(view.live):
-                out.set(t, fast if i < len(fast) or not slow else slow)
-            return out
-
-    ampsched.run("2fc-2sc-amd", "hh1", FastFirst())
-    ampsched.compare("2fc-2sc-amd", "hh1", [FastFirst(), "rr"])
+    ampsched.run("2fc-2sc-amd", "hh1", BusiestFast())
+    ampsched.compare("2fc-2sc-amd", "hh1", ["oblivious", "rr", BusiestFast()])
 
 and from the command line, a policy is `path/to/file.py:ClassName` wherever a spec goes:
 
-    ampsched run --machine 2fc-2sc-amd --workload hh1 --policy my_policies.py:FastFirst
-    ampsched compare --policies my_policies.py:FastFirst,rr
-    ampsched agent --policy my_policies.py:FastFirst -- ./my_program
+    ampsched run --machine 2fc-2sc-amd --workload hh1 --policy python/ampsched/examples/busiest_fast.py:BusiestFast
+    ampsched compare --policies oblivious,rr,python/ampsched/examples/busiest_fast.py:BusiestFast
+    ampsched agent --policy python/ampsched/examples/busiest_fast.py:BusiestFast -- ./my_program
 
 A policy is called like a Rust one (crates/model/src/view.rs has the contract): every
 `quantum_ms` and on the per-thread events it lists in `triggers`. `decide(view)` reads the

@@ -18,6 +18,8 @@ purpose, and the commit's diff of runs.tsv shows what moved:
     python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's runs
     python tests/golden/capture.py --write --policies hass-s        # add a new policy's runs
     python tests/golden/capture.py --convert   # move runs of the former hash file here (LEGACY)
+    python tests/golden/capture.py --hashes    # after a change of every run's JSON that moves no
+                                               # metric (a new key): rewrite the JSON sample's hashes
 
 A check exits 1 and names the runs and metrics that changed (the first MAX_LISTED, then a count).
 
@@ -326,6 +328,11 @@ def main():
         help="move the runs of the former file, "
         "run_json.sha256.tsv, into runs.tsv where their JSON hash still matches (see LEGACY)",
     )
+    parser.add_argument(
+        "--hashes",
+        action="store_true",
+        help="rewrite only the JSON sample's hashes, after checking that no metric of its runs moved",
+    )
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument(
         "--workloads",
@@ -348,6 +355,16 @@ def main():
     snapshot = read_snapshot() if os.path.exists(SNAPSHOT) else {}
     hashes = read_hashes() if os.path.exists(JSON_HASHES) else {}
     legacy = read_legacy()
+
+    if args.hashes:
+        rows = compute(sorted(hashes), args.jobs)
+        diff = differences(rows, snapshot)
+        if diff:
+            print(summary(diff) + "\n(the metrics moved: that is a change of results, for --write)")
+            return 1
+        write_hashes({key: sha for key, _, sha in rows})
+        print(f"{len(rows)} runs with the snapshot's metrics; their JSON hashes rewritten in {JSON_HASHES}")
+        return 0
 
     if args.convert:
         moved, differ = convert(compute(select(list(legacy), workloads, machines, policies), args.jobs))

@@ -265,7 +265,7 @@ llc_mpki = 1.0
 
 
 class OldestFirst(ampsched.Policy):
-    """README.md's example before issue 25 (FastFirst): the oldest threads on the fast cores."""
+    """The former documented example (FastFirst): the oldest threads on the fast cores."""
 
     triggers = ("start", "exit")
 
