@@ -13,6 +13,7 @@ import math
 import os
 import signal
 import sys
+import textwrap
 import time
 
 import ampsched
@@ -1047,6 +1048,12 @@ def format_run(r: dict, width=None) -> str:
     )
 
 
+def _note(text: str, width=None) -> str:
+    """A note under a table, wrapped to `width` (None: one line), its later lines indented."""
+    line = f"note: {text}"
+    return line if width is None else textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False)
+
+
 def format_compare(results: list, width=None) -> str:
     """The `ampsched compare` text: metrics per policy, then slowdown per app and policy."""
     if not results:
@@ -1054,9 +1061,8 @@ def format_compare(results: list, width=None) -> str:
     metrics = [m for m in METRICS if any(m in r for r in results)]
     headers = ["policy"] + ["speedup" if m == "speedup_vs_baseline" else m for m in metrics]
     table = format_table(headers, [[r.get("policy")] + [shown(r, m) for m in metrics] for r in results], width=width)
-    if energy_unmodelled(results):
-        table += f"\nnote: {ENERGY_NOTE}"
-    table += "".join(f"\nnote: {n}" for n in compare_notes(results))
+    notes = ([ENERGY_NOTE] if energy_unmodelled(results) else []) + compare_notes(results)
+    table += "".join("\n" + _note(n, width) for n in notes)
     apps = list(dict.fromkeys(a.get("name") for r in results for a in r.get("apps", [])))
     slowdown = [{a.get("name"): a.get("slowdown") for a in r.get("apps", [])} for r in results]
     per_app = format_table(

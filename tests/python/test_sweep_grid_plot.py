@@ -176,7 +176,7 @@ def test_plot_png_same_bytes_and_no_overwrite(grid_file, tmp_path, capsys):
     "args, message, lists_options",
     [
         (["--x", "thr", "--y", "antt"], "x: no column 'thr' (columns: machine, workload, policy, seed,", True),
-        (["--x", "seed", "--y", "speed"], "y: no column 'speed' (columns: makespan_s, antt,", False),
+        (["--x", "seed", "--y", "speed"], "y: no column 'speed' (columns: antt, makespan_s,", False),
         (["--x", "seed", "--y", "antt", "--hue", "colour"], "hue: no column 'colour' (columns: machine,", True),
     ],
 )
