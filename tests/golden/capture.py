@@ -45,6 +45,7 @@ not model as `null`.
 import argparse
 import hashlib
 import json
+import re
 import math
 import os
 import sys
@@ -59,6 +60,9 @@ JSON_HASHES = os.path.join(HERE, "json.sha256.tsv")
 # leave the file, which is removed when none is left. Until then the whole check compares the
 # runs still in it by their hash, so no run goes unchecked meanwhile.
 LEGACY = os.path.join(HERE, "run_json.sha256.tsv")
+# The keys a run's JSON gained after the former file was written: its hashes are of the JSON
+# without them, so a run still in it is compared with its JSON less these (`legacy_sha256`).
+ADDED_SINCE_LEGACY = re.compile(r'"idle_while_waiting_s":[^,}]*,')
 SEED = 1
 SLICE_MS = 4.0
 # The key metrics of a run (their meaning: ampsched/_metrics.py), in the snapshot's column order.
@@ -121,8 +125,13 @@ def snapshot_fields(result=None, error=None):
     return tuple(fmt(result[name]) for name in METRICS)
 
 
+def legacy_sha256(text):
+    """The sha256 the former file holds for a run whose JSON is `text` today."""
+    return hashlib.sha256(ADDED_SINCE_LEGACY.sub("", text, count=1).encode()).hexdigest()
+
+
 def one(job):
-    """(key, fields, sha256 of the JSON) of one run."""
+    """(key, fields, sha256 of the JSON, the former file's form of it: `legacy_sha256`) of one run."""
     import ampsched
 
     machine, workload, policy = job
@@ -133,7 +142,7 @@ def one(job):
         row = snapshot_fields(error=error)
     else:
         row = snapshot_fields(json.loads(text))
-    return job, row, hashlib.sha256(text.encode()).hexdigest()
+    return job, row, hashlib.sha256(text.encode()).hexdigest(), legacy_sha256(text)
 
 
 def grid(quick=False):
@@ -247,8 +256,8 @@ def convert(rows):
     returns (the keys moved, the keys whose hash differs, which stay in the former file)."""
     legacy = read_legacy()
     snapshot = read_snapshot() if os.path.exists(SNAPSHOT) else {}
-    same = [(key, row) for key, row, sha in rows if legacy.get(key) == sha]
-    differ = [key for key, _, sha in rows if key in legacy and legacy[key] != sha]
+    same = [(key, row) for key, row, _, old in rows if legacy.get(key) == old]
+    differ = [key for key, _, _, old in rows if key in legacy and legacy[key] != old]
     snapshot.update(same)
     for key, _ in same:
         del legacy[key]
@@ -274,7 +283,7 @@ def differences(rows, snapshot=None):
     that changed, among the runs made."""
     snapshot = read_snapshot() if snapshot is None else snapshot
     out = []
-    for key, fields, _ in sorted(rows):
+    for key, fields, *_ in sorted(rows):
         run = " ".join(key)
         old = snapshot.get(key)
         if old is None:
@@ -288,14 +297,17 @@ def differences(rows, snapshot=None):
     return out
 
 
-def hash_differences(rows, hashes=None):
-    """One line per run whose JSON bytes are not the recorded ones."""
+def hash_differences(rows, hashes=None, legacy=None):
+    """One line per run whose JSON bytes are not the recorded ones: those of the JSON sample
+    (`hashes`), or for a run still in the former file (`legacy`), the former file's form of them."""
     hashes = read_hashes() if hashes is None else hashes
-    return [
-        f"{' '.join(key)}: the JSON output changed (sha256 {hashes[key][:12]}... -> {sha[:12]}...)"
-        for key, _, sha in sorted(rows)
-        if key in hashes and hashes[key] != sha
-    ]
+    legacy = {} if legacy is None else legacy
+    out = []
+    for key, _, sha, *old in sorted(rows):
+        recorded, now = (hashes[key], sha) if key in hashes else (legacy.get(key), old[0] if old else sha)
+        if recorded is not None and recorded != now:
+            out.append(f"{' '.join(key)}: the JSON output changed (sha256 {recorded[:12]}... -> {now[:12]}...)")
+    return out
 
 
 def check(runs, jobs=None):
@@ -304,11 +316,10 @@ def check(runs, jobs=None):
     still in the former file is compared by its hash there, every other by its metrics, and the
     JSON sample's by their bytes too."""
     legacy, hashes = read_legacy(), read_hashes()
-    hashed = {**legacy, **hashes}
     rows = compute(runs, jobs)
     by_metrics = [row for row in rows if row[0] not in legacy]
-    counts = (len(by_metrics), sum(row[0] in hashed for row in rows))
-    return differences(by_metrics), hash_differences(rows, hashed), counts
+    counts = (len(by_metrics), sum(row[0] in hashes or row[0] in legacy for row in rows))
+    return differences(by_metrics), hash_differences(rows, hashes, legacy), counts
 
 
 def summary(lines, what="runs changed"):
@@ -362,7 +373,7 @@ def main():
         if diff:
             print(summary(diff) + "\n(the metrics moved: that is a change of results, for --write)")
             return 1
-        write_hashes({key: sha for key, _, sha in rows})
+        write_hashes({key: sha for key, _, sha, _ in rows})
         print(f"{len(rows)} runs with the snapshot's metrics; their JSON hashes rewritten in {JSON_HASHES}")
         return 0
 
@@ -383,11 +394,11 @@ def main():
         )
         rows = compute(todo, args.jobs)
         table = dict(snapshot) if partial else {}
-        table.update({key: fields for key, fields, _ in rows})
+        table.update({key: fields for key, fields, *_ in rows})
         write_snapshot(table)
         sample = set(hashes) if partial else set(hash_sample())
         new_hashes = {key: h for key, h in hashes.items() if partial}
-        new_hashes.update({key: sha for key, _, sha in rows if key in sample})
+        new_hashes.update({key: sha for key, _, sha, _ in rows if key in sample})
         write_hashes(new_hashes)
         if legacy:  # a run written anew supersedes its former hash
             write_legacy({key: h for key, h in legacy.items() if key not in table})

@@ -96,3 +96,18 @@ def test_the_snapshot_is_sorted_one_run_a_line_with_its_header():
     for line in lines[1:]:
         fields = line.split("\t")[4:]
         assert len(fields) == len(capture.METRICS) or (len(fields) == 1 and fields[0].startswith(capture.ERROR)), line
+
+
+def test_a_run_still_in_the_former_file_is_compared_without_the_keys_added_since():
+    # The former file's hashes are of the JSON before idle_while_waiting_s: a run still there is
+    # compared with today's JSON less that key, and with nothing else changed.
+    import hashlib
+
+    before = '{"migrations":80,"events":6135}'
+    today = '{"migrations":80,"idle_while_waiting_s":0.25,"events":6135}'
+    assert capture.legacy_sha256(today) == hashlib.sha256(before.encode()).hexdigest()
+    assert capture.legacy_sha256(today.replace("6135", "6136")) != hashlib.sha256(before.encode()).hexdigest()
+    key = ("m", "w", "p")
+    rows = [(key, (), hashlib.sha256(today.encode()).hexdigest(), capture.legacy_sha256(today))]
+    assert capture.hash_differences(rows, {}, {key: hashlib.sha256(before.encode()).hexdigest()}) == []
+    assert len(capture.hash_differences(rows, {}, {key: "0" * 64})) == 1
