@@ -5,7 +5,8 @@
   The site copies the catalog into itself and points those links at the copy, so they work
   there too and the strict build still checks each target exists.
 - `<!-- reproduction-verdicts -->` in a page becomes a table of every reproduction with the
-  verdict counts its document states ("Verdicts: ..."), so no page copies them by hand.
+  verdict counts its document states ("Verdicts: ...") and its independent claims
+  ("Independent: ..."), with their totals, so no page copies them by hand.
 """
 
 import os
@@ -20,6 +21,8 @@ VERDICTS_MARK = "<!-- reproduction-verdicts -->"
 # The line `python/ampsched/reproductions/_format.py` writes near each document's top.
 VERDICTS_LINE = re.compile(r"^Verdicts: (.+?)\.?$", re.M)
 TITLE_LINE = re.compile(r"^# Reproduction `[^`]+`: (.+)$", re.M)
+# The evidence line below it: "Independent: R of N reproduced (numeric: r of n)."
+INDEPENDENT_LINE = re.compile(r"^Independent: (\d+) of (\d+) reproduced \(numeric: (\d+) of (\d+)\)\.$", re.M)
 
 
 def on_files(files, config):
@@ -31,8 +34,13 @@ def on_files(files, config):
     return files
 
 
+def _independent(match):
+    return f"{match[0]} of {match[1]} reproduced (numeric: {match[2]} of {match[3]})"
+
+
 def _verdicts_table(docs_dir):
-    rows = ["| reproduction | paper | verdicts |", "|---|---|---|"]
+    rows = ["| reproduction | paper | independent claims | all verdicts |", "|---|---|---|---|"]
+    totals = [0, 0, 0, 0]
     folder = os.path.join(docs_dir, REPRODUCTION)
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".md"):
@@ -40,9 +48,17 @@ def _verdicts_table(docs_dir):
         with open(os.path.join(folder, name), encoding="utf-8") as f:
             text = f.read()
         title, verdicts = TITLE_LINE.search(text), VERDICTS_LINE.search(text)
+        independent = INDEPENDENT_LINE.search(text)
         if not (title and verdicts):
             raise ValueError(f"{REPRODUCTION}/{name}: no title or 'Verdicts:' line (regenerate it: make reproduce)")
-        rows.append(f"| [`{name[:-3]}`]({REPRODUCTION}/{name}) | {title.group(1)} | {verdicts.group(1)} |")
+        if independent:
+            counts = [int(g) for g in independent.groups()]
+            totals = [t + c for t, c in zip(totals, counts)]
+            cell = _independent(counts)
+        else:  # a document generated before claims were classified
+            cell = "not classified (regenerate it)"
+        rows.append(f"| [`{name[:-3]}`]({REPRODUCTION}/{name}) | {title.group(1)} | {cell} | {verdicts.group(1)} |")
+    rows.append(f"| **all** | | **{_independent(totals)}** | |")
     return "\n".join(rows)
 
 

@@ -104,13 +104,87 @@ def test_the_claims_table_reads_back(tmp_path):
     # The document's claims table goes through markdown_table; read_claims (what the tests
     # hold a new run to) must read it back.
     claims = [
-        reproductions.Claim("a", "§1", "x", "1", "1", "exact", "reproduced"),
-        reproductions.Claim("b", "§2", "y", "2", "3", "exact", "differs", "because"),
+        reproductions.Claim("a", "§1", "x", "1", "1", "exact", "reproduced", kind="independent", numeric=True),
+        reproductions.Claim("b", "§2", "y", "2", "3", "exact", "differs", "because", kind="calibrated"),
     ]
     table = fmt.markdown_table(reproductions.COLUMNS, [[getattr(c, k) for k in reproductions.COLUMNS] for c in claims])
     path = tmp_path / "doc.md"
     path.write_text("# doc\n\n## Claims\n\n" + table + "\n\n## Figures\n", encoding="utf-8")
     assert reproductions.read_claims(path) == {"a": "reproduced", "b": "differs"}
+    rows = reproductions.read_claim_rows(path)
+    assert [r["evidence"] for r in rows] == ["independent, numeric", "calibrated"]
+
+
+# ---- the one tolerance rule: 25% of theirs or 1.5 points, whichever is larger; same sign
+
+
+@pytest.mark.parametrize(
+    "theirs, ours, unit, bound, ok",
+    [
+        (12.5, 10.0, "%", None, True),  # allowance max(3.125, 1.5) = 3.125 points
+        (12.5, 9.3, "%", None, False),  # 3.2 points off
+        (12.5, 15.625, "%", None, True),  # exactly at the edge
+        (2.0, 0.6, "%", None, True),  # the floor: 1.4 points off, within 1.5
+        (2.0, -1.0, "%", None, False),  # within 3 points? no, and a loss for a stated gain
+        (1.0, -0.4, "%", None, False),  # within 1.5 points, but the other sign
+        (0.0, -0.4, "%", None, True),  # "no change": no side to agree on
+        (-20.0, -16.0, "%", None, True),  # a loss: allowance 5 points
+        (6.0, 7.5, "%", "at most", True),  # "at most 6%": up to 6 + 1.5
+        (6.0, 7.6, "%", "at most", False),
+        (6.0, -3.0, "%", "at most", True),  # a bound from above: any lower number holds it
+        (20.0, 15.0, "%", "at least", True),  # "at least 20%": down to 20 - 5
+        (20.0, 14.9, "%", "at least", False),
+        (2.2, 1.9, "x", None, True),  # a ratio as its gain: +120% vs +90%, allowance 30 points
+        (2.2, 1.89, "x", None, False),
+        (1.02, 0.995, "x", None, False),  # a 2% gain is not reproduced by a 0.5% loss
+        (1.02, 1.005, "x", None, True),  # 1.5 points off
+        (40.0, 50.0, "", None, True),  # a plain quantity: 25% of it, no floor
+        (40.0, 50.1, "", None, False),
+        (0.4, 0.2, "", None, False),  # no floor for plain quantities
+    ],
+)
+def test_tolerance_rule_by_hand(theirs, ours, unit, bound, ok):
+    assert fmt.agrees(theirs, ours, unit, bound) is ok
+
+
+def test_tolerance_rule_texts():
+    assert fmt.rule_text(12.5) == "rule: within 3.12 points of theirs, same sign"
+    assert fmt.rule_text(2.2, "x") == "rule: within 30 points of theirs, same sign"
+    assert fmt.rule_text(6, bound="at most") == "rule: at most theirs + 1.5 points"
+    assert fmt.rule_text(40, "") == "rule: within 10 of theirs, same sign"
+    with pytest.raises(ValueError, match="unit"):
+        fmt.agrees(1, 1, "ms")
+
+
+def test_judge_number_is_numeric_and_classified():
+    c = fmt.judge_number(
+        "g", "§4", "a gain", "+12.5%", "+10.0%", value=12.5, ours_value=10.0, unit="%", kind="independent", reason="r"
+    )
+    assert (c.verdict, c.reason, c.numeric, c.evidence) == ("reproduced", "", True, "independent, numeric")
+    c = fmt.judge_number(
+        "g", "§4", "a gain", "+12.5%", "+5.0%", value=12.5, ours_value=5.0, unit="%", kind="calibrated", reason="r"
+    )
+    assert (c.verdict, c.reason, c.tolerance) == ("differs", "r", "rule: within 3.12 points of theirs, same sign")
+    with pytest.raises(ValueError, match="evidence"):
+        reproductions.Claim("x", "s", "c", "t", "o", "tol", "reproduced", kind="anecdotal")
+
+
+def test_evidence_summary_counts_independent_claims_only():
+    C = reproductions.Claim
+    claims = [
+        C("a", "s", "c", "t", "o", "tol", "reproduced", kind="independent", numeric=True),
+        C("b", "s", "c", "t", "o", "tol", "differs", "r", kind="independent", numeric=True),
+        C("c", "s", "c", "t", "o", "tol", "reproduced", kind="independent"),
+        C("d", "s", "c", "t", "o", "tol", "reproduced", kind="calibrated", numeric=True),
+        C("e", "s", "c", "t", "o", "tol", "reproduced", kind="by construction"),
+    ]
+    assert reproductions.evidence_lines(claims) == [
+        "Independent: 2 of 3 reproduced (numeric: 1 of 2).",
+        "",
+        "Calibrated (the catalog was fitted to them: checks, not evidence): `d`.",
+        "",
+        "By construction (they follow from the code's definitions: checks, not evidence): `e`.",
+    ]
 
 
 def test_catalog_links_are_relative_to_docs_reproduction():

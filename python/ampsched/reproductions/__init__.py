@@ -30,7 +30,20 @@ from dataclasses import dataclass, field
 from .._sweep_store import PATHS
 
 VERDICTS = ("reproduced", "differs", "not comparable")
-COLUMNS = ["id", "source", "claim", "theirs", "ours", "tolerance", "verdict", "reason"]
+# What kind of evidence a claim is. Only independent claims count as evidence of the model's
+# fidelity; the others are reported apart, as checks:
+# - independent: a result the model was not built from;
+# - calibrated: the catalog was fitted to it (a model value chosen or changed to match the paper
+#   makes the claim calibrated, and the claim says so);
+# - by construction: it follows from the code's definitions (an identity of two formulas, a policy
+#   equal to another on a workload by design); such a claim belongs in the tests.
+EVIDENCE = ("independent", "calibrated", "by construction")
+# Until a reproduction module classifies a claim: counted apart, and refused by the tests.
+UNCLASSIFIED = "unclassified"
+# The evidence cell of a claim whose paper states a number (judged by the one tolerance rule,
+# `_format.judge_number`): "independent, numeric".
+NUMERIC = "numeric"
+COLUMNS = ["id", "source", "claim", "evidence", "theirs", "ours", "tolerance", "verdict", "reason"]
 # Claim tables are read back by the tests (committed verdicts must hold): one row per line,
 # cells separated by " | ", so a cell must not hold a "|" or a line break.
 _FORBIDDEN = ("|", "\n")
@@ -44,7 +57,9 @@ class ReproductionError(ValueError):
 class Claim:
     """One claim of a paper. `source`: where the paper states it (section, table or
     figure); `theirs`: their value (a number, a range or a direction); `ours`: what our runs
-    give, as shown; `verdict`: one of VERDICTS, with `reason` (one sentence) unless reproduced."""
+    give, as shown; `verdict`: one of VERDICTS, with `reason` (one sentence) unless reproduced;
+    `kind`: one of EVIDENCE (UNCLASSIFIED until the module says); `numeric`: the paper states a
+    number and the claim is judged by the one tolerance rule (`_format.judge_number`)."""
 
     id: str
     source: str
@@ -54,8 +69,17 @@ class Claim:
     tolerance: str
     verdict: str
     reason: str = ""
+    kind: str = UNCLASSIFIED
+    numeric: bool = False
+
+    @property
+    def evidence(self) -> str:
+        """The claims table's evidence cell: the kind, and ", numeric" when the paper states a number."""
+        return f"{self.kind}, {NUMERIC}" if self.numeric else self.kind
 
     def __post_init__(self):
+        if self.kind not in EVIDENCE + (UNCLASSIFIED,):
+            raise ValueError(f"claim {self.id}: evidence {self.kind!r} is not one of {EVIDENCE}")
         if self.verdict not in VERDICTS:
             raise ValueError(f"claim {self.id}: verdict {self.verdict!r} is not one of {VERDICTS}")
         if self.verdict != "reproduced" and not self.reason.strip():
@@ -260,6 +284,7 @@ def markdown(name, module, report, ctx) -> str:
 
     machines = {m["name"]: m for m in json.loads(ampsched._require_core().list_catalog("machines"))}
     counts = {v: sum(c.verdict == v for c in report.claims) for v in VERDICTS}
+    evidence = evidence_lines(report.claims)
     lines = [
         f"# Reproduction `{name}`: {module.TITLE}",
         "",
@@ -285,6 +310,8 @@ def markdown(name, module, report, ctx) -> str:
         f"Verdicts: {counts['reproduced']} reproduced, {counts['differs']} differ, "
         f"{counts['not comparable']} not comparable.",
         "",
+        *evidence,
+        "",
         "## Machines and workloads",
         "",
     ]
@@ -307,6 +334,39 @@ def markdown(name, module, report, ctx) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def evidence_counts(claims) -> dict:
+    """{"independent": (reproduced, of), "numeric": (reproduced, of)} over the independent
+    claims (numeric: those whose paper states a number), and the ids of the other kinds."""
+    independent = [c for c in claims if c.kind == "independent"]
+    numeric = [c for c in independent if c.numeric]
+    out = {
+        "independent": (sum(c.verdict == "reproduced" for c in independent), len(independent)),
+        "numeric": (sum(c.verdict == "reproduced" for c in numeric), len(numeric)),
+    }
+    for kind in EVIDENCE[1:] + (UNCLASSIFIED,):
+        out[kind] = [c.id for c in claims if c.kind == kind]
+    return out
+
+
+def evidence_lines(claims) -> list:
+    """The document's evidence summary: the independent counts on one line (what
+    `mkdocs_hooks.py` gathers for the site), then the claims of each other kind by id."""
+    n = evidence_counts(claims)
+    lines = [
+        f"Independent: {n['independent'][0]} of {n['independent'][1]} reproduced "
+        f"(numeric: {n['numeric'][0]} of {n['numeric'][1]})."
+    ]
+    notes = {
+        "calibrated": "the catalog was fitted to them: checks, not evidence",
+        "by construction": "they follow from the code's definitions: checks, not evidence",
+        UNCLASSIFIED: "not yet classified",
+    }
+    for kind, note in notes.items():
+        if n[kind]:
+            lines += ["", f"{kind.capitalize()} ({note}): {', '.join(f'`{i}`' for i in n[kind])}."]
+    return lines
+
+
 def _commented(pairs) -> list:
     width = max(len(command) for command, _ in pairs) + 4
     return [f"{command:<{width}}# {comment}" for command, comment in pairs]
@@ -315,19 +375,22 @@ def _commented(pairs) -> list:
 def read_claims(path) -> dict:
     """{id: verdict} from the claim table of a generated document (what the tests hold a new
     run to)."""
-    verdicts = {}
+    return {row["id"]: row["verdict"] for row in read_claim_rows(path)}
+
+
+def read_claim_rows(path) -> list:
+    """The claims table of a generated document, a dict per row keyed by its header's columns
+    (a document generated before a column was added reads without it)."""
+    rows, header = [], None
     with open(path, encoding="utf-8") as f:
-        in_table = False
         for line in f:
-            if line.startswith("| " + " | ".join(COLUMNS) + " |"):
-                in_table = True
+            if header is None:
+                if line.startswith("| id | source | claim |"):
+                    header = [c.strip() for c in line.strip()[2:-2].split(" | ")]
                 continue
-            if in_table:
-                if not line.startswith("|"):
-                    break
-                if line.startswith("|---"):
-                    continue
-                cells = [c.strip() for c in line.strip()[2:-2].split(" | ")]
-                row = dict(zip(COLUMNS, cells))
-                verdicts[row["id"]] = row["verdict"]
-    return verdicts
+            if not line.startswith("|"):
+                break
+            if line.startswith("|---"):
+                continue
+            rows.append(dict(zip(header, (c.strip() for c in line.strip()[2:-2].split(" | ")))))
+    return rows

@@ -10,7 +10,7 @@ would rewrite every committed document.
 
 import statistics
 
-from . import Claim
+from . import UNCLASSIFIED, Claim
 
 
 def geomean(xs) -> float:
@@ -50,10 +50,76 @@ def verdict(ok: bool) -> str:
     return "reproduced" if ok else "differs"
 
 
-def judge(cid, source, claim, theirs, ours, tolerance, ok, reason) -> Claim:
+def judge(cid, source, claim, theirs, ours, tolerance, ok, reason, kind=UNCLASSIFIED) -> Claim:
     """A claim reproduced when `ok`, else differing for `reason` (kept only then: a reproduced
-    claim carries none)."""
-    return Claim(cid, source, claim, theirs, ours, tolerance, verdict(ok), "" if ok else reason)
+    claim carries none); `kind`, one of EVIDENCE. For a claim whose paper states a number, use
+    `judge_number`: the one tolerance rule judges it."""
+    return Claim(cid, source, claim, theirs, ours, tolerance, verdict(ok), "" if ok else reason, kind)
+
+
+# ---- the one tolerance rule, for every claim whose paper states a number
+#
+# A claim's number is reproduced when ours is within 25% of theirs or within 1.5 percentage
+# points, whichever is larger, and on the same side of zero (a stated gain is not reproduced by
+# a loss, however small). The floor is for small numbers: 25% of a 2% gain is 0.5 points, less
+# than a run-to-run spread. A bound ("at most 6%") is held to the same allowance on its one side.
+# Units:
+# - "%": percentages and percentage points (a gain of 12.5% is 12.5);
+# - "x": a ratio (a speedup, an SF), judged on its gain over 1 in percent (2.2 is +120%), so
+#   that 1.05 and 1.02 compare as the 5% and 2% gains they are;
+# - "": any other quantity (ms, W, a count): 25% of it, no floor.
+RELATIVE_TOLERANCE = 0.25
+FLOOR_POINTS = 1.5
+UNITS = ("%", "x", "")
+# Rounding slack: a number exactly at the allowance's edge agrees whatever the float error of
+# converting it (1.9 as a ratio is a gain of 89.99999999999999 points).
+_EDGE = 1e-9
+BOUNDS = (None, "at most", "at least")
+
+
+def _as_points(x: float, unit: str) -> float:
+    if unit not in UNITS:
+        raise ValueError(f"tolerance rule: unit {unit!r} is not one of {UNITS}")
+    return (x - 1) * 100 if unit == "x" else x
+
+
+def allowance(theirs: float, unit: str = "%") -> float:
+    """How far ours may be from `theirs` (in points for "%" and "x", in the unit otherwise)."""
+    t = _as_points(theirs, unit)
+    return max(RELATIVE_TOLERANCE * abs(t), FLOOR_POINTS if unit else 0.0)
+
+
+def agrees(theirs: float, ours: float, unit: str = "%", bound=None) -> bool:
+    """Whether `ours` reproduces `theirs` by the one rule (`bound`: None, "at most" or "at least")."""
+    if bound not in BOUNDS:
+        raise ValueError(f"tolerance rule: bound {bound!r} is not one of {BOUNDS}")
+    t, o, a = _as_points(theirs, unit), _as_points(ours, unit), allowance(theirs, unit)
+    if bound == "at most":
+        return o <= t + a + _EDGE
+    same_side = t == 0 or (o > 0) == (t > 0)
+    if bound == "at least":
+        return o >= t - a - _EDGE and same_side
+    return abs(o - t) <= a + _EDGE and same_side
+
+
+def rule_text(theirs: float, unit: str = "%", bound=None) -> str:
+    """The tolerance cell of a claim judged by the rule: the allowance it gives `theirs`."""
+    a = allowance(theirs, unit)
+    amount = f"{a:.3g} points" if unit else f"{a:.3g}"
+    if bound is None:
+        return f"rule: within {amount} of theirs, same sign"
+    return f"rule: {bound} theirs {'+' if bound == 'at most' else '-'} {amount}" + (
+        ", same sign" if bound == "at least" else ""
+    )
+
+
+def judge_number(cid, source, claim, theirs, ours, *, value, ours_value, unit, kind, reason, bound=None) -> Claim:
+    """A claim whose paper states a number (`value`; `theirs` as the paper words it), held to
+    the one rule against `ours_value` (`ours` as shown), in `unit`; `kind`, one of EVIDENCE."""
+    ok = agrees(value, ours_value, unit, bound)
+    return Claim(
+        cid, source, claim, theirs, ours, rule_text(value, unit, bound), verdict(ok), "" if ok else reason, kind, True
+    )
 
 
 def catalog_link(kind: str, name: str) -> str:
