@@ -245,7 +245,7 @@ impl Experiment {
         Options::new(&spec, info.options)?;
         // The offline profiles are made for the policy that needs them (`profile_for`): always
         // there by the time it runs.
-        self.check_needs(&self.workload, &spec.canonical(), &spec.name, info.needs.without(Signals::PROFILE))
+        self.check_needs(&self.workload, &spec.canonical(), &spec.name, ampsched_policy::needs(&spec)?.without(Signals::PROFILE))
     }
 
     /// Each app's offline solo profile, as profiling runs before the run would measure it: per
@@ -359,12 +359,13 @@ impl Experiment {
         let solo = self.solo_references()?;
         let segments = self.segments();
         let info = ampsched_policy::info(&spec.name)?;
-        self.profile_for(info.needs)?;
-        self.check_needs(self.workload_of(info.needs), &spec.canonical(), &spec.name, info.needs)?;
+        let needs = ampsched_policy::needs(&spec)?;
+        self.profile_for(needs)?;
+        self.check_needs(self.workload_of(needs), &spec.canonical(), &spec.name, needs)?;
         let (result, extra) = if let ampsched_policy::Build::Oracle = info.build {
             self.best_static(&spec, &solo, segments)?
         } else {
-            let workload = self.workload_of(info.needs);
+            let workload = self.workload_of(needs);
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
             (self.simulate_on(&self.machine, workload, policy.as_mut(), reads(info), segments, &format!("the run of {}", spec.canonical()))?, None)
         };
@@ -404,9 +405,10 @@ impl Experiment {
                 return Ok(Some(e.message));
             }
         }
-        self.profile_for(info.needs)?;
-        let workload = self.workload_of(info.needs);
-        Ok(info.needs.check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name)).err())
+        let needs = ampsched_policy::needs(&spec)?;
+        self.profile_for(needs)?;
+        let workload = self.workload_of(needs);
+        Ok(needs.check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name)).err())
     }
 
     /// Segments to record: many for a trace file, some for a report's timeline, else none.
