@@ -82,6 +82,7 @@ __all__ = [
     "list_workloads",
     "list_policies",
     "list_programs",
+    "sf_estimation_error",
     "catalog",
     "topology",
     "agent",
@@ -627,6 +628,56 @@ def list_policies():
 def list_programs():
     """Catalog programs (the apps workloads are made of): name, description, source."""
     return _catalog("programs")
+
+
+# The suite the Sáez thesis's ch. 4 estimates SFs for (its Fig. 4.1), `sf_estimation_error`'s default.
+SF_ESTIMATION_SUITE = "SPEC CPU2000"
+
+
+def sf_estimation_error(machine: str, programs=None, base_cpi: float = 1.5):
+    """HASS-S's static speedup-factor estimate against the observed SF, per catalog program on
+    `machine` (the Sáez thesis's Fig. 4.1). The estimate is the one `hass-s:base_cpi=BASE_CPI`
+    makes: the program's signature (LLC misses per instruction at each LLC size, as an offline
+    profiling run with exact counters measures them) in the thesis's model (§4.1.3: a fixed base
+    CPI at the core's clock plus misses x the machine's one memory latency), never the engine's
+    model. The observed SF is the program's instruction rate alone on a machine of the fastest
+    core type over alone on one of the slowest (the offline profiling runs `static-ipc-driven`
+    reads). programs: catalog program names (default: every program of SPEC CPU2000, the
+    thesis's suite). One row per program and thread group: program, group, cpi (the program's
+    true mean CPI, which the estimate does not read), mpki_fast, mpki_slow (its signature at the
+    fastest and slowest types' LLC sizes), estimated_sf, observed_sf, error (estimated -
+    observed) and relative_error (error / observed)."""
+    import tempfile
+
+    import pandas as pd
+
+    core = _require_core()
+    known = list_programs()
+    if programs is None:
+        programs = list(known[known["description"] == SF_ESTIMATION_SUITE]["name"])
+    programs = [_text("programs", p) for p in _list("programs", programs)]
+    unknown = sorted(set(programs) - set(known["name"]))
+    if unknown:
+        raise core.InputError(f"programs: unknown catalog program(s) {', '.join(unknown)} (see ampsched list programs)")
+    lines = [
+        'name = "sf-estimation"',
+        'description = "each program alone, for its SF estimate"',
+        'source = "generated"',
+    ]
+    for p in programs:
+        lines += ["[[app]]", f"name = {json.dumps(p)}", f"program = {json.dumps(p)}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "sf-estimation.toml")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        rows = json.loads(core.sf_estimation(_text("machine", machine), path, _number("base_cpi", base_cpi)))
+    df = pd.DataFrame(
+        rows, columns=["app", "group", "program", "cpi", "mpki_fast", "mpki_slow", "estimated_sf", "observed_sf"]
+    )
+    df = df.drop(columns="app")
+    df["error"] = df["estimated_sf"] - df["observed_sf"]
+    df["relative_error"] = df["error"] / df["observed_sf"]
+    return df
 
 
 # ---- live: the machine the package runs on, and the agent

@@ -167,12 +167,15 @@ def test_defaults_come_from_the_engine_and_match_the_documented_ones():
 
 
 def test_sf_error_per_thread_and_on_average_for_policies_that_estimate_sfs():
-    # 2fc-2sc-amd has a private LLC per core: a one-phase program's static signature is its
-    # truth (sixtrack, crafty, equake; hass-s moves none of them, so their memory stays local);
-    # mcf has phases its whole-run signature averages away.
+    # 2fc-2sc-amd has a private LLC per core: a one-phase program's static estimate errs only by
+    # the estimator's base CPI (1.5, not the program's), so its error over the run is its solo
+    # estimation error (sixtrack, crafty, equake; hass-s moves none of them, so their memory
+    # stays local); mcf has phases its whole-run signature averages away.
     r = ampsched.run("2fc-2sc-amd", "hh1", "hass-s")
     errors = r.threads.groupby("app")["sf_error"].mean()
-    assert errors[["sixtrack", "crafty", "equake"]].max() < 1e-12
+    solo = ampsched.sf_estimation_error("2fc-2sc-amd", ["sixtrack", "crafty", "equake"]).set_index("program")
+    for p in ("sixtrack", "crafty", "equake"):
+        assert errors[p] == pytest.approx(abs(solo.loc[p, "error"]), abs=1e-9), p
     assert errors["mcf"] > 0.1
     assert 0 < r.summary["sf_error"].iloc[0] < errors["mcf"]
     # A policy without estimates has no such column; a sweep has one, empty for it.
@@ -180,3 +183,26 @@ def test_sf_error_per_thread_and_on_average_for_policies_that_estimate_sfs():
     df = ampsched.sweep("2fc-2sc-amd", "hh1", ["hass-d", "rr"], seeds="1", jobs=1)
     by = df.set_index("policy")["sf_error"]
     assert by.isna()["rr"] and 0 < by["hass-d"] < 0.2
+
+
+def test_sf_estimation_error_is_the_thesis_model_against_solo_runs():
+    # dvfs-2x: 2 and 1 GHz, 100 ns, 2 MB LLCs. By hand for a program of CPI c missing m MPKI at
+    # 2 MB: estimated SF = (1.5 / 1 + m / 10) / (1.5 / 2 + m / 10) (the thesis's CPI 1.5),
+    # observed (c + m / 10) / (c / 2 + m / 10) (alone on each type; a one-phase program).
+    df = ampsched.sf_estimation_error("dvfs-2x", ["crafty", "art", "equake"]).set_index("program")
+    for p, row in df.iterrows():
+        stall = row["mpki_fast"] / 10
+        assert row["estimated_sf"] == pytest.approx((1.5 + stall) / (0.75 + stall), rel=1e-12), p
+        c = row["cpi"]
+        assert row["observed_sf"] == pytest.approx((c + stall) / (c / 2 + stall), rel=1e-3), p
+        assert row["error"] == pytest.approx(row["estimated_sf"] - row["observed_sf"])
+    # art's true CPI (2.8) is above 1.5: the estimate understates its SF; equake's (1.0) below:
+    # it overstates it.
+    assert df.loc["art", "error"] < 0 < df.loc["equake", "error"]
+    # A base CPI equal to a program's true one leaves only what the model lacks (nothing, here).
+    one = ampsched.sf_estimation_error("dvfs-2x", ["equake"], base_cpi=1.0).iloc[0]
+    assert one["error"] == pytest.approx(0, abs=1e-3)
+    with pytest.raises(ampsched.InputError, match="unknown catalog program"):
+        ampsched.sf_estimation_error("dvfs-2x", ["no-such-program"])
+    with pytest.raises(ampsched.InputError, match="base_cpi"):
+        ampsched.sf_estimation_error("dvfs-2x", ["art"], base_cpi=0)

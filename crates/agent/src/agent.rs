@@ -636,7 +636,7 @@ fn runtime_threads(cfg: &AgentConfig) -> Result<RuntimeThreads, AgentError> {
 pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     check_config(cfg)?;
     let spec = PolicySpec::parse(&cfg.policy)?;
-    let needs = ampsched_policy::info(&spec.name)?.needs;
+    let needs = ampsched_policy::needs(&spec)?;
     run_with(cfg, &spec.name, needs, |m| Ok(ampsched_policy::build(&spec, m)?))
 }
 

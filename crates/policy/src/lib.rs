@@ -74,6 +74,14 @@ pub fn info(name: &str) -> Result<&'static PolicyInfo, InputError> {
     })
 }
 
+/// What the policy a spec names reads: its `needs`, and what its options add (`camp:sf=offline`
+/// reads the offline solo profiles).
+pub fn needs(spec: &PolicySpec) -> Result<Signals, InputError> {
+    let info = info(&spec.name)?;
+    let options = Options::new(spec, info.options)?;
+    Ok(if info.name == thesis::camp::INFO.name { thesis::camp::needs(&options) } else { info.needs })
+}
+
 /// Make the policy a spec names, after checking its options. An oracle is built by the
 /// runner's search (see `baseline::best_static::candidates`).
 pub fn build(spec: &PolicySpec, m: &Machine) -> Result<Box<dyn Policy>, InputError> {

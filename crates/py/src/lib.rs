@@ -178,6 +178,27 @@ fn run_result<T: Send>(
     result.map_err(|e| run_error(py, e, &mut python))
 }
 
+/// HASS-S's static SF estimate against the SF observed in solo runs on each core type, per
+/// group of every app of `workload` on `machine` (`Experiment::sf_estimation`), as JSON.
+#[pyfunction]
+#[pyo3(signature = (machine, workload, base_cpi=ampsched_runner::THESIS_BASE_CPI))]
+fn sf_estimation(py: Python<'_>, machine: &str, workload: &str, base_cpi: f64) -> PyResult<String> {
+    let stop = Stop::new(None);
+    let settings = settings(
+        ampsched_model::defaults::SEED,
+        ampsched_model::defaults::SLICE_MS,
+        (ampsched_model::limits::DEFAULT_MAX_SIM_S, ampsched_model::limits::DEFAULT_MAX_EVENTS),
+        false,
+        None,
+        &stop,
+    );
+    let result = py.allow_threads(|| Experiment::new(machine, workload, settings)?.sf_estimation(base_cpi).map(|v| v.to_string()));
+    if let Some(e) = stop.raised() {
+        return Err(e);
+    }
+    result.map_err(|e| run_error(py, e, &mut Vec::new()))
+}
+
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
 /// object (then the policy's text is its label) or None for a registered spec.
 #[pyfunction]
@@ -420,6 +441,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(sf_estimation, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(default_compare, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;

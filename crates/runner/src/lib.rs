@@ -15,6 +15,8 @@ use ampsched_model::{defaults, limits, Baseline, InputError, Machine, Policy, Si
 use ampsched_policy::baseline::best_static::{self, BestStatic};
 use ampsched_policy::baseline::bound::{self, Bound};
 use ampsched_policy::baseline::oblivious::{self, Oblivious};
+/// The static SF estimator's default base CPI (`Experiment::sf_estimation`), for the bindings.
+pub use ampsched_policy::common::sf_model::THESIS_BASE_CPI;
 use ampsched_policy::{OptionInfo, OptionKind, Options, PolicyInfo, PolicySpec, POLICIES};
 use ampsched_sim::{metrics, simulator_signals, AppMetrics, Engine, Metrics, RunResult, SimConfig, SimError};
 use serde::Serialize;
@@ -243,7 +245,7 @@ impl Experiment {
         Options::new(&spec, info.options)?;
         // The offline profiles are made for the policy that needs them (`profile_for`): always
         // there by the time it runs.
-        self.check_needs(&self.workload, &spec.canonical(), &spec.name, info.needs.without(Signals::PROFILE))
+        self.check_needs(&self.workload, &spec.canonical(), &spec.name, ampsched_policy::needs(&spec)?.without(Signals::PROFILE))
     }
 
     /// Each app's offline solo profile, as profiling runs before the run would measure it: per
@@ -279,6 +281,44 @@ impl Experiment {
             out.push(ips);
         }
         Ok(out)
+    }
+
+    /// HASS-S's static SF estimate against the observed SF, per group of every app (the Sáez
+    /// thesis's Fig. 4.1: "estimated vs observed speedup factors"). The estimate is the one
+    /// `hass-s:base_cpi=BASE_CPI` uses (`ampsched_policy::common::sf::static_sf`: the group's
+    /// signature in the thesis's model, never the engine's); the observed SF is the group's
+    /// instruction rate alone on the fastest core type over alone on the slowest, from the
+    /// offline profiling runs (`solo_profiles`: the app alone under `oblivious` on machines of
+    /// each core type only). Rows: app, group, program, signature CPI (the program's true mean
+    /// CPI, which the estimate does not read), signature MPKI at the fastest and slowest
+    /// types' LLC sizes, estimated SF, observed SF. Groups without a signature (no instructions)
+    /// are left out.
+    pub fn sf_estimation(&mut self, base_cpi: f64) -> Result<Value, Error> {
+        // The range of hass-s's `base_cpi`, so that every estimate shown is one the policy makes.
+        if let OptionKind::Range { min, max, .. } = ampsched_policy::common::sf::BASE_CPI_OPTION.kind {
+            if !(min..=max).contains(&base_cpi) {
+                return Err(InputError::new("sf_estimation", "base_cpi", format!("{base_cpi} is out of range [{min}, {max}]")).into());
+            }
+        }
+        let profiles = self.solo_profiles()?;
+        let m = &self.machine;
+        let (fast, slow) = ampsched_model::perf::sf_types(m);
+        let mut rows = Vec::new();
+        for (app, ips) in self.workload.apps.iter().zip(&profiles) {
+            for (g, (group, rate)) in app.groups.iter().zip(ips).enumerate() {
+                let Some(sig) = &group.signature else { continue };
+                let observed = if rate[slow] > 0.0 { rate[fast] / rate[slow] } else { f64::NAN };
+                rows.push(json!({
+                    "app": app.name, "group": g, "program": app.program,
+                    "cpi": sig.cpi,
+                    "mpki_fast": sig.misses.mpki_at(m.llc_size_kb_of_type(fast)),
+                    "mpki_slow": sig.misses.mpki_at(m.llc_size_kb_of_type(slow)),
+                    "estimated_sf": ampsched_policy::common::sf::static_sf(m, sig, base_cpi),
+                    "observed_sf": observed,
+                }));
+            }
+        }
+        Ok(Value::Array(rows))
     }
 
     /// Measure the solo profiles if a policy that needs `needs` will read them (once per
@@ -319,12 +359,13 @@ impl Experiment {
         let solo = self.solo_references()?;
         let segments = self.segments();
         let info = ampsched_policy::info(&spec.name)?;
-        self.profile_for(info.needs)?;
-        self.check_needs(self.workload_of(info.needs), &spec.canonical(), &spec.name, info.needs)?;
+        let needs = ampsched_policy::needs(&spec)?;
+        self.profile_for(needs)?;
+        self.check_needs(self.workload_of(needs), &spec.canonical(), &spec.name, needs)?;
         let (result, extra) = if let ampsched_policy::Build::Oracle = info.build {
             self.best_static(&spec, &solo, segments)?
         } else {
-            let workload = self.workload_of(info.needs);
+            let workload = self.workload_of(needs);
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
             (self.simulate_on(&self.machine, workload, policy.as_mut(), reads(info), segments, &format!("the run of {}", spec.canonical()))?, None)
         };
@@ -364,9 +405,10 @@ impl Experiment {
                 return Ok(Some(e.message));
             }
         }
-        self.profile_for(info.needs)?;
-        let workload = self.workload_of(info.needs);
-        Ok(info.needs.check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name)).err())
+        let needs = ampsched_policy::needs(&spec)?;
+        self.profile_for(needs)?;
+        let workload = self.workload_of(needs);
+        Ok(needs.check(simulator_signals(workload), &format!("the simulator with workload '{}'", workload.name)).err())
     }
 
     /// Segments to record: many for a trace file, some for a report's timeline, else none.

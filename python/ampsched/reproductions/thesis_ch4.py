@@ -33,6 +33,7 @@ import os
 
 from . import Report, policy_roles
 from ._format import catalog_links, geomean, judge, markdown_table, pct, points
+from ._sf_estimation import sf_estimation_section
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -1384,6 +1385,7 @@ holds no CPU times)."""
             "Per configuration: each scheduler's reduction in completion time over the "
             "default metric, and the programs HASS-S and best static ran mostly on fast cores.\n\n" + per,
         ),
+        sf_estimation_section(ctx, MACHINES, CONFIG),
         ("Notes", notes),
     ]
     return Report(claims=claims(res, plan), machines=list(MACHINES), workloads=workloads, sections=sections)

@@ -11,6 +11,7 @@ pub mod partition;
 pub mod per_thread;
 pub mod ratio_rank;
 pub mod sf;
+pub mod sf_model;
 pub mod speedup;
 pub mod speedup_model;
 pub mod tlp;

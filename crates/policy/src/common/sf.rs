@@ -1,15 +1,19 @@
 //! Speedup-factor (SF) estimation, for every scheduler that needs an SF (HASS-S, HASS-D, SFD
-//! and CAMP): one model, a static and a dynamic estimator, and CAMP's SF categories.
+//! and CAMP): a static and a dynamic estimator, and CAMP's SF categories.
 //!
-//! **Model** (Sáez thesis, §4.1.3 "Performance model"; `ampsched_model::perf::sf_at`): a chunk
-//! of N instructions takes T = N × CPI / f + N × (LLC misses per instruction) × memory latency
-//! on a core, the CPI scaled by the core type's `cpi_scale`; SF = T_slow / T_fast, between the
-//! fastest and the slowest core type. The latency is the machine's `memory_latency_ns` (the
-//! thesis assumes one constant latency "discoverable by the OS", ignoring NUMA, as we do).
+//! **Model** (Sáez thesis, §4.1.3 "Performance model"; `sf_model`, the estimators' own, never
+//! the engine's `PerfModel`): a chunk of N instructions takes T = N × CPI / f + N × (LLC misses
+//! per instruction) × memory latency on a core, the CPI scaled by the core type's `cpi_scale`;
+//! SF = T_slow / T_fast, between the fastest and the slowest core type. The latency is the
+//! machine's `memory_latency_ns` (the thesis assumes one constant latency "discoverable by the
+//! OS", ignoring NUMA, as we do).
 //!
 //! **Static** (HASS-S, thesis §4.2.1 "static signatures"): one signature per program, as an
 //! offline profiling run of the whole program alone measures it (`Signature`, given by the
-//! workload or derived from its phases), its miss curve read at each core type's LLC size.
+//! workload or derived from its phases): its LLC misses per instruction at each LLC size, read
+//! at each core type's LLC size. The CPI is not the program's: the thesis's fixed base CPI
+//! (`sf_model::THESIS_BASE_CPI`, 1.5, an option of the policy), so a program whose true CPI is
+//! not 1.5 (or whose misses overlap) gets an SF off its true one, as in the thesis's Fig. 4.1.
 //! It knows no phases and no co-runners.
 //!
 //! **Dynamic** (HASS-D, thesis §4.2.2 "dynamic signatures"): from each thread's counters over
@@ -27,20 +31,23 @@
 //!   fast core from a thread legitimately placed there.
 //!
 //! From a sample's counters per core type the estimator recovers the thread's CPI on the
-//! reference core and its miss rate by inverting the model: on type k, cycles = instructions ×
-//! CPI × cpi_scale_k + misses × latency × f_k, so CPI = Σ_k (cycles_k − misses_k × latency ×
-//! f_k) / cpi_scale_k / Σ_k instructions (the thesis assumed CPI 1.5 for every program; with
-//! cycles counted we need not). Both are then put in the model for both core types, with the
-//! miss rate measured where the thread runs (the thesis's dynamic signatures assume equal LLC
-//! sizes on both types).
+//! reference core and its miss rate by inverting its own model (`sf_model`): on type k, cycles =
+//! instructions × CPI × cpi_scale_k + misses × latency × f_k, so CPI = Σ_k (cycles_k − misses_k ×
+//! latency × f_k) / cpi_scale_k / Σ_k instructions (the thesis assumed CPI 1.5 for every
+//! program; with cycles counted we need not). Both are then put in the model for both core
+//! types, with the miss rate measured where the thread runs (the thesis's dynamic signatures
+//! assume equal LLC sizes on both types). Where the engine's truth is richer than the model
+//! (misses that overlap, a CPI per microarchitecture), the inversion reads the stall time the
+//! model cannot see as CPI, and the estimate errs as the thesis's would.
 
 use std::cmp::Ordering;
 
-use ampsched_model::perf::{sf_at, sf_types, speed_at};
-use ampsched_model::{Machine, Signature, SimpleModel, SystemView, ThreadId};
+use ampsched_model::perf::sf_types;
+use ampsched_model::{Machine, Signature, SystemView, ThreadId};
 
 use super::partition::Claim;
 use super::per_thread::PerThread;
+use super::sf_model::{self, THESIS_BASE_CPI};
 use crate::options::{OptionInfo, OptionKind, Options};
 
 /// The SF a thread has before anything is known of it: the lowest the model attains (every
@@ -52,7 +59,8 @@ pub const LOWEST_SF: f64 = 1.0;
 /// maximum for the instruction-per-second ratios between fast and slow cores" (§6.2.2): 2.0 on
 /// its AMD machines, 1.5 on its Intel ones.
 pub fn highest_sf(m: &Machine) -> f64 {
-    sf_at(&SimpleModel, m, 1.0, 0.0, 0.0, m.memory_latency_ns)
+    // Without misses the CPI cancels: any gives the ratio of clock over cpi_scale.
+    sf_model::sf(m, THESIS_BASE_CPI, 0.0, 0.0, m.memory_latency_ns)
 }
 
 /// CAMP's SF categories (Sáez thesis, §6.2.1 "Computing the speedup factor" and §6.3.1): an
@@ -108,21 +116,30 @@ impl PartialEq for Sf {
 impl Eq for Sf {}
 impl Claim for Sf {}
 
-/// The static SF of a program with signature `sig` on machine `m`: its curve read at the LLC
-/// size of the fastest and of the slowest core type (thesis §4.2.1: "look up the cell for each
-/// core type's LLC size").
-pub fn static_sf(m: &Machine, sig: &Signature) -> f64 {
+/// The option of the static estimator's base CPI (HASS-S's `base_cpi`).
+pub const BASE_CPI_OPTION: OptionInfo = OptionInfo {
+    name: "base_cpi",
+    // 0.1 to 100 cycles per instruction: from a 10-wide core to one stalled on every instruction.
+    kind: OptionKind::Range { default: THESIS_BASE_CPI, min: 0.1, max: 100.0 },
+    doc: "the static estimator's fixed CPI at the core's clock, the same for every program (Sáez thesis §4.1.3: 1.5)",
+};
+
+/// The static SF of a program with signature `sig` on machine `m`, its CPI taken to be
+/// `base_cpi` (the thesis's 1.5): its miss curve read at the LLC size of the fastest and of the
+/// slowest core type (thesis §4.2.1: "look up the cell for each core type's LLC size").
+pub fn static_sf(m: &Machine, sig: &Signature, base_cpi: f64) -> f64 {
     let (fast, _) = sf_types(m);
-    static_speeds(m, sig, &[fast])[0]
+    static_speeds(m, sig, &[fast], base_cpi)[0]
 }
 
 /// The static speed of a program with signature `sig` on each core type of `types` relative
-/// to the slowest core type (T_slowest / T_type, each read at its type's LLC size): its SF on
-/// the fastest type, 1 on the slowest.
-pub fn static_speeds(m: &Machine, sig: &Signature, types: &[usize]) -> Vec<f64> {
+/// to the slowest core type (T_slowest / T_type, each read at its type's LLC size, at CPI
+/// `base_cpi`): its SF on the fastest type, 1 on the slowest. The signature's own CPI is not
+/// read: the thesis's signature holds misses only.
+pub fn static_speeds(m: &Machine, sig: &Signature, types: &[usize], base_cpi: f64) -> Vec<f64> {
     let (_, slow) = sf_types(m);
     let at = |ty: usize| (ty, sig.misses.mpki_at(m.llc_size_kb_of_type(ty)));
-    types.iter().map(|&ty| speed_at(&SimpleModel, m, sig.cpi, at(ty), at(slow), m.memory_latency_ns)).collect()
+    types.iter().map(|&ty| sf_model::speed(m, base_cpi, at(ty), at(slow), m.memory_latency_ns)).collect()
 }
 
 /// The dynamic estimator's options, shared by every policy that uses it.
@@ -263,12 +280,13 @@ impl DynamicSf {
             return false;
         }
         let p = k.phase.expect("a stable phase");
-        let sf = sf_at(&SimpleModel, view.machine, p.cpi(), p.mpki(), p.mpki(), view.machine.memory_latency_ns);
+        let sf = sf_model::sf(view.machine, p.cpi(), p.mpki(), p.mpki(), view.machine.memory_latency_ns);
         k.sf.replace(sf) != Some(sf)
     }
 }
 
-/// Thread `t`'s counters over the last period as a sample, if it retired instructions.
+/// Thread `t`'s counters over the last period as a sample, if it retired instructions: the
+/// cycles put back on the reference core by inverting `sf_model::ns_per_instruction`.
 fn read_sample(view: &SystemView, t: ThreadId) -> Option<Sample> {
     let m = view.machine;
     let lat = m.memory_latency_ns;

@@ -34,7 +34,9 @@
 use ampsched_model::view::AppId;
 use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers, MAX_CORE_TYPES};
 
-use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS};
+use ampsched_model::perf::sf_types;
+
+use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS, LOWEST_SF};
 use crate::common::tlp::{AppClass, AppThreads, Tlp, BOOST_TICKS_OPTION, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
 use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
@@ -95,10 +97,26 @@ pub const SKIP: OptionInfo = OptionInfo {
     doc: "skip the UF and class updates of an app that could not reach MEDIUM even at the highest SF, until its runnable count falls (thesis §6.2.1's optimisation; its miss rates are still sampled, so no decision changes)",
 };
 
+pub const SF_SOURCE: OptionInfo = OptionInfo {
+    name: "sf",
+    kind: OptionKind::Choice { default: "online", choices: &["online", "offline"] },
+    doc: "online: each thread's SF estimated from its counters (CAMP); offline: its program's SF measured before the run, alone on the fastest and the slowest core type (the thesis's oracle comparison, ch. 6: online CAMP \"within 1%\" of it)",
+};
+
 /// The four utility thresholds, in every variant.
 pub const THRESHOLD_OPTIONS: [OptionInfo; 4] = [ST_LOWER, ST_UPPER, MT_LOWER, MT_UPPER];
 
-pub const OPTIONS: [OptionInfo; 12] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP]]);
+pub const OPTIONS: [OptionInfo; 13] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP, SF_SOURCE]]);
+
+/// What CAMP reads with `options` (`PolicyInfo::needs` plus what an option asks): with
+/// `sf=offline`, the offline solo profiles (`Signals::PROFILE`).
+pub fn needs(o: &Options) -> Signals {
+    if o.choice(SF_SOURCE.name) == "offline" {
+        INFO.needs.union(Signals::PROFILE)
+    } else {
+        INFO.needs
+    }
+}
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "camp",
@@ -117,6 +135,16 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub enum SfSource {
     /// Each thread's own, estimated online from its counters (CAMP, SFD).
     Estimated,
+    /// Each thread's program's, measured before the run (`camp:sf=offline`): its instruction
+    /// rate alone on a machine of the fastest core type over alone on one of the slowest, from
+    /// the profiling runs the runner makes before the run (`Signals::PROFILE`,
+    /// `AppView::solo_ips`: the app alone under `oblivious` on machines of one core type each,
+    /// what a user measures by running the program pinned to each core type). It is a profile
+    /// taken beforehand, per program (and thread group), not the simulator's live state: it
+    /// knows no phases (the thesis's oracle used "a-priori measured SFs", its Fig. 6.2 "SF_avg
+    /// measured offline by running each app single-threaded on slow, then on fast cores"), nor
+    /// co-runners, and it is read once, at a thread's start.
+    Offline,
     /// The machine's highest, the same for every thread (PA rebuilt on the UF).
     Highest,
 }
@@ -154,6 +182,10 @@ pub struct Camp {
     variant: Variant,
     parts: Partitions<Rank>,
     estimator: Option<DynamicSf>,
+    /// Where its SFs come from (the variant's, or `Offline` for `camp:sf=offline`).
+    sf_source: SfSource,
+    /// Each thread's offline SF (`SfSource::Offline`), from its start.
+    offline: PerThread<Option<f64>>,
     tlp: Tlp,
     share: FairShare,
     /// Quantum: the SF sampling period (the estimator reads one quantum's counters), or for a
@@ -191,17 +223,23 @@ impl Camp {
     pub fn new(variant: Variant, o: &Options, m: &Machine) -> Self {
         let parts = Partitions::new(m);
         let highest = highest_sf(m);
-        let estimator = (variant.sf == SfSource::Estimated).then(|| DynamicSf::new(DynamicOptions::from(o)));
-        let quantum_ns = match &estimator {
-            Some(e) => e.period_ns(),
-            None => o.ms("quantum_ms"),
+        let sf_source = if variant == Variant::CAMP && o.choice(SF_SOURCE.name) == "offline" { SfSource::Offline } else { variant.sf };
+        let estimator = (sf_source == SfSource::Estimated).then(|| DynamicSf::new(DynamicOptions::from(o)));
+        let quantum_ns = match (&estimator, sf_source) {
+            (Some(e), _) => e.period_ns(),
+            // The same quantum as online CAMP's (its sampling period), so that the two differ
+            // only in where the SFs come from.
+            (None, SfSource::Offline) => DynamicOptions::from(o).period_ns,
+            (None, _) => o.ms("quantum_ms"),
         };
         let boost_ticks = if variant.tlp { o.integer(BOOST_TICKS.name) as u64 } else { DEFAULT_BOOST_TICKS };
-        let estimated = variant.sf == SfSource::Estimated;
+        let estimated = sf_source != SfSource::Highest;
         Camp {
             nfc: parts.ncores(FAST) as u32,
             parts,
             estimator,
+            sf_source,
+            offline: PerThread::new(),
             tlp: Tlp::new(m, None, boost_ticks),
             share: FairShare::new(o.ms(SHARE_THRESHOLD.name) as f64),
             quantum_ns,
@@ -274,10 +312,25 @@ impl Camp {
 
     /// The SF thread `t`'s UF uses; None while it warms up (no estimate yet).
     fn sf_of(&self, t: ThreadId) -> Option<f64> {
-        match &self.estimator {
-            None => Some(self.highest),
-            Some(e) => e.estimated(t).map(|sf| if self.categories { categorized_sf(sf, self.highest) } else { sf }),
-        }
+        let sf = match (&self.estimator, self.sf_source) {
+            (Some(e), _) => e.estimated(t),
+            (None, SfSource::Offline) => self.offline.value(t),
+            (None, _) => return Some(self.highest),
+        };
+        sf.map(|sf| if self.categories { categorized_sf(sf, self.highest) } else { sf })
+    }
+
+    /// Thread `t`'s offline SF: its group's solo rate on the fastest core type over that on the
+    /// slowest (`SfSource::Offline`). A group that retired nothing alone gives no evidence: the
+    /// lowest SF, as a new thread has online.
+    fn offline_sf(view: &SystemView, t: ThreadId) -> Result<f64, PolicyFailure> {
+        let v = view.thread(t);
+        let Some(ips) = view.apps[v.app as usize].solo_ips.get(v.group as usize).copied().flatten() else {
+            return Err(PolicyFailure("camp:sf=offline: no offline solo profile for this thread's program (needs the profiling runs; never live)".into()));
+        };
+        let (fast, slow) = sf_types(view.machine);
+        let sf = ips[fast] / ips[slow];
+        Ok(if sf.is_finite() && sf > 0.0 { sf } else { LOWEST_SF })
     }
 
     /// Thread `t`'s class and claim now.
@@ -436,6 +489,9 @@ impl Policy for Camp {
         let Some(changed) = self.parts.begin(view) else { return Ok(()) };
         self.note_changes(view, changed);
         if let Trigger::Start(t) = view.trigger {
+            if self.sf_source == SfSource::Offline {
+                self.offline.set(t, Some(Self::offline_sf(view, t)?));
+            }
             self.parts.place_new(view, t, out);
             // Placed by load, not class: put it in its class's place below. (A thread that
             // started with it was listed as changed while it had no partition yet.)
@@ -471,6 +527,10 @@ impl Policy for Camp {
 
 impl Diagnostics for Camp {
     fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
-        self.estimator.as_ref().map(|e| e.sf(t))
+        match (&self.estimator, self.sf_source) {
+            (Some(e), _) => Some(e.sf(t)),
+            (None, SfSource::Offline) => self.offline.value(t),
+            _ => None,
+        }
     }
 }

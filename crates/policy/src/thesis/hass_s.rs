@@ -2,11 +2,13 @@
 //! signatures (Sáez thesis, §4.2.1 and Algorithm 4.1; first proposed by Shelepov, Sáez et al.,
 //! "HASS: a scheduler for heterogeneous multicore systems", ACM SIGOPS OSR 43(2), 2009).
 //!
-//! Each thread's SF is fixed: its program's static signature read at each core type's LLC
-//! size (`common::sf::static_sf`). A thread's expected performance in a partition is its speed
-//! there (SF on the fast cores, 1 on the slow ones; on more levels, T_slowest / T_level) times
-//! its share of a core, CPU time being shared equally in a partition: min(1, cores / runnable
-//! threads, itself counted). At a thread's start (after the thesis's initial placement, §2.3:
+//! Each thread's SF is fixed: its program's static signature (LLC misses per instruction at
+//! each LLC size, as an offline profiling run measures them) read at each core type's LLC size,
+//! put in the thesis's estimation model with its fixed base CPI (`base_cpi`, 1.5) and one
+//! memory latency (`common::sf::static_sf`; `common::sf_model`, never the engine's model). A
+//! thread's expected performance in a partition is its speed there (SF on the fast cores, 1 on
+//! the slow ones; on more levels, T_slowest / T_level) times its share of a core, CPU time being
+//! shared equally in a partition: min(1, cores / runnable threads, itself counted). At a thread's start (after the thesis's initial placement, §2.3:
 //! the partition of lowest scaled load, ties to the faster) and at every refresh, Algorithm 4.1:
 //! 1. a thread on the fast partition with no more runnable threads than cores is optimal: done;
 //! 2. otherwise it moves to the partition of highest expected performance if that beats its
@@ -26,7 +28,7 @@
 
 use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::sf::{static_sf, static_speeds, Sf, LOWEST_SF};
+use crate::common::sf::{static_sf, static_speeds, Sf, BASE_CPI_OPTION, LOWEST_SF};
 use crate::common::{Level, Partitions, PerThread, FAST};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
@@ -50,6 +52,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
             kind: OptionKind::Range { default: 200.0, min: 0.1, max: 1e6 },
             doc: "CPU time a thread runs between refreshes of its assignment (the thesis leaves it open; 200 ms, HASS-D's sampling period)",
         },
+        BASE_CPI_OPTION,
     ],
     needs: Signals::HINTS,
     optional: Signals::NONE,
@@ -60,6 +63,8 @@ pub struct HassS {
     parts: Partitions<Sf>,
     quantum_ns: u64,
     refresh_ns: u64,
+    /// The estimator's fixed CPI (`base_cpi`).
+    base_cpi: f64,
     /// Each thread's static SF, and its speed per partition (T_slowest / T_level), once seen.
     sf: PerThread<Option<f64>>,
     speed: PerThread<Vec<f64>>,
@@ -81,6 +86,7 @@ impl HassS {
             parts,
             quantum_ns: o.ms("quantum_ms"),
             refresh_ns: o.ms("refresh_ms"),
+            base_cpi: o.number(BASE_CPI_OPTION.name),
             sf: PerThread::new(),
             speed: PerThread::new(),
             level_types,
@@ -98,8 +104,8 @@ impl HassS {
         let v = view.thread(t);
         let m = view.machine;
         let sig = view.apps[v.app as usize].signatures.get(v.group as usize).and_then(|s| s.as_ref());
-        let sf = sig.map_or(LOWEST_SF, |s| static_sf(m, s));
-        let speed = sig.map_or_else(|| vec![1.0; self.level_types.len()], |s| static_speeds(m, s, &self.level_types));
+        let sf = sig.map_or(LOWEST_SF, |s| static_sf(m, s, self.base_cpi));
+        let speed = sig.map_or_else(|| vec![1.0; self.level_types.len()], |s| static_speeds(m, s, &self.level_types, self.base_cpi));
         self.sf.set(t, Some(sf));
         self.speed.set(t, speed);
         self.parts.set_claim(t, Sf(sf));

@@ -296,3 +296,38 @@ proptest::proptest! {
         proptest::prop_assert!(inversion.is_none(), "at {:?} (ns, slow thread, fast thread)", inversion);
     }
 }
+
+#[test]
+fn camp_with_offline_sfs_knows_them_from_the_start() {
+    // mid (10/3 MPKI: SF 1.6, medium category) starts first and takes the fast core (ties go
+    // fast); hi (compute-bound: SF 2, high category) starts on the slow one. Offline, both SFs
+    // are known at the start from the solo profiling runs (alone, one core of each type: mid's
+    // rate 1/0.8333 on the fast type, 1/1.3333 on the slow one, exactly 1.6; hi's 2), so hi is
+    // HIGH at once and swaps with mid before either runs: it never runs slow, and each estimate
+    // is the truth (one phase, flat rates, private caches). Online, hi warms up as LOW for 0.8 s
+    // on the slow core (the start period discarded, then a phase and 2 stable periods).
+    use ampsched_runner::{Experiment, Settings};
+    let dir = crate::common::ScratchDir::new("camp-offline");
+    let m = "name = \"1f1s\"\nmemory_latency_ns = 100.0\n\
+             [[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\npower_active_w = 1.0\npower_idle_w = 0.1\n\
+             [[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\npower_active_w = 1.0\npower_idle_w = 0.1\n";
+    let w = format!("{}{}", st_app("mid", 3e9, 10.0 / 3.0), st_app("hi", 4e9, 0.0));
+    let settings = Settings { counter_noise: 0.0, ..Settings::default() };
+    let mut e = Experiment::new(&dir.write("m.toml", m), &dir.write("w.toml", &w), settings).unwrap();
+    let hi_slow = |v: &serde_json::Value| {
+        let t = &v["threads"][1];
+        assert_eq!(t["app"], "hi");
+        t["cpu_s"].as_f64().unwrap() - t["fast_s"].as_f64().unwrap()
+    };
+    let offline = e.run("camp:sf=offline").unwrap();
+    assert!(hi_slow(&offline).abs() < 1e-9, "{}", hi_slow(&offline));
+    assert!(offline["sf_error"].as_f64().unwrap() < 1e-9, "{}", offline["sf_error"]);
+    let online = e.run("camp").unwrap();
+    assert!((hi_slow(&online) - 0.8).abs() < 0.01, "{}", hi_slow(&online));
+    assert!(online["sf_error"].as_f64().unwrap() > 0.01);
+    // SFD has no such option; a live agent could not give the profile (checked by `needs`).
+    assert!(e.run("sfd:sf=offline").is_err());
+    let spec = PolicySpec::parse("camp:sf=offline").unwrap();
+    assert!(ampsched_policy::needs(&spec).unwrap().contains(ampsched_model::Signals::PROFILE));
+    assert!(!ampsched_policy::needs(&PolicySpec::parse("camp").unwrap()).unwrap().contains(ampsched_model::Signals::PROFILE));
+}

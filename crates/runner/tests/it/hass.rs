@@ -38,6 +38,7 @@ fn secs(ns: u64) -> f64 {
 #[test]
 fn hass_s_puts_the_thread_of_higher_sf_on_the_fast_core() {
     // mem: 1 + 20 MPKI × 0.1 ns: 2.5 ns per instruction fast, 3.0 slow: SF 1.2. cpu: SF 2.0.
+    // (The estimator's base CPI set to the programs' 1.0, so its model is their truth.)
     // mem starts first and takes the fast core (ties go fast); cpu starts on the slow core,
     // where its expected performance (1 × a whole core) is no better than on the fast one
     // (2.0 × half a core), so Algorithm 4.1 rebinds it: a swap, at once, before either has run.
@@ -47,7 +48,7 @@ fn hass_s_puts_the_thread_of_higher_sf_on_the_fast_core() {
         "[[app]]\nname = \"mem\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 2e9\nllc_mpki = 20\n\
          [[app]]\nname = \"cpu\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 2e9\n",
     );
-    let (r, p) = simulate(&m, &w, "hass-s");
+    let (r, p) = simulate(&m, &w, "hass-s:base_cpi=1");
     let (mem, cpu) = (&r.threads[0], &r.threads[1]);
     assert_eq!(p.diagnostics().unwrap().sf_estimate(0), Some(1.2));
     assert_eq!(p.diagnostics().unwrap().sf_estimate(1), Some(2.0));
@@ -57,8 +58,32 @@ fn hass_s_puts_the_thread_of_higher_sf_on_the_fast_core() {
     // other 5e9 / 3 at 2.5 ns.
     assert_eq!(mem.per_type[1].time_ns, 1_000_000_000);
     assert!((secs(mem.per_type[0].time_ns) - (20e-6 + 5e9 / 3.0 * 2.5e-9)).abs() < 1e-6, "{}", mem.per_type[0].time_ns);
-    // Private caches and flat miss rates: the static SF is the truth.
+    // Private caches, flat miss rates and the programs' own CPI: the static SF is the truth.
     assert!(r.sf_error_mean().unwrap() < 1e-12);
+}
+
+#[test]
+fn the_static_estimate_uses_the_thesis_base_cpi_not_the_programs() {
+    // Both 20 MPKI (2 ns of stall per instruction at 100 ns). The estimator takes CPI 1.5
+    // (thesis §4.1.3) for both: T_fast = 1.5 / 2 + 2 = 2.75 ns, T_slow = 1.5 + 2 = 3.5 ns,
+    // SF 14/11 = 1.2727. "cpi1" really has CPI 1: 2.5 ns fast, 3 ns slow, true SF 1.2, so its
+    // estimate is off by 14/11 − 1.2 = 0.0727 whenever it runs; "cpi15" has CPI 1.5: exact.
+    let m = machine_1f1s("");
+    let w = workload(
+        "[[app]]\nname = \"cpi1\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 2e9\nllc_mpki = 20\n\
+         [[app]]\nname = \"cpi15\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 2e9\ncpi = 1.5\nllc_mpki = 20\n",
+    );
+    let (r, p) = simulate(&m, &w, "hass-s");
+    for t in 0..2 {
+        let estimate = p.diagnostics().unwrap().sf_estimate(t).unwrap();
+        assert!((estimate - 14.0 / 11.0).abs() < 1e-12, "thread {t}: {estimate}");
+    }
+    let off = r.sf_error_of(0).unwrap();
+    assert!((off - (14.0 / 11.0 - 1.2)).abs() < 1e-12, "{off}");
+    assert!(r.sf_error_of(1).unwrap() < 1e-12);
+    // A base CPI of 3 (a slower core's guess): T_fast = 1.5 + 2, T_slow = 3 + 2: SF 10/7.
+    let (_, p) = simulate(&m, &w, "hass-s:base_cpi=3");
+    assert!((p.diagnostics().unwrap().sf_estimate(0).unwrap() - 10.0 / 7.0).abs() < 1e-12);
 }
 
 #[test]
@@ -119,7 +144,8 @@ fn the_static_signature_misjudges_a_thread_beside_a_cache_hungry_co_runner_the_d
          miss_curve = { size_kb = [256, 2048], mpki = [100, 10] }\n",
     );
     let truth = (1.0 + 0.937_218) / (0.5 + 0.937_218);
-    let (s, ps) = simulate(&m, &w, "hass-s");
+    // The estimator's base CPI is t's own (1.0), so that its error here is the co-runner's alone.
+    let (s, ps) = simulate(&m, &w, "hass-s:base_cpi=1");
     assert!((ps.diagnostics().unwrap().sf_estimate(0).unwrap() - 1.1 / 0.6).abs() < 1e-9);
     let static_error = s.sf_error_of(0).unwrap();
     assert!((static_error - (1.1 / 0.6 - truth)).abs() < 1e-3, "{static_error}");
@@ -228,7 +254,8 @@ fn hass_s_fills_the_fast_partition_by_sf_within_the_balance_rules() {
     }
     let m = Machine::from_toml("2f2s", &machine).unwrap();
     let w = Workload::from_toml(&dir.write("fill.toml", &work), &work, &Programs::new()).unwrap();
-    let (r, _) = simulate(&m, &w, "hass-s");
+    // The estimator's base CPI is the programs' own (1.0): the SFs above.
+    let (r, _) = simulate(&m, &w, "hass-s:base_cpi=1");
     for b in &r.threads[2..5] {
         assert_eq!(b.per_type[1].time_ns, 0, "thread {} ran on a slow core", b.id);
         let fast = secs(b.per_type[0].time_ns);
