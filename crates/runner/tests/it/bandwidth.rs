@@ -9,9 +9,9 @@ use ampsched_policy::{build, PolicySpec};
 use ampsched_runner::catalog;
 use ampsched_sim::{Engine, RunResult, SimConfig};
 
-/// 2 cores at 1 GHz, 100 ns misses, and `memory` (a `[memory]` table, or nothing).
+/// 2 cores at 1 GHz, 100 ns misses, and `memory` (top-level keys and tables: a `[memory]`, or nothing).
 fn machine(memory: &str) -> Machine {
-    Machine::from_toml("m.toml", &format!("memory_latency_ns = 100\n[[core_type]]\nname = \"c\"\ncount = 2\nfreq_ghz = 1.0\n{memory}")).unwrap()
+    Machine::from_toml("m.toml", &format!("memory_latency_ns = 100\n{memory}\n[[core_type]]\nname = \"c\"\ncount = 2\nfreq_ghz = 1.0\n")).unwrap()
 }
 
 /// `n` single-thread apps of 1e6 instructions at CPI 1 with 100 misses per 1000 instructions:
@@ -52,6 +52,19 @@ fn two_streaming_threads_run_at_the_closed_form() {
     let bw = MemoryBandwidth { bandwidth_gbps: 1.28, line_bytes: 64.0 };
     let (_, w) = solve(&bw, |w| 2.0 * 0.1 / (11.0 + 0.1 * w) * 64.0);
     assert!((11.0 + 0.1 * w - 15.524_937_81).abs() < 1e-8);
+}
+
+#[test]
+fn each_memory_node_has_its_own_controller() {
+    // The same two threads with a [[numa]] node per core: each thread's memory is on its own
+    // core's node (first touch), so each controller serves one thread, at the one-thread rate
+    // of 12.63680925 ns per instruction, not the shared 15.52.
+    let numa = format!("remote_memory_latency_ns = 150\n{SLOW_MEMORY}[[numa]]\ncores = [0]\n[[numa]]\ncores = [1]\n");
+    let r = simulate(&machine(&numa), &streaming(2), "oblivious", true);
+    for t in &r.threads {
+        assert_eq!(t.migrations, 0);
+        assert!((t.per_type[0].time_ns as f64 - 12_636_809.25).abs() <= 2.0, "{}", t.per_type[0].time_ns);
+    }
 }
 
 #[test]
