@@ -252,7 +252,7 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) llc_dirty: Vec<u32>,
     /// The memory controllers' bandwidth and queues (`memory::Controllers`); None on a machine
     /// without `[memory]`, which then pays nothing for them.
-    pub(crate) controllers: Option<crate::memory::Controllers>,
+    pub(crate) controllers: Option<crate::memory::Controllers<'a>>,
     /// Per thread: the sum of |SF estimate − true SF| over its samples and their number
     /// (`sf_truth`); empty while the policy gives no estimates.
     pub(crate) sf_error: Vec<(f64, u64)>,

@@ -86,19 +86,43 @@ pub(crate) struct Rate {
 /// The memory controllers of a machine with `[memory]`: one per memory node, each a queue whose
 /// mean wait is added to the latency of the misses it serves.
 #[derive(Debug, Clone)]
-pub(crate) struct Controllers {
+pub(crate) struct Controllers<'a> {
     bw: MemoryBandwidth,
     /// Per memory node: its controller's mean queueing delay now, ns (0 while no thread misses).
     wait_ns: Vec<f64>,
     /// Who runs, or what they do, has changed since the waits were solved.
     pub dirty: bool,
-    /// Reused buffer: the running threads that miss, as (core, memory node).
-    served: Vec<(u32, u16)>,
+    /// What the waits were solved for: the running threads that miss, and the clocks. The same
+    /// again gives the same waits, so a slice switch between two threads of one phase on one
+    /// core (the common event) solves nothing.
+    served: Vec<Served<'a>>,
+    clock_epoch: u32,
+    /// Reused buffers: the served threads now, and which nodes' waits changed.
+    now: Vec<Served<'a>>,
+    changed: Vec<bool>,
 }
 
-impl Controllers {
-    pub(crate) fn new(bw: MemoryBandwidth, nodes: usize) -> Controllers {
-        Controllers { bw, wait_ns: vec![0.0; nodes], dirty: false, served: Vec::new() }
+/// A running thread that misses, as its controller's demand needs it.
+#[derive(Debug, Clone, Copy)]
+struct Served<'a> {
+    core: u32,
+    node: u32,
+    profile: &'a Profile,
+    mpki: f64,
+    unloaded_ns: f64,
+}
+
+impl PartialEq for Served<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        // The same profile: the same object for threads of one app's phase, else equal values.
+        let same_profile = std::ptr::eq(self.profile, o.profile) || self.profile == o.profile;
+        self.core == o.core && self.node == o.node && self.mpki == o.mpki && self.unloaded_ns == o.unloaded_ns && same_profile
+    }
+}
+
+impl<'a> Controllers<'a> {
+    pub(crate) fn new(bw: MemoryBandwidth, nodes: usize) -> Controllers<'a> {
+        Controllers { bw, wait_ns: vec![0.0; nodes], dirty: false, served: Vec::new(), clock_epoch: 0, now: Vec::new(), changed: vec![false; nodes] }
     }
 }
 
@@ -293,37 +317,41 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// latency, the running threads of each controller whose wait changed. Called by `settle`
     /// after the LLC shares, so every running thread's miss rate is current.
     pub(crate) fn refresh_controllers(&mut self) {
-        let Some(k) = &mut self.controllers else { return };
+        let Some(mut k) = self.controllers.take() else { return };
         k.dirty = false;
-        let mut served = std::mem::take(&mut k.served);
-        served.clear();
+        k.now.clear();
         for c in 0..self.running.len() {
             let Some(t) = self.running[c] else { continue };
-            if self.computing_profile(t).is_some() && self.rates[t as usize].llc_mpki > 0.0 {
-                served.push((c as u32, self.memory_node(t, c) as u16));
+            let Some(profile) = self.computing_profile(t) else { continue };
+            let mpki = self.rates[t as usize].llc_mpki;
+            if mpki > 0.0 {
+                k.now.push(Served { core: c as u32, node: self.memory_node(t, c) as u32, profile, mpki, unloaded_ns: self.unloaded_latency_ns(t, c) });
             }
         }
-        let k = self.controllers.as_ref().expect("checked above");
-        let (bw, nodes) = (k.bw, k.wait_ns.len());
-        let mut waits = Vec::with_capacity(nodes);
-        for node in 0..nodes {
+        if k.now == k.served && k.clock_epoch == self.dvfs.epoch {
+            self.controllers = Some(k);
+            return;
+        }
+        let mut any_changed = false;
+        for node in 0..k.wait_ns.len() {
             // Bytes per ns the node's threads ask for when each of their misses waits `wait_ns`.
             let demand = |wait_ns: f64| {
                 let mut misses_per_ns = 0.0;
-                for &(c, _) in served.iter().filter(|s| s.1 as usize == node) {
-                    let (c, t) = (c as usize, self.running[c as usize].expect("a served core runs"));
-                    let profile = self.computing_profile(t).expect("a served thread computes");
-                    let mpki = self.rates[t as usize].llc_mpki;
-                    misses_per_ns += mpki / 1000.0 / self.tpi_on(c, profile, mpki, self.unloaded_latency_ns(t, c) + wait_ns);
+                for s in k.now.iter().filter(|s| s.node as usize == node) {
+                    misses_per_ns += s.mpki / 1000.0 / self.tpi_on(s.core as usize, s.profile, s.mpki, s.unloaded_ns + wait_ns);
                 }
-                misses_per_ns * bw.line_bytes
+                misses_per_ns * k.bw.line_bytes
             };
-            waits.push(bandwidth::solve(&bw, demand).1);
+            let wait = bandwidth::solve(&k.bw, demand).1;
+            k.changed[node] = wait != k.wait_ns[node];
+            any_changed |= k.changed[node];
+            k.wait_ns[node] = wait;
         }
-        let k = self.controllers.as_mut().expect("checked above");
-        let changed: Vec<bool> = k.wait_ns.iter().zip(&waits).map(|(old, new)| old != new).collect();
-        k.wait_ns = waits;
-        if changed.contains(&true) {
+        std::mem::swap(&mut k.served, &mut k.now);
+        k.clock_epoch = self.dvfs.epoch;
+        let changed = std::mem::take(&mut k.changed);
+        self.controllers = Some(k);
+        if any_changed {
             // Every running thread whose controller changed, missing or not yet (one that starts
             // to compute on it is re-rated at its plan).
             for c in 0..self.running.len() {
@@ -334,7 +362,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         if let Some(k) = &mut self.controllers {
-            k.served = served;
+            k.changed = changed;
         }
     }
 
