@@ -111,9 +111,9 @@ impl MemoryBandwidth {
     }
 }
 
-/// The bytes a miss moves when `[memory]` does not say: the 64-byte line of every x86 core
-/// since the Pentium 4 and of the ARM Cortex-A15/A7 (Arm, Cortex-A15 and Cortex-A7 MPCore
-/// Technical Reference Manuals, L2 memory system: 64-byte lines).
+/// The bytes a miss moves when `[memory]` does not say: the 64-byte line of x86 cores (AMD
+/// since the K7, Intel since the Core microarchitecture) and of the ARM Cortex-A15/A7 (Arm,
+/// Cortex-A15 and Cortex-A7 MPCore Technical Reference Manuals, L2 memory system).
 pub const DEFAULT_LINE_BYTES: f64 = 64.0;
 
 /// The fixed migration cost when a machine file gives none. A migration in the thesis (Sáez,
