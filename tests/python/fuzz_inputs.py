@@ -144,12 +144,35 @@ MISS_CURVES = [
     {"size_kb": [5e-324, 1], "mpki": [1, -1]},
     {"size_kb": list(range(1, 100_001)), "mpki": [1] * 100_000},
 ]
+# `[memory]` tables: missing bandwidth, out of range, the bounds themselves (a saturating 0.01 GB/s
+# with 1024-byte lines must still end), wrong types.
+MEMORY_TABLES = [
+    {},
+    {"line_bytes": 64},
+    {"bandwidth_gbps": 0.0},
+    {"bandwidth_gbps": 0.01, "line_bytes": 1024},
+    {"bandwidth_gbps": 1e5, "line_bytes": 8},
+    {"bandwidth_gbps": 0.5},
+    {"bandwidth_gbps": NAN},
+    {"bandwidth_gbps": 10.0, "line_bytes": 7},
+    {"bandwidth_gbps": 10.0, "channels": 2},
+    {"bandwidth_gbps": "fast"},
+]
 LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 1.0], [-1.0, 1.0], [1.0] * 10_000]
 # The keys of each table, as docs/machines.md and docs/workloads.md give them, by the table's name (its last key
 # in the document; "" for the top of a file): a hostile value is injected where the key is read,
 # else the unknown key masks it. A phase's keys are the union over its kinds.
 TABLE_KEYS = {
-    "machine": ["name", "memory_latency_ns", "remote_memory_latency_ns", "migration", "llc", "numa", "core_type"],
+    "machine": [
+        "name",
+        "memory_latency_ns",
+        "remote_memory_latency_ns",
+        "migration",
+        "memory",
+        "llc",
+        "numa",
+        "core_type",
+    ],
     "core_type": [
         "name",
         "count",
@@ -165,6 +188,7 @@ TABLE_KEYS = {
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],
     "migration": ["cost_us"],
+    "memory": ["bandwidth_gbps", "line_bytes"],
     "workload": ["name", "constant_load", "baseline", "app"],
     "app": [
         "name",
@@ -400,6 +424,8 @@ def hostile_value(rng, key):
         return rng.choice([[], [{}], [{"name": "x"}], [{"kind": "compute"}], {}, "x"])
     if key in ("signature", "migration"):
         return rng.choice([{}, {"cpi": NAN}, {"cpi": 1.0, "llc_mpki": -1.0}, {"cost_us": 1e308}, {"cost_us": -1}])
+    if key == "memory":
+        return rng.choice(MEMORY_TABLES)
     roll = rng.random()
     if roll < 0.6:
         return rng.choice(INTEGERS if key in WHOLE_KEYS else FLOATS)

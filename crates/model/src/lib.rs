@@ -1,6 +1,7 @@
 //! ampsched's bottom layer: machines, workloads, the performance model, and the policy
 //! interface (`view`) that the simulator and the live agent both speak.
 
+pub mod bandwidth;
 pub mod book;
 pub mod cache;
 pub mod coreset;
@@ -19,7 +20,7 @@ pub mod workload;
 pub use book::ViewBook;
 pub use coreset::CoreSet;
 pub use error::{InputError, Result};
-pub use machine::{Core, CoreType, Machine, MAX_CORES, MAX_CORE_TYPES};
+pub use machine::{Core, CoreType, Machine, MemoryBandwidth, MAX_CORES, MAX_CORE_TYPES};
 pub use perf::{PerfModel, SimpleModel};
 pub use view::{
     AppView, CoreView, Counters, Diagnostics, LockEdge, PerType, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, ThreadView,

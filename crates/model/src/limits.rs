@@ -68,6 +68,14 @@ pub const POWER_W: Bounds = Bounds::closed(0.0, 10_000.0, "W");
 pub const MEMORY_LATENCY_NS: Bounds = Bounds::positive(1e6, "ns");
 /// A last-level cache's size: 10 GB, two orders above the largest L3 (or stacked cache) sold.
 pub const LLC_SIZE_KB: Bounds = Bounds::positive(1e7, "KB");
+/// A memory controller's peak bandwidth (`[memory] bandwidth_gbps`): 10 MB/s (below any DRAM
+/// channel since SDRAM) to 100 TB/s (tens of HBM stacks); the lower end keeps a line's
+/// service time (`line_bytes / bandwidth`) at most ~0.1 ms, so a saturated controller's
+/// queueing delay stays far inside the engine's nanoseconds.
+pub const MEMORY_BANDWIDTH_GBPS: Bounds = Bounds::closed(0.01, 1e5, "GB/s");
+/// The bytes one LLC miss moves (`[memory] line_bytes`): 8 (a word) to 1024 (beyond the 128 B
+/// lines of POWER and Apple cores and any sectored line fetched whole).
+pub const LINE_BYTES: Bounds = Bounds::closed(8.0, 1024.0, "B");
 /// The fixed cost of a migration: the thesis measures tens of µs; a second is room.
 pub const MIGRATION_COST_US: Bounds = Bounds::closed(0.0, 1e6, "µs");
 

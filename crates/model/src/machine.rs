@@ -88,7 +88,33 @@ pub struct Machine {
     pub cores: Vec<Core>,
     pub llcs: Vec<Llc>,
     pub migration: MigrationCost,
+    /// The memory controllers' bandwidth (`[memory]`), one controller per memory node; None:
+    /// not modelled, a miss costs its latency whatever the demand (docs/memory-bandwidth.md).
+    pub memory_bandwidth: Option<MemoryBandwidth>,
 }
+
+/// What a memory controller can serve (`[memory]`): every memory node has one, of this peak
+/// bandwidth, and each LLC miss moves one line through the controller of the node that holds
+/// the thread's memory. The engine's queueing model of it is in `ampsched_sim`'s `memory`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryBandwidth {
+    /// Peak bandwidth of each controller, GB/s (10^9 bytes per second, so bytes per ns).
+    pub bandwidth_gbps: f64,
+    /// Bytes one miss moves: the LLC's line.
+    pub line_bytes: f64,
+}
+
+impl MemoryBandwidth {
+    /// The time a controller takes to move one line, ns: the service time of its queue.
+    pub fn service_ns(&self) -> f64 {
+        self.line_bytes / self.bandwidth_gbps
+    }
+}
+
+/// The bytes a miss moves when `[memory]` does not say: the 64-byte line of x86 cores (AMD
+/// since the K7, Intel since the Core microarchitecture) and of the ARM Cortex-A15/A7 (Arm,
+/// Cortex-A15 and Cortex-A7 MPCore Technical Reference Manuals, L2 memory system).
+pub const DEFAULT_LINE_BYTES: f64 = 64.0;
 
 /// The fixed migration cost when a machine file gives none. A migration in the thesis (Sáez,
 /// ch. 5, migration-overhead experiments) costs tens of microseconds of direct work plus the
@@ -231,9 +257,22 @@ impl Machine {
             }
             n.finish()?;
         }
+        let memory_bandwidth = read_memory(&mut root)?;
         root.finish()?;
 
-        let mut m = Machine { name, description, source: src, memory_latency_ns, remote_memory_latency_ns, numa_nodes, core_types, cores, llcs, migration };
+        let mut m = Machine {
+            name,
+            description,
+            source: src,
+            memory_latency_ns,
+            remote_memory_latency_ns,
+            numa_nodes,
+            core_types,
+            cores,
+            llcs,
+            migration,
+            memory_bandwidth,
+        };
         m.derive_capacities();
         Ok(m)
     }
@@ -417,6 +456,15 @@ fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Resul
         }
     };
     Ok((levels, powers))
+}
+
+/// The `[memory]` table: the controllers' bandwidth (required there) and the line a miss moves.
+fn read_memory(root: &mut Node) -> Result<Option<MemoryBandwidth>> {
+    let Some(mut n) = root.opt_table("memory")? else { return Ok(None) };
+    let bandwidth_gbps = n.number("bandwidth_gbps", &limits::MEMORY_BANDWIDTH_GBPS)?;
+    let line_bytes = n.opt_number("line_bytes", &limits::LINE_BYTES)?.unwrap_or(DEFAULT_LINE_BYTES);
+    n.finish()?;
+    Ok(Some(MemoryBandwidth { bandwidth_gbps, line_bytes }))
 }
 
 /// Read a domain's `cores` into `owner` (core -> domain index), refusing a core that does not

@@ -250,6 +250,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) shared_curves: bool,
     /// LLC domains whose running threads changed in this handler.
     pub(crate) llc_dirty: Vec<u32>,
+    /// The memory controllers' bandwidth and queues (`memory::Controllers`); None on a machine
+    /// without `[memory]`, which then pays nothing for them.
+    pub(crate) controllers: Option<crate::memory::Controllers<'a>>,
     /// Per thread: the sum of |SF estimate − true SF| over its samples and their number
     /// (`sf_truth`); empty while the policy gives no estimates.
     pub(crate) sf_error: Vec<(f64, u64)>,
@@ -332,6 +335,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             moved: Vec::new(),
             shared_curves: w.has_miss_curves() && m.llcs.iter().any(|l| l.cores.len() > 1),
             llc_dirty: Vec::new(),
+            controllers: m.memory_bandwidth.map(|bw| crate::memory::Controllers::new(bw, m.numa_nodes)),
             sf_error: Vec::new(),
         }
     }
@@ -454,8 +458,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         self.reschedule_dirty();
         // A re-planned core may switch threads at its slice end, which changes its domain again.
-        while !self.llc_dirty.is_empty() {
-            self.refresh_llcs();
+        loop {
+            while !self.llc_dirty.is_empty() {
+                self.refresh_llcs();
+                self.reschedule_dirty();
+            }
+            // Then the memory controllers, from the miss rates the LLC shares give.
+            if !self.controllers.as_ref().is_some_and(|k| k.dirty) {
+                break;
+            }
+            self.refresh_controllers();
             self.reschedule_dirty();
         }
         Ok(())

@@ -13,10 +13,22 @@
 //! Memory is placed by first touch, as Linux and Solaris do by default: a thread's home node is
 //! the node of the first core it runs on, and its memory never moves (no automatic NUMA
 //! balancing). Away from home, every miss costs the remote latency.
+//!
+//! On a machine that gives its memory bandwidth (`[memory]`), each node's controller is a
+//! queue (`ampsched_model::bandwidth`: M/D/1, the Pollaczek–Khinchine mean wait), and a miss
+//! costs its latency plus the controller's mean wait at the demand of the threads running now
+//! whose memory is on that node. When that demand changes (the same changes as an LLC domain's,
+//! anywhere on the machine), the controllers are solved again at the end of the handler, after
+//! the LLC shares, and where a controller's wait changed, the running threads it serves are
+//! accounted at their old rate and re-planned. The LLC shares are those of the unloaded
+//! latency (the FOA model's access rates are taken at it), so that the cache and the queue do
+//! not feed each other: the miss rates are known before the queues are solved. A machine
+//! without `[memory]` has no controllers and runs exactly as before.
 
+use ampsched_model::bandwidth;
 use ampsched_model::cache::{foa_capacity_kb, refill_lines};
 use ampsched_model::events as pmu;
-use ampsched_model::Profile;
+use ampsched_model::{MemoryBandwidth, Profile};
 
 use crate::engine::Engine;
 use crate::local::LocalScheduler;
@@ -71,27 +83,96 @@ pub(crate) struct Rate {
     pub latency_ns: f64,
 }
 
+/// The memory controllers of a machine with `[memory]`: one per memory node, each a queue whose
+/// mean wait is added to the latency of the misses it serves.
+#[derive(Debug, Clone)]
+pub(crate) struct Controllers<'a> {
+    bw: MemoryBandwidth,
+    /// Per memory node: its controller's mean queueing delay now, ns (0 while no thread misses).
+    wait_ns: Vec<f64>,
+    /// Who runs, or what they do, has changed since the waits were solved.
+    pub dirty: bool,
+    /// What the waits were solved for: the running threads that miss, and the clocks. The same
+    /// again gives the same waits, so a slice switch between two threads of one phase on one
+    /// core (the common event) solves nothing.
+    served: Vec<Served<'a>>,
+    clock_epoch: u32,
+    /// Reused buffers: the served threads now, and which nodes' waits changed.
+    now: Vec<Served<'a>>,
+    changed: Vec<bool>,
+}
+
+/// A running thread that misses, as its controller's demand needs it.
+#[derive(Debug, Clone, Copy)]
+struct Served<'a> {
+    core: u32,
+    node: u32,
+    profile: &'a Profile,
+    mpki: f64,
+    unloaded_ns: f64,
+}
+
+impl PartialEq for Served<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        // The same profile: the same object for threads of one app's phase, else equal values.
+        let same_profile = std::ptr::eq(self.profile, o.profile) || self.profile == o.profile;
+        self.core == o.core && self.node == o.node && self.mpki == o.mpki && self.unloaded_ns == o.unloaded_ns && same_profile
+    }
+}
+
+impl<'a> Controllers<'a> {
+    pub(crate) fn new(bw: MemoryBandwidth, nodes: usize) -> Controllers<'a> {
+        Controllers { bw, wait_ns: vec![0.0; nodes], dirty: false, served: Vec::new(), clock_epoch: 0, now: Vec::new(), changed: vec![false; nodes] }
+    }
+}
+
 impl<'a, S: LocalScheduler> Engine<'a, S> {
-    /// The latency of thread `t`'s misses on core `c`.
-    pub(crate) fn latency_ns(&self, t: u32, c: usize) -> f64 {
-        let m = &self.dvfs.machine;
+    /// The node holding thread `t`'s memory when it runs on core `c`: its home, or `c`'s own
+    /// before it has one.
+    fn memory_node(&self, t: u32, c: usize) -> usize {
         let home = self.rates[t as usize].home_node;
-        if home == NO_HOME || home as usize == m.cores[c].node {
+        if home == NO_HOME {
+            self.dvfs.machine.cores[c].node
+        } else {
+            home as usize
+        }
+    }
+
+    /// The latency of thread `t`'s misses on core `c` on an idle memory system: local or remote.
+    fn unloaded_latency_ns(&self, t: u32, c: usize) -> f64 {
+        let m = &self.dvfs.machine;
+        if self.memory_node(t, c) == m.cores[c].node {
             m.memory_latency_ns
         } else {
             m.remote_memory_latency_ns
         }
     }
 
+    /// The latency of thread `t`'s misses on core `c`: unloaded, plus its memory controller's
+    /// queueing delay where the machine gives a bandwidth.
+    pub(crate) fn latency_ns(&self, t: u32, c: usize) -> f64 {
+        let unloaded = self.unloaded_latency_ns(t, c);
+        match &self.controllers {
+            None => unloaded,
+            Some(k) => unloaded + k.wait_ns[self.memory_node(t, c)],
+        }
+    }
+
+    /// ns per instruction on core `c` of instructions with `profile` that miss `mpki` times per
+    /// thousand, each miss taking `latency_ns`: what the performance model says.
+    fn tpi_on(&self, c: usize, profile: &Profile, mpki: f64, latency_ns: f64) -> f64 {
+        let m = &self.dvfs.machine;
+        self.model.ns_per_instruction_at(&m.core_types[m.cores[c].core_type], profile.cpi, mpki, latency_ns)
+    }
+
     /// Thread `t`'s rate on core `c` with `profile`, beside the threads running in `c`'s LLC
-    /// domain now (other than on `c` itself).
+    /// domain now (other than on `c` itself), and at its memory controller's wait now.
     pub(crate) fn rate(&self, t: u32, c: usize, profile: &Profile) -> Rate {
         let m = &self.dvfs.machine;
         let latency_ns = self.latency_ns(t, c);
-        let capacity_kb = if profile.misses.is_flat() { m.llc_size_kb(c) } else { self.llc_capacity_kb(c, profile, latency_ns) };
+        let capacity_kb = if profile.misses.is_flat() { m.llc_size_kb(c) } else { self.llc_capacity_kb(c, profile, self.unloaded_latency_ns(t, c)) };
         let mpki = profile.misses.mpki_at(capacity_kb);
-        let ty = &m.core_types[m.cores[c].core_type];
-        Rate { ns_per_instruction: self.model.ns_per_instruction_at(ty, profile.cpi, mpki, latency_ns), mpki, capacity_kb, latency_ns }
+        Rate { ns_per_instruction: self.tpi_on(c, profile, mpki, latency_ns), mpki, capacity_kb, latency_ns }
     }
 
     /// LLC accesses per ns of a thread with `profile` alone on core `c` (the FOA model's
@@ -115,7 +196,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         for other in domain.cores.iter().filter(|&o| o != c) {
             if let Some(u) = self.running[other] {
                 if let Some(p) = self.computing_profile(u) {
-                    all += self.access_rate(other, p, self.latency_ns(u, other));
+                    all += self.access_rate(other, p, self.unloaded_latency_ns(u, other));
                 }
             }
         }
@@ -187,16 +268,21 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         if rate.home_node == NO_HOME {
             rate.home_node = self.dvfs.machine.cores[c].node as u16;
         }
-        if self.shared_curves {
+        // The same where the controllers' waits may have changed while it waited.
+        if self.shared_curves || self.controllers.is_some() {
             rate.rate_key = NO_RATE;
         }
     }
 
-    /// Who runs in core `c`'s LLC domain, or what they do, has changed.
+    /// Who runs in core `c`'s LLC domain, or what they do, has changed; and so the demand on the
+    /// memory controllers.
     #[inline]
     pub(crate) fn llc_changed(&mut self, c: usize) {
         if self.shared_curves {
             self.mark_llc_dirty(c);
+        }
+        if let Some(k) = &mut self.controllers {
+            k.dirty = true;
         }
     }
 
@@ -223,6 +309,60 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     self.mark_dirty(c as u32);
                 }
             }
+        }
+    }
+
+    /// Solve each memory controller's queue again for the threads running now (their miss
+    /// rates as their LLC shares give them, `ThreadRate::llc_mpki`), and re-plan, at the new
+    /// latency, the running threads of each controller whose wait changed. Called by `settle`
+    /// after the LLC shares, so every running thread's miss rate is current.
+    pub(crate) fn refresh_controllers(&mut self) {
+        let Some(mut k) = self.controllers.take() else { return };
+        k.dirty = false;
+        k.now.clear();
+        for c in 0..self.running.len() {
+            let Some(t) = self.running[c] else { continue };
+            let Some(profile) = self.computing_profile(t) else { continue };
+            let mpki = self.rates[t as usize].llc_mpki;
+            if mpki > 0.0 {
+                k.now.push(Served { core: c as u32, node: self.memory_node(t, c) as u32, profile, mpki, unloaded_ns: self.unloaded_latency_ns(t, c) });
+            }
+        }
+        if k.now == k.served && k.clock_epoch == self.dvfs.epoch {
+            self.controllers = Some(k);
+            return;
+        }
+        let mut any_changed = false;
+        for node in 0..k.wait_ns.len() {
+            // Bytes per ns the node's threads ask for when each of their misses waits `wait_ns`.
+            let demand = |wait_ns: f64| {
+                let mut misses_per_ns = 0.0;
+                for s in k.now.iter().filter(|s| s.node as usize == node) {
+                    misses_per_ns += s.mpki / 1000.0 / self.tpi_on(s.core as usize, s.profile, s.mpki, s.unloaded_ns + wait_ns);
+                }
+                misses_per_ns * k.bw.line_bytes
+            };
+            let wait = bandwidth::solve(&k.bw, demand).1;
+            k.changed[node] = wait != k.wait_ns[node];
+            any_changed |= k.changed[node];
+            k.wait_ns[node] = wait;
+        }
+        std::mem::swap(&mut k.served, &mut k.now);
+        k.clock_epoch = self.dvfs.epoch;
+        let changed = std::mem::take(&mut k.changed);
+        self.controllers = Some(k);
+        if any_changed {
+            // Every running thread whose controller changed, missing or not yet (one that starts
+            // to compute on it is re-rated at its plan).
+            for c in 0..self.running.len() {
+                let Some(t) = self.running[c] else { continue };
+                if changed[self.memory_node(t, c)] && self.update_rate(c) {
+                    self.mark_dirty(c as u32);
+                }
+            }
+        }
+        if let Some(k) = &mut self.controllers {
+            k.changed = changed;
         }
     }
 

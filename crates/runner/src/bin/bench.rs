@@ -12,7 +12,11 @@
 //! which ask for every thread event (rr also for a 10 ms quantum): a policy's cost must follow
 //! what changed, not the number of threads (target: rr and busyfcs at most 2× oblivious).
 //!
-//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N] [--policy-heavy]
+//! The bandwidth case (`--bandwidth`, alone): the reference machine and workloads with misses
+//! (`BANDWIDTH_MPKI`), without `[memory]` and with it (`BANDWIDTH_GBPS`): what solving the
+//! memory controllers' queues and re-planning their threads at each change costs per event.
+//!
+//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N] [--policy-heavy] [--bandwidth]
 //! (`--threads N`: only the scaling cases of N threads; `--policy-heavy`: only the policy-heavy case.)
 
 use std::cmp::Reverse;
@@ -26,11 +30,19 @@ use ampsched_sim::{Engine, SimConfig};
 /// The bench's machines: `fast` cores at 2 GHz and `slow` ones at 1 GHz. The reference has
 /// 4 + 12; the large machine 256 + 768 (1,024 cores).
 fn machine(fast: usize, slow: usize) -> Machine {
+    machine_with(fast, slow, "")
+}
+
+/// The same with `extra` TOML at its end (a `[memory]` table).
+fn machine_with(fast: usize, slow: usize, extra: &str) -> Machine {
     let kind = |name: &str, count: usize, ghz: f64, active: f64, idle: f64| {
         format!("[[core_type]]\nname = \"{name}\"\ncount = {count}\nfreq_ghz = {ghz}\npower_active_w = {active}\npower_idle_w = {idle}\n")
     };
-    let text =
-        format!("name = \"bench-{fast}f{slow}s\"\nmemory_latency_ns = 100.0\n{}{}", kind("fast", fast, 2.0, 10.0, 2.0), kind("slow", slow, 1.0, 2.0, 0.5));
+    let text = format!(
+        "name = \"bench-{fast}f{slow}s\"\nmemory_latency_ns = 100.0\n{}{}{extra}",
+        kind("fast", fast, 2.0, 10.0, 2.0),
+        kind("slow", slow, 1.0, 2.0, 0.5)
+    );
     Machine::from_toml("bench", &text).expect("bench machine is valid")
 }
 
@@ -53,10 +65,23 @@ fn big_workload() -> Workload {
 }
 
 fn workload_of(apps: u32, threads: u32, instr: f64) -> Workload {
+    workload_missing(apps, threads, instr, 0.0)
+}
+
+/// The same, each instruction missing the LLC `mpki` times per thousand.
+fn workload_missing(apps: u32, threads: u32, instr: f64, mpki: f64) -> Workload {
+    workload_mpki(apps, threads, instr, |_| mpki)
+}
+
+/// The same, app `a`'s threads missing `mpki(a)` times per thousand instructions.
+fn workload_mpki(apps: u32, threads: u32, instr: f64, mpki: impl Fn(u32) -> f64) -> Workload {
     let per_app = threads / apps;
     let mut text = String::from("name = \"bench\"\n");
     for a in 0..apps {
-        text.push_str(&format!("[[app]]\nname = \"a{a}\"\nthreads = {per_app}\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instr:e}\ncpi = 1.0\n"));
+        let mpki = mpki(a);
+        text.push_str(&format!(
+            "[[app]]\nname = \"a{a}\"\nthreads = {per_app}\n[[app.phase]]\nkind = \"compute\"\ninstructions = {instr:e}\ncpi = 1.0\nllc_mpki = {mpki}\n"
+        ));
     }
     Workload::from_toml("bench", &text, &Programs::new()).expect("bench workload is valid")
 }
@@ -139,6 +164,10 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     let only: Option<u32> = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok());
     let policy_heavy_only = args.iter().any(|a| a == "--policy-heavy");
+    if args.iter().any(|a| a == "--bandwidth") {
+        bandwidth(quick, repeat);
+        return;
+    }
     let m = machine(4, 12);
     if !policy_heavy_only {
         scaling(&m, quick, repeat, only);
@@ -206,5 +235,45 @@ fn policy_heavy(m: &Machine, n: u32, repeat: usize) {
             base = cpu;
         }
         println!("| {policy} | {} | {} | {} | {cpu:.3} | {:.2} |", run.events, run.calls, run.decisions, cpu / base);
+    }
+}
+
+/// Misses per thousand instructions of the bandwidth case's threads: a memory-bound program
+/// (the catalog's streaming ones miss 6 to 9 times per thousand).
+const BANDWIDTH_MPKI: f64 = 10.0;
+/// The bandwidth case's controller: 12.8 GB/s, one DDR4-1600 channel, which the 16 cores'
+/// threads load to about 40% (at 10 MPKI and 100 ns, 4 fast threads of 1.5 ns per instruction and
+/// 12 slow of 2 ns ask 64 B × (4 × 0.01 / 1.5 + 12 × 0.01 / 2) per ns = 5.5 GB/s).
+const BANDWIDTH_GBPS: f64 = 12.8;
+
+/// The reference scenario and its 1,024-thread version with misses, without and with a stated
+/// bandwidth: the cost of the controllers' queues per event.
+fn bandwidth(quick: bool, repeat: usize) {
+    let plain = machine(4, 12);
+    let with = machine_with(4, 12, &format!("[memory]\nbandwidth_gbps = {BANDWIDTH_GBPS}\n"));
+    println!("Bandwidth case: {BANDWIDTH_MPKI} MPKI, without [memory] and with {BANDWIDTH_GBPS} GB/s");
+    println!();
+    // CPU time, not time per event, is what compares: a re-plan at a slice end that another
+    // core's event reaches first handles that core's switch in the same event, so a run with
+    // the queues has fewer events for the same work.
+    println!("| machine | threads | simulated s | events | CPU s (best of {repeat}) | ns per event | CPU × without |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let sizes: &[u32] = if quick { &[64] } else { &[64, 1024] };
+    for (&n, mixed) in sizes.iter().flat_map(|n| [(n, false), (n, true)]) {
+        // A tenth of the reference's instructions: misses make each one ~6 times slower. Mixed:
+        // each app its own miss rate (5 to 15 MPKI), so that a slice switch changes the demand
+        // and every switch solves the queue and re-plans the other cores' threads.
+        let instr = WORK_64 * 64.0 / n as f64 / 10.0;
+        let w = if mixed { workload_mpki(16, n, instr, |a| 5.0 + a as f64 * 10.0 / 15.0) } else { workload_missing(16, n, instr, BANDWIDTH_MPKI) };
+        let mut base = 0.0;
+        for (machine, m) in [("without [memory]", &plain), ("with [memory]", &with)] {
+            let name = if mixed { format!("{machine}, mixed MPKI") } else { machine.to_string() };
+            let (cpu, run) = time_run(m, &w, "oblivious", repeat);
+            let ns = cpu * 1e9 / run.events as f64;
+            if base == 0.0 {
+                base = cpu;
+            }
+            println!("| {name} | {n} | {:.1} | {} | {cpu:.3} | {ns:.1} | {:.2} |", run.sim_s, run.events, cpu / base);
+        }
     }
 }

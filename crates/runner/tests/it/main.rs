@@ -9,6 +9,7 @@
 
 mod common;
 
+mod bandwidth;
 mod baselines;
 mod best_static;
 mod camp;
