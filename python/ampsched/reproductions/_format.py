@@ -131,7 +131,9 @@ def judge_numbers(cid, source, claim, theirs, ours, *, values, ours_values, unit
         raise ValueError(f"claim {cid}: {len(values)} values, {len(ours_values)} of ours, {len(bounds)} bounds")
     ok = all(agrees(v, o, unit, b) for v, o, b in zip(values, ours_values, bounds))
     rules = "; ".join(dict.fromkeys(rule_text(v, unit, b).removeprefix("rule: ") for v, b in zip(values, bounds)))
-    return Claim(cid, source, claim, theirs, ours, f"rule, each: {rules}", verdict(ok), "" if ok else reason, kind, True)
+    return Claim(
+        cid, source, claim, theirs, ours, f"rule, each: {rules}", verdict(ok), "" if ok else reason, kind, True
+    )
 
 
 # Student's t distribution's 0.975 quantiles for 1 to 30 degrees of freedom (NIST/SEMATECH
