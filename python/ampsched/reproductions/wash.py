@@ -86,6 +86,9 @@ QUICK = {"seeds": "1-3", "ci_seeds": "4-5"}
 # The paper's invocations per scheduler for its intervals (§7).
 CI_RUNS = 20
 CI_ROLES = ("oblivious", "bindvm", "wash")
+# The claims the quick version estimates from its fewer runs (the tests do not hold it to the
+# full version's verdicts on them): the intervals (see `spread_claims`).
+QUICK_ESTIMATES = tuple(f"ci-{role}-{which}" for role in CI_ROLES for which in ("largest", "average"))
 
 # Role -> the registered policy that plays it (WASH §7: Oblivious is Linux CFS alone; bindVM binds
 # application threads to big cores and the VM's to small ones; PFS is WASH without its
