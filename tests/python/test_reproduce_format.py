@@ -196,3 +196,38 @@ def test_catalog_links_are_relative_to_docs_reproduction():
     docs = os.path.join(REPO, "docs", "reproduction")
     target = fmt.catalog_link("machines", "2fc-8sc").split("](")[1].rstrip(")")
     assert os.path.isfile(os.path.join(docs, target))
+
+
+def test_judge_numbers_holds_every_number_to_the_rule():
+    args = dict(unit="%", kind="independent", reason="r")
+    # MH1-MH4's 10, 8, 6, 8 (thesis-ch4): allowances 2.5, 2, 1.5, 2 points.
+    c = fmt.judge_numbers(
+        "mh", "§4", "gains", "t", "o", values=(10, 8, 6, 8), ours_values=(12.4, 9.9, 7.5, 6.1), **args
+    )
+    assert (c.verdict, c.numeric) == ("reproduced", True)
+    assert c.tolerance == (
+        "rule, each: within 2.5 points of theirs, same sign; within 2 points of theirs, same sign; "
+        "within 1.5 points of theirs, same sign"
+    )
+    # One number off (6 against 7.6, 1.6 points) and the claim differs.
+    c = fmt.judge_numbers("mh", "§4", "gains", "t", "o", values=(10, 8, 6, 8), ours_values=(10, 8, 7.6, 8), **args)
+    assert (c.verdict, c.reason) == ("differs", "r")
+    # A range, 5-10%, as its two ends: at least 3.5 and at most 12.5.
+    for x, verdict in ((3.5, "reproduced"), (12.5, "reproduced"), (3.4, "differs"), (12.6, "differs")):
+        c = fmt.judge_numbers(
+            "r", "§4", "range", "5-10%", "o", values=(5, 10), ours_values=(x, x), bounds=("at least", "at most"), **args
+        )
+        assert c.verdict == verdict, x
+    with pytest.raises(ValueError, match="2 values, 1 of ours"):
+        fmt.judge_numbers("r", "§4", "c", "t", "o", values=(5, 10), ours_values=(1,), **args)
+
+
+def test_ci95_by_hand():
+    # 1, 2, 3: mean 2, sample standard deviation 1; t(0.975, 2) = 4.303, over sqrt(3) and the mean.
+    assert math.isclose(fmt.ci95([1, 2, 3]), 100 * 4.303 / math.sqrt(3) / 2, rel_tol=1e-12)
+    # The interval of 20 runs estimated from 3: t(0.975, 19) = 2.093, over sqrt(20).
+    assert math.isclose(fmt.ci95([1, 2, 3], 20), 100 * 2.093 / math.sqrt(20) / 2, rel_tol=1e-12)
+    assert fmt.ci95([5.0] * 20) == 0.0
+    for xs, runs in (([1.0], None), ([1.0, 2.0], 1), ([1.0, 2.0], 32)):
+        with pytest.raises(ValueError, match="ci95"):
+            fmt.ci95(xs, runs)

@@ -122,6 +122,41 @@ def judge_number(cid, source, claim, theirs, ours, *, value, ours_value, unit, k
     )
 
 
+def judge_numbers(cid, source, claim, theirs, ours, *, values, ours_values, unit, kind, reason, bounds=None) -> Claim:
+    """A claim whose paper states several numbers (four workloads' gains; a range's two ends, with
+    `bounds` ("at least", "at most")): each of `values` held to the one rule against the same place
+    of `ours_values`, reproduced when every one agrees; `bounds`, one per value (default none)."""
+    bounds = (None,) * len(values) if bounds is None else tuple(bounds)
+    if not len(values) == len(ours_values) == len(bounds):
+        raise ValueError(f"claim {cid}: {len(values)} values, {len(ours_values)} of ours, {len(bounds)} bounds")
+    ok = all(agrees(v, o, unit, b) for v, o, b in zip(values, ours_values, bounds))
+    rules = "; ".join(dict.fromkeys(rule_text(v, unit, b).removeprefix("rule: ") for v, b in zip(values, bounds)))
+    return Claim(
+        cid, source, claim, theirs, ours, f"rule, each: {rules}", verdict(ok), "" if ok else reason, kind, True
+    )
+
+
+# Student's t distribution's 0.975 quantiles for 1 to 30 degrees of freedom (NIST/SEMATECH
+# e-Handbook of Statistical Methods, §1.3.6.7.2, "Critical values of the Student's t
+# distribution"): the half-width of a two-sided 95% confidence interval of a mean, in standard errors.
+T_975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+def ci95(xs, runs=None) -> float:
+    """The half-width of the 95% confidence interval of the mean of `runs` runs (default: as many
+    as `xs`), relative to the mean, in %: t(0.975, runs - 1) * s / sqrt(runs) / mean, s the sample
+    standard deviation of `xs` (with fewer values than runs, an estimate of the runs' spread)."""
+    xs = list(xs)
+    runs = len(xs) if runs is None else runs
+    if len(xs) < 2 or not 2 <= runs <= len(T_975) + 1:
+        raise ValueError(f"ci95: {len(xs)} values for {runs} runs (2 or more values, 2 to {len(T_975) + 1} runs)")
+    return 100.0 * T_975[runs - 2] * statistics.stdev(xs) / runs**0.5 / statistics.fmean(xs)
+
+
 def catalog_link(kind: str, name: str) -> str:
     """A markdown link to catalog file KIND/NAME.toml, relative to docs/reproduction/, where
     `make reproduce` writes: the link works on a forge and in a checkout alike, and the text does

@@ -32,7 +32,7 @@ import math
 import os
 
 from . import Report, policy_roles
-from ._format import catalog_links, geomean, judge, markdown_table, pct, points
+from ._format import agrees, catalog_links, geomean, judge, judge_number, judge_numbers, markdown_table, pct, points
 from ._sf_estimation import sf_estimation_section
 
 TITLE = "HASS-S, HASS-D, IPC-Driven and HAFS on SPEC CPU2000 workloads (Sáez thesis, ch. 4, Figs. 4.2-4.10)"
@@ -72,27 +72,52 @@ SET1 = ("hh1", "hh2", "hh3", "lh1", "mh1", "mh2", "mh3", "mh4")
 SET2 = tuple(f"w{i}" for i in range(1, 9))
 HH, MH = ("hh1", "hh2", "hh3"), ("mh1", "mh2", "mh3", "mh4")
 
-FULL = {"set1": SET1, "set1_x4": SET1, "set2": SET2, "mgrid": tuple(range(3, 11)), "seeds": "1-3"}
+# "spread": the default scheduler's run-to-run spread (the chapter's "standard deviation was as
+# high as 23%"): `oblivious` on set #1 of both 2FC-2SC machines, 10 seeds (the thesis does not say
+# over how many runs; ten give a standard deviation to within about a third).
+FULL = {
+    "set1": SET1,
+    "set1_x4": SET1,
+    "set2": SET2,
+    "mgrid": tuple(range(3, 11)),
+    "seeds": "1-3",
+    "spread": {"machines": (A, B), "workloads": SET1, "seeds": "1-10"},
+}
 # The tests run this for every change: every machine and every claim, on fewer workloads (set #1
 # in full on 2FC-2SC, where runs are cheap; HH1 x4 and MH1 x4, which carry the named 4FC-12SC
 # claims; the memory-intensive W4-W8, which a claim is about as a group, W5 among them one of
 # the workloads where HASS-S matches best static), 3 and 4 copies of mgrid (the two cases the
 # text names) and one seed.
 # 4FC-12SC's best-static is the costly part (it simulates 64 candidate assignments of 16 apps).
-QUICK = {"set1": SET1, "set1_x4": ("hh1", "mh1"), "set2": ("w4", "w5", "w6", "w7", "w8"), "mgrid": (3, 4), "seeds": "1"}
+# The spread on 2FC-2SC-A only, four workloads (HH1, MH1, MH3, LH1: one of each class, MH twice)
+# and five seeds: the claim says it is measured on fewer.
+QUICK = {
+    "set1": SET1,
+    "set1_x4": ("hh1", "mh1"),
+    "set2": ("w4", "w5", "w6", "w7", "w8"),
+    "mgrid": (3, 4),
+    "seeds": "1",
+    "spread": {"machines": (A,), "workloads": ("hh1", "mh1", "mh3", "lh1"), "seeds": "1-5"},
+}
+# The thesis's native OpenSolaris scheduler, asymmetry-agnostic (§4.3.3: it "migrates threads
+# between different core types at infrequent and arbitrary intervals"), is played by `oblivious`:
+# load balancing over all cores that ignores core types, whose placements depend on the seed as
+# the native scheduler's on the run. Not the default metric: its bound runs do not depend on the
+# seed (docs/policies/baselines.md), so they have no spread at all.
+DEFAULT_SCHEDULER = "oblivious"
+# The claims the quick version measures on fewer seeds or workloads and that sit near the one
+# rule's edge, so its verdict may differ from the full version's (the tests do not hold them to
+# it): the spread (5 seeds, 4 workloads); HASS-D against HASS-S on 2FC-2SC-A (1 seed: LH1's
+# largest difference 3.1 points, 2.2 over seeds 1-3, the bound 2.5); HAFS's median overhead on
+# 4FC-12SC (2 of 8 workloads x4: 2.3%, 3.8% over all 8, the range's low end 3.5%).
+QUICK_ESTIMATES = ("default-scheduler-spread", "hass-d-within-hass-s-amd", "hafs-overhead-others-4fc-12sc")
 
-# Tolerances, chosen before any run of the four new policies and the same for every claim of a
-# kind (never per claim): a percentage the thesis states (read off its text, rounded to whole
-# percents, from programs whose lengths, inputs and miss curves it does not give, so ours are
-# assumed per class in catalog/programs/spec2000.toml) holds within GAIN_TOL percentage points;
-# a "within X%" or "at most X%" holds up to X + WITHIN_TOL points; a fast-core share of HAFS
-# (exact by construction: equal shares of the fast cores) within SHARE_TOL points; a share of
-# time measured by DTrace in the thesis (mcf on fast cores under IPC-Driven) within
-# TRACE_TOL points.
-GAIN_TOL = 3.0
+# Every number the thesis states is judged by the one tolerance rule (`_format.judge_number`:
+# within 25% of it or 1.5 points, the larger, same sign; "within X%" and "at most X%" are bounds
+# with the same allowance on their one side). The claims stated in words keep these conditions,
+# chosen before any run of the four new policies and the same for every claim of a kind:
+# "the same" (mapping and performance) within WITHIN_TOL points of best static.
 WITHIN_TOL = 1.0
-SHARE_TOL = 2.0
-TRACE_TOL = 10.0
 # "Breaks even": a mean gain within this many points of zero.
 EVEN_TOL = 2.0
 # "A few percentage points" of CPU wait (Fig. 4.7): between 1% and 10%; "almost every workload":
@@ -218,6 +243,24 @@ def measure(ctx, plan, policies) -> dict:
         g = df.attrs["apps"][df.attrs["apps"]["policy"] == spec]
         out["fixed"][name] = dict(zip(g["app"], g["turnaround_s"]))
     out["wait"] = cpu_wait(plan["set1"], policies)
+    out["spread"] = spread(ctx, plan["spread"])
+    return out
+
+
+def spread(ctx, plan) -> dict:
+    """The default scheduler's run-to-run spread: per (machine, workload, app), the standard
+    deviation of its turnaround over the seeds (sample, n - 1) relative to their mean, %, with
+    the range of its fast-core share and the number of seeds."""
+    df = ctx.sweep(list(plan["machines"]), list(plan["workloads"]), [DEFAULT_SCHEDULER], plan["seeds"])
+    out = {}
+    for (machine, w, app), g in df.attrs["apps"].groupby(["machine", "workload", "app"]):
+        t = g["turnaround_s"]
+        out[(machine, w, app)] = (
+            100.0 * t.std(ddof=1) / t.mean(),
+            g["fast_share"].min(),
+            g["fast_share"].max(),
+            len(t),
+        )
     return out
 
 
@@ -233,12 +276,17 @@ def cpu_wait(workloads, policies) -> dict:
         for role in ("hass-s", "hass-d", "ipc", "static-ipc", "hafs"):
             key = (w, policies[role])
             if key not in done:
-                r = ampsched.run(A, w, policies[role], seed=1)
-                cpu = r.threads.groupby("app")["cpu_s"].sum()
-                wall = r.raw["makespan_s"] * len(cpu)
-                done[key] = 100.0 * (wall - cpu.sum()) / cpu.sum()
+                done[key] = wait_pct(ampsched.run(A, w, policies[role], seed=1))
             out[(w, role)] = done[key]
     return out
+
+
+def wait_pct(result) -> float:
+    """A constant-load run's CPU wait, %: its apps' wall-clock time (each alive from start to
+    makespan) beyond their CPU time, over the CPU time."""
+    cpu = result.threads.groupby("app")["cpu_s"].sum()
+    wall = result.raw["makespan_s"] * len(cpu)
+    return 100.0 * (wall - cpu.sum()) / cpu.sum()
 
 
 # ---- metrics
@@ -303,31 +351,36 @@ def _name(w) -> str:
     return w.upper().replace("-X4", "x4")
 
 
-def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, tol=GAIN_TOL, theirs_text=None):
-    ok = abs(ours_value - theirs_value) <= tol
-    return judge(
+def _near(cid, source, claim, theirs_value, ours_value, ours_text, reason, kind="independent", theirs_text=None):
+    """A percentage the thesis states, held to the one rule."""
+    return judge_number(
         cid,
         source,
         claim,
         theirs_text or f"{theirs_value:g}%",
         ours_text,
-        f"within {points(tol)}",
-        ok,
-        reason.format(ours=ours_value, theirs=theirs_value),
+        value=theirs_value,
+        ours_value=ours_value,
+        unit="%",
+        kind=kind,
+        reason=reason.format(ours=ours_value, theirs=theirs_value),
     )
 
 
-def _within(cid, source, claim, bound, ours_value, ours_text, reason, tol=WITHIN_TOL, theirs_text=None):
-    ok = ours_value <= bound + tol
-    return judge(
+def _within(cid, source, claim, bound, ours_value, ours_text, reason, kind="independent", theirs_text=None):
+    """A "within X%" or "at most X%" the thesis states: the one rule's allowance on its one side."""
+    return judge_number(
         cid,
         source,
         claim,
         theirs_text or f"within {bound:g}%",
         ours_text,
-        f"at most {bound + tol:g}%",
-        ok,
-        reason.format(ours=ours_value, theirs=bound),
+        value=bound,
+        ours_value=ours_value,
+        unit="%",
+        kind=kind,
+        reason=reason.format(ours=ours_value, theirs=bound),
+        bound="at most",
     )
 
 
@@ -359,37 +412,46 @@ def _figure_4_2(res, plan, g, s1, s2) -> list:
             abs(gap),
             f"best static {pct(g[(A, 'hh1', 'best')])}, HASS-S {pct(g[(A, 'hh1', 'hass-s')])} (gap {gap:.1f} points)",
             "HASS-S is {ours:.1f} points off best static on HH1",
+            # Rule 1 of catalog/programs/spec2000.toml set the SFs so that best static puts HH1's
+            # first two programs on the fast cores, and HASS-S's solo SF estimate is the engine's
+            # own model (exact for a thread alone), so it picks the same two.
+            kind="calibrated",
             theirs_text="equal (12.5% both)",
         )
     )
+    # The text does not say which is which: the smaller of ours against 10%.
     hh23 = sorted(g[(A, w, "hass-s")] for w in ("hh2", "hh3"))
-    worst = max(abs(hh23[0] - 10), abs(hh23[1] - 11))
     out.append(
-        judge(
+        judge_numbers(
             "hass-s-hh2-hh3-a",
             src,
-            "HASS-S's reduction on the other HH workloads, 2FC-2SC-A (the text does not say which is which)",
+            "HASS-S's reduction on the other HH workloads, 2FC-2SC-A (the text does not say which is which; the smaller to 10%)",
             "10% and 11%",
             f"HH2 {pct(g[(A, 'hh2', 'hass-s')])}, HH3 {pct(g[(A, 'hh3', 'hass-s')])}",
-            f"each within {GAIN_TOL:g} points (smaller to 10%)",
-            worst <= GAIN_TOL,
-            f"HASS-S's gains on HH2 and HH3 are {hh23[0]:.1f}% and {hh23[1]:.1f}%, {worst:.1f} points off; HH2: {cause(res, g, A, 'hh2')}; HH3: {cause(res, g, A, 'hh3')}",
+            values=(10, 11),
+            ours_values=hh23,
+            unit="%",
+            kind="independent",
+            reason=f"HASS-S's gains on HH2 and HH3 are {hh23[0]:.1f}% and {hh23[1]:.1f}%; HH2: {cause(res, g, A, 'hh2')}; HH3: {cause(res, g, A, 'hh3')}",
         )
     )
     src_mh = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2b"
     mh = [g[(A, w, "hass-s")] for w in MH]
-    offs = {w: abs(x - t) for w, x, t in zip(MH, mh, (10, 8, 6, 8))}
+    theirs_mh = (10, 8, 6, 8)
+    offs = {w: abs(x - t) for w, x, t in zip(MH, mh, theirs_mh)}
     worst = max(offs, key=offs.get)
     out.append(
-        judge(
+        judge_numbers(
             "hass-s-mh-a",
             src_mh,
             "HASS-S's reduction on MH1, MH2, MH3, MH4, 2FC-2SC-A",
             "10%, 8%, 6%, 8%",
             " / ".join(pct(x) for x in mh),
-            f"each within {points(GAIN_TOL)}",
-            offs[worst] <= GAIN_TOL,
-            f"{_name(worst)} is {offs[worst]:.1f} points off; {cause(res, g, A, worst)}",
+            values=theirs_mh,
+            ours_values=mh,
+            unit="%",
+            kind="independent",
+            reason=f"{_name(worst)} is {offs[worst]:.1f} points off; {cause(res, g, A, worst)}",
         )
     )
     mean_mh = sum(mh) / len(mh)
@@ -420,6 +482,9 @@ def _figure_4_2(res, plan, g, s1, s2) -> list:
             f"same apps everywhere, gaps within {points(WITHIN_TOL)}",
             len(match) == len(both) and abs(gaps[worst]) <= WITHIN_TOL,
             f"HASS-S maps differently from best static in {', '.join(_name(w) for w in both if w not in match) or 'none'} and is {gaps[worst]:.1f} points behind it on {_name(worst)}",
+            # Rule 1 of spec2000.toml: the SFs were set so that best static puts each HH and MH
+            # workload's first two programs on the fast cores; HASS-S's solo estimate is exact.
+            kind="calibrated",
         )
     )
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.2"
@@ -461,7 +526,7 @@ def _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2) -> list:
                 + f": {res['migrations'][(m, worst, 'hass-d')]:.0f} migrations against HASS-S's {res['migrations'][(m, worst, 'hass-s')]:.0f}; fast cores: HASS-D {' + '.join(on_fast(res, m, worst, 'hass-d')) or 'none'}, HASS-S {' + '.join(on_fast(res, m, worst, 'hass-s')) or 'none'}"
                 + (
                     ""
-                    if abs(diffs[worst]) <= bound + WITHIN_TOL
+                    if agrees(bound, abs(diffs[worst]), "%", "at most")
                     else f"; with exact counters (counter_noise = 0, a control) HASS-D migrates {_exact_counters_migrations(m, worst, 'hass-d')} times on {_name(worst)} (seed 1): the counters' 2% measurement noise moves its dynamic SF estimates of threads with close SFs across one another, and each crossing is a swap"
                 ),
             )
@@ -483,6 +548,7 @@ def _hass_d_figures_4_2_to_4_5(res, plan, g, s1, s2) -> list:
                 for w in w48
             )
             + ")",
+            kind="independent",
         )
     )
     return out
@@ -531,21 +597,23 @@ def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
             share,
             f"{share:.0f}% of mcf's CPU time on fast cores",
             "mcf is on fast cores {ours:.0f}% of the time against {theirs}%: the thesis's misplacement came from ratios above 2.0 measured across a phase change during a refresh; ours are measured on the catalog's mcf, whose phases (a high-IPC phase, a transition, a memory-bound one, twice) are our model of Fig. 4.6",
-            tol=TRACE_TOL,
             theirs_text="51%",
         )
     )
     share_s = 100.0 * res["apps"][(A, "hh1", "static-ipc")]["mcf"][1]
     out.append(
-        judge(
+        _within(
             "static-ipc-mcf-hh1-a",
             "§4.3.4 (Evaluation of the IPC-Driven algorithm)",
             "with IPC ratios from the same phase (the original simulated evaluation's offline traces) mcf is not misplaced: at most its high-IPC 25% on fast cores (HH1, 2FC-2SC-A)",
-            "at most 25%",
+            25,
+            share_s,
             f"{share_s:.0f}% under Static-IPC-Driven",
-            f"at most {25 + TRACE_TOL:g}%",
-            share_s <= 25 + TRACE_TOL,
-            f"Static-IPC-Driven puts mcf on fast cores {share_s:.0f}% of the time, although its ratios are exact",
+            "Static-IPC-Driven puts mcf on fast cores {ours:.0f}% of the time, although its ratios are exact",
+            # mcf's phases are the catalog's model of Fig. 4.6, set so that its high-IPC phases
+            # are 25% of its time, and Static-IPC-Driven's profile is the engine's own model.
+            kind="calibrated",
+            theirs_text="at most 25%",
         )
     )
     losses = []
@@ -566,6 +634,7 @@ def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
             "every pair",
             not losses,
             f"IPC-Driven is ahead in {len(losses)} pairs: {'; '.join(losses)}",
+            kind="independent",
         )
     )
     return out
@@ -586,6 +655,7 @@ def _figure_4_7(res, plan, g, s1, s2) -> list:
             f"{FEW_LOW:g}-{FEW_HIGH:g}% on at least {ALMOST_EVERY:.0%} of the workloads",
             len(few) >= ALMOST_EVERY * len(waits),
             f"IPC-Driven's CPU wait is {min(waits.values()):.1f}% to {max(waits.values()):.1f}% on 2FC-2SC-A's set #1 (it migrated {min(res['migrations'][(A, w, 'ipc')] for w in waits):.0f} to {max(res['migrations'][(A, w, 'ipc')] for w in waits):.0f} times per run)",
+            kind="independent",
         )
     )
     quiet = {(w, r): res["wait"][(w, r)] for w in plan["set1"] for r in ("hass-s", "static-ipc")}
@@ -600,6 +670,9 @@ def _figure_4_7(res, plan, g, s1, s2) -> list:
             f"below {NEGLIGIBLE:g}%",
             quiet[worst] < NEGLIGIBLE,
             f"{LABEL[worst[1]]} leaves threads waiting {quiet[worst]:.1f}% of their CPU time on {_name(worst[0])}",
+            # One thread per core and no policy that moves a thread to sample it: no thread ever
+            # waits for a core, by the simulator's definitions (test_reproduce.py holds it).
+            kind="by construction",
         )
     )
     return out
@@ -633,6 +706,7 @@ def _hafs_figures_4_5_4_10(res, plan, g, s1, s2) -> list:
             f"within {EVEN_TOL:g} points of 0",
             abs(x) <= EVEN_TOL,
             f"HAFS's mean gain is {x:.1f}%: our refill cost of a migration across the 4 chips differs from the thesis's measured one",
+            kind="independent",
         )
     )
     ws = [w for w in s2 if w in ("w4", "w5", "w6", "w7", "w8")]
@@ -640,15 +714,15 @@ def _hafs_figures_4_5_4_10(res, plan, g, s1, s2) -> list:
     text = "; ".join(f"{LABEL[r]} {pct(g[(C, worst[r], r)])} ({_name(worst[r])})" for r in worst)
     low = min(g[(C, worst[r], r)] for r in worst)
     out.append(
-        judge(
+        _near(
             "hafs-ipc-slower-than-default-w4-w8",
             "§4.3.4 (Evaluation of HASS-D; Evaluation of the HAFS algorithm), Fig. 4.5",
-            "on W4-W8, migration overhead makes HAFS and IPC-Driven up to 7% slower than the default metric",
-            "down to -7%",
+            "on W4-W8, migration overhead makes HAFS and IPC-Driven up to 7% slower than the default metric (the worst gain)",
+            -7,
+            low,
             f"worst: {text}",
-            f"worst within {GAIN_TOL:g} points of -7%",
-            abs(low + 7) <= GAIN_TOL,
-            f"the worst is {low:.1f}% where the thesis has -7%: a migration of a memory-intensive program costs the refill of the part of its footprint its miss curve says would hit, little for the streaming ones (catalog spec2000.toml), and footprints are assumed",
+            "the worst is {ours:.1f}% where the thesis has {theirs}%: a migration of a memory-intensive program costs the refill of the part of its footprint its miss curve says would hit, little for the streaming ones (catalog spec2000.toml), and footprints are assumed",
+            theirs_text="down to -7%",
         )
     )
     return out
@@ -660,19 +734,25 @@ def _figure_4_8(res, plan, g, s1, s2) -> list:
     src = "§4.3.4 (Evaluation of the HAFS algorithm), Fig. 4.8"
     shares = {n: 100.0 * sum(v) / len(v) for n, v in res["mgrid"].items()}
     spread = max(100.0 * (max(v) - min(v)) for v in res["mgrid"].values())
-    want = {n: 100.0 * 2 / 3 if n == 3 else 50.0 for n in shares}
-    worst = max(shares, key=lambda n: abs(shares[n] - want[n]))
+    ns = sorted(shares)
+    want = {n: 66 if n == 3 else 50 for n in ns}
+    # Each count's copy farthest from the thesis's share: every copy is held to it.
+    far = {n: max((100.0 * x for x in res["mgrid"][n]), key=lambda x: abs(x - want[n])) for n in ns}
+    worst = max(ns, key=lambda n: abs(far[n] - want[n]))
     out.append(
-        judge(
+        judge_numbers(
             "hafs-mgrid-shares",
             src,
             "HAFS shares the fast cores equally among copies of mgrid: about 66% each with 3 copies, 50% with 4 or more (2FC-2SC-A)",
             "~66% (3), 50% (4-10)",
-            ", ".join(f"{n}: {shares[n]:.1f}%" for n in sorted(shares))
-            + f"; largest spread between copies {spread:.1f} points",
-            f"each within {SHARE_TOL:g} points",
-            abs(shares[worst] - want[worst]) <= SHARE_TOL and spread <= 2 * SHARE_TOL,
-            f"with {worst} copies each gets {shares[worst]:.1f}% of its time on fast cores",
+            ", ".join(f"{n}: {shares[n]:.1f}%" for n in ns) + f"; largest spread between copies {spread:.1f} points",
+            values=[want[n] for n in ns],
+            ours_values=[far[n] for n in ns],
+            unit="%",
+            # HAFS (`rr`) keeps every thread's fast-core time proportional to the fast cores'
+            # share: equal copies get equal shares by its definition (test_reproduce.py holds it).
+            kind="by construction",
+            reason=f"with {worst} copies a copy gets {far[worst]:.1f}% of its time on fast cores",
         )
     )
     return out
@@ -685,7 +765,7 @@ def _figure_4_9(res, plan, g, s1, s2) -> list:
     over = {(w, a): o for w in s1[A] for a, o in hafs_overheads(res, A, w).items()}
     top = max(over, key=over.get)
     out.append(
-        _near(
+        _within(
             "hafs-overhead-a",
             src,
             "HAFS's overhead over ideal round robin reaches at most 6%, for some memory-bound apps (2FC-2SC-A)",
@@ -695,7 +775,7 @@ def _figure_4_9(res, plan, g, s1, s2) -> list:
             "the largest overhead is {ours:.1f}% ("
             + top[1]
             + "): a migration refills the part of an app's footprint its miss curve says would hit, and the NUMA box adds remote misses until the next move; both are assumed sizes",
-            theirs_text="up to 6%",
+            theirs_text="at most 6%",
         )
     )
     x4 = {(w, a): o for w in s1[C] for a, o in hafs_overheads(res, C, w).items()}
@@ -710,21 +790,23 @@ def _figure_4_9(res, plan, g, s1, s2) -> list:
             tw_mean,
             f"{pct(tw_mean)} (mean of twolf's 4 copies)",
             "twolf's overhead is {ours:.1f}% against {theirs}%: it comes from sharing an L3 with art and fma3d after each move, which our FOA model of the shared cache and twolf's assumed curve set",
-            tol=2 * GAIN_TOL,
         )
     )
     rest = sorted(o for (w, a), o in x4.items() if not (w == "mh1-x4" and a.startswith("twolf")))
     median = rest[len(rest) // 2]
     out.append(
-        judge(
+        judge_numbers(
             "hafs-overhead-others-4fc-12sc",
             src,
-            "on 4FC-12SC HAFS's overhead over ideal round robin hovers around 5-10% for the other apps (set #1 x4)",
+            "on 4FC-12SC HAFS's overhead over ideal round robin hovers around 5-10% for the other apps (set #1 x4; their median)",
             "5-10%",
             f"median {pct(median)}, range {pct(rest[0])} to {pct(rest[-1])} ({len(rest)} apps)",
-            f"median within 5-10% widened by {GAIN_TOL:g} points",
-            5 - GAIN_TOL <= median <= 10 + GAIN_TOL,
-            f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it",
+            values=(5, 10),
+            ours_values=(median, median),
+            unit="%",
+            kind="independent",
+            reason=f"the median overhead is {median:.1f}%: with the fast cores on one chip, ideal round robin's bound-slow times already include the slow chips' cache sharing, so HAFS's moves can even relieve it",
+            bounds=("at least", "at most"),
         )
     )
     return out
@@ -747,7 +829,6 @@ def _figure_4_3(res, plan, g, s1, s2) -> list:
             f"{x:.1f} points behind on average",
             "HASS-S is {ours:.1f} points behind best static against {theirs}"
             + f"; it put other apps on the fast cores than best static in {', '.join(_name(w) for w in ws if on_fast(res, B, w, 'hass-s') != on_fast(res, B, w, 'best')) or 'none'}",
-            tol=WITHIN_TOL,
             theirs_text="0.5%",
         )
     )
@@ -785,6 +866,7 @@ def _figure_4_3(res, plan, g, s1, s2) -> list:
                 for r in wrong
                 if w not in wrong[r]
             ),
+            kind="independent",
         )
     )
     mean_a = sum(g[(A, w, "hass-s")] for w in s1[A]) / len(s1[A])
@@ -799,6 +881,7 @@ def _figure_4_3(res, plan, g, s1, s2) -> list:
             "direction",
             mean_a > mean_b,
             f"HASS-S gains {mean_b:.1f}% on B against {mean_a:.1f}% on A",
+            kind="independent",
         )
     )
     progs = sorted(p for p in sf if A in sf[p] and B in sf[p])
@@ -813,6 +896,9 @@ def _figure_4_3(res, plan, g, s1, s2) -> list:
             "more than half",
             2 * len(more) > len(progs),
             f"only {len(more)} of {len(progs)} programs",
+            # Rule 5 of spec2000.toml: every curve that is not streaming falls by at least 40%
+            # from 2 to 4 MB, set for this statement.
+            kind="calibrated",
         )
     )
     return out
@@ -822,9 +908,13 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
     """4FC-12SC, set #1 x4: HASS-S against best static and their mappings (Fig. 4.4)."""
     out = []
     src = "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"
-    for w, theirs_gap, hass_pick, best_pick, src in (
-        ("hh1", 2, "sixtrack", "crafty", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a"),
-        ("mh1", 7, "vortex", "twolf", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b"),
+    # MH1 x4's gap is Rule 6 of spec2000.toml (twolf's curve set so that best static's twolfs
+    # on the fast chip are about 7% better than vortex's there, the pick HASS-S makes), and its
+    # mapping too; HH1 x4's pick rests on Rule 3 (sixtrack set just above crafty, "nearly
+    # identical"), its 2% gap on nothing fitted.
+    for w, theirs_gap, hass_pick, best_pick, src, gap_kind in (
+        ("hh1", 2, "sixtrack", "crafty", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4a", "independent"),
+        ("mh1", 7, "vortex", "twolf", "§4.3.4 (Evaluation of HASS-S), Fig. 4.4b", "calibrated"),
     ):
         wl = f"{w}-x4"
         x = 100.0 * (
@@ -844,6 +934,7 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
                 f"{x:.1f}% (HASS-S's geometric mean over best static's)",
                 "HASS-S is {ours:.1f}% behind best static against {theirs}%"
                 + f"; on the fast cores HASS-S had {' + '.join(on_fast(res, C, wl, 'hass-s')) or 'none'}, best static {' + '.join(on_fast(res, C, wl, 'best')) or 'none'}",
+                kind=gap_kind,
                 theirs_text=f"{theirs_gap}%",
             )
         )
@@ -858,6 +949,7 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
                 "the same programs",
                 hs == [hass_pick] and bs == [best_pick],
                 f"HASS-S picks {' + '.join(hs) or 'none'} and best static {' + '.join(bs) or 'none'}; the catalog's {hass_pick} and {best_pick} have near-equal speedup factors, as the thesis says of theirs, so the pick rests on small differences",
+                kind="calibrated",
             )
         )
     # Table 4.2a lists each HH and MH workload's two memory-intensive programs last (§4.3.2).
@@ -873,6 +965,9 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
             "none",
             not bad,
             f"HASS-S runs {', '.join(p for _, p in bad)} on the fast cores",
+            # Rule 1 of spec2000.toml set the last two programs' SFs below the first two's, and
+            # HASS-S ranks by its solo SF estimate (the engine's own model).
+            kind="calibrated",
         )
     )
     t, v = (geomean(res["fixed"][k].values()) for k in ("TwolfOnFast", "VortexOnFast"))
@@ -886,6 +981,8 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
             x,
             f"{pct(x)} (geometric mean of turnarounds, fixed assignments)",
             "twolf on the fast chip is {ours:.1f}% better against {theirs}%: twolf's curve is set so that it suffers beside art and fma3d under the FOA model (catalog spec2000.toml, rule 6)",
+            # Rule 6 of spec2000.toml: twolf's curve was set for this statement.
+            kind="calibrated",
             theirs_text="7%",
         )
     )
@@ -922,6 +1019,7 @@ def _figure_4_5(res, plan, g, s1, s2) -> list:
                 or "every one run"
             )
             + ": with 16 programs and shared L3s the two pick different near-equal programs",
+            kind="independent",
         )
     )
     worst = max(gaps, key=gaps.get)
@@ -972,9 +1070,38 @@ def _headline(res, plan, g, s1, s2) -> list:
             "at least -0.5%",
             g[(C, low[0], low[1])] >= -0.5,
             f"{LABEL[low[1]]} is {-g[(C, low[0], low[1])]:.1f}% slower than the default metric on {_name(low[0])}",
+            kind="independent",
         )
     )
     return out
+
+
+def _default_spread(res, plan, g, s1, s2) -> list:
+    """The default scheduler's spread over runs (§4.3.3): why the thesis compares with the
+    default metric instead."""
+    sp, sub = res["spread"], plan["spread"]
+    top = max(sp, key=lambda k: sp[k][0])
+    values = sorted(v[0] for v in sp.values())
+    median = values[len(values) // 2]
+    runs = sp[top][3]
+    where = f"{', '.join(CONFIG[m] for m in sub['machines'])}, {', '.join(_name(w) for w in sub['workloads'])}"
+    return [
+        _near(
+            "default-scheduler-spread",
+            "§4.3.3 (Experimental methodology)",
+            f"the asymmetry-agnostic default scheduler's completion times vary from run to run: standard deviation "
+            f"as high as 23% (single-threaded workloads; ours: `{DEFAULT_SCHEDULER}` over {runs} seeds, {where})",
+            23,
+            sp[top][0],
+            f"up to {sp[top][0]:.1f}% ({top[2]}, {_name(top[1])}, {CONFIG[top[0]]}); median {median:.1f}% "
+            f"over {len(values)} apps; {runs} seeds",
+            "the largest spread is {ours:.1f}% against {theirs}%: "
+            + f"{top[2]} on {_name(top[1])} ({CONFIG[top[0]]}) runs {100 * sp[top][1]:.0f}% to {100 * sp[top][2]:.0f}% "
+            + "of its time on fast cores depending on the seed; our load balancer moves threads only to even the run "
+            + "queues, so where a thread starts decides most of its fast-core time",
+            theirs_text="as high as 23%",
+        )
+    ]
 
 
 def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
@@ -993,6 +1120,7 @@ def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
             "more than half",
             2 * len(ahead) > len(every),
             f"HASS-D is ahead on {len(every) - len(ahead)} of {len(every)} workloads",
+            kind="independent",
         )
     )
     more = [k for k in every if res["migrations"][(k[0], k[1], "hass-d")] > res["migrations"][(k[0], k[1], "hass-s")]]
@@ -1006,6 +1134,7 @@ def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
             "more than half",
             2 * len(more) > len(every),
             f"HASS-D migrates more on only {len(more)} of {len(every)} workloads",
+            kind="independent",
         )
     )
     pays = [k for k in every if g[(k[0], k[1], "hafs")] > 0]
@@ -1019,6 +1148,7 @@ def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
             "more than half",
             2 * len(pays) > len(every),
             f"HAFS is behind the default metric on {len(every) - len(pays)} of {len(every)} workloads",
+            kind="independent",
         )
     )
     groups = overall(res, plan)
@@ -1040,6 +1170,7 @@ def _summary_figure_4_10(res, plan, g, s1, s2) -> list:
                 for k, v in gap.items()
                 if v < 0
             ),
+            kind="independent",
         )
     )
     return out
@@ -1064,6 +1195,7 @@ def claims(res, plan) -> list:
         + _figure_4_4(res, plan, g, s1, s2)
         + _figure_4_5(res, plan, g, s1, s2)
         + _headline(res, plan, g, s1, s2)
+        + _default_spread(res, plan, g, s1, s2)
         + _summary_figure_4_10(res, plan, g, s1, s2)
     )
 
@@ -1354,11 +1486,18 @@ holds no CPU times)."""
   (1:1 on 2FC-2SC, 1:3 on 4FC-12SC; the thesis says only "average"). HAFS's overhead is T_HAFS / T_idealRR - 1,
   ideal RR combining an app's bound-fast and bound-slow rates in proportion to the core counts with no migration
   cost. CPU wait (Fig. 4.7) is (wall-clock - CPU time) / CPU time over a workload's apps.
-- **Tolerances** (chosen before any run of the four new schedulers, one per kind of claim): a percentage the
-  thesis states within {GAIN_TOL:g} points (its program lengths and inputs are not given; ours are assumed per
-  class); "within X%" up to X + {WITHIN_TOL:g}; HAFS's fast-core shares within {SHARE_TOL:g} points; mcf's DTrace-measured
-  share within {TRACE_TOL:g} points; "breaks even" within {EVEN_TOL:g} points of zero; "a few points" of CPU wait
-  between {FEW_LOW:g}% and {FEW_HIGH:g}%.
+- **Tolerances.** Every number the thesis states is judged by the one rule (docs/reproductions.md: within 25%
+  of it or 1.5 points, the larger, same sign; "within X%" and "at most X%" with that allowance on their one side;
+  a range, 5-10%, as its two ends). The claims stated in words keep conditions chosen before any run of the four
+  new schedulers, one per kind of claim: "the same" as best static within {WITHIN_TOL:g} point; "breaks even"
+  within {EVEN_TOL:g} points of zero; "a few points" of CPU wait between {FEW_LOW:g}% and {FEW_HIGH:g}%;
+  "negligible" below {NEGLIGIBLE:g}%.
+- **The default scheduler's spread** (claim `default-scheduler-spread`). The thesis's native OpenSolaris
+  scheduler is asymmetry-agnostic and "migrates threads between different core types at infrequent and arbitrary
+  intervals"; ours is `{DEFAULT_SCHEDULER}`, load balancing over all cores that ignores core types, whose
+  placements change with the seed as the native scheduler's with the run. The default metric cannot play it: its
+  bound runs do not depend on the seed. The spread of an app is the standard deviation of its turnaround over
+  seeds {plan["spread"]["seeds"]} (n - 1) over their mean, on {", ".join(CONFIG[m] for m in plan["spread"]["machines"])}.
 - **Model values chosen.** No model value was changed for this reproduction. The programs' speedup factors
   follow the thesis's statements in the order of precedence listed in `catalog/programs/spec2000.toml`; twolf's
   miss curve was set there (issue 8) so that it suffers beside art and fma3d in a shared L3, the thesis's
