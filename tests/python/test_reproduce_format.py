@@ -196,3 +196,41 @@ def test_catalog_links_are_relative_to_docs_reproduction():
     docs = os.path.join(REPO, "docs", "reproduction")
     target = fmt.catalog_link("machines", "2fc-8sc").split("](")[1].rstrip(")")
     assert os.path.isfile(os.path.join(docs, target))
+
+
+# ---- spread over the seeds: "the observed variance was small in most cases"
+
+
+def test_seed_spreads_by_hand():
+    pd = pytest.importorskip("pandas")
+    rows = (
+        [
+            # app a: 9, 10, 11 over three seeds: sample stdev 1, mean 10 -> 10%
+            ("m", "w", "p", s, "a", t)
+            for s, t in ((1, 9.0), (2, 10.0), (3, 11.0))
+        ]
+        + [
+            ("m", "w", "p", s, "b", 4.0)  # the same every seed: 0%
+            for s in (1, 2, 3)
+        ]
+        + [("m", "w", "q", 1, "a", 5.0)]
+    )  # one seed: no spread, left out
+    apps = pd.DataFrame(rows, columns=["machine", "workload", "policy", "seed", "app", "turnaround_s"])
+    spreads = fmt.seed_spreads(apps)
+    assert spreads.keys() == {("m", "w", "p", "a"), ("m", "w", "p", "b")}
+    assert spreads[("m", "w", "p", "a")] == pytest.approx(10.0)
+    assert spreads[("m", "w", "p", "b")] == 0.0
+
+
+def test_judge_spread_wants_more_than_half_below():
+    label = "/".join
+    two_of_three = {("m", "w", "p", "a"): 0.2, ("m", "w", "p", "b"): 0.5, ("m", "w", "q", "a"): 4.0}
+    c = fmt.judge_spread("v", "§5.2", "small", "small in most cases", two_of_three, 1.0, label, "independent", "")
+    assert (c.verdict, c.kind, c.numeric) == ("reproduced", "independent", False)
+    assert c.ours == "2 of 3 app x scheduler x workload cases below 1%; median 0.50%, largest 4.0% (m/w/q/a)"
+    # Half is not most: 1 of 2 below differs, its reason counting the cases above.
+    c = fmt.judge_spread("v", "§5.2", "small", "t", {("a",): 0.2, ("b",): 1.0}, 1.0, label, "independent", "why")
+    assert (c.verdict, c.reason) == ("differs", "the spread is 1% or more in 1 of 2 cases: why")
+    # One seed measures no spread: not comparable, never reproduced by default.
+    c = fmt.judge_spread("v", "§5.2", "small", "t", {}, 1.0, label, "independent", "")
+    assert c.verdict == "not comparable"
