@@ -585,6 +585,24 @@ def test_amdahl_by_hand():
     assert math.isclose(thesis_ch5.amdahl(0.5, 2.0), 100 / 3)
 
 
+def test_boost_gain_by_hand():
+    # Two workloads: one of two apps (T_Default / T_PA = 2 and 0.5: geomean 1) and a single app
+    # (1.21); overall sqrt(1 x 1.21) = 1.1: +10%.
+    res = {"boost": {100: [({"a": 2.0, "b": 1.0}, {"a": 1.0, "b": 2.0}), ({"c": 1.21}, {"c": 1.0})]}}
+    assert math.isclose(thesis_ch5.boost_gain(res, 100), 10.0)
+    # The thesis's boost is in the sweep, and is what `pa` runs by default.
+    assert thesis_ch5.THESIS_BOOST in thesis_ch5.BOOST_TICKS
+    assert ampsched.list_policies().set_index("name").loc["pa", "options"]["boost_ticks"] == thesis_ch5.THESIS_BOOST
+
+
+@pytest.mark.parametrize("name", ["thesis-ch5", "thesis-ch6"])
+def test_every_claim_is_classified(quick_runs, name):
+    # independent, calibrated or by construction: never left unclassified.
+    _, claims, _ = quick_runs[name]
+    kinds = {cid: e.split(", ")[0] for cid, e in zip(claims["id"], claims["evidence"])}
+    assert {cid: k for cid, k in kinds.items() if k not in reproductions.EVIDENCE} == {}
+
+
 def test_catalog_text_names_what_is_wrong():
     core = ampsched._require_core()
     assert core.catalog_text("machines", "1fc-3sc").count('name = "1fc-3sc"') == 1
