@@ -475,6 +475,27 @@ def test_thesis_ch6_speedups_over_rr_by_hand():
     assert thesis_ch6.share(res, "m", "w", "x", "p") == pytest.approx(40.0)
 
 
+@pytest.mark.parametrize("machine", [thesis_ch6.A, thesis_ch6.B])
+def test_on_single_threaded_workloads_camp_is_sfd_and_pa_is_rr(machine):
+    # The by-construction claims st-camp-like-sfd-* and st-pa-like-rr-*, held here: a single
+    # thread's UF is its SF (eq. 6.14 with N = 1), so CAMP ranks as SFD; pa-uf puts every
+    # single-threaded app in HIGH and shares the fast cores among them by HAFS's round robin, as
+    # rr. Every Table 6.2 workload, two seeds: the same completion times to the bit.
+    for sf in (1.2, 1.5, 2.0):
+        assert thesis_uf.utility_factor(sf, 1, 2) == sf
+    p = thesis_ch6.POLICIES
+    for w in thesis_ch6.ST:
+        for seed in (1, 2):
+            t = {
+                r: ampsched.run(machine, thesis_ch6.catalog_name("st", w), p[r], seed=seed)
+                .apps["turnaround_s"]
+                .tolist()
+                for r in ("camp", "sfd", "pa", "rr")
+            }
+            assert t["camp"] == t["sfd"], (w, seed)
+            assert t["pa"] == t["rr"], (w, seed)
+
+
 def test_thesis_ch6_quick_has_every_figure_and_claim(quick_runs):
     if "thesis-ch6" not in quick_runs:
         pytest.skip("thesis-ch6's policies are not registered in this build")
