@@ -234,3 +234,26 @@ def test_judge_spread_wants_more_than_half_below():
     # One seed measures no spread: not comparable, never reproduced by default.
     c = fmt.judge_spread("v", "§5.2", "small", "t", {}, 1.0, label, "independent", "")
     assert c.verdict == "not comparable"
+
+
+# ---- a swept parameter: the paper's value the best, or within the rule of the best
+
+
+def test_overall_gain_by_hand():
+    # Two workloads: one of two apps (T_base / T = 2 and 0.5: geomean 1) and a single app (1.21);
+    # overall sqrt(1 x 1.21) = 1.1: +10%.
+    pairs = [({"a": 2.0, "b": 1.0}, {"a": 1.0, "b": 2.0}), ({"c": 1.21}, {"c": 1.0})]
+    assert math.isclose(fmt.overall_gain(pairs), 10.0)
+
+
+def test_judge_best_of_sweep():
+    def why(best):
+        return f"{best} is better"
+
+    # 100 is 1 point behind the best's 20% (allowance 5 points): reproduced.
+    c = fmt.judge_best_of_sweep("b", "§5", "100 best", "100", {50: 20.0, 100: 19.0}, 100, "gain", "independent", why)
+    assert (c.verdict, c.ours) == ("reproduced", "gain: 50 +20.0%, 100 +19.0%; best 50")
+    assert c.tolerance == "100 the best, or within the one rule's allowance of the best (5 points)"
+    # 6 points behind: differs, with the measured cause.
+    c = fmt.judge_best_of_sweep("b", "§5", "100 best", "100", {50: 20.0, 100: 14.0}, 100, "gain", "independent", why)
+    assert (c.verdict, c.reason) == ("differs", "50 gives +20.0% against 100's +14.0%: 50 is better")

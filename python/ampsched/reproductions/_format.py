@@ -166,6 +166,29 @@ def judge_spread(cid, source, claim, theirs, spreads, below, label, kind, reason
     )
 
 
+# ---- a parameter the paper swept: "we picked the value that delivered the best overall performance"
+
+
+def overall_gain(pairs) -> float:
+    """The geometric mean over workloads of each one's speedup (the geometric mean over its apps
+    of T_base / T), minus 1, in %; `pairs`: one (base {app: time}, {app: time}) per workload."""
+    return 100.0 * (geomean(geomean(base[a] / t[a] for a in base) for base, t in pairs) - 1)
+
+
+def judge_best_of_sweep(cid, source, claim, theirs, gains, chosen, what, kind, reason) -> Claim:
+    """A paper's "we swept the parameter and chose `chosen`" against `gains` (value -> our overall
+    gain, %): reproduced when `chosen`'s gain is the best, or within the one rule's allowance of
+    the best (the best taken as theirs). `what` says what the gains are; `reason(best)`, the
+    measured cause should it differ."""
+    best = max(gains, key=gains.get)
+    ours = f"{what}: " + ", ".join(f"{v} {pct(g)}" for v, g in gains.items()) + f"; best {best}"
+    tolerance = (
+        f"{chosen} the best, or within the one rule's allowance of the best ({allowance(gains[best]):.3g} points)"
+    )
+    why = f"{best} gives {pct(gains[best])} against {chosen}'s {pct(gains[chosen])}: {reason(best)}"
+    return judge(cid, source, claim, theirs, ours, tolerance, agrees(gains[best], gains[chosen]), why, kind)
+
+
 def catalog_link(kind: str, name: str) -> str:
     """A markdown link to catalog file KIND/NAME.toml, relative to docs/reproduction/, where
     `make reproduce` writes: the link works on a forge and in a checkout alike, and the text does

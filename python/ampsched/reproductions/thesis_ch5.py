@@ -30,7 +30,18 @@ import os
 import tomllib
 
 from . import EVIDENCE, Report, policy_roles
-from ._format import agrees, allowance, geomean, judge, judge_number, judge_spread, markdown_table, pct, seed_spreads
+from ._format import (
+    agrees,
+    geomean,
+    judge,
+    judge_best_of_sweep,
+    judge_number,
+    judge_spread,
+    markdown_table,
+    overall_gain,
+    pct,
+    seed_spreads,
+)
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -513,12 +524,6 @@ def wait_speedup(res, app, mode) -> float:
 
 def rtx_speedup(res, app, spin) -> float:
     return speedup(res["wait_default"][app], res["rtx"][(app, spin)])
-
-
-def boost_gain(res, ticks) -> float:
-    """PA's overall speedup over Default with boost_ticks TICKS, %: the geometric mean over the
-    sweep's workloads of each one's speedup (geomean over its apps of T_Default / T_PA), minus 1."""
-    return 100.0 * (geomean(geomean(base[a] / t[a] for a in base) for base, t in res["boost"][ticks]) - 1)
 
 
 def best_adaptive(res, app) -> str:
@@ -1098,30 +1103,23 @@ def _headline(res, plan) -> list:
 
 def _boost(res, plan) -> list:
     """PA's boost length (§5.1.1): the thesis's 100 ticks against a sweep of ours."""
-    gains = {b: boost_gain(res, b) for b in BOOST_TICKS}
-    best = max(gains, key=gains.get)
-    ours = gains[THESIS_BOOST]
-    longer = best > THESIS_BOOST
     return [
-        judge(
+        judge_best_of_sweep(
             "pa-boost-100-best",
             f"{THESIS}, §5.1.1 (PA's tunables: 'an exhaustive evaluation of the parameter space')",
             f"PA's boost of {THESIS_BOOST} ticks (amp_boost_ticks: 1 s of fast-core time for a serial phase) gives the "
             "best overall performance of a sweep of the boost",
             f"{THESIS_BOOST} ticks the best",
-            "PA over Default with boost_ticks "
-            + ", ".join(f"{b} {pct(g)}" for b, g in gains.items())
-            + f" (geomean over set #1 on 1FC-12SC, set #2 and the single apps on 4FC-12SC); best {best}",
-            f"{THESIS_BOOST} the best, or within the one rule's allowance of the best ({allowance(gains[best]):.3g} points)",
-            agrees(gains[best], ours),
-            f"boost_ticks {best} gives {pct(gains[best])} against {THESIS_BOOST}'s {pct(ours)}: "
-            + (
+            {b: overall_gain(res["boost"][b]) for b in BOOST_TICKS},
+            THESIS_BOOST,
+            "PA over Default (geomean over set #1 on 1FC-12SC, set #2 and the single apps on 4FC-12SC) with boost_ticks",
+            INDEPENDENT,
+            lambda best: (
                 "a longer boost keeps a serial thread on the fast core through more of its serial phase (ours are "
                 "0.75-4 s each on a slow core, catalog parallel.toml: chosen, the thesis gives none)"
-                if longer
+                if best > THESIS_BOOST
                 else "a shorter boost hands the fast core back to the single-threaded apps sooner"
             ),
-            INDEPENDENT,
         )
     ]
 
