@@ -1626,7 +1626,8 @@ minus 1."""
 - **Not reproduced here.** The motivation examples of ch. 5's introduction are arithmetic (1.1x against 1.5x on
   1FC-9SC); the thesis's tables of thread counts are checked by `tests/python/test_catalog_tlp.py`.
 - **Quick version.** `--quick` runs every experiment with one seed, five of the ten OpenMP apps
-  ({", ".join(QUICK["openmp"])}), set #1 in full, two workloads of set #2 and seven single apps; claims over what it
-  leaves out are judged on what it runs."""
+  ({", ".join(QUICK["openmp"])}), set #1 in full, two workloads of set #2 and seven single apps (the boost sweep
+  on the same), and the spread on four workloads of set #1 with three seeds; claims over what it leaves out are
+  judged on what it runs."""
     sections = [("Every workload", tables), ("Notes", notes)]
     return Report(claims=claims(res, plan), machines=list(MACHINES), workloads=workloads, sections=sections)

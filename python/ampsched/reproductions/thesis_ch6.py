@@ -82,9 +82,10 @@ EXTRA = ("4ci-1psmi-1hp", "4ci-4mi-1hp", "4ci-4mi-1psmi", "3ci-1mi-1psci")
 
 # The full version: every workload of the three tables, every scheduler, 10 seeds (a seed changes
 # the default placement of threads the policy leaves free, and so the results by a few tenths of
-# a point; 10 seeds take about 25 s on a quiet 2-CPU machine: a run takes 0.1-0.2 s, 13 and 16
-# cores included). The quick version (the tests run it for every change): every workload and
-# claim, one seed (about 11 s).
+# a point), and the boost sweeps with 3: about 3,000 runs, 65 s of CPU time (a run takes 0.01-0.05
+# s of CPU, 13 and 16 cores included). The quick version (the tests run it for every change):
+# every workload and claim, one seed, the spread on three and the boost sweeps on 1FC-12SC only:
+# 20 s of CPU time.
 FULL = {"seeds": "1-10", "boost": (("1fc", "4fc", "extra"), "1-3")}
 QUICK = {"seeds": "1", "spread": ("1fc", "1-3"), "boost": (("1fc",), "1")}
 
@@ -1260,5 +1261,5 @@ NOTES = """- **Metrics.** As the thesis's: per app, its average completion time 
   claim compare SFD's online estimates with the true SF beside the co-runners, per program of Table 6.2.
 - **Not reproduced here.** §6.1's Utility Factor (Figs. 6.1 and 6.2) is [`thesis-uf`](thesis-uf.md). The
   oracle-SF comparison is listed as not comparable (its reason says why).
-- **Time.** The full version takes about 25 s on this 2-CPU machine when it is quiet, 1 minute beside another job (a run takes 0.1-0.2 s, the
-  13- and 16-core ones included); the quick version, one seed, about 11 s."""
+- **Time.** The full version (about 3,000 runs) takes 65 s of CPU time, so about half a minute on the 2-CPU
+  reference machine when it is quiet and 3 minutes beside other jobs; the quick version 20 s of CPU time."""
