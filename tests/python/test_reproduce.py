@@ -556,6 +556,27 @@ def test_thesis_ch6_speedups_over_rr_by_hand():
     assert thesis_ch6.share(res, "m", "w", "x", "p") == pytest.approx(40.0)
 
 
+@pytest.mark.parametrize("machine", [thesis_ch6.A, thesis_ch6.B])
+def test_on_single_threaded_workloads_camp_is_sfd_and_pa_is_rr(machine):
+    # The by-construction claims st-camp-like-sfd-* and st-pa-like-rr-*, held here: a single
+    # thread's UF is its SF (eq. 6.14 with N = 1), so CAMP ranks as SFD; pa-uf puts every
+    # single-threaded app in HIGH and shares the fast cores among them by HAFS's round robin, as
+    # rr. Every Table 6.2 workload, two seeds: the same completion times to the bit.
+    for sf in (1.2, 1.5, 2.0):
+        assert thesis_uf.utility_factor(sf, 1, 2) == sf
+    p = thesis_ch6.POLICIES
+    for w in thesis_ch6.ST:
+        for seed in (1, 2):
+            t = {
+                r: ampsched.run(machine, thesis_ch6.catalog_name("st", w), p[r], seed=seed)
+                .apps["turnaround_s"]
+                .tolist()
+                for r in ("camp", "sfd", "pa", "rr")
+            }
+            assert t["camp"] == t["sfd"], (w, seed)
+            assert t["pa"] == t["rr"], (w, seed)
+
+
 def test_thesis_ch6_quick_has_every_figure_and_claim(quick_runs):
     if "thesis-ch6" not in quick_runs:
         pytest.skip("thesis-ch6's policies are not registered in this build")
@@ -664,6 +685,20 @@ def test_amdahl_by_hand():
     assert math.isclose(thesis_ch5.amdahl(0.45, 1.93), 100 * (1 / (0.55 + 0.45 / 1.93) - 1))
     # The thesis's Amdahl example (50% serial, 2x fast core: 25% less time) is a speedup of 1 / 0.75.
     assert math.isclose(thesis_ch5.amdahl(0.5, 2.0), 100 / 3)
+
+
+def test_the_boost_sweep_holds_the_thesis_boost():
+    # The thesis's boost is in the sweep, and is what `pa` runs by default (its runs are the main ones).
+    assert thesis_ch5.THESIS_BOOST in thesis_ch5.BOOST_TICKS
+    assert ampsched.list_policies().set_index("name").loc["pa", "options"]["boost_ticks"] == thesis_ch5.THESIS_BOOST
+
+
+@pytest.mark.parametrize("name", ["thesis-ch5", "thesis-ch6"])
+def test_every_claim_is_classified(quick_runs, name):
+    # independent, calibrated or by construction: never left unclassified.
+    _, claims, _ = quick_runs[name]
+    kinds = {cid: e.split(", ")[0] for cid, e in zip(claims["id"], claims["evidence"])}
+    assert {cid: k for cid, k in kinds.items() if k not in reproductions.EVIDENCE} == {}
 
 
 def test_catalog_text_names_what_is_wrong():

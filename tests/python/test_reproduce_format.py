@@ -231,3 +231,64 @@ def test_ci95_by_hand():
     for xs, runs in (([1.0], None), ([1.0, 2.0], 1), ([1.0, 2.0], 32)):
         with pytest.raises(ValueError, match="ci95"):
             fmt.ci95(xs, runs)
+
+
+# ---- spread over the seeds: "the observed variance was small in most cases"
+
+
+def test_seed_spreads_by_hand():
+    pd = pytest.importorskip("pandas")
+    rows = (
+        [
+            # app a: 9, 10, 11 over three seeds: sample stdev 1, mean 10 -> 10%
+            ("m", "w", "p", s, "a", t)
+            for s, t in ((1, 9.0), (2, 10.0), (3, 11.0))
+        ]
+        + [
+            ("m", "w", "p", s, "b", 4.0)  # the same every seed: 0%
+            for s in (1, 2, 3)
+        ]
+        + [("m", "w", "q", 1, "a", 5.0)]
+    )  # one seed: no spread, left out
+    apps = pd.DataFrame(rows, columns=["machine", "workload", "policy", "seed", "app", "turnaround_s"])
+    spreads = fmt.seed_spreads(apps)
+    assert spreads.keys() == {("m", "w", "p", "a"), ("m", "w", "p", "b")}
+    assert spreads[("m", "w", "p", "a")] == pytest.approx(10.0)
+    assert spreads[("m", "w", "p", "b")] == 0.0
+
+
+def test_judge_spread_wants_more_than_half_below():
+    label = "/".join
+    two_of_three = {("m", "w", "p", "a"): 0.2, ("m", "w", "p", "b"): 0.5, ("m", "w", "q", "a"): 4.0}
+    c = fmt.judge_spread("v", "§5.2", "small", "small in most cases", two_of_three, 1.0, label, "independent", "")
+    assert (c.verdict, c.kind, c.numeric) == ("reproduced", "independent", False)
+    assert c.ours == "2 of 3 app x scheduler x workload cases below 1%; median 0.50%, largest 4.0% (m/w/q/a)"
+    # Half is not most: 1 of 2 below differs, its reason counting the cases above.
+    c = fmt.judge_spread("v", "§5.2", "small", "t", {("a",): 0.2, ("b",): 1.0}, 1.0, label, "independent", "why")
+    assert (c.verdict, c.reason) == ("differs", "the spread is 1% or more in 1 of 2 cases: why")
+    # One seed measures no spread: not comparable, never reproduced by default.
+    c = fmt.judge_spread("v", "§5.2", "small", "t", {}, 1.0, label, "independent", "")
+    assert c.verdict == "not comparable"
+
+
+# ---- a swept parameter: the paper's value the best, or within the rule of the best
+
+
+def test_overall_gain_by_hand():
+    # Two workloads: one of two apps (T_base / T = 2 and 0.5: geomean 1) and a single app (1.21);
+    # overall sqrt(1 x 1.21) = 1.1: +10%.
+    pairs = [({"a": 2.0, "b": 1.0}, {"a": 1.0, "b": 2.0}), ({"c": 1.21}, {"c": 1.0})]
+    assert math.isclose(fmt.overall_gain(pairs), 10.0)
+
+
+def test_judge_best_of_sweep():
+    def why(best):
+        return f"{best} is better"
+
+    # 100 is 1 point behind the best's 20% (allowance 5 points): reproduced.
+    c = fmt.judge_best_of_sweep("b", "§5", "100 best", "100", {50: 20.0, 100: 19.0}, 100, "gain", "independent", why)
+    assert (c.verdict, c.ours) == ("reproduced", "gain: 50 +20.0%, 100 +19.0%; best 50")
+    assert c.tolerance == "100 the best, or within the one rule's allowance of the best (5 points)"
+    # 6 points behind: differs, with the measured cause.
+    c = fmt.judge_best_of_sweep("b", "§5", "100 best", "100", {50: 20.0, 100: 14.0}, 100, "gain", "independent", why)
+    assert (c.verdict, c.reason) == ("differs", "50 gives +20.0% against 100's +14.0%: 50 is better")

@@ -157,6 +157,73 @@ def ci95(xs, runs=None) -> float:
     return 100.0 * T_975[runs - 2] * statistics.stdev(xs) / runs**0.5 / statistics.fmean(xs)
 
 
+# ---- spread: the papers' "the observed variance was small in most cases"
+
+
+def seed_spreads(apps) -> dict:
+    """{(machine, workload, policy, app): the relative standard deviation of the app's completion
+    time over the seeds, %} from a sweep's per-app table (df.attrs["apps"]): the sample standard
+    deviation over the mean. A case run with fewer than two seeds has no spread and is left out."""
+    keys = ["machine", "workload", "policy", "app"]
+    g = apps.groupby(keys)["turnaround_s"]
+    cv = (100.0 * g.std(ddof=1) / g.mean()).dropna()
+    return {k: float(v) for k, v in cv.items()}
+
+
+def judge_spread(cid, source, claim, theirs, spreads, below, label, kind, reason) -> Claim:
+    """A paper's "the observed variance was small in most cases" against `spreads` (from
+    `seed_spreads`): reproduced when more than half of the cases have a spread below `below`
+    percent; `label(key)` names a case; `reason`, the measured cause should it differ (may be empty).
+    No case (one seed) is not comparable: no spread is measured."""
+    if not spreads:
+        return Claim(
+            cid,
+            source,
+            claim,
+            theirs,
+            "one seed: no spread",
+            "-",
+            "not comparable",
+            "one seed: no spread to measure",
+            kind,
+        )
+    small = sum(v < below for v in spreads.values())
+    worst = max(spreads, key=spreads.get)
+    ours = (
+        f"{small} of {len(spreads)} app x scheduler x workload cases below {below:g}%; median "
+        f"{statistics.median(spreads.values()):.2f}%, largest {spreads[worst]:.1f}% ({label(worst)})"
+    )
+    why = f"the spread is {below:g}% or more in {len(spreads) - small} of {len(spreads)} cases" + (
+        f": {reason}" if reason else ""
+    )
+    return judge(
+        cid, source, claim, theirs, ours, f"below {below:g}% in more than half", 2 * small > len(spreads), why, kind
+    )
+
+
+# ---- a parameter the paper swept: "we picked the value that delivered the best overall performance"
+
+
+def overall_gain(pairs) -> float:
+    """The geometric mean over workloads of each one's speedup (the geometric mean over its apps
+    of T_base / T), minus 1, in %; `pairs`: one (base {app: time}, {app: time}) per workload."""
+    return 100.0 * (geomean(geomean(base[a] / t[a] for a in base) for base, t in pairs) - 1)
+
+
+def judge_best_of_sweep(cid, source, claim, theirs, gains, chosen, what, kind, reason) -> Claim:
+    """A paper's "we swept the parameter and chose `chosen`" against `gains` (value -> our overall
+    gain, %): reproduced when `chosen`'s gain is the best, or within the one rule's allowance of
+    the best (the best taken as theirs). `what` says what the gains are; `reason(best)`, the
+    measured cause should it differ."""
+    best = max(gains, key=gains.get)
+    ours = f"{what}: " + ", ".join(f"{v} {pct(g)}" for v, g in gains.items()) + f"; best {best}"
+    tolerance = (
+        f"{chosen} the best, or within the one rule's allowance of the best ({allowance(gains[best]):.3g} points)"
+    )
+    why = f"{best} gives {pct(gains[best])} against {chosen}'s {pct(gains[chosen])}: {reason(best)}"
+    return judge(cid, source, claim, theirs, ours, tolerance, agrees(gains[best], gains[chosen]), why, kind)
+
+
 def catalog_link(kind: str, name: str) -> str:
     """A markdown link to catalog file KIND/NAME.toml, relative to docs/reproduction/, where
     `make reproduce` writes: the link works on a forge and in a checkout alike, and the text does

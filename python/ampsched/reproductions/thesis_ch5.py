@@ -29,8 +29,19 @@ over them):
 import os
 import tomllib
 
-from . import Report, policy_roles
-from ._format import geomean, judge, markdown_table, pct
+from . import EVIDENCE, Report, policy_roles
+from ._format import (
+    agrees,
+    geomean,
+    judge,
+    judge_best_of_sweep,
+    judge_number,
+    judge_spread,
+    markdown_table,
+    overall_gain,
+    pct,
+    seed_spreads,
+)
 
 TITLE = "PA, MinTLP and PA-RTX on multithreaded workloads (Sáez thesis, ch. 5, Figs. 5.2-5.8)"
 PAPER = "the Sáez thesis (Juan Carlos Sáez, PhD thesis, Universidad Complutense de Madrid: OS scheduling for asymmetric multicore processors)"
@@ -124,6 +135,20 @@ CYCLES_PER_SPIN_ITERATION = 10
 RTX_SPIN = {"1K": 1e3, "1M": 1e6}
 RTX_BLOCK = 1e8  # §5.2.2: the PA-RTX experiments' blocking threshold
 
+# PA's boost (§5.1.1: amp_boost_ticks, 100 ticks = 1 s of fast-core time, "an exhaustive evaluation of
+# the parameter space" picked it): `pa`'s boost_ticks swept from a tenth of it to four times it on
+# the chapter's workloads where serial phases meet other apps (set #1 on 1FC-12SC, set #2 and the
+# single apps on 4FC-12SC); 100 is the default, so its runs are the main ones.
+BOOST_TICKS = (10, 25, 50, 100, 200, 400)
+THESIS_BOOST = 100
+
+# Spread (§5.2: "the observed variance was small in most cases"): each app's completion time over
+# the seeds, set #1 on 1FC-12SC under every scheduler of Fig. 5.5; "small" is below SMALL_SPREAD
+# percent (relative standard deviation), "most" more than half. The full version measures it on
+# its main runs (5 seeds); the quick one, whose one seed has no spread, on four workloads with
+# three seeds ("spread").
+SMALL_SPREAD = 1.0
+
 FULL = {"seeds": "1-5", "openmp": OPENMP, "set1": tuple(SET1), "set2": tuple(SET2), "ten": tuple(TEN)}
 # The tests run this for every change: every experiment, fewer apps (RNA and applu_m with short
 # loops, FT and semphy with large serial phases, fma3d_m with neither), set #1 in full (the claims
@@ -135,21 +160,23 @@ QUICK = {
     "set1": tuple(SET1),
     "set2": ("2stci-2stmi-1hp", "3stci-3stmi-1psci"),
     "ten": ("RNA", "wupwise_m", "applu_m", "BLAST", "FFTW", "swaptions", "TPC-C"),
+    "spread": (("stci-psmi", "stci-hp", "stmi-psci", "psmi-psci"), "1-3"),
 }
 
-# Tolerances, chosen before the runs, one per kind of claim (never per claim): a percentage the
-# thesis states, read off its text from programs whose lengths and inputs it does not give (ours
-# are chosen within what it reports, catalog parallel.toml), holds within GAIN_TOL points; "up to
-# X%"/"within X%" up to X + WITHIN_TOL; "hardly any" / "about zero" within EVEN_TOL of zero;
+# Every number the thesis states is judged by the one tolerance rule (`_format.judge_number`).
+# The claims stated in words keep their conditions, chosen before the runs, one per kind of claim
+# (never per claim): "matches" within MATCH_TOL points; "hardly any" within EVEN_TOL of zero;
 # "noticeable" / "non-negligible" at least NOTICEABLE; "negligible" below NEGLIGIBLE; "very low"
 # below VERY_LOW; "beats" / "loses" by more than EVEN_TOL / 2 (a point: below that the two are a tie).
-GAIN_TOL = 3.0
-WITHIN_TOL = 1.0
+MATCH_TOL = 3.0
 EVEN_TOL = 2.0
 NOTICEABLE = 3.0
 NEGLIGIBLE = 1.0
 VERY_LOW = 3.0
 TIE = EVEN_TOL / 2
+# What kind of evidence each claim is (reproductions.EVIDENCE); every claim here is independent
+# but the one whose program was chosen from it (fig5.7-wupwise-zero).
+INDEPENDENT, CALIBRATED, BY_CONSTRUCTION = EVIDENCE
 
 
 # ---- policies
@@ -321,6 +348,7 @@ def measure(ctx, plan, policies) -> dict:
             "wait_uma",
             "over_uma",
             "set2_uma",
+            "boost",
         )
     }
     # Figs. 5.2-5.4 on 1FC-12SC.
@@ -371,6 +399,8 @@ def measure(ctx, plan, policies) -> dict:
     multi = [policies[r] for r in MULTI]
     for machine, suffix in ((ONE, "1fc"), (FOUR, "4fc")):
         df = ctx.sweep([machine], [f"ch5-{w}-{suffix}" for w in plan["set1"]], multi, seeds)
+        if machine == ONE:
+            out["spread"] = seed_spreads(df.attrs["apps"])
         t, migrations = _times(df), df.groupby(["workload", "policy"])["migrations"].mean()
         shares = df.attrs["apps"].groupby(["workload", "policy", "app"])["fast_share"].mean()
         for w in plan["set1"]:
@@ -396,6 +426,10 @@ def measure(ctx, plan, policies) -> dict:
     for a in plan["ten"]:
         for r in SINGLE:
             out["single"][(a, r)] = t[(FOUR, f"ch5-single-{TEN[a]}", policies[r])][a]
+    if plan.get("spread"):  # one seed has no spread: a few workloads with more
+        ws, spread_seeds = plan["spread"]
+        out["spread"] = seed_spreads(ctx.sweep([ONE], [f"ch5-{w}-1fc" for w in ws], multi, spread_seeds).attrs["apps"])
+    out["boost"] = boost_runs(ctx, plan, policies, out)
     # Fig. 5.8: all cores slow, the scheduler believing some fast.
     for machine in (ONE, SMALL, FOUR):
         mpath = _write(ctx, f"{machine}-all-slow.toml", all_slow_toml(machine))
@@ -429,6 +463,30 @@ def measure(ctx, plan, policies) -> dict:
             out["over_block"][(machine, a)] = 100.0 * (
                 t[(mpath, path, policies["pa"])][a] / t[(mpath, path, policies["default"])][a] - 1
             )
+    return out
+
+
+def boost_runs(ctx, plan, policies, res) -> dict:
+    """{boost_ticks: [(Default's {app: time}, PA's {app: time}) per workload]} of PA's boost sweep:
+    set #1 on 1FC-12SC, set #2 and the single apps on 4FC-12SC; THESIS_BOOST's are the main runs."""
+    specs = {b: f"{policies['pa']}:boost_ticks={b}" for b in BOOST_TICKS if b != THESIS_BOOST}
+    one = {f"ch5-{w}-1fc": w for w in plan["set1"]}
+    four = {f"ch5-{w}": w for w in plan["set2"]} | {f"ch5-single-{TEN[a]}": a for a in plan["ten"]}
+    t = _times(ctx.sweep([ONE], list(one), list(specs.values()), plan["seeds"]))
+    t |= _times(ctx.sweep([FOUR], list(four), list(specs.values()), plan["seeds"]))
+    out = {b: [] for b in BOOST_TICKS}
+    for w in plan["set1"]:
+        out[THESIS_BOOST].append((res["set1"][(ONE, w, "default")], res["set1"][(ONE, w, "pa")]))
+        for b, spec in specs.items():
+            out[b].append((res["set1"][(ONE, w, "default")], t[(ONE, f"ch5-{w}-1fc", spec)]))
+    for w in plan["set2"]:
+        out[THESIS_BOOST].append((res["set2"][(w, "default")], res["set2"][(w, "pa")]))
+        for b, spec in specs.items():
+            out[b].append((res["set2"][(w, "default")], t[(FOUR, f"ch5-{w}", spec)]))
+    for a in plan["ten"]:
+        out[THESIS_BOOST].append(({a: res["single"][(a, "default")]}, {a: res["single"][(a, "pa")]}))
+        for b, spec in specs.items():
+            out[b].append(({a: res["single"][(a, "default")]}, t[(FOUR, f"ch5-single-{TEN[a]}", spec)]))
     return out
 
 
@@ -500,6 +558,7 @@ def _figures_5_2_5_3(res, plan) -> list:
             f"every app within {EVEN_TOL:g} points of 0",
             abs(worst_spin) <= EVEN_TOL,
             _spin_reason(res, spin),
+            INDEPENDENT,
         )
     )
     large = [a for a in apps if a in LARGE_SERIAL]
@@ -519,6 +578,7 @@ def _figures_5_2_5_3(res, plan) -> list:
                 + ", ".join(f"{100 * res['seen'][(a, 'block')]:.0f}% of {a}" for a in large)
                 + " as serial with blocking waits; PA's gain on each is at most that share times (SF - 1)"
             ),
+            INDEPENDENT,
         )
     )
     blk_all = {a: wait_speedup(res, a, "block") for a in apps}
@@ -545,6 +605,7 @@ def _figures_5_2_5_3(res, plan) -> list:
                     if a not in short
                 )
             ),
+            INDEPENDENT,
         )
     )
     grow = {a: (wait_speedup(res, a, "block"), wait_speedup(res, a, "100M")) for a in short}
@@ -559,6 +620,7 @@ def _figures_5_2_5_3(res, plan) -> list:
             f"100M no worse than block and within {EVEN_TOL:g} points of Default",
             ok,
             "at 100M iterations the short-loop apps still lose to Default",
+            INDEPENDENT,
         )
     )
     order = ("block", "1M", "10M", "100M", "spin")
@@ -575,6 +637,7 @@ def _figures_5_2_5_3(res, plan) -> list:
             "non-increasing for every app (half a point of slack)",
             ok,
             "not monotone for some app",
+            INDEPENDENT,
         )
     )
     return out
@@ -589,17 +652,18 @@ def _figure_5_4(res, plan) -> list:
     short = [a for a in apps if a in SHORT_LOOPS]
     low = {a: wait_speedup(res, a, "1M") for a in apps}
     worst_low = min(low, key=low.get)
-    ok = abs(-low[worst_low] - 26) <= GAIN_TOL
     out.append(
-        judge(
+        judge_number(
             "fig5.4-pa-adaptive-26",
             f"{THESIS}, §5.2.2, Fig. 5.4",
-            "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold",
+            "PA-base (adaptive) degrades some apps by up to 26% with a low blocking threshold (the largest degradation)",
             "up to 26%",
             f"PA (1M) worst: {worst_low} {pct(low[worst_low])}; with block: {pct(min(blk_all.values()))}",
-            f"{GAIN_TOL:g} points",
-            ok,
-            (
+            value=26,
+            ours_value=-low[worst_low],
+            unit="%",
+            kind=INDEPENDENT,
+            reason=(
                 "our short-loop apps' serial parts are shorter than a 1M-iteration spin (8.7 ms on a slow core), so at 1M the OS "
                 "sees "
                 + ", ".join(f"{100 * res['seen'][(a, '1M')]:.0f}% of {a}'s time" for a in short)
@@ -611,41 +675,60 @@ def _figure_5_4(res, plan) -> list:
     rtx = {(a, k): rtx_speedup(res, a, k) for a in apps for k in RTX_SPIN}
     losses = {k: v for k, v in rtx.items() if v < -TIE}
     worst_rtx = min(rtx.values())
-    ok = worst_rtx >= -(4 + WITHIN_TOL) and len(losses) <= 1
+    worst_at = min(rtx, key=rtx.get)
+    numa = (
+        "; with one memory node PA (block) against Default is "
+        + ", ".join(f"{pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
+        + ": the master's moves to the fast core on another chip make its memory remote"
+    )
+    # The thesis's one sentence holds a number (at most 4%) and a count (in one case only): two claims.
     out.append(
-        judge(
+        judge_number(
             "fig5.4-rtx-within-4",
             f"{THESIS}, §5.2.2, Fig. 5.4",
-            "PA-RTX degrades performance (against Default) by at most 4%, in one case only (1K-iteration spin threshold)",
-            "at most 4%, once",
-            f"worst {pct(worst_rtx)}; {len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
+            "PA-RTX degrades performance (against Default) by at most 4%",
+            "at most 4%",
+            f"worst {pct(worst_rtx)} ({worst_at[0]}, spin threshold {worst_at[1]})",
+            value=4,
+            ours_value=-worst_rtx,
+            unit="%",
+            bound="at most",
+            kind=INDEPENDENT,
+            reason=f"PA-RTX degrades {worst_at[0]} by {-worst_rtx:.1f}% (spin threshold {worst_at[1]})" + numa,
+        )
+    )
+    out.append(
+        judge(
+            "fig5.4-rtx-degrades-once",
+            f"{THESIS}, §5.2.2, Fig. 5.4",
+            "PA-RTX degrades performance (against Default) in one case only (1K-iteration spin threshold)",
+            "once",
+            f"{len(losses)} of {len(rtx)} app x threshold points below -{TIE:g}%"
             + (f" ({', '.join(f'{a} {k}' for (a, k) in losses)})" if losses else ""),
-            f"worst no lower than -{4 + WITHIN_TOL:g}%, at most one point below -{TIE:g}%",
-            ok,
-            (
-                f"PA-RTX loses more than {TIE:g} point on "
-                + ", ".join(f"{a} ({k}, {pct(v)})" for (a, k), v in losses.items())
-                + "; with one memory node PA (block) against Default is "
-                + ", ".join(f"{pct(res['wait_uma'][a])} ({a})" for a in dict.fromkeys(a for a, _ in losses))
-                + ": the master's moves to the fast core on another chip make its memory remote"
-            ),
+            f"at most one point below -{TIE:g}%",
+            len(losses) <= 1,
+            f"PA-RTX loses more than {TIE:g} point on "
+            + ", ".join(f"{a} ({k}, {pct(v)})" for (a, k), v in losses.items())
+            + numa,
+            INDEPENDENT,
         )
     )
     gain = {
         a: speedup(res["wait"][(a, best_adaptive(res, a))], min(res["rtx"][(a, k)] for k in RTX_SPIN)) for a in apps
     }
     top = max(gain, key=gain.get)
-    ok = abs(gain[top] - 5) <= GAIN_TOL
     out.append(
-        judge(
+        judge_number(
             "fig5.4-rtx-over-pa-5",
             f"{THESIS}, §5.2.2, Fig. 5.4",
-            "PA-RTX beats PA-base (adaptive, at its best blocking threshold of 10M or 1M) by up to 5%",
+            "PA-RTX beats PA-base (adaptive, at its best blocking threshold of 10M or 1M) by up to 5% (the largest gain)",
             "up to 5%",
             f"largest: {top} {pct(gain[top])} (PA-RTX at its better spin threshold)",
-            f"{GAIN_TOL:g} points",
-            ok,
-            (
+            value=5,
+            ours_value=gain[top],
+            unit="%",
+            kind=INDEPENDENT,
+            reason=(
                 "PA-RTX sees every serial phase at once where PA at 1M-10M waits out the spin; our serial phases are "
                 "longer relative to the spin than the thesis's"
                 if gain[top] > 5
@@ -678,6 +761,7 @@ def _figure_5_5(res, plan) -> list:
             f"at least +{NOTICEABLE:g}% on half of those workloads or more",
             ok,
             "with blocking waits our serial phases leave slow cores idle, which Default also fills",
+            INDEPENDENT,
         )
     )
     if "stci-hp" in w1:
@@ -686,19 +770,20 @@ def _figure_5_5(res, plan) -> list:
             for r in ("rr", "busyfcs", "default")
         }
         best_w = max(w1, key=lambda w: max(set1_speedup(res, ONE, w, p, over="rr") for p in ("pa", "mintlp")))
-        ok = abs(pa_hp["rr"] - 40) <= GAIN_TOL
         out.append(
-            judge(
+            judge_number(
                 "fig5.5-stci-hp-40",
                 f"{THESIS}, §5.2.3, Fig. 5.5 (2); ch. 1 (Example 1: ≈40% over RR)",
-                "with HP apps present PA and MinTLP win, by up to 40% (STCI-HP) over RR, BusyFCs and Default",
+                "with HP apps present PA and MinTLP win, by up to 40% (STCI-HP) over RR, BusyFCs and Default (judged over RR)",
                 "up to 40% (STCI-HP)",
                 "better of PA and MinTLP on STCI-HP over "
                 + ", ".join(f"{LABEL[r]} {pct(v)}" for r, v in pa_hp.items())
                 + f"; largest gain over RR on {SET1[best_w]}",
-                f"{GAIN_TOL:g} points (over RR)",
-                ok,
-                (
+                value=40,
+                ours_value=pa_hp["rr"],
+                unit="%",
+                kind=INDEPENDENT,
+                reason=(
                     f"ours is the thesis's own arithmetic (Example 1: 1.5x against 1.1x, +36%): under the better of PA and MinTLP "
                     f"against RR gamess gains {pct(_app_gain(res, ONE, 'stci-hp', 'gamess'))} and wupwise_m "
                     f"{pct(_app_gain(res, ONE, 'stci-hp', 'wupwise_m'))}; the thesis's 40% is read off its figure, with real "
@@ -733,13 +818,14 @@ def _figure_5_5(res, plan) -> list:
                 f"{'below' if sign < 0 else 'above'} {'-' if sign < 0 else '+'}{TIE:g}% on each",
                 ok,
                 _pa_mintlp_reason(res, diff, sign),
+                INDEPENDENT,
             )
         )
     ci = [w for w in w1 if w.startswith("stci")]
     match = {w: sp[(w, "static-ipc")] - max(sp[(w, "pa")], sp[(w, "mintlp")]) for w in w1}
     others = [w for w in w1 if not w.startswith("stci")]
     ok = (
-        all(match[w] >= -GAIN_TOL for w in ci if w != "stci-hp2")
+        all(match[w] >= -MATCH_TOL for w in ci if w != "stci-hp2")
         and ("stci-hp2" not in w1 or match["stci-hp2"] < -TIE)
         and sum(match[w] < -TIE for w in others) > len(others) / 2
     )
@@ -750,9 +836,10 @@ def _figure_5_5(res, plan) -> list:
             "Static-IPC-Driven matches PA and MinTLP only where the ST app is CI; it loses on STCI-HP(2) (EP more compute-bound than gobmk) and on most others",
             "matches on STCI-*, loses on STCI-HP(2) and most others",
             "Static-IPC minus the better of PA and MinTLP: " + ", ".join(f"{SET1[w]} {match[w]:+.1f}" for w in w1),
-            f"within {GAIN_TOL:g} points on STCI-* but STCI-HP(2); below -{TIE:g} on STCI-HP(2) and on more than half of the rest",
+            f"within {MATCH_TOL:g} points on STCI-* but STCI-HP(2); below -{TIE:g} on STCI-HP(2) and on more than half of the rest",
             ok,
             _static_ipc_reason(res, w1, match),
+            INDEPENDENT,
         )
     )
     return out
@@ -794,6 +881,7 @@ def _figure_5_5_4fc(res, plan) -> list:
                 + ": with four fast cores RR's and BusyFCs's fast-core time reaches the ST app and serial phases too, so the "
                 "margins are within a few points; the mean gains are close"
             ),
+            INDEPENDENT,
         )
     )
     return out
@@ -822,6 +910,7 @@ def _figure_5_6(res, plan) -> list:
             f"below -{TIE:g}% on at most one workload",
             ok,
             _set2_reason(res, under),
+            INDEPENDENT,
         )
     )
     return out
@@ -850,37 +939,42 @@ def _figure_5_7(res, plan) -> list:
             f"both above +{TIE:g}% on each PS app with blocking waits",
             ok,
             "Default keeps the master where it started, which for some seeds is the fast core",
+            INDEPENDENT,
         )
     )
     pa1 = {a: speedup(res["single"][(a, "default")], res["single"][(a, "pa")]) for a in ten}
     top = max(ps, key=lambda a: pa1[a])
-    ok = abs(pa1[top] - 26) <= GAIN_TOL
     out.append(
-        judge(
+        judge_number(
             "fig5.7-pa-26",
             f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
-            "PA gives up to 26% over Default for apps with serial phases of 40-60%",
+            "PA gives up to 26% over Default for apps with serial phases of 40-60% (the largest gain)",
             "up to 26%",
             "PA over Default: " + ", ".join(f"{a} {pct(pa1[a])}" for a in ps),
-            f"{GAIN_TOL:g} points",
-            ok,
-            f"our largest is {top} ({pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
+            value=26,
+            ours_value=pa1[top],
+            unit="%",
+            kind=INDEPENDENT,
+            reason=f"our largest is {top} ({pct(pa1[top])}): BLAST's serial phases (45% of its time alone on slow cores, SF 1.93: "
             f"chosen, catalog parallel.toml) bound the serial-phase gain at {pct(amdahl(0.45, 1.93))}, and its parallel "
             "phases get 4 fast cores of 16 besides; the thesis gives its apps' serial fractions only as 40-60%",
         )
     )
     if "wupwise_m" in ten:
-        ok = abs(pa1["wupwise_m"]) <= EVEN_TOL
+        # Calibrated: catalog parallel.toml chose wupwise_m's serial fraction (3%, the HP apps'
+        # 1-5%) from this sentence ("a small serial fraction": it gains nothing from PA).
         out.append(
-            judge(
+            judge_number(
                 "fig5.7-wupwise-zero",
                 f"{THESIS}, §5.2.3, Fig. 5.7 (article fragment)",
                 "wupwise (small serial fraction) gains nothing from PA",
                 "about 0",
                 f"{pct(pa1['wupwise_m'])}",
-                f"within {EVEN_TOL:g} points of 0",
-                ok,
-                "its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
+                value=0,
+                ours_value=pa1["wupwise_m"],
+                unit="%",
+                kind=CALIBRATED,
+                reason="its 3% serial fraction is hidden by the 2e7-iteration spin, so PA sees none of it",
             )
         )
     return out
@@ -896,18 +990,19 @@ def _figure_5_8(res, plan) -> list:
     asym = ("rr", "busyfcs", "pa", "mintlp")
     mx = {m: max((ov[(m, a, r)], a, r) for a in ten for r in asym) for m in (ONE, SMALL, FOUR)}
     pa_max = {m: max((ov[(m, a, "pa")], a) for a in ten) for m in (ONE, SMALL, FOUR)}
-    ok = abs(pa_max[ONE][0] - 18) <= GAIN_TOL
     out.append(
-        judge(
+        judge_number(
             "fig5.8-1fc12sc-18",
             f"{THESIS}, §5.2.4, Fig. 5.8",
-            "the migration overhead is highest on 1FC-12SC: up to 18%",
+            "the migration overhead is highest on 1FC-12SC: up to 18% (PA's largest)",
             "up to 18%",
             f"PA: up to {pct(pa_max[ONE][0])} ({pa_max[ONE][1]}); any asymmetry-aware scheduler: up to "
             f"{pct(mx[ONE][0])} ({LABEL[mx[ONE][2]]}, {mx[ONE][1]})",
-            f"{GAIN_TOL:g} points (PA)",
-            ok,
-            _overhead_reason(res, ten, plan),
+            value=18,
+            ours_value=pa_max[ONE][0],
+            unit="%",
+            kind=INDEPENDENT,
+            reason=_overhead_reason(res, ten, plan),
         )
     )
     ok = max(pa_max[SMALL][0], mx[SMALL][0]) < NEGLIGIBLE
@@ -921,6 +1016,7 @@ def _figure_5_8(res, plan) -> list:
             f"below {NEGLIGIBLE:g}%",
             ok,
             "the fixed 50 µs a migration costs adds up where the short-loop apps migrate on every loop",
+            INDEPENDENT,
         )
     )
     ok = pa_max[FOUR][0] < VERY_LOW
@@ -937,6 +1033,7 @@ def _figure_5_8(res, plan) -> list:
             f"{pct(res['over_uma'][(FOUR, pa_max[FOUR][1])])} on the same machine with one memory node: PA moves the serial "
             "thread to a fast core on another chip, where its memory (first touched on its own node) is remote (1.15x, "
             "catalog 4fc-12sc-mf); a migration itself costs little here",
+            INDEPENDENT,
         )
     )
     b = max((ov[(ONE, a, "busyfcs")], a) for a in ten)
@@ -952,6 +1049,7 @@ def _figure_5_8(res, plan) -> list:
             ok,
             "BusyFCs moves a thread only when the fast core idles: with the catalog's adaptive waits it does so "
             f"at most {max(res['over_migrations'][(ONE, a, 'busyfcs')] for a in ten):.0f} times in a run (see fig5.8-1fc12sc-18)",
+            INDEPENDENT,
         )
     )
     return out
@@ -975,17 +1073,18 @@ def _headline(res, plan) -> list:
         for r in ("rr", "busyfcs", "static-ipc", "default"):
             gains.append((max(set2_speedup(res, w, p, over=r) for p in ("pa", "mintlp")), SET2[w], r))
     g = max(gains)
-    ok = abs(g[0] - 40) <= GAIN_TOL
     out.append(
-        judge(
+        judge_number(
             "headline-up-to-40",
             f"{THESIS}, ch. 5 introduction and §5.3; ch. 7",
-            "PA and MinTLP beat RR, BusyFCs, Static-IPC-Driven and Default by up to 40%",
+            "PA and MinTLP beat RR, BusyFCs, Static-IPC-Driven and Default by up to 40% (the largest gain)",
             "up to 40%",
             f"largest: {pct(g[0])} over {LABEL[g[2]]} on {g[1]}",
-            f"{GAIN_TOL:g} points",
-            ok,
-            (
+            value=40,
+            ours_value=g[0],
+            unit="%",
+            kind=INDEPENDENT,
+            reason=(
                 f"the largest gain is over {LABEL[g[2]]} on {g[1]}"
                 + (
                     ": Default keeps threads where they start, and the ST app has "
@@ -1002,6 +1101,49 @@ def _headline(res, plan) -> list:
     return out
 
 
+def _boost(res, plan) -> list:
+    """PA's boost length (§5.1.1): the thesis's 100 ticks against a sweep of ours."""
+    return [
+        judge_best_of_sweep(
+            "pa-boost-100-best",
+            f"{THESIS}, §5.1.1 (PA's tunables: 'an exhaustive evaluation of the parameter space')",
+            f"PA's boost of {THESIS_BOOST} ticks (amp_boost_ticks: 1 s of fast-core time for a serial phase) gives the "
+            "best overall performance of a sweep of the boost",
+            f"{THESIS_BOOST} ticks the best",
+            {b: overall_gain(res["boost"][b]) for b in BOOST_TICKS},
+            THESIS_BOOST,
+            "PA over Default (geomean over set #1 on 1FC-12SC, set #2 and the single apps on 4FC-12SC) with boost_ticks",
+            INDEPENDENT,
+            lambda best: (
+                "a longer boost keeps a serial thread on the fast core through more of its serial phase (ours are "
+                "0.75-4 s each on a slow core, catalog parallel.toml: chosen, the thesis gives none)"
+                if best > THESIS_BOOST
+                else "a shorter boost hands the fast core back to the single-threaded apps sooner"
+            ),
+        )
+    ]
+
+
+def _spread(res, plan) -> list:
+    """The run-to-run spread (§5.2: 'the observed variance was small in most cases')."""
+    ws, seeds = plan["spread"] if plan.get("spread") else (plan["set1"], plan["seeds"])
+    return [
+        judge_spread(
+            "variance-small",
+            f"{THESIS}, §5.2 (methodology)",
+            f"each app's completion time varies little from run to run in most cases (ours: over seeds {seeds}, set #1 "
+            "on 1FC-12SC under every scheduler of Fig. 5.5)",
+            "small in most cases",
+            res["spread"],
+            SMALL_SPREAD,
+            lambda k: f"{k[3]} in {k[1]} under {k[2]}",
+            INDEPENDENT,
+            "a seed changes where Default (which keeps threads where they start) and the other schedulers first "
+            f"place threads; {len(ws)} workloads measured",
+        )
+    ]
+
+
 def claims(res, plan) -> list:
     """Every claim, one function per figure of the thesis, in the document's order."""
     return (
@@ -1013,6 +1155,8 @@ def claims(res, plan) -> list:
         + _figure_5_7(res, plan)
         + _figure_5_8(res, plan)
         + _headline(res, plan)
+        + _boost(res, plan)
+        + _spread(res, plan)
     )
 
 
@@ -1089,7 +1233,7 @@ def _pa_mintlp_reason(res, diff, sign) -> str:
 
 
 def _busyfcs_hp(res, pa_hp) -> str:
-    if pa_hp["busyfcs"] >= 40 - GAIN_TOL:
+    if agrees(40, pa_hp["busyfcs"]):
         return ""
     share = {r: 100 * res["fast_share"][(ONE, "stci-hp", r)]["gamess"] for r in ("busyfcs", "pa", "rr")}
     return (
@@ -1107,7 +1251,7 @@ def _app_gain(res, machine, w, app) -> float:
 
 
 def _static_ipc_reason(res, w1, match) -> str:
-    bad = [w for w in w1 if w.startswith("stci") and w != "stci-hp2" and match[w] < -GAIN_TOL]
+    bad = [w for w in w1 if w.startswith("stci") and w != "stci-hp2" and match[w] < -MATCH_TOL]
     parts = []
     for w in bad:
         best = max(("pa", "mintlp"), key=lambda r: -_geo_t(res["set1"][(ONE, w, "default")], res["set1"][(ONE, w, r)]))
@@ -1457,13 +1601,20 @@ minus 1."""
     notes = f"""- **Baseline.** Default is `oblivious`, the stock scheduler (asymmetry-unaware; it keeps a thread where
   it started); the workloads' comments say so (`--baseline oblivious`). Its placement depends on the seed, which
   is why the thesis ran it many times (ch. 4 reports deviations up to 23%): ours averages seeds {plan["seeds"]}.
-- **Tolerances** (one per kind of claim, chosen before the runs): a percentage the thesis states within
-  {GAIN_TOL:g} points; "at most X%" up to X + {WITHIN_TOL:g}; "hardly any"/"about zero" within {EVEN_TOL:g} points of 0;
-  "noticeable"/"non-negligible" at least {NOTICEABLE:g}%; "negligible" below {NEGLIGIBLE:g}%; "very low" below
-  {VERY_LOW:g}%; one scheduler "beats" another by more than {TIE:g} point. Two criteria were changed after the
-  first full run, both to check the claim as the thesis states it: "the same winners" on 4FC-12SC counts a
-  scheduler within the {TIE:g}-point tie of the best as a winner (the first version read a tie as a loss), and
-  PA-RTX's "in one case only" is now checked besides its 4% (it turned that claim from reproduced to differs).
+- **Tolerances.** A number the thesis states is judged by the one rule (within 25% of it or 1.5 points,
+  whichever is larger, on the same side of zero; "at most X%" on its one side: [the rule](../reproductions.md)).
+  The claims stated in words keep a condition per kind of claim, chosen before the runs: "matches" within
+  {MATCH_TOL:g} points; "hardly any" within {EVEN_TOL:g} points of 0; "noticeable"/"non-negligible" at least
+  {NOTICEABLE:g}%; "negligible" below {NEGLIGIBLE:g}%; "very low" below {VERY_LOW:g}%; one scheduler "beats" another
+  by more than {TIE:g} point; a "small" spread below {SMALL_SPREAD:g}% (relative standard deviation over the
+  seeds). Two criteria were changed after the first full run, both to check the claim as the thesis states it:
+  "the same winners" on 4FC-12SC counts a scheduler within the {TIE:g}-point tie of the best as a winner (the first
+  version read a tie as a loss), and PA-RTX's "in one case only" is checked besides its 4%, as a claim of its own.
+- **Evidence.** Every claim is independent but `fig5.7-wupwise-zero`, calibrated: the catalog chose wupwise_m's
+  small serial fraction from that sentence. PA's boost sweep runs `pa:boost_ticks=B` for B in
+  {", ".join(map(str, BOOST_TICKS))} on set #1 (1FC-12SC), set #2 and the single apps (4FC-12SC); the spread claim
+  measures each app's completion time over the seeds (the quick version: {", ".join(QUICK["spread"][0])} with seeds
+  {QUICK["spread"][1]}).
 - **Model values chosen.** No model value or policy was changed for this reproduction. One model feature was
   added for it: a core type's `start_freq_ghz` (docs/engine.md), the thesis's way of measuring migration
   overhead. The programs' serial fractions, loop lengths and SFs are the catalog's (`parallel.toml` says how each
@@ -1475,7 +1626,8 @@ minus 1."""
 - **Not reproduced here.** The motivation examples of ch. 5's introduction are arithmetic (1.1x against 1.5x on
   1FC-9SC); the thesis's tables of thread counts are checked by `tests/python/test_catalog_tlp.py`.
 - **Quick version.** `--quick` runs every experiment with one seed, five of the ten OpenMP apps
-  ({", ".join(QUICK["openmp"])}), set #1 in full, two workloads of set #2 and seven single apps; claims over what it
-  leaves out are judged on what it runs."""
+  ({", ".join(QUICK["openmp"])}), set #1 in full, two workloads of set #2 and seven single apps (the boost sweep
+  on the same), and the spread on four workloads of set #1 with three seeds; claims over what it leaves out are
+  judged on what it runs."""
     sections = [("Every workload", tables), ("Notes", notes)]
     return Report(claims=claims(res, plan), machines=list(MACHINES), workloads=workloads, sections=sections)
