@@ -82,7 +82,7 @@ def test_a_core_type_the_table_does_not_cover_is_one_line_naming_file_and_key(tm
     "where, keys, says",
     [
         ("workload", "cpi = {}", "app[0].phase[0].cpi: expected a number or a table of numbers by name"),
-        ("workload", 'cpi = { "cortex-a7" = 0 }', 'app[0].phase[0].cpi.cortex-a7: must be from 0.01 to 1000, got 0'),
+        ("workload", 'cpi = { "cortex-a7" = 0 }', "app[0].phase[0].cpi.cortex-a7: must be from 0.01 to 1000, got 0"),
         ("workload", "mlp = 0.5", "app[0].phase[0].mlp: must be from 1 to 1024, got 0.5"),
         ("machine", "max_mlp = 2000", "core_type[0].max_mlp: must be from 1 to 1024, got 2000"),
         ("machine", 'uarch = "default"', "core_type[0].uarch: 'default' is reserved"),
@@ -94,7 +94,11 @@ def test_bad_values_are_one_line_naming_file_and_key(tmp_path, where, keys, says
         m, w = write(tmp_path, keys)
         bad = w
     else:
-        m, w = write(tmp_path, "cpi = 1.0", machine=MACHINE.replace("max_mlp = 4\n", "").replace('uarch = "cortex-a7"\n', "") + keys + "\n")
+        m, w = write(
+            tmp_path,
+            "cpi = 1.0",
+            machine=MACHINE.replace("max_mlp = 4\n", "").replace('uarch = "cortex-a7"\n', "") + keys + "\n",
+        )
         bad = m
     done = run_module("run", "--machine", m, "--workload", w, "--policy", "rr")
     assert done.returncode == 2

@@ -23,8 +23,7 @@ const BIG_LITTLE: &str = "memory_latency_ns = 100\n\
 
 /// One app of one thread retiring 1e9 instructions of a phase with `keys`.
 fn one_phase(keys: &str) -> Workload {
-    Workload::from_toml("w.toml", &format!("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n{keys}\n"), &Programs::new())
-        .unwrap()
+    Workload::from_toml("w.toml", &format!("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n{keys}\n"), &Programs::new()).unwrap()
 }
 
 fn run(m: &Machine, w: &Workload) -> Result<RunResult, SimError> {
