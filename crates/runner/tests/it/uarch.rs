@@ -172,3 +172,41 @@ fn the_new_keys_have_documented_ranges() {
     assert!(phase_err("cpi = { default = 1.0 }").starts_with("w.toml: app[0].phase[0].cpi: a table needs at least one microarchitecture"));
     assert_eq!(phase_err("cpi = [1.0]"), "w.toml: app[0].phase[0].cpi: expected a number, got array");
 }
+
+#[test]
+fn a_table_equal_to_the_scaled_cpi_gives_the_same_run_through_shared_caches_and_phases() {
+    // The engine's resolved costs (one per phase and core type, `memory::UarchCosts`) on the
+    // paths a plain CPI takes: co-runners in a shared LLC (their access rates), repeated phase
+    // lists (the phase index), several groups. {a15 = c, a7 = 1.5 c} is c × cpi_scale exactly.
+    // Two little cores sharing their LLC, so that every phase runs on the A7 beside a co-runner.
+    let m = Machine::from_toml(
+        "m.toml",
+        "memory_latency_ns = 100\n[[core_type]]\nname = \"little\"\ncount = 2\nfreq_ghz = 1.0\ncpi_scale = 1.5\nuarch = \"cortex-a7\"\n\
+         [[llc]]\nsize_kb = 1024\ncores = \"0-1\"\n",
+    )
+    .unwrap();
+    let text = |c1: &str, c2: &str| {
+        format!(
+            "[[app]]\nname = \"a\"\n[[app.group]]\nname = \"m\"\ncount = 2\nrepeat = 3\n\
+             [[app.group.phase]]\nkind = \"compute\"\ninstructions = 2e8\ncpi = {c1}\nmiss_curve = {{ size_kb = [128, 1024], mpki = [12, 2] }}\n\
+             [[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e8\ncpi = {c2}\nllc_mpki = 3\n\
+             [[app.group]]\nname = \"w\"\ncount = 2\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 3e8\ncpi = 0.9\n\
+             miss_curve = {{ size_kb = [256, 1024], mpki = [8, 1] }}\n"
+        )
+    };
+    let w = |t: String| Workload::from_toml("w.toml", &t, &Programs::new()).unwrap();
+    let plain = run(&m, &w(text("1.2", "0.8"))).unwrap();
+    let table = run(
+        &m,
+        &w(text("{ \"cortex-a15\" = 1.2, \"cortex-a7\" = 1.7999999999999998 }", "{ \"cortex-a15\" = 0.8, default = 9.0, \"cortex-a7\" = 1.2000000000000002 }")),
+    )
+    .unwrap();
+    assert_eq!(1.2f64 * 1.5, 1.7999999999999998);
+    assert_eq!(0.8f64 * 1.5, 1.2000000000000002);
+    assert_eq!(format!("{:?}", table.threads), format!("{:?}", plain.threads));
+    assert_eq!(table.makespan_ns, plain.makespan_ns);
+    // And the tables are read: 3.0 on the A7 for the second phase instead (3 × 2 threads × 1e8
+    // instructions at 1.8 ns more each, over two cores) ends the run later.
+    let slower = run(&m, &w(text("1.2", "{ \"cortex-a15\" = 0.8, \"cortex-a7\" = 3.0 }"))).unwrap();
+    assert!(slower.makespan_ns > plain.makespan_ns + 400_000_000, "{} vs {}", slower.makespan_ns, plain.makespan_ns);
+}
