@@ -130,7 +130,27 @@ ENUMS = {
     "baseline": ["default", "", "rr", "oblivious", "best"],
     "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
     "lock": ["", "queue", LONG],
+    # A core type's microarchitecture: the catalog's, the reserved `default`, none, too long.
+    "uarch": ["cortex-a15", "cortex-a7", "golden-cove", "default", "", " ", LONG[:65], "\u00e9"],
 }
+# A phase's `cpi` as a table per microarchitecture (docs/microarchitecture.md): empty, only a
+# default, names the catalog's machines lack (a run on them is refused by file and key), bad values
+# and names, nesting, too many entries.
+CPI_TABLES = [
+    {},
+    {"default": 1.0},
+    {"cortex-a15": 1.1, "cortex-a7": 2.0},
+    {"cortex-a15": 1.1, "default": 1.5},
+    {"no-such-uarch": 1.0},
+    {"cortex-a15": NAN},
+    {"cortex-a7": -1.0},
+    {"cortex-a7": 1e308},
+    {"cortex-a7": "fast"},
+    {"": 1.0},
+    {LONG[:65]: 1.0},
+    {"a": {"b": 1.0}},
+    {f"u{i}": 1.0 for i in range(65)},
+]
 MISS_CURVES = [
     {},
     {"size_kb": [], "mpki": []},
@@ -178,6 +198,8 @@ TABLE_KEYS = {
         "count",
         "freq_ghz",
         "cpi_scale",
+        "uarch",
+        "max_mlp",
         "power_active_w",
         "power_idle_w",
         "freq_levels_ghz",
@@ -209,6 +231,7 @@ TABLE_KEYS = {
         "kind",
         "instructions",
         "cpi",
+        "mlp",
         "llc_mpki",
         "miss_curve",
         "footprint_kb",
@@ -418,6 +441,8 @@ def hostile_value(rng, key):
         return rng.choice(ENUMS[key])
     if key == "miss_curve":
         return copy.deepcopy(rng.choice(MISS_CURVES))
+    if key == "cpi" and rng.random() < 0.4:
+        return copy.deepcopy(rng.choice(CPI_TABLES))
     if key in ("freq_levels_ghz", "power_levels_w"):
         return list(rng.choice(LEVELS))
     if key in ("phase", "group", "app", "core_type", "llc", "numa"):
@@ -540,7 +565,28 @@ def _m_inject(rng, doc, role):
     return f"{show_path(path + (key,))} = {_value(value)[:80]} (injected)"
 
 
+def _m_uarch(rng, doc, role):
+    """The keys of docs/microarchitecture.md where they belong: a phase's `cpi` turned into a table
+    (valid for the catalog's microarchitectures, not covering a machine's core types, or hostile),
+    a phase's `mlp`, a core type's `uarch` or `max_mlp`."""
+    phases = [(t, p) for t, p in _tables(doc) if _table_name(p, role) == "phase" or "kind" in t]
+    types = [(t, p) for t, p in _tables(doc) if _table_name(p, role) == "core_type"]
+    if not phases and not types:
+        return None
+    if types and (not phases or rng.random() < 0.4):
+        table, path = rng.choice(types)
+        key = rng.choice(["uarch", "max_mlp"])
+        table[key] = value = hostile_value(rng, key) if rng.random() < 0.5 else rng.choice(["cortex-a7", 1, 4, 16.5])
+    else:
+        table, path = rng.choice(phases)
+        key = rng.choice(["cpi", "cpi", "mlp"])
+        value = copy.deepcopy(rng.choice(CPI_TABLES)) if key == "cpi" else hostile_value(rng, key)
+        table[key] = value = value if rng.random() < 0.7 else rng.choice([1, 2.5, 8])
+    return f"{show_path(path + (key,))} = {_value(value)[:80]} (microarchitecture)"
+
+
 DOC_MUTATIONS = [
+    (_m_uarch, 6),
     (_m_number, 30),
     (_m_type, 10),
     (_m_string, 8),

@@ -9,10 +9,12 @@
 //! cycles, DRAM accesses with prefetches and writebacks, dispatch stalls), others little (branch
 //! and L1 misses).
 //!
-//! Per instruction, on core type `ty` (clock `f` GHz, `cpi_scale`), with the LLC share the
-//! thread gets (`mpki` misses per thousand instructions there) and the memory latency it pays
-//! (`L` ns, remote NUMA included), a phase with profile `p` counts (`EVENTS` says the same in
-//! words; `per_instruction` computes it):
+//! Per instruction, on core type `ty` (clock `f` GHz), where the phase with profile `p` takes
+//! `CPI_ty` cycles per instruction misses apart (`p.cpi × cpi_scale`, or its CPI on the type's
+//! microarchitecture) and overlaps its misses `O` at a time (min(`p.mlp`, the type's `max_mlp`):
+//! `perf`), with the LLC share the thread gets (`mpki` misses per thousand instructions there)
+//! and the memory latency it pays (`L` ns, remote NUMA included), it counts (`EVENTS` says the
+//! same in words; `per_instruction` computes it):
 //!
 //! | event | per instruction |
 //! |---|---|
@@ -20,9 +22,9 @@
 //! | cycles | `elapsed × f` (time on the core, stalls and migrations included) |
 //! | llc_misses | `mpki / 1000` (+ a migration's refill misses) |
 //! | llc_references | `p.misses.accesses_pki() / 1000` (the curve at its smallest size: L2 misses) |
-//! | mem_stall_cycles | `mpki / 1000 × L × f + (references − mpki / 1000) × LLC_HIT_CYCLES` (+ the refill's time) |
+//! | mem_stall_cycles | `mpki / 1000 × L / O × f + (references − mpki / 1000) × LLC_HIT_CYCLES` (+ the refill's time) |
 //! | dram_accesses | `mpki / 1000 × (1 + WRITEBACKS_PER_MISS) + streaming / 1000 × PREFETCHES_PER_STREAMING_MISS` |
-//! | dispatch_stalls | `mpki / 1000 × L × f + max(0, p.cpi × cpi_scale − IDEAL_CPI)` |
+//! | dispatch_stalls | `mpki / 1000 × L / O × f + max(0, CPI_ty − IDEAL_CPI)` |
 //! | branch_misses | `p.branch_mpki / 1000` |
 //! | l1d_misses | `p.l1d_mpki / 1000`, default `llc_references + DEFAULT_L1D_L2_HITS_PKI / 1000` |
 //!
@@ -30,6 +32,7 @@
 //! stride prefetcher fetches ahead.)
 
 use crate::cache::MissCurve;
+use crate::perf::CoreCpi;
 
 /// One kind of counter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +63,7 @@ pub const EVENTS: [EventKind; 9] = [
     EventKind {
         name: "mem_stall_cycles",
         counts: "cycles stalled on memory",
-        derived: "misses x the memory latency the thread pays x the clock, + 40 cycles per LLC hit, plus a refill's time",
+        derived: "misses x the memory latency the thread pays / their overlap (MLP) x the clock, + 40 cycles per LLC hit, plus a refill's time",
     },
     EventKind {
         name: "dram_accesses",
@@ -70,7 +73,7 @@ pub const EVENTS: [EventKind; 9] = [
     EventKind {
         name: "dispatch_stalls",
         counts: "cycles the dispatcher stalls (memory and core resources)",
-        derived: "the misses' stall cycles + the cycles per instruction above the 3-wide ideal (CPI x cpi_scale - 1/3)",
+        derived: "the misses' stall cycles + the cycles per instruction above the 3-wide ideal (CPI on the core - 1/3)",
     },
     EventKind { name: "branch_misses", counts: "mispredicted branches", derived: "the phase's branch_mpki (default 5)" },
     EventKind {
@@ -139,16 +142,19 @@ pub struct EventRates {
 }
 
 /// The events of `Counters::more` one instruction adds, at `mpki` misses per thousand (the
-/// thread's LLC share), a memory latency of `latency_ns`, on a core at `freq_ghz` and
-/// `cpi_scale`, for a chunk with `cpi`, miss `curve` and `rates`.
-pub fn per_instruction(cpi: f64, curve: &MissCurve, rates: &EventRates, mpki: f64, latency_ns: f64, freq_ghz: f64, cpi_scale: f64) -> [f64; MORE_EVENTS] {
+/// thread's LLC share), a memory latency of `latency_ns`, on a core at `freq_ghz` where the
+/// chunk costs `cost` (its cycles per instruction there and its misses' overlap:
+/// `Profile::on_core`), for a chunk with miss `curve` and `rates`. The stall cycles are the
+/// time model's (`perf`): each miss stalls latency / overlap, so cycles stay the time × clock.
+pub fn per_instruction(cost: CoreCpi, curve: &MissCurve, rates: &EventRates, mpki: f64, latency_ns: f64, freq_ghz: f64) -> [f64; MORE_EVENTS] {
     let misses = mpki / 1000.0;
     let references = curve.accesses_pki().max(mpki) / 1000.0;
-    let miss_stalls = misses * latency_ns * freq_ghz;
+    // `misses * latency_ns * freq_ghz` when the misses do not overlap (division by 1 is exact).
+    let miss_stalls = misses * latency_ns / cost.overlap * freq_ghz;
     let stall_cycles = miss_stalls + (references - misses) * LLC_HIT_CYCLES;
     let streaming = curve.mpki_at(f64::INFINITY).min(mpki) / 1000.0;
     let dram = misses * (1.0 + WRITEBACKS_PER_MISS) + streaming * PREFETCHES_PER_STREAMING_MISS;
-    let dispatch = miss_stalls + (cpi * cpi_scale - IDEAL_CPI).max(0.0);
+    let dispatch = miss_stalls + (cost.cycles - IDEAL_CPI).max(0.0);
     let branch = rates.branch_mpki.unwrap_or(DEFAULT_BRANCH_MPKI) / 1000.0;
     let l1d = rates.l1d_mpki.map_or(references + DEFAULT_L1D_L2_HITS_PKI / 1000.0, |x| x / 1000.0);
     [references, stall_cycles, dram, dispatch, branch, l1d]

@@ -62,6 +62,11 @@ pub fn number_text(x: f64) -> String {
 pub const FREQ_GHZ: Bounds = Bounds::closed(0.01, 100.0, "GHz");
 /// A core type's CPI relative to the reference core: a hundredfold either way.
 pub const CPI_SCALE: Bounds = Bounds::closed(0.01, 100.0, "");
+/// A core type's capacity to overlap LLC misses (`mlp` or `max_mlp`): 1 for an in-order core,
+/// which stalls on each miss; an out-of-order core keeps as many misses outstanding as it has
+/// miss-status (fill) buffers: 6 on a Cortex-A15 (ARM Cortex-A15 MPCore TRM, §6.4), 10 to 16 on
+/// Intel's big cores. 1024 is room for any core, GPUs' thousands of threads aside.
+pub const CORE_MLP: Bounds = Bounds::closed(1.0, 1024.0, "");
 /// A core's power, active or idle: a whole server socket is a few hundred watts.
 pub const POWER_W: Bounds = Bounds::closed(0.0, 10_000.0, "W");
 /// Memory latency, local or remote: DRAM is ~100 ns, CXL or far memory a few µs; 1 ms is room.
@@ -88,6 +93,15 @@ pub const INSTRUCTIONS: Bounds = Bounds::positive(1e15, "");
 pub const INSTRUCTIONS_BETWEEN: Bounds = Bounds::closed(0.0, 1e15, "");
 /// Cycles per instruction: 0.01 (beyond any issue width) to 1000 (a thread that mostly stalls).
 pub const CPI: Bounds = Bounds::closed(0.01, 1000.0, "");
+/// A program's memory-level parallelism (`mlp`): its misses outstanding at once where the core
+/// can overlap them (Chou, Fahs, Abraham, "Microarchitecture Optimizations for Exploiting
+/// Memory-Level Parallelism", ISCA 2004, §2's definition), 1 (each miss waits for the one before:
+/// pointer chasing) to the same 1024 as a core's capacity; the overlap is the smaller of the two.
+pub const PROGRAM_MLP: Bounds = Bounds::closed(1.0, 1024.0, "");
+/// Microarchitectures one `cpi` table may name: a handful per program is what any study has.
+pub const MAX_UARCH_CPI_ENTRIES: usize = 64;
+/// The length of a microarchitecture's name (`uarch`, a `cpi` table's key): a short identifier.
+pub const MAX_UARCH_NAME: usize = 64;
 /// LLC misses per thousand instructions: at most one miss per instruction.
 pub const LLC_MPKI: Bounds = Bounds::closed(0.0, 1000.0, "");
 /// Other events per thousand instructions (branch misses, L1 data misses): at most one per instruction.

@@ -35,6 +35,13 @@ pub struct CoreType {
     pub start_freq_ghz: f64,
     /// Multiplies a thread's CPI on this core type: 1.0 for the reference big core, > 1 for a simpler core.
     pub cpi_scale: f64,
+    /// The microarchitecture (`uarch = "cortex-a15"`): a phase's `cpi` table may give its CPI
+    /// on it, which then replaces `cpi × cpi_scale` here (`workload::UarchCpi`).
+    pub uarch: Option<String>,
+    /// How many LLC misses the core keeps outstanding at once (`max_mlp`, default 1: an
+    /// in-order core, which stalls on each); a phase's misses overlap min(its `mlp`, this) at a
+    /// time (`perf`).
+    pub max_mlp: f64,
     pub power_active_w: f64,
     pub power_idle_w: f64,
     /// The type gives a power (`power_active_w`, `power_idle_w`, `power_levels_w`): without one
@@ -154,6 +161,8 @@ impl Machine {
             }
             let freq_ghz = n.number("freq_ghz", &limits::FREQ_GHZ)?;
             let cpi_scale = n.opt_number("cpi_scale", &limits::CPI_SCALE)?.unwrap_or(1.0);
+            let uarch = read_uarch(&mut n)?;
+            let max_mlp = n.opt_number("max_mlp", &limits::CORE_MLP)?.unwrap_or(1.0);
             let power_given = ["power_active_w", "power_idle_w", "power_levels_w"].iter().any(|k| n.has(k));
             let power_active_w = n.opt_number("power_active_w", &limits::POWER_W)?.unwrap_or(0.0);
             let power_idle_w = n.opt_number("power_idle_w", &limits::POWER_W)?.unwrap_or(0.0);
@@ -170,6 +179,8 @@ impl Machine {
                 power_levels_w,
                 start_freq_ghz,
                 cpi_scale,
+                uarch,
+                max_mlp,
                 power_active_w,
                 power_idle_w,
                 power_given,
@@ -432,6 +443,20 @@ pub const DVFS_POWER_EXPONENT: f64 = 3.0;
 
 /// A core type's DVFS levels (`freq_levels_ghz`, optional `power_levels_w`); its nominal
 /// frequency must be the highest level.
+/// `uarch`: a short identifier (1 to `limits::MAX_UARCH_NAME` characters, not `default`, which a
+/// `cpi` table reserves for the types it does not name).
+fn read_uarch(n: &mut Node) -> Result<Option<String>> {
+    let Some(u) = n.opt_str("uarch")? else { return Ok(None) };
+    let max = limits::MAX_UARCH_NAME;
+    if u.trim().is_empty() || u.chars().count() > max {
+        return Err(n.err("uarch", format!("must be a name of 1 to {max} characters")));
+    }
+    if u == crate::workload::DEFAULT_UARCH_KEY {
+        return Err(n.err("uarch", "'default' is reserved (a cpi table's entry for the core types it does not name)"));
+    }
+    Ok(Some(u))
+}
+
 fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Result<(Vec<f64>, Vec<f64>)> {
     let Some(levels) = n.opt_number_list("freq_levels_ghz", &limits::FREQ_GHZ)? else {
         if n.has("power_levels_w") {

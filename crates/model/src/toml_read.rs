@@ -31,6 +31,22 @@ pub fn parse(source: &str, text: &str) -> Result<Table> {
     })
 }
 
+/// A key's value that is a number or a table of numbers by name (`Node::opt_number_or_map`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NumberOrMap {
+    Number(f64),
+    Map(Vec<(String, f64)>),
+}
+
+/// At most `max` characters of `s` (a name echoed in a message), with "…" when cut.
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        s.chars().take(max).chain(std::iter::once('…')).collect()
+    }
+}
+
 /// A table being read, with the path that leads to it.
 pub struct Node<'a> {
     pub source: &'a str,
@@ -176,6 +192,38 @@ impl<'a> Node<'a> {
                 Ok(Some(out))
             }
             Some(v) => Err(self.err(key, format!("expected a non-empty list of numbers, got {}", v.type_str()))),
+        }
+    }
+
+    /// A number within `bounds`, or a non-empty inline table of such numbers by name (a CPI per
+    /// microarchitecture: `cpi = { "cortex-a15" = 1.1, default = 1.5 }`), its entries sorted by
+    /// name; a name longer than `max_name` characters is an error.
+    pub fn opt_number_or_map(&mut self, key: &'static str, bounds: &Bounds, max_entries: usize, max_name: usize) -> Result<Option<NumberOrMap>> {
+        let number = |node: &Self, at: &str, v: &Value| match v {
+            Value::Float(x) if !x.is_finite() => Err(node.err(at, format!("must be finite, got {x}"))),
+            Value::Float(x) if !bounds.contains(*x) => Err(node.err(at, format!("must be {}, got {}", bounds.describe(), number_text(*x)))),
+            Value::Float(x) => Ok(*x),
+            Value::Integer(i) if !bounds.contains(*i as f64) => Err(node.err(at, format!("must be {}, got {i}", bounds.describe()))),
+            Value::Integer(i) => Ok(*i as f64),
+            other => Err(node.err(at, format!("expected a number, got {}", other.type_str()))),
+        };
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Table(t)) if t.is_empty() => Err(self.err(key, "expected a number or a table of numbers by name, got an empty table")),
+            Some(Value::Table(t)) if t.len() > max_entries => Err(self.err(key, format!("names {} entries; at most {max_entries} are supported", t.len()))),
+            Some(Value::Table(t)) => {
+                let mut out = Vec::with_capacity(t.len());
+                for (name, v) in t {
+                    let at = format!("{key}.{}", short(name, max_name));
+                    if name.is_empty() || name.chars().count() > max_name {
+                        return Err(self.err(&at, format!("a name must have 1 to {max_name} characters")));
+                    }
+                    out.push((name.clone(), number(self, &at, v)?));
+                }
+                out.sort_by(|a, b| a.0.cmp(&b.0));
+                Ok(Some(NumberOrMap::Map(out)))
+            }
+            Some(v) => number(self, key, v).map(|x| Some(NumberOrMap::Number(x))),
         }
     }
 

@@ -11,14 +11,24 @@ use crate::cache::MissCurve;
 use crate::error::Result;
 use crate::events::EventRates;
 use crate::limits;
-use crate::toml_read::{parse, Node};
+use crate::toml_read::{parse, Node, NumberOrMap};
 
-/// How a thread behaves at a compute chunk: its CPI on the reference big core, its
-/// last-level-cache misses per thousand instructions as a function of the capacity it gets,
-/// and the cached data a migration to another LLC leaves behind (see `cache`).
+/// How a thread behaves at a compute chunk: its CPI on the reference big core (and, where
+/// known, on named microarchitectures), its last-level-cache misses per thousand instructions as
+/// a function of the capacity it gets, how many of them it keeps outstanding at once, and the
+/// cached data a migration to another LLC leaves behind (see `cache`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
+    /// The reference CPI: on the reference big core (`cpi_scale` 1), and scaled by `cpi_scale`
+    /// on every core type `uarch_cpi` does not name. For a table, its `default` entry, else its
+    /// lowest entry (see `UarchCpi::reference`).
     pub cpi: f64,
+    /// `cpi = { "cortex-a15" = 1.1, ... }`: the CPI on the core types of those
+    /// microarchitectures (None for a plain number: every type scales `cpi`). Boxed: rare.
+    pub uarch_cpi: Option<Box<UarchCpi>>,
+    /// Memory-level parallelism (`mlp`, default 1): misses outstanding at once on a core that
+    /// can overlap that many (`CoreType::max_mlp`); see `perf`.
+    pub mlp: f64,
     pub misses: MissCurve,
     pub footprint_kb: f64,
     /// The rates of the counted events no miss curve gives (`events`): keys `branch_mpki` and
@@ -29,7 +39,45 @@ pub struct Profile {
 impl Profile {
     /// A profile whose miss rate does not depend on the cache (a flat curve, no footprint).
     pub fn flat(cpi: f64, llc_mpki: f64) -> Profile {
-        Profile { cpi, misses: MissCurve::flat(llc_mpki), footprint_kb: 0.0, events: EventRates::default() }
+        Profile { cpi, uarch_cpi: None, mlp: 1.0, misses: MissCurve::flat(llc_mpki), footprint_kb: 0.0, events: EventRates::default() }
+    }
+}
+
+/// A phase's CPI per microarchitecture (`cpi = { "cortex-a15" = 1.1, "cortex-a7" = 2.0 }`): on a
+/// core type whose `uarch` it names, the cycles per instruction at that core's clock, misses
+/// apart (it replaces `cpi × cpi_scale`: a microarchitecture differs per program, which one
+/// `cpi_scale` for every program cannot say). The key `default` is not a microarchitecture: the
+/// CPI on the reference big core for every other core type, scaled by its `cpi_scale` as a
+/// plain `cpi` is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UarchCpi {
+    /// (microarchitecture, CPI on it), sorted by name.
+    pub entries: Vec<(String, f64)>,
+    pub default: Option<f64>,
+    /// The file and key the table was given at, for the error of a core type it does not cover.
+    pub source: String,
+    pub key: String,
+}
+
+/// The table key that is not a microarchitecture (`UarchCpi::default`).
+pub const DEFAULT_UARCH_KEY: &str = "default";
+
+impl UarchCpi {
+    /// The CPI on a core of microarchitecture `uarch`, if the table names it.
+    pub fn of(&self, uarch: &str) -> Option<f64> {
+        self.entries.iter().find(|(u, _)| u == uarch).map(|(_, c)| *c)
+    }
+
+    /// The plain reference CPI of the phase (`Profile::cpi`: what its signature, an offline
+    /// profile on the reference big core, averages, and what the types the table does not name
+    /// scale): the `default` entry; without one, the lowest CPI the table gives, i.e. the CPI on
+    /// its fastest microarchitecture per cycle. That is what the reference big core means
+    /// (`cpi_scale` 1: the type on which a plain `cpi` holds unscaled), and it needs no machine,
+    /// so a program's signature is the same on every machine. Without a `default`, a machine
+    /// with a core type the table does not name is refused (`perf::check_uarch_cpi`), so this
+    /// value is never scaled by a `cpi_scale` in a run.
+    pub fn reference(&self) -> f64 {
+        self.default.unwrap_or_else(|| self.entries.iter().map(|(_, c)| *c).fold(f64::INFINITY, f64::min))
     }
 }
 
@@ -718,9 +766,23 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
 }
 
 /// CPI defaults to 1.0 and LLC misses to none: a compute-bound chunk on the reference core.
-/// Misses are a flat `llc_mpki` or a `miss_curve`; the footprint defaults to the curve's knee.
+/// `cpi` is a number or a table per microarchitecture (`UarchCpi`); `mlp` defaults to 1 (each
+/// miss waits alone: today's model). Misses are a flat `llc_mpki` or a `miss_curve`; the
+/// footprint defaults to the curve's knee.
 fn read_profile(p: &mut Node) -> Result<Profile> {
-    let cpi = p.opt_number("cpi", &limits::CPI)?.unwrap_or(1.0);
+    let (cpi, uarch_cpi) = match p.opt_number_or_map("cpi", &limits::CPI, limits::MAX_UARCH_CPI_ENTRIES, limits::MAX_UARCH_NAME)? {
+        None => (1.0, None),
+        Some(NumberOrMap::Number(x)) => (x, None),
+        Some(NumberOrMap::Map(mut entries)) => {
+            let default = entries.iter().position(|(u, _)| u == DEFAULT_UARCH_KEY).map(|i| entries.remove(i).1);
+            if entries.is_empty() {
+                return Err(p.err("cpi", "a table needs at least one microarchitecture besides `default` (or give cpi as a number)"));
+            }
+            let table = UarchCpi { entries, default, source: p.source.to_string(), key: p.key_path("cpi") };
+            (table.reference(), Some(Box::new(table)))
+        }
+    };
+    let mlp = p.opt_number("mlp", &limits::PROGRAM_MLP)?.unwrap_or(1.0);
     let flat = p.opt_number("llc_mpki", &limits::LLC_MPKI)?;
     let misses = match (flat, MissCurve::read(p)?) {
         (Some(_), Some(_)) => return Err(p.err("miss_curve", "give either llc_mpki or miss_curve, not both")),
@@ -729,7 +791,7 @@ fn read_profile(p: &mut Node) -> Result<Profile> {
     };
     let footprint_kb = p.opt_number("footprint_kb", &limits::FOOTPRINT_KB)?.unwrap_or_else(|| misses.knee_kb());
     let events = EventRates { branch_mpki: p.opt_number("branch_mpki", &limits::EVENT_PKI)?, l1d_mpki: p.opt_number("l1d_mpki", &limits::EVENT_PKI)? };
-    Ok(Profile { cpi, misses, footprint_kb, events })
+    Ok(Profile { cpi, uarch_cpi, mlp, misses, footprint_kb, events })
 }
 
 /// `[app.signature]` (or `[app.group.signature]`): `cpi` and either `llc_mpki` or a

@@ -153,6 +153,9 @@ impl Experiment {
         }
         let (m, w) = (catalog::machine_with(machine, &settings.machine_set)?, catalog::workload(workload)?);
         m.check_llc_sizes(machine, w.has_miss_curves())?;
+        // A phase's CPI table must cover every core type (or give a `default`): refused here,
+        // naming the table's file and key, before any run.
+        ampsched_model::perf::check_uarch_cpi(&m, &w)?;
         let workload_file = catalog::workload_file(workload);
         // `count = "cores"` groups (a managed runtime's GC threads) get this machine's cores.
         let w = w.for_machine(m.num_cores() as u32).map_err(|why| InputError::new(&workload_file, "count", why))?;

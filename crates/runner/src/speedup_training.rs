@@ -67,6 +67,7 @@ fn alone(program: &str, programs: &ampsched_model::workload::Programs) -> Result
 /// between the big and the small run whatever order they started in.
 fn thread_rates(m: &Machine, w: &Workload) -> Result<Vec<(f64, u64, Vec<f64>)>, Error> {
     let w = w.clone().for_machine(m.num_cores() as u32).map_err(|why| ampsched_model::InputError::new(&w.name, "count", why))?;
+    ampsched_model::perf::check_uarch_cpi(m, &w)?;
     let cfg = SimConfig::default();
     let r = Engine::new(m, &w, &SimpleModel, &mut Oblivious, cfg).run().map_err(|error| Error::Sim { workload: w.name.clone(), error })?;
     let mut slots: std::collections::BTreeMap<(u32, u16, u32), Counters> = std::collections::BTreeMap::new();

@@ -30,7 +30,7 @@ use crate::interp::Flow;
 use crate::interrupt::Interrupt;
 use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
-use crate::memory::ThreadRate;
+use crate::memory::{ThreadRate, UarchCosts};
 use crate::migrate::Migration;
 use crate::observe::TraceRecorder;
 use crate::sync::{Barrier, Lock};
@@ -127,6 +127,9 @@ pub enum SimError {
     OverBudget(String),
     /// The caller's `Interrupt` hook asked to stop.
     Interrupted,
+    /// The workload cannot run on the machine: a phase's CPI table does not cover one of its
+    /// core types (`perf::check_uarch_cpi`, which the runner asks before any run).
+    Input(String),
 }
 
 impl std::fmt::Display for SimError {
@@ -138,6 +141,7 @@ impl std::fmt::Display for SimError {
             // The message names the run (`SimConfig::run_name`): a command makes several.
             SimError::OverBudget(m) => write!(f, "{m}"),
             SimError::Interrupted => write!(f, "interrupted"),
+            SimError::Input(m) => write!(f, "{m}"),
         }
     }
 }
@@ -256,6 +260,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// Per thread: the sum of |SF estimate − true SF| over its samples and their number
     /// (`sf_truth`); empty while the policy gives no estimates.
     pub(crate) sf_error: Vec<(f64, u64)>,
+    /// The costs on each core type of the phases with a CPI per microarchitecture, resolved
+    /// once (`memory::UarchCosts`).
+    pub(crate) uarch_costs: UarchCosts,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -337,11 +344,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             llc_dirty: Vec::new(),
             controllers: m.memory_bandwidth.map(|bw| crate::memory::Controllers::new(bw, m.numa_nodes)),
             sf_error: Vec::new(),
+            uarch_costs: UarchCosts::new(m, w),
         }
     }
 
     /// Run the workload to completion.
     pub fn run(mut self) -> Result<crate::RunResult, SimError> {
+        ampsched_model::perf::check_uarch_cpi(self.m, self.w).map_err(|e| SimError::Input(e.to_string()))?;
         for (i, a) in self.w.apps.iter().enumerate() {
             self.events.push(a.arrival_ns, Event::Arrival { app: i as u32 });
             self.arrivals_left += 1;

@@ -28,7 +28,9 @@
 use ampsched_model::bandwidth;
 use ampsched_model::cache::{foa_capacity_kb, refill_lines};
 use ampsched_model::events as pmu;
-use ampsched_model::{MemoryBandwidth, Profile};
+use ampsched_model::machine::MAX_CORE_TYPES;
+use ampsched_model::perf::CoreCpi;
+use ampsched_model::{Machine, MemoryBandwidth, Profile, Workload};
 
 use crate::engine::Engine;
 use crate::local::LocalScheduler;
@@ -108,6 +110,8 @@ struct Served<'a> {
     core: u32,
     node: u32,
     profile: &'a Profile,
+    /// What an instruction of `profile` costs on the core (`core_cpi`).
+    cost: CoreCpi,
     mpki: f64,
     unloaded_ns: f64,
 }
@@ -116,7 +120,7 @@ impl PartialEq for Served<'_> {
     fn eq(&self, o: &Self) -> bool {
         // The same profile: the same object for threads of one app's phase, else equal values.
         let same_profile = std::ptr::eq(self.profile, o.profile) || self.profile == o.profile;
-        self.core == o.core && self.node == o.node && self.mpki == o.mpki && self.unloaded_ns == o.unloaded_ns && same_profile
+        self.core == o.core && self.node == o.node && self.mpki == o.mpki && self.unloaded_ns == o.unloaded_ns && self.cost == o.cost && same_profile
     }
 }
 
@@ -126,7 +130,65 @@ impl<'a> Controllers<'a> {
     }
 }
 
+/// The costs on each core type (`Profile::on_core`) of the phases whose CPI is a table per
+/// microarchitecture, resolved when the engine is made, so that a rate never looks a
+/// microarchitecture up by name. Phases with a plain CPI need no table: their cost is a product.
+/// Only groups with such a phase take room.
+#[derive(Debug, Default)]
+pub(crate) struct UarchCosts {
+    /// Per app, the index of its first group in `group_base`.
+    app_first_group: Vec<u32>,
+    /// Per group (all apps), the index of its first phase in `costs`; `NONE` for a group
+    /// without a table.
+    group_base: Vec<u32>,
+    costs: Vec<[CoreCpi; MAX_CORE_TYPES]>,
+}
+
+impl UarchCosts {
+    const NONE: u32 = u32::MAX;
+
+    pub(crate) fn new(m: &Machine, w: &Workload) -> UarchCosts {
+        let mut out = UarchCosts::default();
+        let unused = CoreCpi { cycles: f64::NAN, overlap: f64::NAN };
+        for app in &w.apps {
+            out.app_first_group.push(out.group_base.len() as u32);
+            for g in &app.groups {
+                if !g.phases.iter().any(|p| p.profile().is_some_and(|p| p.uarch_cpi.is_some())) {
+                    out.group_base.push(Self::NONE);
+                    continue;
+                }
+                out.group_base.push(out.costs.len() as u32);
+                for p in &g.phases {
+                    let mut per_type = [unused; MAX_CORE_TYPES];
+                    if let Some(profile) = p.profile() {
+                        for (slot, t) in per_type.iter_mut().zip(&m.core_types) {
+                            *slot = profile.on_core(t);
+                        }
+                    }
+                    out.costs.push(per_type);
+                }
+            }
+        }
+        out
+    }
+}
+
 impl<'a, S: LocalScheduler> Engine<'a, S> {
+    /// What thread `t`'s current phase, of `profile`, costs on core type `ty` (`Profile::on_core`):
+    /// the product for a plain CPI, the resolved value for a table.
+    #[inline]
+    pub(crate) fn core_cpi(&self, t: u32, ty: usize, profile: &Profile) -> CoreCpi {
+        if profile.uarch_cpi.is_none() {
+            return profile.on_core(&self.dvfs.machine.core_types[ty]);
+        }
+        let f = &self.flow[t as usize];
+        let u = &self.uarch_costs;
+        let base = u.group_base[(u.app_first_group[f.app as usize] + f.group) as usize];
+        debug_assert_ne!(base, UarchCosts::NONE, "a phase with a table is in a group with costs");
+        let n = self.w.apps[f.app as usize].groups[f.group as usize].phases.len() as u32;
+        u.costs[(base + f.pc % n) as usize][ty]
+    }
+
     /// The node holding thread `t`'s memory when it runs on core `c`: its home, or `c`'s own
     /// before it has one.
     fn memory_node(&self, t: u32, c: usize) -> usize {
@@ -158,11 +220,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
     }
 
-    /// ns per instruction on core `c` of instructions with `profile` that miss `mpki` times per
-    /// thousand, each miss taking `latency_ns`: what the performance model says.
-    fn tpi_on(&self, c: usize, profile: &Profile, mpki: f64, latency_ns: f64) -> f64 {
+    /// ns per instruction on core `c` of instructions that cost `cost` there (`core_cpi`) and
+    /// miss `mpki` times per thousand, each miss taking `latency_ns`: what the performance model says.
+    fn tpi_on(&self, c: usize, cost: CoreCpi, mpki: f64, latency_ns: f64) -> f64 {
         let m = &self.dvfs.machine;
-        self.model.ns_per_instruction_at(&m.core_types[m.cores[c].core_type], profile.cpi, mpki, latency_ns)
+        self.model.ns_per_instruction_on(&m.core_types[m.cores[c].core_type], cost, mpki, latency_ns)
     }
 
     /// Thread `t`'s rate on core `c` with `profile`, beside the threads running in `c`'s LLC
@@ -170,33 +232,35 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn rate(&self, t: u32, c: usize, profile: &Profile) -> Rate {
         let m = &self.dvfs.machine;
         let latency_ns = self.latency_ns(t, c);
-        let capacity_kb = if profile.misses.is_flat() { m.llc_size_kb(c) } else { self.llc_capacity_kb(c, profile, self.unloaded_latency_ns(t, c)) };
+        let capacity_kb = if profile.misses.is_flat() { m.llc_size_kb(c) } else { self.llc_capacity_kb(t, c, profile, self.unloaded_latency_ns(t, c)) };
         let mpki = profile.misses.mpki_at(capacity_kb);
-        Rate { ns_per_instruction: self.tpi_on(c, profile, mpki, latency_ns), mpki, capacity_kb, latency_ns }
+        let cost = self.core_cpi(t, m.cores[c].core_type, profile);
+        Rate { ns_per_instruction: self.tpi_on(c, cost, mpki, latency_ns), mpki, capacity_kb, latency_ns }
     }
 
-    /// LLC accesses per ns of a thread with `profile` alone on core `c` (the FOA model's
+    /// LLC accesses per ns of thread `t` with `profile` alone on core `c` (the FOA model's
     /// access frequency, taken from the solo run as Chandra et al. do).
-    fn access_rate(&self, c: usize, profile: &Profile, latency_ns: f64) -> f64 {
+    fn access_rate(&self, t: u32, c: usize, profile: &Profile, latency_ns: f64) -> f64 {
         let m = &self.dvfs.machine;
         let solo_mpki = profile.misses.mpki_at(m.llc_size_kb(c));
-        let ty = &m.core_types[m.cores[c].core_type];
-        profile.misses.accesses_pki() / 1000.0 / self.model.ns_per_instruction_at(ty, profile.cpi, solo_mpki, latency_ns)
+        let type_index = m.cores[c].core_type;
+        let cost = self.core_cpi(t, type_index, profile);
+        profile.misses.accesses_pki() / 1000.0 / self.model.ns_per_instruction_on(&m.core_types[type_index], cost, solo_mpki, latency_ns)
     }
 
-    fn llc_capacity_kb(&self, c: usize, profile: &Profile, latency_ns: f64) -> f64 {
+    fn llc_capacity_kb(&self, t: u32, c: usize, profile: &Profile, latency_ns: f64) -> f64 {
         let m = &self.dvfs.machine;
         let domain = &m.llcs[m.cores[c].llc];
         let size = m.llc_size_kb(c);
         if domain.cores.len() == 1 {
             return size;
         }
-        let own = self.access_rate(c, profile, latency_ns);
+        let own = self.access_rate(t, c, profile, latency_ns);
         let mut all = own;
         for other in domain.cores.iter().filter(|&o| o != c) {
             if let Some(u) = self.running[other] {
                 if let Some(p) = self.computing_profile(u) {
-                    all += self.access_rate(other, p, self.unloaded_latency_ns(u, other));
+                    all += self.access_rate(u, other, p, self.unloaded_latency_ns(u, other));
                 }
             }
         }
@@ -229,7 +293,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let r = self.rate(t, c, profile);
         let type_index = self.dvfs.machine.cores[c].core_type;
         let ty = &self.dvfs.machine.core_types[type_index];
-        let more = pmu::per_instruction(profile.cpi, &profile.misses, &profile.events, r.mpki, r.latency_ns, ty.freq_ghz, ty.cpi_scale);
+        let more = pmu::per_instruction(self.core_cpi(t, type_index, profile), &profile.misses, &profile.events, r.mpki, r.latency_ns, ty.freq_ghz);
         let rate = &self.rates[t as usize];
         let same_events = rate.rate_type as usize == type_index && more == self.more_per_instruction[t as usize];
         if r.ns_per_instruction == rate.tpi && r.mpki == rate.llc_mpki && same_events {
@@ -325,7 +389,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let Some(profile) = self.computing_profile(t) else { continue };
             let mpki = self.rates[t as usize].llc_mpki;
             if mpki > 0.0 {
-                k.now.push(Served { core: c as u32, node: self.memory_node(t, c) as u32, profile, mpki, unloaded_ns: self.unloaded_latency_ns(t, c) });
+                let cost = self.core_cpi(t, self.dvfs.machine.cores[c].core_type, profile);
+                k.now.push(Served { core: c as u32, node: self.memory_node(t, c) as u32, profile, cost, mpki, unloaded_ns: self.unloaded_latency_ns(t, c) });
             }
         }
         if k.now == k.served && k.clock_epoch == self.dvfs.epoch {
@@ -338,7 +403,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let demand = |wait_ns: f64| {
                 let mut misses_per_ns = 0.0;
                 for s in k.now.iter().filter(|s| s.node as usize == node) {
-                    misses_per_ns += s.mpki / 1000.0 / self.tpi_on(s.core as usize, s.profile, s.mpki, s.unloaded_ns + wait_ns);
+                    misses_per_ns += s.mpki / 1000.0 / self.tpi_on(s.core as usize, s.cost, s.mpki, s.unloaded_ns + wait_ns);
                 }
                 misses_per_ns * k.bw.line_bytes
             };

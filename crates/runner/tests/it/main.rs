@@ -25,5 +25,6 @@ mod policy_invariants;
 mod properties;
 mod rate_cache;
 mod speedup_model;
+mod uarch;
 mod view;
 mod wash;
