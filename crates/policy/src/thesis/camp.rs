@@ -37,7 +37,7 @@ use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, Sig
 use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS};
 use crate::common::tlp::{AppClass, AppThreads, Tlp, BOOST_TICKS_OPTION, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
-use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
+use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST, PREFER_LOCAL_OPTION};
 use crate::options::{joined, OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -98,7 +98,8 @@ pub const SKIP: OptionInfo = OptionInfo {
 /// The four utility thresholds, in every variant.
 pub const THRESHOLD_OPTIONS: [OptionInfo; 4] = [ST_LOWER, ST_UPPER, MT_LOWER, MT_UPPER];
 
-pub const OPTIONS: [OptionInfo; 12] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP]]);
+pub const OPTIONS: [OptionInfo; 13] =
+    joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP, PREFER_LOCAL_OPTION]]);
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "camp",
@@ -189,7 +190,7 @@ pub struct Camp {
 
 impl Camp {
     pub fn new(variant: Variant, o: &Options, m: &Machine) -> Self {
-        let parts = Partitions::new(m);
+        let parts = Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name));
         let highest = highest_sf(m);
         let estimator = (variant.sf == SfSource::Estimated).then(|| DynamicSf::new(DynamicOptions::from(o)));
         let quantum_ns = match &estimator {
