@@ -186,6 +186,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let rate = &mut self.rates[t as usize];
         if rate.home_node == NO_HOME {
             rate.home_node = self.dvfs.machine.cores[c].node as u16;
+            self.book.threads[t as usize].home_node = Some(self.dvfs.machine.cores[c].node);
         }
         if self.shared_curves {
             rate.rate_key = NO_RATE;
