@@ -242,7 +242,19 @@ impl Machine {
         }
         root.finish()?;
 
-        let mut m = Machine { name, description, source: src, memory_latency_ns, remote_memory_latency_ns, numa_nodes, core_types, cores, llcs, migration, lock_wake_ns };
+        let mut m = Machine {
+            name,
+            description,
+            source: src,
+            memory_latency_ns,
+            remote_memory_latency_ns,
+            numa_nodes,
+            core_types,
+            cores,
+            llcs,
+            migration,
+            lock_wake_ns,
+        };
         m.derive_capacities();
         Ok(m)
     }

@@ -16,11 +16,16 @@
 //! schedulers are "topology-aware" (§5.2.4, footnote 7; §6.2.3): "a scheduler will try to
 //! migrate a thread to a fast core that is within the same memory domain as the slow core where
 //! the thread was previously running" (§2.2.3), and they "avoid cross-domain migrations when
-//! possible". The thesis does not give the target-core algorithm; ours: a thread moved to a
-//! partition whose cores lie in several LLC domains gets as its affinity that partition's cores
-//! in one domain, the one on its memory (home) node first, then its last core's LLC domain,
-//! while no more threads are kept there than it has cores of the partition (the balance
-//! allows); otherwise, or with no such domain, the whole partition as before. A thread's home
+//! possible". The thesis does not give the target-core algorithm; ours: a thread moved up to a
+//! faster partition whose cores lie in several LLC domains gets as its affinity that
+//! partition's cores in one domain, the one on its memory (home) node first, then its last
+//! core's LLC domain, while that domain has a core free for it now (idle, or left by a thread
+//! this call moves away) and no more threads are kept there than it has cores of the partition
+//! (the balance allows); otherwise, or with no such domain, the whole partition as before. A
+//! move down gets the whole slower partition: the thesis words the preference for the fast
+//! core a thread moves to, the local scheduler already prefers the last core's LLC among
+//! equally loaded cores, and a slow domain kept would strand threads there when they wake
+//! while other chips' slow cores idle. A thread's home
 //! node is the view's `home_node` (what Linux reports of its pages in numa_maps), else its last
 //! core's node.
 
@@ -289,11 +294,18 @@ impl<C: Claim> Partitions<C> {
     /// core of the partition not held by another thread kept there, on `t`'s home node or in
     /// its last core's LLC domain (home node first: remote memory costs every miss while the
     /// thread stays, a refill only once), ties to the lowest index.
-    fn target_domain(&self, view: &SystemView, t: ThreadId, level: Level) -> Option<usize> {
+    fn target_domain(&self, view: &SystemView, t: ThreadId, from: Option<Level>, level: Level) -> Option<usize> {
         let doms = &self.domains[level];
-        if doms.is_empty() {
+        if doms.is_empty() || from.is_none_or(|f| f <= level) {
             return None;
         }
+        // A core of the domain is free for `t` if nothing else is queued there and what runs
+        // there is `t` or a thread this call has moved to another partition.
+        let free = |c: usize| {
+            let cv = &view.cores[c];
+            let leaving = cv.running.is_some_and(|r| r == t || self.level(r) != Some(level));
+            cv.nr_running <= u32::from(leaving)
+        };
         let v = view.thread(t);
         let last = v.core;
         let home = v.home_node.or(last.map(|c| self.node_of[c]));
@@ -302,6 +314,7 @@ impl<C: Claim> Partitions<C> {
         doms.iter()
             .enumerate()
             .filter(|&(d, dom)| self.held[level][d] - usize::from(own == Some((level, d))) < dom.cores.len())
+            .filter(|(_, dom)| dom.cores.iter().any(free))
             .filter(|(_, dom)| Some(dom.node) == home || Some(dom.llc) == last_llc)
             .min_by_key(|&(d, dom)| (Some(dom.node) != home, Some(dom.llc) != last_llc, d))
             .map(|(d, _)| d)
@@ -313,8 +326,9 @@ impl<C: Claim> Partitions<C> {
         if self.level(t) == Some(level) {
             return;
         }
+        let from = self.level(t);
         self.level_of.set(t, Some(level));
-        let domain = self.target_domain(view, t, level);
+        let domain = self.target_domain(view, t, from, level);
         self.leave_domain(t);
         self.domain_of.set(t, domain);
         out.set(t, domain.map_or_else(|| self.cores(level).clone(), |d| self.domains[level][d].cores.clone()));

@@ -93,7 +93,8 @@ fn a_swap_within_a_chip_stays_on_the_chip() {
     let fast = CoreSet::from_cores([0, 1]);
     let slow = CoreSet::from_cores([2, 3, 4, 5]);
     // Thread 0 on chip 1's fast core, thread 1 on chip 1's slow core 4: they swap partitions,
-    // and each takes the other's side of chip 1 (slow cores 4-5 and fast core 1).
+    // thread 1 takes chip 1's fast core, which thread 0 leaves; a move down is not kept (the
+    // whole slow partition: the local scheduler prefers thread 0's last LLC among equals).
     let mut b = book(&m, &[(1, &fast, Some(1)), (4, &slow, Some(1))]);
     let mut p: Partitions = Partitions::with_topology(&m, true);
     let mut out = Placement::default();
@@ -101,7 +102,7 @@ fn a_swap_within_a_chip_stays_on_the_chip() {
     let view = b.view(&m, Trigger::Quantum, 0);
     p.begin(&view);
     p.swap(&view, 0, 1, &mut out);
-    assert_eq!(out.affinity, vec![(0, CoreSet::from_cores([4, 5])), (1, CoreSet::single(1))]);
+    assert_eq!(out.affinity, vec![(0, slow.clone()), (1, CoreSet::single(1))]);
     assert_eq!((p.level(0), p.level(1)), (Some(1), Some(0)));
 }
 
