@@ -409,7 +409,9 @@ impl<C: Claim> Partitions<C> {
             let mine = self.claim(t);
             let up = (level > FAST).then(|| self.runnable.set(level - 1).first().copied()).flatten().filter(|(c, _)| beats(&mine, c));
             let down = (level + 1 < self.levels()).then(|| self.top(level + 1)).flatten().filter(|(c, _)| beats(c, &mine));
-            let Some((_, partner)) = up.or(down) else { break };
+            let Some((claim, partner)) = up.or(down) else { break };
+            let other = if up.is_some() { level - 1 } else { level + 1 };
+            let partner = self.near_tie(view, t, other, claim).unwrap_or(partner);
             self.swap(view, t, partner, out);
             swaps += 1;
         }
@@ -445,6 +447,7 @@ impl<C: Claim> Partitions<C> {
                     if up_claim <= down_claim || !wanted(up_claim, down_claim) {
                         break;
                     }
+                    let down = self.near_tie(view, up, fast, down_claim).unwrap_or(down);
                     self.swap(view, up, down, out);
                     let (cu, cd) = (moved(up, fast), moved(down, fast + 1));
                     self.set_claim(up, cu);
@@ -480,6 +483,27 @@ impl<C: Claim> Partitions<C> {
             }
         }
         moved
+    }
+
+    /// With topology-aware targets, the swap partner for thread `t` among the runnable threads
+    /// of partition `level` that claim `claim` (a tie, any of which the swap could take): one
+    /// whose core is on `t`'s home node, else in its last core's LLC domain, so that each of
+    /// the two takes the other's place on one chip (the thesis's swaps within a memory domain,
+    /// §2.2.3, §6.2.3); ties to the lowest id. None when targets are not topology-aware, or no
+    /// tied thread is near `t`.
+    fn near_tie(&self, view: &SystemView, t: ThreadId, level: Level, claim: C) -> Option<ThreadId> {
+        if self.domains[level].is_empty() {
+            return None;
+        }
+        let v = view.thread(t);
+        let last = v.core?;
+        let home = v.home_node.unwrap_or(self.node_of[last]);
+        let near = |x: ThreadId| {
+            let c = view.thread(x).core?;
+            let key = (self.node_of[c] != home, self.llc_of[c] != self.llc_of[last]);
+            (key != (true, true)).then_some((key, x))
+        };
+        self.runnable.set(level).range((claim, 0)..=(claim, ThreadId::MAX)).filter_map(|&(_, x)| near(x)).min().map(|(_, x)| x)
     }
 
     /// The (claim, thread) of highest claim in partition `level`, ties to the lowest id.

@@ -121,3 +121,32 @@ fn a_thread_woken_into_a_full_domain_gets_its_whole_partition() {
     p.keep_fast_busy(&b.view(&m, Trigger::Quantum, 0), &mut out, no_claims);
     assert_eq!(out.affinity, vec![(0, CoreSet::from_cores([0, 1]))]);
 }
+
+/// A claim the test sets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Set(u8);
+impl ampsched_policy::common::Claim for Set {}
+
+#[test]
+fn a_swap_takes_the_tied_partner_on_the_same_chip() {
+    let m = Machine::from_toml("m", TWO_CHIPS).unwrap();
+    let fast = CoreSet::from_cores([0, 1]);
+    let slow = CoreSet::from_cores([2, 3, 4, 5]);
+    // Threads 0 and 1 on the fast cores of chips 0 and 1 claim alike (1); thread 2, on chip 1's
+    // slow core 4, claims more (5) and swaps up. Either fast thread may go down: with the
+    // preference, the one on chip 1 (thread 1), so thread 2 takes chip 1's fast core; without,
+    // the lowest id (thread 0), and thread 2 gets the whole fast partition.
+    for (prefer_local, partner, up_to) in [(true, 1, CoreSet::single(1)), (false, 0, fast.clone())] {
+        let mut b = book(&m, &[(0, &fast, Some(0)), (1, &fast, Some(1)), (4, &slow, Some(1))]);
+        let mut p: Partitions<Set> = Partitions::with_topology(&m, prefer_local);
+        for (t, c) in [(0, 1), (1, 1), (2, 5)] {
+            p.set_claim(t, Set(c));
+        }
+        let mut out = Placement::default();
+        b.begin_call(Trigger::Quantum, 0);
+        let view = b.view(&m, Trigger::Quantum, 0);
+        let swaps = p.swap_up_while(&view, &mut out, |_, _| true, |t, _| Set([1, 1, 5][t as usize]));
+        assert_eq!(swaps, 1);
+        assert_eq!(out.affinity, vec![(2, up_to), (partner, slow.clone())], "prefer_local = {prefer_local}");
+    }
+}
