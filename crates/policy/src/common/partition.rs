@@ -506,6 +506,31 @@ impl<C: Claim> Partitions<C> {
         self.runnable.set(level).range((claim, 0)..=(claim, ThreadId::MAX)).filter_map(|&(_, x)| near(x)).min().map(|(_, x)| x)
     }
 
+    /// With topology-aware targets, the thread a move up from partition `from` takes among those
+    /// tied at `claim` (the highest there): one on the node, else in the LLC domain, of a core
+    /// of partition `to` that is idle now and not held by a thread kept there, so the move stays
+    /// on its chip (an idle fast core takes a thread of its own chip, the thesis's migrations
+    /// within a memory domain, §2.2.3); ties to the lowest id. None when targets are not
+    /// topology-aware, the claims can fall unseen (the tie is not known), or no tied thread is
+    /// near such a core.
+    fn near_free(&self, view: &SystemView, from: Level, to: Level, claim: C) -> Option<ThreadId> {
+        if self.domains[to].is_empty() || C::FALLS_UNSEEN {
+            return None;
+        }
+        let idle = |d: usize, dom: &Domain| self.held[to][d] < dom.cores.len() && dom.cores.iter().any(|c| view.cores[c].nr_running == 0);
+        let open: Vec<&Domain> = self.domains[to].iter().enumerate().filter(|&(d, dom)| idle(d, dom)).map(|(_, dom)| dom).collect();
+        if open.is_empty() {
+            return None;
+        }
+        let near = |x: ThreadId| {
+            let v = view.thread(x);
+            let Some(c) = v.core else { return false };
+            let home = v.home_node.unwrap_or(self.node_of[c]);
+            open.iter().any(|dom| dom.node == home || dom.llc == self.llc_of[c])
+        };
+        self.runnable.set(from).range((claim, 0)..=(claim, ThreadId::MAX)).map(|&(_, x)| x).find(|&x| near(x))
+    }
+
     /// The (claim, thread) of highest claim in partition `level`, ties to the lowest id.
     fn top(&self, level: Level) -> Option<(C, ThreadId)> {
         let set = self.runnable.set(level);
@@ -534,6 +559,7 @@ impl<C: Claim> Partitions<C> {
             while self.load(to) < self.ncores(to) {
                 let Some(from) = (to + 1..n).find(|&l| self.load(l) > 0) else { break };
                 let t = self.pick_from(view, from, Move::Up, &now);
+                let t = self.near_free(view, from, to, self.claim(t)).unwrap_or(t);
                 self.assign(view, t, to, out);
             }
         }

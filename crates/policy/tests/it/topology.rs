@@ -150,3 +150,20 @@ fn a_swap_takes_the_tied_partner_on_the_same_chip() {
         assert_eq!(out.affinity, vec![(2, up_to), (partner, slow.clone())], "prefer_local = {prefer_local}");
     }
 }
+
+#[test]
+fn an_idle_fast_core_takes_a_tied_thread_of_its_own_chip() {
+    let m = Machine::from_toml("m", TWO_CHIPS).unwrap();
+    let fast = CoreSet::from_cores([0, 1]);
+    let slow = CoreSet::from_cores([2, 3, 4, 5]);
+    // Thread 0 runs on chip 0's fast core; chip 1's fast core is idle. Threads 1 (chip 0, slow
+    // core 2) and 2 (chip 1, slow core 4) claim alike: with the preference, chip 1's thread goes
+    // up, to chip 1's fast core; without, the lowest id, to the whole fast partition (the local
+    // scheduler then puts it on idle core 1, across chips).
+    for (prefer_local, moved) in [(true, (2, CoreSet::single(1))), (false, (1, fast.clone()))] {
+        let mut b = book(&m, &[(0, &fast, Some(0)), (2, &slow, Some(0)), (4, &slow, Some(1))]);
+        b.cores[0].nr_running = 1;
+        b.cores[0].running = Some(0);
+        assert_eq!(keep_fast_busy(&m, &mut b, prefer_local), vec![moved], "prefer_local = {prefer_local}");
+    }
+}
