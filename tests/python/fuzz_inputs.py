@@ -149,7 +149,16 @@ LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 
 # in the document; "" for the top of a file): a hostile value is injected where the key is read,
 # else the unknown key masks it. A phase's keys are the union over its kinds.
 TABLE_KEYS = {
-    "machine": ["name", "memory_latency_ns", "remote_memory_latency_ns", "lock_wake_us", "migration", "llc", "numa", "core_type"],
+    "machine": [
+        "name",
+        "memory_latency_ns",
+        "remote_memory_latency_ns",
+        "lock_wake_us",
+        "migration",
+        "llc",
+        "numa",
+        "core_type",
+    ],
     "core_type": [
         "name",
         "count",
