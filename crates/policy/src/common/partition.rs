@@ -105,6 +105,8 @@ pub struct Partitions<C: Claim = ()> {
     /// Each core's LLC domain and memory node.
     llc_of: Vec<usize>,
     node_of: Vec<usize>,
+    /// The machine has several memory nodes: only then is a node a reason to keep a thread.
+    numa: bool,
     /// Each thread's domain (index in its partition's `domains`) while its affinity is one.
     domain_of: PerThread<Option<usize>>,
     /// The (partition, domain) each runnable thread kept to a domain is counted in (`held`).
@@ -157,6 +159,7 @@ impl<C: Claim> Partitions<C> {
             domains,
             llc_of: m.cores.iter().map(|c| c.llc).collect(),
             node_of: m.cores.iter().map(|c| c.node).collect(),
+            numa: m.numa_nodes > 1,
             domain_of: PerThread::new(),
             counted: PerThread::new(),
             held,
@@ -308,7 +311,7 @@ impl<C: Claim> Partitions<C> {
         };
         let v = view.thread(t);
         let last = v.core;
-        let home = v.home_node.or(last.map(|c| self.node_of[c]));
+        let home = if self.numa { v.home_node.or(last.map(|c| self.node_of[c])) } else { None };
         let last_llc = last.map(|c| self.llc_of[c]);
         let own = self.counted.value(t);
         doms.iter()
@@ -500,7 +503,7 @@ impl<C: Claim> Partitions<C> {
         let home = v.home_node.unwrap_or(self.node_of[last]);
         let near = |x: ThreadId| {
             let c = view.thread(x).core?;
-            let key = (self.node_of[c] != home, self.llc_of[c] != self.llc_of[last]);
+            let key = (!self.numa || self.node_of[c] != home, self.llc_of[c] != self.llc_of[last]);
             (key != (true, true)).then_some((key, x))
         };
         self.runnable.set(level).range((claim, 0)..=(claim, ThreadId::MAX)).filter_map(|&(_, x)| near(x)).min().map(|(_, x)| x)
@@ -526,7 +529,7 @@ impl<C: Claim> Partitions<C> {
             let v = view.thread(x);
             let Some(c) = v.core else { return false };
             let home = v.home_node.unwrap_or(self.node_of[c]);
-            open.iter().any(|dom| dom.node == home || dom.llc == self.llc_of[c])
+            open.iter().any(|dom| (self.numa && dom.node == home) || dom.llc == self.llc_of[c])
         };
         self.runnable.set(from).range((claim, 0)..=(claim, ThreadId::MAX)).map(|&(_, x)| x).find(|&x| near(x))
     }
@@ -573,13 +576,17 @@ impl<C: Claim> Partitions<C> {
     }
 
     /// A runnable thread kept to a domain that holds more runnable threads kept there than it
-    /// has cores (one woke after others were kept there while it slept) gets its whole
-    /// partition, so the local scheduler can balance it as any other. Looks at the threads
+    /// has cores (one woke after others were kept there while it slept), or that waits for a
+    /// core of its domain while another core of its partition idles, gets its whole partition,
+    /// so the local scheduler can balance it as any other. Looks at the threads
     /// changed since the last call only: a domain fills only by moves (which check it) or wakes.
     fn widen_crowded(&mut self, view: &SystemView, out: &mut Placement) {
+        let idle = |c: usize| view.cores[c].nr_running == 0;
         for &t in view.changed {
             let Some((l, d)) = self.counted.value(t) else { continue };
-            if self.held[l][d] > self.domains[l][d].cores.len() {
+            // Or it waits for a core of its domain while another of its partition idles.
+            let stuck = view.thread(t).state == ThreadState::Ready && !self.domains[l][d].cores.iter().any(idle) && self.cores(l).iter().any(idle);
+            if stuck || self.held[l][d] > self.domains[l][d].cores.len() {
                 self.leave_domain(t);
                 out.set(t, self.cores(l).clone());
             }
