@@ -187,6 +187,7 @@ TABLE_KEYS = {
         "name",
         "memory_latency_ns",
         "remote_memory_latency_ns",
+        "lock_wake_us",
         "migration",
         "memory",
         "llc",

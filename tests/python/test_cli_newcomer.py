@@ -201,7 +201,7 @@ def test_set_errors_are_one_line_naming_the_edit(edit, says, capsys):
 
 
 def test_an_unknown_policy_option_is_worded_alike_by_run_compare_and_sweep(tmp_path, capsys):
-    said = "unknown option 'quantum' (rr takes: quantum_ms, threshold_ms)"
+    said = "unknown option 'quantum' (rr takes: quantum_ms, threshold_ms, prefer_local)"
     where = ["--machine", "dvfs-2x", "--workload", "demo"]
     for argv in (
         ["run", *where, "--policy", "rr:quantum=5"],

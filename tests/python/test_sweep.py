@@ -38,7 +38,10 @@ cpi = 1.0
         (["--machines", "nope"], "machines: 'nope' is neither a catalog machine nor a file"),
         (["--workloads", "nope"], "workloads: 'nope' is neither"),
         (["--policies", "xx"], "unknown policy 'xx'"),
-        (["--policies", "rr:foo=1"], "rr:foo=1': unknown option 'foo' (rr takes: quantum_ms, threshold_ms)"),
+        (
+            ["--policies", "rr:foo=1"],
+            "rr:foo=1': unknown option 'foo' (rr takes: quantum_ms, threshold_ms, prefer_local)",
+        ),
         (["--machines", ","], "machines: empty"),
         (["--seeds", "5-1"], "--seeds: the range 5-1 is empty"),
         (["--seeds", "0-4999999", "--workloads", "demo,forkjoin,locks"], "over 10,000,000: confirm with --yes"),

@@ -76,7 +76,7 @@ def test_cli_grid_count_and_bad_grids(tmp_path, capsys):
     assert lines[0] == "ampsched: sweep: 1 machine × 1 workload × 7 policy variants × 1 seed = 7 runs"
     assert lines[-1].endswith(f"7 rows in {out}")
     for grid, message in [
-        ("rr:threshold_ms=25|50:qq=5|10", "unknown option 'qq' (rr takes: quantum_ms, threshold_ms)"),
+        ("rr:threshold_ms=25|50:qq=5|10", "unknown option 'qq' (rr takes: quantum_ms, threshold_ms, prefer_local)"),
         ("rr:threshold_ms=25||50", "'threshold_ms=25||50': an option grid is key=value|value|..., without empty"),
         ("rr:threshold_ms=25|abc", "option 'threshold_ms' must be a number"),
     ]:

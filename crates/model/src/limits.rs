@@ -83,6 +83,9 @@ pub const MEMORY_BANDWIDTH_GBPS: Bounds = Bounds::closed(0.01, 1e5, "GB/s");
 pub const LINE_BYTES: Bounds = Bounds::closed(8.0, 1024.0, "B");
 /// The fixed cost of a migration: the thesis measures tens of µs; a second is room.
 pub const MIGRATION_COST_US: Bounds = Bounds::closed(0.0, 1e6, "µs");
+/// A blocked lock waiter's wake-up latency (`Machine::lock_wake_ns`): 0 (not modelled) to
+/// 10 ms, a scheduler tick and more on a loaded machine; measured values are a few to tens of µs.
+pub const LOCK_WAKE_US: Bounds = Bounds::closed(0.0, 1e4, "µs");
 
 // ---- workloads
 

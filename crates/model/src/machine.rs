@@ -98,6 +98,14 @@ pub struct Machine {
     /// The memory controllers' bandwidth (`[memory]`), one controller per memory node; None:
     /// not modelled, a miss costs its latency whatever the demand (docs/memory-bandwidth.md).
     pub memory_bandwidth: Option<MemoryBandwidth>,
+    /// The time from a contended lock's release to its waiter running, when the waiter was
+    /// blocked in the kernel (a futex wait): the futex wake, the scheduler's wake-up path and an
+    /// idle core's exit from its idle state, during which the lock is the waiter's and idle (a
+    /// FIFO hand-off). A spinning waiter takes the lock at once. 0 (the default) does not model
+    /// it, as before this key. Measured on Linux, a sleeping thread's wake-up to run is a few µs
+    /// on an idle PREEMPT_RT kernel to tens of µs on a standard one (rt-tests' cyclictest;
+    /// schbench's wake-up latency percentiles, kernel.org schbench).
+    pub lock_wake_ns: u64,
 }
 
 /// What a memory controller can serve (`[memory]`): every memory node has one, of this peak
@@ -139,6 +147,7 @@ impl Machine {
         let src = root.opt_str("source")?.unwrap_or_default();
         let memory_latency_ns = root.number("memory_latency_ns", &limits::MEMORY_LATENCY_NS)?;
         let remote_latency = root.opt_number("remote_memory_latency_ns", &limits::MEMORY_LATENCY_NS)?;
+        let lock_wake_ns = us_to_ns(root.opt_number("lock_wake_us", &limits::LOCK_WAKE_US)?.unwrap_or(0.0));
 
         let mut core_types = Vec::new();
         let type_nodes = root.tables("core_type")?;
@@ -283,6 +292,7 @@ impl Machine {
             llcs,
             migration,
             memory_bandwidth,
+            lock_wake_ns,
         };
         m.derive_capacities();
         Ok(m)

@@ -234,6 +234,10 @@ pub struct ThreadView {
     /// Time spent spin-waiting on a core, ns. Needs `Signals::SPIN`.
     pub spin_ns: u64,
     pub migrations: u32,
+    /// The memory node holding its pages: placed by first touch (Linux's and Solaris's default),
+    /// the node of the first core it ran on, as Linux reports in /proc/PID/numa_maps. None until
+    /// it has run, and in the live agent, which does not read numa_maps.
+    pub home_node: Option<usize>,
 }
 
 impl ThreadView {
@@ -257,6 +261,7 @@ impl ThreadView {
             lock_wait_caused_ns: 0,
             spin_ns: 0,
             migrations: 0,
+            home_node: None,
         }
     }
 

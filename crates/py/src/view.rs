@@ -400,6 +400,12 @@ impl Thread {
     fn migrations(&self) -> u32 {
         self.v.migrations
     }
+    /// The memory node its pages are on (first touch: its first core's node); None until it
+    /// has run, and in the live agent.
+    #[getter]
+    fn home_node(&self) -> Option<usize> {
+        self.v.home_node
+    }
 
     fn __repr__(&self) -> String {
         let core = self.v.core.map_or("no core".to_string(), |c| format!("core {c}"));

@@ -17,7 +17,8 @@ pub enum Event {
     Core { core: u32 },
     /// An app's first run starts.
     Arrival { app: u32 },
-    /// A sleeping thread's I/O completes.
+    /// A sleeping thread's I/O completes, or a blocked lock waiter handed the lock has woken
+    /// (`Machine::lock_wake_ns`).
     Wake { thread: u32 },
     /// The policy's periodic call.
     Quantum,

@@ -375,8 +375,25 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             for w in l.waiters() {
                 book.threads[w as usize].waiting_for = Some(h.next);
             }
-            self.release(h.next);
+            self.hand_over(h.next);
         }
+    }
+
+    /// The lock passes to waiter `t`. One blocked in the kernel (a futex wait) runs only after
+    /// the machine's wake-up latency (`Machine::lock_wake_ns`), holding the lock meanwhile; a
+    /// spinning one (on a core) goes on at once. Its wait ends now either way (it can progress:
+    /// `able`), so a run whose other threads all wait is not taken for a deadlock.
+    fn hand_over(&mut self, t: u32) {
+        let wake = self.dvfs.machine.lock_wake_ns;
+        if wake == 0 || self.book.threads[t as usize].state != ThreadState::Blocked {
+            self.release(t);
+            return;
+        }
+        let f = &mut self.flow[t as usize];
+        debug_assert!(f.waiting);
+        f.waiting = false;
+        self.able += 1;
+        self.events.push(self.now + wake, Event::Wake { thread: t });
     }
 
     /// End the wait of thread `t` (a barrier, serial section or lock let it go).

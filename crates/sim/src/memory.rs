@@ -331,6 +331,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let rate = &mut self.rates[t as usize];
         if rate.home_node == NO_HOME {
             rate.home_node = self.dvfs.machine.cores[c].node as u16;
+            self.book.threads[t as usize].home_node = Some(self.dvfs.machine.cores[c].node);
         }
         // The same where the controllers' waits may have changed while it waited.
         if self.shared_curves || self.controllers.is_some() {

@@ -2,8 +2,10 @@
 thesis, ch. 5 baseline "BusyFCs", after Balakrishnan et al.).
 
 A port of the Rust `busyfcs` (crates/policy/src/thesis/busyfcs.rs) and of the core
-partitions it uses (crates/policy/src/common/partition.rs), decision for decision: its
-results are byte-identical to the Rust one's. Copy it as a start for a policy of your own:
+partitions it uses (crates/policy/src/common/partition.rs), decision for decision, with
+moves that target whole partitions: its results are byte-identical to those of
+`busyfcs:prefer_local=false` (the Rust policy's topology-aware targets, on by default,
+are not ported). Copy it as a start for a policy of your own:
 
     ampsched run --machine 2fc-2sc-amd --workload hh1 --policy busyfcs.py:BusyFcs
 

@@ -21,7 +21,7 @@ pub use changes::Changes;
 pub use fair_share::FairShare;
 pub use filing::Filing;
 pub use key::F64Key;
-pub use partition::{Claim, Level, Partitions, FAST};
+pub use partition::{Claim, Level, Partitions, FAST, PREFER_LOCAL_OPTION};
 pub use per_thread::PerThread;
 pub use ratio_rank::RatioRank;
 pub use speedup::{CoreTypeRatio, SpeedupPredictor};

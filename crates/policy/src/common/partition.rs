@@ -11,12 +11,48 @@
 //! kept up to date from the view's `changed` list, ordered by the policy's `Claim` on a faster
 //! core, so a call costs O(changes) and a move O(log threads) once the claims set since the
 //! last move are filed (but see `Claim::FALLS_UNSEEN` for a move down).
+//!
+//! Topology-aware targets (`Partitions::with_topology`): the Sáez thesis's chapter-5 and -6
+//! schedulers are "topology-aware" (§5.2.4, footnote 7; §6.2.3): "a scheduler will try to
+//! migrate a thread to a fast core that is within the same memory domain as the slow core where
+//! the thread was previously running" (§2.2.3), and they "avoid cross-domain migrations when
+//! possible". The thesis does not give the target-core algorithm; ours: a thread moved up to a
+//! faster partition whose cores lie in several LLC domains gets as its affinity that
+//! partition's cores in one domain, the one on its memory (home) node first, then its last
+//! core's LLC domain, while that domain has a core free for it now (idle, or left by a thread
+//! this call moves away) and no more threads are kept there than it has cores of the partition
+//! (the balance allows); otherwise, or with no such domain, the whole partition as before. A
+//! move down gets the whole slower partition: the thesis words the preference for the fast
+//! core a thread moves to, the local scheduler already prefers the last core's LLC among
+//! equally loaded cores, and a slow domain kept would strand threads there when they wake
+//! while other chips' slow cores idle. A thread's home
+//! node is the view's `home_node` (what Linux reports of its pages in numa_maps), else its last
+//! core's node.
 
 use ampsched_model::{CoreSet, Machine, Placement, SystemView, ThreadId, ThreadState, ThreadView};
+
+use crate::options::{OptionInfo, OptionKind};
 
 use super::changes::Changes;
 use super::filing::Filing;
 use super::per_thread::PerThread;
+
+/// The option of the topology-aware policies that turns `Partitions::with_topology` on (the
+/// default) or off (every move targets a whole partition, the former behaviour, for comparison).
+pub const PREFER_LOCAL_OPTION: OptionInfo = OptionInfo {
+    name: "prefer_local",
+    kind: OptionKind::Flag(true),
+    doc: "topology-aware targets: a moved thread keeps to its memory node and LLC domain where its new partition \
+          has a core there for it (Sáez thesis, §5.2.4 footnote 7, §6.2.3); false targets the whole partition",
+};
+
+/// The cores of one partition in one LLC domain: a topology-aware move's target.
+#[derive(Debug, Clone)]
+struct Domain {
+    cores: CoreSet,
+    llc: usize,
+    node: usize,
+}
 
 /// A partition's index: 0 is the fastest.
 pub type Level = usize;
@@ -63,12 +99,54 @@ pub struct Partitions<C: Claim = ()> {
     synced_call: u64,
     /// The policy's calls, for `begin`'s list of threads to look at again.
     changes: Changes,
+    /// Per partition, its cores by LLC domain: empty where targets are not topology-aware
+    /// (the preference is off, or the partition lies in one domain).
+    domains: Vec<Vec<Domain>>,
+    /// Each core's LLC domain and memory node.
+    llc_of: Vec<usize>,
+    node_of: Vec<usize>,
+    /// The machine has several memory nodes: only then is a node a reason to keep a thread.
+    numa: bool,
+    /// Each thread's domain (index in its partition's `domains`) while its affinity is one.
+    domain_of: PerThread<Option<usize>>,
+    /// The (partition, domain) each runnable thread kept to a domain is counted in (`held`).
+    counted: PerThread<Option<(Level, usize)>>,
+    /// Runnable threads kept to each partition's domain.
+    held: Vec<Vec<usize>>,
 }
 
 impl<C: Claim> Partitions<C> {
+    /// Partitions whose moves target a whole partition (the thesis's chapter-4 policies).
     pub fn new(m: &Machine) -> Self {
+        Self::with_topology(m, false)
+    }
+
+    /// Partitions whose moves keep a thread on its node and LLC domain where the balance
+    /// allows, if `prefer_local` (the module's "Topology-aware targets").
+    pub fn with_topology(m: &Machine, prefer_local: bool) -> Self {
         let levels: Vec<CoreSet> = m.capacity_levels().into_iter().map(|(_, cores)| cores).collect();
         let runnable = Filing::new(levels.len());
+        let domains: Vec<Vec<Domain>> = levels
+            .iter()
+            .map(|level| {
+                let split: Vec<Domain> = m
+                    .llcs
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(llc, l)| {
+                        let cores = l.cores.intersection(level);
+                        let node = m.cores[cores.first()?].node;
+                        Some(Domain { cores, llc, node })
+                    })
+                    .collect();
+                if prefer_local && split.len() > 1 {
+                    split
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let held = domains.iter().map(|d| vec![0; d.len()]).collect();
         Partitions {
             levels,
             runnable,
@@ -78,6 +156,13 @@ impl<C: Claim> Partitions<C> {
             level_of: PerThread::new(),
             synced_call: 0,
             changes: Changes::default(),
+            domains,
+            llc_of: m.cores.iter().map(|c| c.llc).collect(),
+            node_of: m.cores.iter().map(|c| c.node).collect(),
+            numa: m.numa_nodes > 1,
+            domain_of: PerThread::new(),
+            counted: PerThread::new(),
+            held,
         }
     }
 
@@ -165,6 +250,8 @@ impl<C: Claim> Partitions<C> {
         } else {
             self.runnable.clear();
             self.level_of = PerThread::new();
+            self.counted = PerThread::new();
+            self.held.iter_mut().flatten().for_each(|n| *n = 0);
             for t in view.live_threads() {
                 self.refresh(t);
             }
@@ -175,12 +262,65 @@ impl<C: Claim> Partitions<C> {
     fn refresh(&mut self, v: &ThreadView) {
         let level = if v.state == ThreadState::Exited { None } else { self.level_of_cores(&v.allowed) };
         self.level_of.set(v.id, level);
+        let domain = level.and_then(|l| self.domains[l].iter().position(|d| d.cores == v.allowed));
+        self.domain_of.set(v.id, domain);
         self.recount(v.id, if v.state.is_runnable() { level } else { None });
     }
 
-    /// Count thread `t` as runnable in `level` (or nowhere), filed under its claim now.
+    /// Count thread `t` as runnable in `level` (or nowhere), filed under its claim now, and in
+    /// its domain there if it is kept to one.
     fn recount(&mut self, t: ThreadId, level: Option<Level>) {
         self.runnable.file(t, level.map(|l| (l, self.claim.value(t))));
+        let now = level.zip(self.domain_of.value(t));
+        let was = self.counted.value(t);
+        if now != was {
+            if let Some((l, d)) = was {
+                self.held[l][d] -= 1;
+            }
+            if let Some((l, d)) = now {
+                self.held[l][d] += 1;
+            }
+            self.counted.set(t, now);
+        }
+    }
+
+    /// Thread `t` no longer counts in the domain it is kept to (it is about to be moved).
+    fn leave_domain(&mut self, t: ThreadId) {
+        if let Some((l, d)) = self.counted.value(t) {
+            self.held[l][d] -= 1;
+            self.counted.set(t, None);
+        }
+        self.domain_of.set(t, None);
+    }
+
+    /// The domain of partition `level` a thread `t` moved there keeps to, if any: one with a
+    /// core of the partition not held by another thread kept there, on `t`'s home node or in
+    /// its last core's LLC domain (home node first: remote memory costs every miss while the
+    /// thread stays, a refill only once), ties to the lowest index.
+    fn target_domain(&self, view: &SystemView, t: ThreadId, from: Option<Level>, level: Level) -> Option<usize> {
+        let doms = &self.domains[level];
+        if doms.is_empty() || from.is_none_or(|f| f <= level) {
+            return None;
+        }
+        // A core of the domain is free for `t` if nothing else is queued there and what runs
+        // there is `t` or a thread this call has moved to another partition.
+        let free = |c: usize| {
+            let cv = &view.cores[c];
+            let leaving = cv.running.is_some_and(|r| r == t || self.level(r) != Some(level));
+            cv.nr_running <= u32::from(leaving)
+        };
+        let v = view.thread(t);
+        let last = v.core;
+        let home = if self.numa { v.home_node.or(last.map(|c| self.node_of[c])) } else { None };
+        let last_llc = last.map(|c| self.llc_of[c]);
+        let own = self.counted.value(t);
+        doms.iter()
+            .enumerate()
+            .filter(|&(d, dom)| self.held[level][d] - usize::from(own == Some((level, d))) < dom.cores.len())
+            .filter(|(_, dom)| dom.cores.iter().any(free))
+            .filter(|(_, dom)| Some(dom.node) == home || Some(dom.llc) == last_llc)
+            .min_by_key(|&(d, dom)| (Some(dom.node) != home, Some(dom.llc) != last_llc, d))
+            .map(|(d, _)| d)
     }
 
     /// Put thread `t` in partition `level`.
@@ -189,17 +329,27 @@ impl<C: Claim> Partitions<C> {
         if self.level(t) == Some(level) {
             return;
         }
+        let from = self.level(t);
         self.level_of.set(t, Some(level));
-        out.set(t, self.cores(level).clone());
+        let domain = self.target_domain(view, t, from, level);
+        self.leave_domain(t);
+        self.domain_of.set(t, domain);
+        out.set(t, domain.map_or_else(|| self.cores(level).clone(), |d| self.domains[level][d].cores.clone()));
         if view.thread(t).state.is_runnable() {
             self.recount(t, Some(level));
         }
     }
 
     /// Exchange the partitions of two threads (a swap keeps the partitions' loads unchanged).
+    /// Each leaves its domain first, so that with topology-aware targets each may take the
+    /// other's place: a swap within a chip stays there.
     pub fn swap(&mut self, view: &SystemView, a: ThreadId, b: ThreadId, out: &mut Placement) {
         self.sync(view);
         if let (Some(la), Some(lb)) = (self.level(a), self.level(b)) {
+            if la != lb {
+                self.leave_domain(a);
+                self.leave_domain(b);
+            }
             self.assign(view, a, lb, out);
             self.assign(view, b, la, out);
         }
@@ -262,7 +412,9 @@ impl<C: Claim> Partitions<C> {
             let mine = self.claim(t);
             let up = (level > FAST).then(|| self.runnable.set(level - 1).first().copied()).flatten().filter(|(c, _)| beats(&mine, c));
             let down = (level + 1 < self.levels()).then(|| self.top(level + 1)).flatten().filter(|(c, _)| beats(c, &mine));
-            let Some((_, partner)) = up.or(down) else { break };
+            let Some((claim, partner)) = up.or(down) else { break };
+            let other = if up.is_some() { level - 1 } else { level + 1 };
+            let partner = self.near_tie(view, t, other, claim).unwrap_or(partner);
             self.swap(view, t, partner, out);
             swaps += 1;
         }
@@ -298,6 +450,7 @@ impl<C: Claim> Partitions<C> {
                     if up_claim <= down_claim || !wanted(up_claim, down_claim) {
                         break;
                     }
+                    let down = self.near_tie(view, up, fast, down_claim).unwrap_or(down);
                     self.swap(view, up, down, out);
                     let (cu, cd) = (moved(up, fast), moved(down, fast + 1));
                     self.set_claim(up, cu);
@@ -335,6 +488,52 @@ impl<C: Claim> Partitions<C> {
         moved
     }
 
+    /// With topology-aware targets, the swap partner for thread `t` among the runnable threads
+    /// of partition `level` that claim `claim` (a tie, any of which the swap could take): one
+    /// whose core is on `t`'s home node, else in its last core's LLC domain, so that each of
+    /// the two takes the other's place on one chip (the thesis's swaps within a memory domain,
+    /// §2.2.3, §6.2.3); ties to the lowest id. None when targets are not topology-aware, or no
+    /// tied thread is near `t`.
+    fn near_tie(&self, view: &SystemView, t: ThreadId, level: Level, claim: C) -> Option<ThreadId> {
+        if self.domains[level].is_empty() {
+            return None;
+        }
+        let v = view.thread(t);
+        let last = v.core?;
+        let home = v.home_node.unwrap_or(self.node_of[last]);
+        let near = |x: ThreadId| {
+            let c = view.thread(x).core?;
+            let key = (!self.numa || self.node_of[c] != home, self.llc_of[c] != self.llc_of[last]);
+            (key != (true, true)).then_some((key, x))
+        };
+        self.runnable.set(level).range((claim, 0)..=(claim, ThreadId::MAX)).filter_map(|&(_, x)| near(x)).min().map(|(_, x)| x)
+    }
+
+    /// With topology-aware targets, the thread a move up from partition `from` takes among those
+    /// tied at `claim` (the highest there): one on the node, else in the LLC domain, of a core
+    /// of partition `to` that is idle now and not held by a thread kept there, so the move stays
+    /// on its chip (an idle fast core takes a thread of its own chip, the thesis's migrations
+    /// within a memory domain, §2.2.3); ties to the lowest id. None when targets are not
+    /// topology-aware, the claims can fall unseen (the tie is not known), or no tied thread is
+    /// near such a core.
+    fn near_free(&self, view: &SystemView, from: Level, to: Level, claim: C) -> Option<ThreadId> {
+        if self.domains[to].is_empty() || C::FALLS_UNSEEN {
+            return None;
+        }
+        let idle = |d: usize, dom: &Domain| self.held[to][d] < dom.cores.len() && dom.cores.iter().any(|c| view.cores[c].nr_running == 0);
+        let open: Vec<&Domain> = self.domains[to].iter().enumerate().filter(|&(d, dom)| idle(d, dom)).map(|(_, dom)| dom).collect();
+        if open.is_empty() {
+            return None;
+        }
+        let near = |x: ThreadId| {
+            let v = view.thread(x);
+            let Some(c) = v.core else { return false };
+            let home = v.home_node.unwrap_or(self.node_of[c]);
+            open.iter().any(|dom| (self.numa && dom.node == home) || dom.llc == self.llc_of[c])
+        };
+        self.runnable.set(from).range((claim, 0)..=(claim, ThreadId::MAX)).map(|&(_, x)| x).find(|&x| near(x))
+    }
+
     /// The (claim, thread) of highest claim in partition `level`, ties to the lowest id.
     fn top(&self, level: Level) -> Option<(C, ThreadId)> {
         let set = self.runnable.set(level);
@@ -350,16 +549,20 @@ impl<C: Claim> Partitions<C> {
     /// while a slow-partition thread is runnable; the fast overflow goes to idle slow cores.
     /// `now` is a thread's claim at this moment: read only for a claim that `FALLS_UNSEEN`, and
     /// otherwise (in debug builds) checked against what was set.
+    /// With topology-aware targets, a thread that woke in a domain that other threads filled
+    /// while it slept first gets its whole partition back (`widen_crowded`).
     pub fn keep_fast_busy(&mut self, view: &SystemView, out: &mut Placement, now: impl Fn(&ThreadView) -> C) {
         self.sync(view);
         if !self.asymmetric() {
             return;
         }
+        self.widen_crowded(view, out);
         let n = self.levels();
         for to in 0..n - 1 {
             while self.load(to) < self.ncores(to) {
                 let Some(from) = (to + 1..n).find(|&l| self.load(l) > 0) else { break };
                 let t = self.pick_from(view, from, Move::Up, &now);
+                let t = self.near_free(view, from, to, self.claim(t)).unwrap_or(t);
                 self.assign(view, t, to, out);
             }
         }
@@ -368,6 +571,24 @@ impl<C: Claim> Partitions<C> {
                 let Some(to) = (from + 1..n).find(|&l| self.load(l) < self.ncores(l)) else { break };
                 let t = self.pick_from(view, from, Move::Down, &now);
                 self.assign(view, t, to, out);
+            }
+        }
+    }
+
+    /// A runnable thread kept to a domain that holds more runnable threads kept there than it
+    /// has cores (one woke after others were kept there while it slept), or that waits for a
+    /// core of its domain while another core of its partition idles, gets its whole partition,
+    /// so the local scheduler can balance it as any other. Looks at the threads
+    /// changed since the last call only: a domain fills only by moves (which check it) or wakes.
+    fn widen_crowded(&mut self, view: &SystemView, out: &mut Placement) {
+        let idle = |c: usize| view.cores[c].nr_running == 0;
+        for &t in view.changed {
+            let Some((l, d)) = self.counted.value(t) else { continue };
+            // Or it waits for a core of its domain while another of its partition idles.
+            let stuck = view.thread(t).state == ThreadState::Ready && !self.domains[l][d].cores.iter().any(idle) && self.cores(l).iter().any(idle);
+            if stuck || self.held[l][d] > self.domains[l][d].cores.len() {
+                self.leave_domain(t);
+                out.set(t, self.cores(l).clone());
             }
         }
     }

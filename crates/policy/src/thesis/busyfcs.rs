@@ -12,17 +12,18 @@ use std::cmp::Reverse;
 
 use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, Trigger, Triggers};
 
-use crate::common::{Claim, Partitions};
+use crate::common::{Claim, Partitions, PREFER_LOCAL_OPTION};
+use crate::options::Options;
 use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "busyfcs",
     description: "never leaves a fast core idle while a slow core runs a thread",
     source: "Sáez thesis, ch. 5 (BusyFCs, after Balakrishnan et al.)",
-    options: &[],
+    options: &[PREFER_LOCAL_OPTION],
     needs: Signals::NONE,
     optional: Signals::NONE,
-    build: Build::Policy(|_, m| Box::new(BusyFcs::new(m))),
+    build: Build::Policy(|o, m| Box::new(BusyFcs::new(o, m))),
 };
 
 /// Fast-core time so far as a claim on the fast cores: the less a thread has had, the higher.
@@ -40,8 +41,8 @@ pub struct BusyFcs {
 }
 
 impl BusyFcs {
-    pub fn new(m: &Machine) -> Self {
-        BusyFcs { parts: Partitions::new(m) }
+    pub fn new(o: &Options, m: &Machine) -> Self {
+        BusyFcs { parts: Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name)) }
     }
 }
 

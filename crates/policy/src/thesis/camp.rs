@@ -39,7 +39,7 @@ use ampsched_model::perf::sf_types;
 use crate::common::sf::{categorized_sf, highest_sf, DynamicOptions, DynamicSf, DYNAMIC_OPTIONS, LOWEST_SF};
 use crate::common::tlp::{AppClass, AppThreads, Tlp, BOOST_TICKS_OPTION, DEFAULT_BOOST_TICKS};
 use crate::common::uf::{utility_factor, Thresholds, Utility};
-use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST};
+use crate::common::{Claim, F64Key, FairShare, Partitions, PerThread, FAST, PREFER_LOCAL_OPTION};
 use crate::options::{joined, OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -106,7 +106,8 @@ pub const SF_SOURCE: OptionInfo = OptionInfo {
 /// The four utility thresholds, in every variant.
 pub const THRESHOLD_OPTIONS: [OptionInfo; 4] = [ST_LOWER, ST_UPPER, MT_LOWER, MT_UPPER];
 
-pub const OPTIONS: [OptionInfo; 13] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP, SF_SOURCE]]);
+pub const OPTIONS: [OptionInfo; 14] =
+    joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, SF_CATEGORIES, SKIP, SF_SOURCE, PREFER_LOCAL_OPTION]]);
 
 /// What CAMP reads with `options` (`PolicyInfo::needs` plus what an option asks): with
 /// `sf=offline`, the offline solo profiles (`Signals::PROFILE`).
@@ -221,7 +222,7 @@ pub struct Camp {
 
 impl Camp {
     pub fn new(variant: Variant, o: &Options, m: &Machine) -> Self {
-        let parts = Partitions::new(m);
+        let parts = Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name));
         let highest = highest_sf(m);
         let sf_source = if variant == Variant::CAMP && o.choice(SF_SOURCE.name) == "offline" { SfSource::Offline } else { variant.sf };
         let estimator = (sf_source == SfSource::Estimated).then(|| DynamicSf::new(DynamicOptions::from(o)));

@@ -12,7 +12,7 @@ use std::cmp::Reverse;
 
 use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, Trigger, Triggers};
 
-use crate::common::{AppThreads, Claim, Partitions, PerThread};
+use crate::common::{AppThreads, Claim, Partitions, PerThread, PREFER_LOCAL_OPTION};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -20,12 +20,15 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "mintlp",
     description: "fast cores to the apps with the fewest runnable threads, without fair sharing",
     source: "Sáez thesis, §5.1.1 (MinTLP)",
-    options: &[OptionInfo {
-        name: "quantum_ms",
-        // Decisions are made on events; the quantum only bounds how stale a missed one can get.
-        kind: OptionKind::quantum_ms(10.0),
-        doc: "period of the catch-up call (decisions are made on each start, exit, block and wake)",
-    }],
+    options: &[
+        OptionInfo {
+            name: "quantum_ms",
+            // Decisions are made on events; the quantum only bounds how stale a missed one can get.
+            kind: OptionKind::quantum_ms(10.0),
+            doc: "period of the catch-up call (decisions are made on each start, exit, block and wake)",
+        },
+        PREFER_LOCAL_OPTION,
+    ],
     needs: Signals::NONE,
     optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(MinTlp::new(o, m))),
@@ -53,7 +56,12 @@ pub struct MinTlp {
 
 impl MinTlp {
     pub fn new(o: &Options, m: &Machine) -> Self {
-        MinTlp { parts: Partitions::new(m), apps: AppThreads::default(), claims: PerThread::new(), quantum_ns: o.ms("quantum_ms") }
+        MinTlp {
+            parts: Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name)),
+            apps: AppThreads::default(),
+            claims: PerThread::new(),
+            quantum_ns: o.ms("quantum_ms"),
+        }
     }
 
     fn set_claim(&mut self, t: ThreadId, c: FewestThreads) {

@@ -22,7 +22,7 @@ use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemV
 
 use super::pa_rtx::RuntimeHints;
 use crate::common::tlp::BOOST_TICKS_OPTION;
-use crate::common::{AppClass, AppThreads, Claim, Partitions, PerThread, Tlp, FAST};
+use crate::common::{AppClass, AppThreads, Claim, Partitions, PerThread, Tlp, FAST, PREFER_LOCAL_OPTION};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -57,6 +57,7 @@ pub const OPTIONS: &[OptionInfo] = &[
         kind: OptionKind::Range { default: 100.0, min: 0.001, max: 1e6 },
         doc: "CPU time an ST/MP thread runs on a slow core before it expires and goes first to a fast core (thesis: open)",
     },
+    PREFER_LOCAL_OPTION,
 ];
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -122,7 +123,7 @@ impl Pa {
     pub fn new(o: &Options, m: &Machine, rtx: Option<RuntimeHints>) -> Self {
         let hp = o.integer("hp_threshold") as u32;
         Pa {
-            parts: Partitions::new(m),
+            parts: Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name)),
             tlp: Tlp::new(m, (hp > 0).then_some(hp), o.integer(BOOST_TICKS_OPTION.name) as u64),
             apps: AppThreads::default(),
             fast_types: m.fast_type_mask(),

@@ -57,7 +57,7 @@ pub const MASTER_OPTION: OptionInfo = OptionInfo {
 };
 
 /// PA's options, the spin threshold and the master's rank.
-const RTX_OPTIONS: &[OptionInfo] = &[OPTIONS[0], OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], SPIN_THRESHOLD_OPTION, MASTER_OPTION];
+const RTX_OPTIONS: &[OptionInfo] = &[OPTIONS[0], OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], SPIN_THRESHOLD_OPTION, MASTER_OPTION];
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pa-rtx",

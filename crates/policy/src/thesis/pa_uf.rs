@@ -11,6 +11,7 @@
 
 use ampsched_model::Signals;
 
+use crate::common::PREFER_LOCAL_OPTION;
 use crate::options::{joined, OptionInfo, OptionKind};
 use crate::thesis::camp::{Camp, Variant, BOOST_TICKS, SHARE_THRESHOLD, THRESHOLD_OPTIONS};
 use crate::{Build, PolicyInfo};
@@ -22,7 +23,7 @@ const QUANTUM: OptionInfo = OptionInfo {
     doc: "how often boosts' fast-core time and HIGH threads' balance counters are brought up to date, ms (ours: a 10 ms tick)",
 };
 
-const OPTIONS: [OptionInfo; 7] = joined(&[&[QUANTUM], &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD]]);
+const OPTIONS: [OptionInfo; 8] = joined(&[&[QUANTUM], &THRESHOLD_OPTIONS, &[BOOST_TICKS, SHARE_THRESHOLD, PREFER_LOCAL_OPTION]]);
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pa-uf",

@@ -16,7 +16,7 @@ use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemV
 // A balance counter (Algorithm 4.4's BC) as a claim on the fast cores: one-way moves take the
 // slow thread most behind up and the fast thread most ahead down.
 use crate::common::F64Key as Bc;
-use crate::common::{FairShare, Partitions, FAST};
+use crate::common::{FairShare, Partitions, FAST, PREFER_LOCAL_OPTION};
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
 
@@ -40,6 +40,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
                   50 ms makes a thread's stint on a type ~100 ms on 2FC-2SC, so a migration of tens to hundreds \
                   of µs costs well under 1%)",
         },
+        PREFER_LOCAL_OPTION,
     ],
     needs: Signals::NONE,
     optional: Signals::NONE,
@@ -58,7 +59,7 @@ pub struct RoundRobin {
 
 impl RoundRobin {
     pub fn new(o: &Options, m: &Machine) -> Self {
-        let parts = Partitions::new(m);
+        let parts = Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name));
         let alpha = parts.ncores(FAST) as f64 / m.num_cores() as f64;
         RoundRobin { parts, alpha, fast_types: m.fast_type_mask(), quantum_ns: o.ms("quantum_ms"), share: FairShare::new(o.ms("threshold_ms") as f64) }
     }

@@ -12,11 +12,12 @@
 use ampsched_model::Signals;
 
 use crate::common::sf::DYNAMIC_OPTIONS;
+use crate::common::PREFER_LOCAL_OPTION;
 use crate::options::{joined, OptionInfo};
 use crate::thesis::camp::{Camp, Variant, SF_CATEGORIES, SHARE_THRESHOLD, THRESHOLD_OPTIONS};
 use crate::{Build, PolicyInfo};
 
-const OPTIONS: [OptionInfo; 10] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[SHARE_THRESHOLD, SF_CATEGORIES]]);
+const OPTIONS: [OptionInfo; 11] = joined(&[&DYNAMIC_OPTIONS, &THRESHOLD_OPTIONS, &[SHARE_THRESHOLD, SF_CATEGORIES, PREFER_LOCAL_OPTION]]);
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sfd",

@@ -15,17 +15,18 @@
 
 use ampsched_model::{Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::{F64Key, Partitions, PerThread, RatioRank, FAST};
+use crate::common::{F64Key, Partitions, PerThread, RatioRank, FAST, PREFER_LOCAL_OPTION};
+use crate::options::Options;
 use crate::{Build, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "static-ipc-driven",
     description: "IPC-Driven's ranking with each program's fast/slow ratio measured offline (alone on each core type)",
     source: "Sáez thesis, §4.2.3, Algorithm 4.3, with offline ratios as in Becchi & Crowley's simulation (§4.3.4)",
-    options: &[],
+    options: &[PREFER_LOCAL_OPTION],
     needs: Signals::PROFILE,
     optional: Signals::NONE,
-    build: Build::Policy(|_, m| Box::new(StaticIpcDriven::new(m))),
+    build: Build::Policy(|o, m| Box::new(StaticIpcDriven::new(o, m))),
 };
 
 pub struct StaticIpcDriven {
@@ -39,8 +40,8 @@ pub struct StaticIpcDriven {
 }
 
 impl StaticIpcDriven {
-    pub fn new(m: &Machine) -> Self {
-        let parts: Partitions<F64Key> = Partitions::new(m);
+    pub fn new(o: &Options, m: &Machine) -> Self {
+        let parts: Partitions<F64Key> = Partitions::with_topology(m, o.flag(PREFER_LOCAL_OPTION.name));
         let fast_type = m.fastest_type();
         let slow_type = if parts.asymmetric() { parts.cores(FAST + 1).first().map_or(fast_type, |c| m.cores[c].core_type) } else { fast_type };
         StaticIpcDriven { parts, rank: RatioRank::new(), fast_type, slow_type, ratio: PerThread::new() }

@@ -5,3 +5,4 @@
 
 mod options;
 mod partitions;
+mod topology;

@@ -17,7 +17,10 @@ fn values_of_the_wrong_kind_or_range_are_refused() {
     assert_eq!(err("rr:quantum_ms=0.01"), "--policy: rr:quantum_ms=0.01: option 'quantum_ms' must be a number from 0.1 to 1000000, got '0.01'");
     assert_eq!(err("rr:threshold_ms=-1"), "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number from 0.001 to 1000000, got '-1'");
     assert_eq!(err("rr:threshold_ms=inf"), "--policy: rr:threshold_ms=inf: option 'threshold_ms' must be a number from 0.001 to 1000000, got 'inf'");
-    assert_eq!(err("busyfcs:x=1"), "--policy: busyfcs:x=1: unknown option 'x' (busyfcs takes no options)");
+    assert_eq!(err("oblivious:x=1"), "--policy: oblivious:x=1: unknown option 'x' (oblivious takes no options)");
+    assert_eq!(err("busyfcs:x=1"), "--policy: busyfcs:x=1: unknown option 'x' (busyfcs takes: prefer_local)");
+    assert_eq!(err("busyfcs:prefer_local=false"), "built");
+    assert_eq!(err("pa:prefer_local=1"), "--policy: pa:prefer_local=1: option 'prefer_local' must be true or false, got '1'");
     let known: Vec<&str> = ampsched_policy::POLICIES.iter().map(|p| p.name).collect();
     assert!(known.starts_with(&["oblivious", "static", "bound", "rr", "busyfcs"]) && known.contains(&"hass-d"), "{known:?}");
     assert_eq!(err("nope"), format!("--policy: nope: unknown policy (known: {})", known.join(", ")));

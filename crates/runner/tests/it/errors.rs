@@ -166,7 +166,7 @@ fn policy_and_name_errors() {
     };
     assert!(run("nosuch", "demo", "rr").starts_with("--machine: nosuch: no such machine in the catalog"));
     assert!(run("dvfs-2x", "demo", "nosuch").starts_with("--policy: nosuch: unknown policy"));
-    assert_eq!(run("dvfs-2x", "demo", "rr:speed=3"), "--policy: rr:speed=3: unknown option 'speed' (rr takes: quantum_ms, threshold_ms)");
+    assert_eq!(run("dvfs-2x", "demo", "rr:speed=3"), "--policy: rr:speed=3: unknown option 'speed' (rr takes: quantum_ms, threshold_ms, prefer_local)");
     assert_eq!(
         run("dvfs-2x", "demo", "rr:threshold_ms=-1"),
         "--policy: rr:threshold_ms=-1: option 'threshold_ms' must be a number from 0.001 to 1000000, got '-1'"

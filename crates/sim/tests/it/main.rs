@@ -8,6 +8,7 @@ mod common;
 mod counters;
 mod idle_while_waiting;
 mod interrupt;
+mod lock_wake;
 mod many_cores;
 mod memory;
 mod placement;
