@@ -49,15 +49,15 @@ def _verdicts_table(docs_dir):
             text = f.read()
         title, verdicts = TITLE_LINE.search(text), VERDICTS_LINE.search(text)
         independent = INDEPENDENT_LINE.search(text)
-        if not (title and verdicts):
-            raise ValueError(f"{REPRODUCTION}/{name}: no title or 'Verdicts:' line (regenerate it: make reproduce)")
-        if independent:
-            counts = [int(g) for g in independent.groups()]
-            totals = [t + c for t, c in zip(totals, counts)]
-            cell = _independent(counts)
-        else:  # a document generated before claims were classified
-            cell = "not classified (regenerate it)"
-        rows.append(f"| [`{name[:-3]}`]({REPRODUCTION}/{name}) | {title.group(1)} | {cell} | {verdicts.group(1)} |")
+        if not (title and verdicts and independent):
+            raise ValueError(
+                f"{REPRODUCTION}/{name}: no title, 'Verdicts:' or 'Independent:' line (regenerate it: make reproduce)"
+            )
+        counts = [int(g) for g in independent.groups()]
+        totals = [t + c for t, c in zip(totals, counts)]
+        rows.append(
+            f"| [`{name[:-3]}`]({REPRODUCTION}/{name}) | {title.group(1)} | {_independent(counts)} | {verdicts.group(1)} |"
+        )
     rows.append(f"| **all** | | **{_independent(totals)}** | |")
     return "\n".join(rows)
 

@@ -17,6 +17,7 @@ purpose, and the commit's diff of runs.tsv shows what moved:
     python tests/golden/capture.py --write --workloads java-like   # rewrite only these runs
     python tests/golden/capture.py --write --machines 2fc-8sc      # add a new machine's runs
     python tests/golden/capture.py --write --policies hass-s        # add a new policy's runs
+    python tests/golden/capture.py --write --listed --policies hass-s   # rewrite only the runs listed
     python tests/golden/capture.py --convert   # move runs of the former hash file here (LEGACY)
     python tests/golden/capture.py --hashes    # after a change of every run's JSON that moves no
                                                # metric (a new key): rewrite the JSON sample's hashes
@@ -351,6 +352,11 @@ def main():
     )
     parser.add_argument("--machines", help="only these machines (comma-separated), as --workloads")
     parser.add_argument("--policies", help="only these policies (comma-separated), as --workloads")
+    parser.add_argument(
+        "--listed",
+        action="store_true",
+        help="with a partial --write: only the runs the snapshot or the former file list (not the rest of the catalog's grid)",
+    )
     args = parser.parse_args()
     if args.write and args.quick:
         parser.error("--write needs every run: leave out --quick")
@@ -363,6 +369,8 @@ def main():
     if unknown:
         parser.error(f"not in the golden grid: {', '.join(unknown)} (add them to POLICIES)")
     partial = workloads is not None or machines is not None or policies is not None
+    if args.listed and not (args.write and partial):
+        parser.error("--listed goes with a partial --write (--machines, --workloads or --policies)")
     snapshot = read_snapshot() if os.path.exists(SNAPSHOT) else {}
     hashes = read_hashes() if os.path.exists(JSON_HASHES) else {}
     legacy = read_legacy()
@@ -387,8 +395,9 @@ def main():
     if args.write:
         # A partial rewrite computes the chosen runs of the catalog's grid and keeps the others;
         # a whole one rewrites every run the snapshot lists and picks the JSON sample anew.
+        listed = sorted(set(snapshot) | set(legacy))
         todo = (
-            select(grid(), workloads, machines, policies)
+            select(listed if args.listed else grid(), workloads, machines, policies)
             if partial
             else sorted(set(snapshot) | set(legacy) | set(hash_sample()))
         )

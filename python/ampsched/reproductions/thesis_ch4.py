@@ -611,7 +611,7 @@ def _ipc_driven_figure_4_2a(res, plan, g, s1, s2) -> list:
             f"{share_s:.0f}% under Static-IPC-Driven",
             "Static-IPC-Driven puts mcf on fast cores {ours:.0f}% of the time, although its ratios are exact",
             # mcf's phases are the catalog's model of Fig. 4.6, set so that its high-IPC phases
-            # are 25% of its time, and Static-IPC-Driven's profile is the engine's own model.
+            # are 25% of its time, and Static-IPC-Driven's ratios are measured in solo profiling runs.
             kind="calibrated",
             theirs_text="at most 25%",
         )
@@ -966,7 +966,7 @@ def _figure_4_4(res, plan, g, s1, s2) -> list:
             not bad,
             f"HASS-S runs {', '.join(p for _, p in bad)} on the fast cores",
             # Rule 1 of spec2000.toml set the last two programs' SFs below the first two's, and
-            # HASS-S ranks by its solo SF estimate (the engine's own model).
+            # HASS-S ranks by its solo SF estimate of those programs.
             kind="calibrated",
         )
     )
@@ -1513,8 +1513,9 @@ holds no CPU times)."""
   have the one large phase only, so for them HASS-D can differ from HASS-S only through the miss rates it
   measures (shared caches) and not through phases.
 - **Not reproduced here.** mcf's IPC ratios above the physical 2.0 (2.2 and 2.5, §4.3.4) are internal to
-  IPC-Driven; Fig. 4.6 (mcf's IPC over time) and Fig. 4.1 (estimated against observed speedup factors) are not
-  redrawn.
+  IPC-Driven; Fig. 4.6 (mcf's IPC over time) is not redrawn. Fig. 4.1 (estimated against observed speedup
+  factors) is, in its own section above: HASS-S's estimator is the thesis's model with its own inputs (base CPI
+  1.5, one latency), apart from the engine's.
 - **Quick version.** `--quick` runs every configuration, set #1 in full on 2FC-2SC, HH1 x4, MH1 x4 and W4-W8
   on 4FC-12SC, 3 and 4 copies of mgrid and one seed: claims over the workloads it leaves out are judged on those
   it runs."""
