@@ -346,6 +346,13 @@ impl Wash {
         &mut self.apps[i]
     }
 
+    /// Whether the rotation or the homogeneity test is on: only then do young fallback threads
+    /// on C_B shrink the big set's cap, and a full big set make new threads start on every core
+    /// (so that results without them stay exactly as they were).
+    fn extended(&self) -> bool {
+        self.rotation || self.homogeneity_tol.is_some()
+    }
+
     /// The group an app's threads are planned in (`scope`).
     fn group(&self, a: AppId) -> AppId {
         if self.machine_scope {
@@ -646,7 +653,7 @@ impl Wash {
             }
             // Machine-wide, threads younger than a quantum that keep their fallback place, C_B,
             // hold big cores too: the cap is what they leave.
-            let held = if self.machine_scope {
+            let held = if self.machine_scope && self.extended() {
                 self.apps[a as usize]
                     .ranked
                     .iter()
@@ -776,7 +783,8 @@ impl Policy for Wash {
                 let crowded = self.machine_scope
                     && kind == ThreadKind::App
                     && self.apps.get(MACHINE_GROUP as usize).is_some_and(|g| {
-                        g.ranked.range(..t).count() >= self.big.len() || g.big.iter().filter(|&&b| view.thread(b).state.is_runnable()).count() >= self.big.len()
+                        g.ranked.range(..t).count() >= self.big.len()
+                            || (self.extended() && g.big.iter().filter(|&&b| view.thread(b).state.is_runnable()).count() >= self.big.len())
                     });
                 let cores = if crowded { self.all.clone() } else { bind_vm_cores(view.machine, kind) };
                 if v.allowed != cores {
