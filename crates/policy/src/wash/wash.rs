@@ -88,11 +88,6 @@ pub const BEHIND_WINDOW_QUANTA: i64 = 5;
 /// scalable class tolerates, as `BEHIND_FRACTION` does), while one of six threads that retires a
 /// third of what the others do (three times their CPI) progresses 0.375 of the mean.
 pub const HOMOGENEITY_TOL: f64 = 0.5;
-// `rotation` and `homogeneity` are off by default for now, though the paper describes both: with
-// either on, the machine-wide work-conservation property (crates/runner/tests/it/wash.rs) finds
-// rare cases (5 ms quanta, per-phase workers starting beside a full big set) where one more
-// thread than C_B has cores is bound to C_B; until that is found, every default result stays as
-// it was.
 
 pub const OPTIONS: [OptionInfo; 11] = [
     OptionInfo { name: "quantum_ms", kind: OptionKind::quantum_ms(QUANTUM_MS), doc: "how often affinities are recomputed (WASH §6: 40 ms)" },
@@ -120,17 +115,17 @@ pub const OPTIONS: [OptionInfo; 11] = [
     },
     OptionInfo {
         name: "rotation",
-        kind: OptionKind::Choice { default: "off", choices: &["on", "off"] },
+        kind: OptionKind::Choice { default: "on", choices: &["on", "off"] },
         doc: "in a scalable app with more ready application threads than big cores, bind to C_B each quantum the ones \
               with the smallest share of their lives on big cores (on: WASH §6's equal access to the big cores from the \
-              VM's execution log), or leave the big cores to the OS as Algorithm 1's line 12 alone (off, for now the default)",
+              VM's execution log), or leave the big cores to the OS as Algorithm 1's line 12 alone (off)",
     },
     OptionInfo {
         name: "homogeneity",
-        kind: OptionKind::Choice { default: "off", choices: &["on", "off"] },
+        kind: OptionKind::Choice { default: "on", choices: &["on", "off"] },
         doc: "the homogeneity test (WASH §4, §6): an app is scalable only while its threads progress alike, scaled by their \
               core assignment, and are predicted alike; threads that are not make it non-scalable for good (off: Lock% and \
-              the falls-behind check alone, for now the default)",
+              the falls-behind check alone)",
     },
     OptionInfo {
         name: "homogeneity_tol",
@@ -346,11 +341,11 @@ impl Wash {
         &mut self.apps[i]
     }
 
-    /// Whether the rotation or the homogeneity test is on: only then do young fallback threads
-    /// on C_B shrink the big set's cap, and a full big set make new threads start on every core
-    /// (so that results without them stay exactly as they were).
-    fn extended(&self) -> bool {
-        self.rotation || self.homogeneity_tol.is_some()
+    /// The live ranked threads of group `g` whose affinity is C_B alone, other than `except`: the
+    /// last plan's big set and the young threads that keep their fallback place there (blocked
+    /// ones too: they run there when they wake, before the next plan).
+    fn on_big(&self, view: &SystemView, g: &AppState, except: ThreadId) -> usize {
+        g.ranked.iter().filter(|&&t| t != except && view.thread(t).state != ThreadState::Exited && view.thread(t).allowed == self.big).count()
     }
 
     /// The group an app's threads are planned in (`scope`).
@@ -652,13 +647,11 @@ impl Wash {
                 self.check_progress(view, a);
             }
             // Machine-wide, threads younger than a quantum that keep their fallback place, C_B,
-            // hold big cores too: the cap is what they leave.
-            let held = if self.machine_scope && self.extended() {
-                self.apps[a as usize]
-                    .ranked
-                    .iter()
-                    .filter(|&&t| young(view, t) && view.thread(t).state.is_runnable() && view.thread(t).allowed == self.big)
-                    .count()
+            // hold big cores too, blocked or not (a blocked one runs there when it wakes): the cap
+            // is what they leave.
+            let held = if self.machine_scope {
+                let app = &self.apps[a as usize];
+                app.ranked.iter().filter(|&&t| young(view, t) && view.thread(t).state != ThreadState::Exited && view.thread(t).allowed == self.big).count()
             } else {
                 0
             };
@@ -693,9 +686,18 @@ impl Wash {
         visit.sort_unstable();
         visit.dedup();
         let app = &self.apps[a as usize];
+        let mut deferred = Vec::new();
         for t in visit {
             let v = view.thread(t);
-            if v.state == ThreadState::Exited || young(view, t) {
+            if v.state == ThreadState::Exited {
+                continue;
+            }
+            if young(view, t) {
+                // It keeps its start placement for now, and is placed by the first plan after it
+                // has lived a quantum, even if it neither runs nor changes until then (one that
+                // starts and sleeps would otherwise keep C_B, its fallback, and wake there
+                // beside a full big set).
+                deferred.push(t);
                 continue;
             }
             let cores = if !self.threads.value(t).ranked {
@@ -709,6 +711,7 @@ impl Wash {
                 out.set(t, cores.clone());
             }
         }
+        self.apps[a as usize].touched = deferred;
     }
 }
 
@@ -779,13 +782,14 @@ impl Policy for Wash {
                 // its cores starts where the plan would put it, on every core, not queued for C_B:
                 // one with |C_B| live ranked threads started before it (ids are in start order;
                 // threads made at one instant are placed one start at a time, lowest id first),
-                // or while the last plan bound |C_B| runnable threads there (the rotation).
+                // or while |C_B| live threads are bound there already (the last plan's big set, as
+                // the rotation fills it, and young threads at their fallback place).
                 let crowded = self.machine_scope
                     && kind == ThreadKind::App
-                    && self.apps.get(MACHINE_GROUP as usize).is_some_and(|g| {
-                        g.ranked.range(..t).count() >= self.big.len()
-                            || (self.extended() && g.big.iter().filter(|&&b| view.thread(b).state.is_runnable()).count() >= self.big.len())
-                    });
+                    && self
+                        .apps
+                        .get(MACHINE_GROUP as usize)
+                        .is_some_and(|g| g.ranked.range(..t).count() >= self.big.len() || self.on_big(view, g, t) >= self.big.len());
                 let cores = if crowded { self.all.clone() } else { bind_vm_cores(view.machine, kind) };
                 if v.allowed != cores {
                     out.set(t, cores);
@@ -798,8 +802,12 @@ impl Policy for Wash {
                 for a in std::mem::take(&mut self.dirty) {
                     self.plan(view, a, out);
                     let app = &mut self.apps[a as usize];
-                    app.dirty = false;
                     app.ran.clear();
+                    // Young threads the plan left in place make the next quantum plan again.
+                    app.dirty = !app.touched.is_empty();
+                    if app.dirty {
+                        self.dirty.push(a);
+                    }
                 }
             }
             Trigger::Start(_) | Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}

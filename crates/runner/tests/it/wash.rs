@@ -414,31 +414,45 @@ fn a_scalable_app_rotates_its_threads_through_the_big_core() {
 }
 
 #[test]
-#[ignore = "expectation not yet right: with homogeneity=on no CPI-1 thread holds the big core 200 ms in this run; the schedule after the first window is still to be derived by hand"]
 fn threads_that_progress_unlike_make_the_app_non_scalable() {
-    // Six lock-free application threads on 1B5S, three with CPI 1 and three with CPI 4 (1e9
-    // instructions each; model=core-type: every prediction 3.5, so the type of work is alike).
-    // Each runs alone on a core after the first quantum; scaled by its core assignment, a CPI-1
-    // thread progresses 2.8 instructions per ns wherever it runs (0.8 × 3.5 on a small core), a
-    // CPI-4 one 0.7: the mean is 1.75, and 0.7 is off it by 0.6 of it, beyond the tolerance of 0.5.
-    // So the first window ends the scalable class, and from then on the execution set (capped at
-    // |C_B| = 1) is bound to the big core: the thread of highest ExecRank, a CPI-1 one (after the
-    // first quantum on C_B each has 1.4e7 / 5.6e6 big-core instructions: CPI-1 threads lead).
-    // The falls-behind check alone (homogeneity = off) reads raw instructions: a CPI-4 thread
-    // on a small core retires 0.2 per ns against a mean of (2.8 + 2 × 0.8 + 3 × 0.2 ...) / 6,
-    // more than a quarter of it, so the app stays scalable and nobody is bound to C_B until the
-    // CPI-1 threads are done and the last three are |T_A| > |C_B| still.
+    // Six lock-free application threads on 1B5S: three "fast" ones (ids 0–2, CPI 1, 1e9
+    // instructions) and three "slow" ones (ids 3–5, CPI 4, 1e8). model=core-type: every
+    // prediction is 3.5 (2.8 / 0.8 GHz), so the type of work is alike and only the amount
+    // differs. One-quantum windows; the falls-behind check is off (behind_fraction = 0) to see the
+    // homogeneity test alone: with windows this short it would fire too (a slow thread on a small
+    // core retires 0.2 per ns, under a quarter of the raw mean (2.8 + 2 × 0.8 + 3 × 0.2) / 6 = 0.83).
+    // 0–40 ms: thread 0 starts on C_B (the fallback), the others, crowded, each on a small core.
+    // 40 ms: the first window opens; the rotation binds thread 1 (no big-core time yet, lowest
+    // id) to C_B; thread 0 shares core 0 with it until the balancer (10 ms) moves it to a small one.
+    // 80 ms: the window closes. Scaled by its core assignment a fast thread progresses 2.8
+    // instructions per ns wherever it runs alone (0.8 × 3.5 on a small core), a slow one 0.7;
+    // threads 0 and 1 lost at most 5 ms each to that sharing (2.45): the mean is at least
+    // (2.8 + 2 × 2.45 + 3 × 0.7) / 6 = 1.63, and 0.7 is 0.57 of it away, beyond the tolerance of
+    // 0.5: the app is non-scalable from then on. The execution set (capped at |C_B| = 1) is the
+    // thread of highest ExecRank: thread 2, alone on a small core since 0 (80 × 2.8 big-core
+    // instructions per ns, more than threads 0 and 1). It holds the big core until it ends:
+    // (1e9 − 80 ms × 0.8) / 2.8 = 334.3 ms there. The slow threads end at 1e8 / 0.2 = 500 ms alone
+    // on their small cores, while fast threads 0 and 1 still live (at 0.8 per ns they are not half
+    // done at 414 ms, when thread 2 ends), so a fast thread keeps the highest ExecRank and the big
+    // core; when thread 2 exits no thread waits, so none moves to the idle big core before the
+    // next plan gives it to another fast thread: the slow threads never run on the big core.
+    // Without the test the app stays scalable and the rotation gives the big core to threads 2, 3,
+    // 4, 5 in turn at 80, 120, 160, 200 ms (none has big-core time yet: lowest id first): a slow
+    // thread gets a quantum of it, less at most the 10 ms it shares core 0 with the one it evicted.
     let m = machine("wash-1b5s");
     let w = workload(
         "[[app]]\nname = \"h\"\n\
          [[app.group]]\nname = \"fast\"\ncount = 3\nkind = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e9\n\
-         [[app.group]]\nname = \"slow\"\ncount = 3\nkind = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e9\ncpi = 4\n",
+         [[app.group]]\nname = \"slow\"\ncount = 3\nkind = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e8\ncpi = 4\n",
     );
-    // The fast threads' big-core time: with the test, one of them holds the big core from the
-    // end of the first window (~240 ms) until it finishes.
-    let fast_big = |r: &RunResult| group_threads(r, 0, 0).iter().map(|&t| r.threads[t].per_type[0].time_ns).max().unwrap() as f64 / MS as f64;
-    let (on, _) = simulate(&m, &w, "wash:model=core-type:homogeneity=on");
-    let (off, _) = simulate(&m, &w, "wash:model=core-type:homogeneity=off");
-    assert!(fast_big(&on) > 200.0, "with the test a CPI-1 thread holds the big core: {} ms", fast_big(&on));
-    assert_ne!(on.makespan_ns, off.makespan_ns, "the test changes the schedule");
+    let big_ms = |r: &RunResult, t: usize| r.threads[t].per_type[0].time_ns as f64 / MS as f64;
+    let spec = "wash:model=core-type:behind_window_quanta=1:behind_fraction=0";
+    let (on, _) = simulate(&m, &w, &format!("{spec}:homogeneity=on"));
+    let (off, _) = simulate(&m, &w, &format!("{spec}:homogeneity=off"));
+    assert_eq!(group_threads(&on, 0, 1), vec![3, 4, 5]);
+    assert!((big_ms(&on, 2) - 334.3).abs() < 2.0, "thread 2 on the big core: {} ms", big_ms(&on, 2));
+    for t in 3..6 {
+        assert_eq!(on.threads[t].per_type[0].time_ns, 0, "slow thread {t} ran on the big core with the test");
+        assert!(big_ms(&off, t) >= 30.0, "slow thread {t}: {} ms on the big core without the test", big_ms(&off, t));
+    }
 }
