@@ -2,7 +2,9 @@
 """Writes catalog/programs/dacapo.toml: the fourteen Java programs of WASH ("Portable Performance
 on Asymmetric Multicore Processors", Jibaja et al., CGO 2016, §3, §7, §8) as program models.
 
-Run it from the repository root after changing a value: `python3 catalog/programs/dacapo.py`.
+Run it from the repository root after changing a value: `python3 catalog/programs/dacapo.py`;
+then retrain WASH's speedup model, which is trained on these programs (`make speedup-model`).
+tests/python/test_dacapo.py checks that the committed file is what this writes.
 The values and why each is chosen are in HEADER below (copied into the TOML file).
 
 Every program is one run of the benchmark's first iteration (WASH, §7: "We measure first
@@ -328,21 +330,33 @@ def table(progs):
     return "\n".join(rows)
 
 
-def main():
-    progs = programs()
+def groups_toml(p, table):
+    """A program's groups as TOML lines, under `[[TABLE.group]]` (a catalog program's, or an
+    app's in a workload file)."""
+    lines = []
+    for name, count, kind, extra, phases in p.groups:
+        lines += [f"[[{table}.group]]", f'name = "{name}"', f"count = {fmt(count)}", f'kind = "{kind}"']
+        lines += [f"{k} = {fmt(v)}" for k, v in extra.items()]
+        for ph in phases:
+            keys = ", ".join(f"{k} = {fmt(v)}" for k, v in ph.items())
+            lines.append(f"[[{table}.group.phase]]\n{keys.replace(', ', chr(10))}")
+        lines.append("")
+    return lines
+
+
+def render(progs):
+    """The text of catalog/programs/dacapo.toml."""
     lines = [HEADER.rstrip("\n"), "#", table(progs), ""]
     for p in progs:
         lines += ["[[program]]", f'name = "{p.name}"', f'suite = "{p.suite}"',
                   f'source = "WASH (Jibaja et al., Portable Performance on Asymmetric Multicore Processors, CGO 2016), §3, §7; class: {p.cls}; {p.gc} GC every {p.trigger} MB"', ""]
-        for name, count, kind, extra, phases in p.groups:
-            lines += ["[[program.group]]", f'name = "{name}"', f"count = {fmt(count)}", f'kind = "{kind}"']
-            lines += [f"{k} = {fmt(v)}" for k, v in extra.items()]
-            for ph in phases:
-                keys = ", ".join(f"{k} = {fmt(v)}" for k, v in ph.items())
-                lines.append(f"[[program.group.phase]]\n{keys.replace(', ', chr(10))}")
-            lines.append("")
+        lines += groups_toml(p, "program")
+    return "\n".join(lines)
+
+
+def main():
     out = pathlib.Path(__file__).with_name("dacapo.toml")
-    out.write_text("\n".join(lines))
+    out.write_text(render(programs()))
 
 
 if __name__ == "__main__":
