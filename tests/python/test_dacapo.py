@@ -8,12 +8,72 @@ consistently), single-threaded (one application thread). The thread shares and l
 paper states (§3, Figure 4) are checked on the models' threads.
 """
 
+import importlib.util
+import os
+
 import ampsched
 import pytest
 
 from ampsched.reproductions import wash
 
 PAPER_CLASS = wash.PAPER_CLASS
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GENERATOR = os.path.join(ROOT, "catalog", "programs", "dacapo.py")
+
+
+def _generator():
+    """catalog/programs/dacapo.py as a module (a fresh copy: a test may change its GC_OF)."""
+    spec = importlib.util.spec_from_file_location("dacapo_generator", GENERATOR)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_programs_are_what_the_generator_writes():
+    # catalog/programs/dacapo.toml is generated: after changing dacapo.py, rerun it (and retrain
+    # WASH's speedup model, `make speedup-model`, which is trained on these programs).
+    d = _generator()
+    with open(os.path.join(ROOT, "catalog", "programs", "dacapo.toml"), encoding="utf-8") as f:
+        assert f.read() == d.render(d.programs()), "rerun python3 catalog/programs/dacapo.py"
+    assert d.GC == "concurrent"  # WASH §7: "We use concurrent Mark-Sweep collection"
+
+
+def test_a_concurrent_collection_traces_beside_the_next_cycles_work(tmp_path):
+    # A program of the generator's making on 4 identical cores at 1 GHz (80 ns to memory): one
+    # application thread, 4 GC cycles of 1e8 instructions at CPI 1 without misses (100 ms each);
+    # GC every 8 MB: collection work 15% of 4e8, 1.5e7 a cycle shared by the 4 GC threads,
+    # 3.75e6 each at 1.2 ns + 12 misses per 1000 instructions x 80 ns = 2.16 ns: 8.1 ms; the JIT
+    # thread compiles 8% of 4e8 (0.824 ns each), 14 ms in the first cycle and less after, beside
+    # the application thread.
+    # Stop-the-world: each cycle 100 ms of work, then 8.1 ms of tracing on the 4 cores while the
+    # application waits: 4 x 108.1 = 432.4 ms.
+    # Concurrent: cycle k's trace runs beside cycle k+1's work (the GC and JIT threads' 39 ms of
+    # CPU fit the three other cores well within its 100 ms), so the application never waits: its
+    # 4 x 100 ms, then the last trace alone, 8.1 ms: 408.1 ms.
+    d = _generator()
+    machine = tmp_path / "m.toml"
+    machine.write_text(
+        'memory_latency_ns = 80.0\n[[core_type]]\nname = "c"\ncount = 4\nfreq_ghz = 1.0\ncpi_scale = 1.0\n'
+        "power_active_w = 2.0\npower_idle_w = 0.5\n"
+    )
+    makespan = {}
+    for gc in d.GC_KINDS:
+        d.GC_OF["t"] = gc
+        p = d.Program("t", "test", "single-threaded", 8, 4, "")
+        p.app_group("main", 1, lambda k: [d.compute(1e8, (1.0, 0.0))], instr=4e8)
+        p.runtime()
+        workload = tmp_path / f"{gc}.toml"
+        workload.write_text('[[app]]\nname = "t"\n' + "\n".join(d.groups_toml(p, "app")))
+        makespan[gc] = ampsched.run(str(machine), str(workload), "oblivious").raw["makespan_s"]
+    assert makespan["stop-the-world"] == pytest.approx(0.4324, rel=0.005)
+    assert makespan["concurrent"] == pytest.approx(0.4081, rel=0.005)
+
+
+def test_the_generator_refuses_an_unknown_collector():
+    d = _generator()
+    d.GC_OF["t"] = "generational"
+    with pytest.raises(SystemExit, match="gc = 'generational' is not one of concurrent, stop-the-world"):
+        d.Program("t", "test", "single-threaded", 8, 4, "")
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,10 @@
 //! - |T_A| ≤ |C_B|: the application threads share |T_A| of the big cores; the runtime's helper
 //!   threads get the small cores and the big cores the application leaves free;
 //! - otherwise the helpers get C_S only, and the app is *scalable* if every application thread
-//!   waits on locks less than `lock_thresh` of its time (Lock%) and none falls behind: its threads
-//!   get all cores. Else it is *non-scalable*: the *execution set* (the threads of highest
+//!   waits on locks less than `lock_thresh` of its time (Lock%), its threads are alike (the
+//!   homogeneity test) and none falls behind: its threads get all cores, and while more of them
+//!   are ready than there are big cores, those with the least big-core time so far are bound to
+//!   C_B for a quantum (the rotation). Else it is *non-scalable*: the *execution set* (the threads of highest
 //!   ExecRank, taken until their speed-adjusted instruction rate reaches the big cores' share of
 //!   the machine's instruction-retirement capacity) and the *lock set* (the threads that made
 //!   others wait longest, LockRank, as many as the big cores' share of cores of the contended
@@ -72,8 +74,22 @@ pub const BEHIND_FRACTION: f64 = 0.25;
 /// 10 ms balancer periods, so ordinary time sharing evens out within it, while a starved thread
 /// is found within a fifth of a second.
 pub const BEHIND_WINDOW_QUANTA: i64 = 5;
+/// The homogeneity test (§4: "Scalable benchmarks typically employ homogeneous threads (or sets of
+/// threads) that perform about the same amount and type of work. [...] Our dynamic analysis
+/// inexpensively observes the progress of threads, scaled by their core assignment, and
+/// determines whether they are homogeneous or not"; §6: a scalable workload is "scalable
+/// |T_A| > |C_B| and homogenous"). Neither metric nor tolerance is given. Here, at the end of each
+/// falls-behind window, over the threads runnable throughout it: the amount of work is each
+/// one's progress scaled by its core assignment (big-core-equivalent instructions in the window,
+/// small-core ones times its predicted speedup), the type of work its predicted speedup; the
+/// threads are alike if each is within this fraction of the mean of both. A half: eight threads
+/// on 1B5S under CFS leave two small cores shared, whose threads progress 2/3 of the mean scaled
+/// (1.4 against 2.1 big-core instructions per ns: the unevenness of an oversubscribed AMP the
+/// scalable class tolerates, as `BEHIND_FRACTION` does), while one of six threads that retires a
+/// third of what the others do (three times their CPI) progresses 0.375 of the mean.
+pub const HOMOGENEITY_TOL: f64 = 0.5;
 
-pub const OPTIONS: [OptionInfo; 8] = [
+pub const OPTIONS: [OptionInfo; 11] = [
     OptionInfo { name: "quantum_ms", kind: OptionKind::quantum_ms(QUANTUM_MS), doc: "how often affinities are recomputed (WASH §6: 40 ms)" },
     OptionInfo {
         name: "lock_thresh",
@@ -96,6 +112,26 @@ pub const OPTIONS: [OptionInfo; 8] = [
         name: "behind_window_quanta",
         kind: OptionKind::Integer { default: BEHIND_WINDOW_QUANTA, min: 1, max: 100_000 },
         doc: "the falls-behind window, in quanta (200 ms at 40 ms)",
+    },
+    OptionInfo {
+        name: "rotation",
+        kind: OptionKind::Choice { default: "on", choices: &["on", "off"] },
+        doc: "in a scalable app with more ready application threads than big cores, bind to C_B each quantum the ones \
+              with the smallest share of their lives on big cores (on: WASH §6's equal access to the big cores from the \
+              VM's execution log), or leave the big cores to the OS as Algorithm 1's line 12 alone (off)",
+    },
+    OptionInfo {
+        name: "homogeneity",
+        kind: OptionKind::Choice { default: "on", choices: &["on", "off"] },
+        doc: "the homogeneity test (WASH §4, §6): an app is scalable only while its threads progress alike, scaled by their \
+              core assignment, and are predicted alike; threads that are not make it non-scalable for good (off: Lock% and \
+              the falls-behind check alone)",
+    },
+    OptionInfo {
+        name: "homogeneity_tol",
+        kind: OptionKind::Range { default: HOMOGENEITY_TOL, min: 0.0, max: 10.0 },
+        doc: "the homogeneity test's tolerance: each thread runnable through a window within this fraction of the mean of \
+              such threads' scaled progress and predicted speedup",
     },
     OptionInfo {
         name: "lock_candidates",
@@ -162,6 +198,10 @@ struct ThreadInfo {
     /// Raw retired instructions in its app's falls-behind window `window`.
     window: u64,
     window_instructions: f64,
+    /// Big-core-equivalent instructions in that window (the homogeneity test's progress).
+    window_equiv: f64,
+    /// Time run on big cores so far (the rotation's log of access to C_B).
+    big_ns: u64,
     /// Bound to a big core after falling behind, until then.
     boosted_until_ns: u64,
 }
@@ -214,6 +254,9 @@ pub struct Wash {
     behind_fraction: f64,
     behind_window_ns: u64,
     lock_candidates_contended: bool,
+    rotation: bool,
+    /// The homogeneity test's tolerance; None with `homogeneity = off`.
+    homogeneity_tol: Option<f64>,
     /// The `model` option: which predictor each app gets.
     model: &'static str,
     /// Per app (index = `AppId`), its predictor, made when its first thread ran: a trained model
@@ -270,6 +313,8 @@ impl Wash {
             behind_fraction: o.number("behind_fraction"),
             behind_window_ns: o.ms("quantum_ms") * o.integer("behind_window_quanta") as u64,
             lock_candidates_contended: o.choice("lock_candidates") == "contended",
+            rotation: o.choice("rotation") == "on",
+            homogeneity_tol: (o.choice("homogeneity") == "on").then(|| o.number("homogeneity_tol")),
             model,
             predictors: Vec::new(),
             prior_speedup,
@@ -294,6 +339,13 @@ impl Wash {
             self.apps.resize_with(i + 1, AppState::default);
         }
         &mut self.apps[i]
+    }
+
+    /// The live ranked threads of group `g` whose affinity is C_B alone, other than `except`: the
+    /// last plan's big set and the young threads that keep their fallback place there (blocked
+    /// ones too: they run there when they wake, before the next plan).
+    fn on_big(&self, view: &SystemView, g: &AppState, except: ThreadId) -> usize {
+        g.ranked.iter().filter(|&&t| t != except && view.thread(t).state != ThreadState::Exited && view.thread(t).allowed == self.big).count()
     }
 
     /// The group an app's threads are planned in (`scope`).
@@ -411,12 +463,15 @@ impl Wash {
                 speedup = s;
             }
         }
-        let (mut raw, mut equiv, mut time) = (0.0, 0.0, 0);
+        let (mut raw, mut equiv, mut time, mut big_time) = (0.0, 0.0, 0, 0);
         for (ty, c) in interval.iter().enumerate().take(m.core_types.len()) {
             let r = self.retired(view, c, ty);
             raw += r;
             equiv += r * (1.0 + (speedup - 1.0) * self.slowness[ty]);
             time += c.time_ns;
+            if m.is_fast_type(ty) {
+                big_time += c.time_ns;
+            }
         }
         let info = self.threads.value(t);
         let app = &mut self.apps[info.group as usize];
@@ -430,11 +485,14 @@ impl Wash {
         info.big_equiv += equiv;
         info.rate = equiv;
         info.ran_at_ns = view.now_ns;
+        info.big_ns += big_time;
         if info.window != window {
             info.window = window;
             info.window_instructions = 0.0;
+            info.window_equiv = 0.0;
         }
         info.window_instructions += raw;
+        info.window_equiv += equiv;
         let a = info.group;
         self.update_locks(view, t);
         self.touch(a, t);
@@ -502,9 +560,36 @@ impl Wash {
         }
     }
 
-    /// The falls-behind check of a scalable app, at the end of each window: a thread runnable
-    /// throughout the window that retired less than `behind_fraction` of the mean of such threads
-    /// is bound to a big core for a window, and the app is non-scalable from then on.
+    /// The rotation of a scalable app (WASH §6: the VM's log of each thread's execution serves "to
+    /// ensure that application threads have equal access to the big cores when there exist more
+    /// ready application threads than big cores"; for scalable workloads "the algorithm gives all
+    /// threads equal access to the big cores"). While more of its application threads are ready
+    /// than there are big cores, the ready ones with the smallest share of their lives spent on
+    /// big cores (ties: the lowest id), |C_B| of them less the threads already bound there
+    /// (fallen behind), are bound to C_B until the next quantum; the others keep every core
+    /// (Algorithm 1, line 12), so no core idles while a thread waits. With n such threads of equal
+    /// age and |C_B| big cores, each is bound to C_B |C_B| quanta in every n.
+    fn rotation_set(&self, view: &SystemView, app: &AppState, cap: usize, into: &mut BTreeSet<ThreadId>) {
+        let now = view.now_ns;
+        let mut ready: Vec<(f64, ThreadId)> = app
+            .ranked
+            .iter()
+            .copied()
+            .filter(|&t| view.thread(t).state.is_runnable() && !young(view, t))
+            .map(|t| (self.threads.value(t).big_ns as f64 / now.saturating_sub(view.thread(t).started_ns).max(1) as f64, t))
+            .collect();
+        if ready.len() <= self.big.len() {
+            return;
+        }
+        ready.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let room = cap.saturating_sub(into.len());
+        into.extend(ready.into_iter().map(|r| r.1).filter(|t| !into.contains(t)).take(room).collect::<Vec<_>>());
+    }
+
+    /// The falls-behind check and the homogeneity test of a scalable app, at the end of each
+    /// window: a thread runnable throughout the window that retired less than `behind_fraction` of
+    /// the mean of such threads is bound to a big core for a window, and the app is non-scalable
+    /// from then on; so it is if such threads are not alike (`HOMOGENEITY_TOL`).
     fn check_progress(&mut self, view: &SystemView, a: AppId) {
         let now = view.now_ns;
         let Some(start) = self.apps[a as usize].window_start_ns else {
@@ -518,12 +603,14 @@ impl Wash {
         }
         let app = &self.apps[a as usize];
         let window = app.window;
-        let mut runners: Vec<(ThreadId, f64)> = Vec::new();
+        // Per thread runnable throughout: raw and scaled instructions in the window, speedup.
+        let mut runners: Vec<(ThreadId, f64, f64, f64)> = Vec::new();
         for &t in &app.ranked {
             let (v, i) = (view.thread(t), self.threads.value(t));
             let throughout = v.started_ns <= start && i.last_blocked_ns.is_none_or(|b| b < start) && v.state.is_runnable();
             if throughout {
-                runners.push((t, if i.window == window { i.window_instructions } else { 0.0 }));
+                let (raw, equiv) = if i.window == window { (i.window_instructions, i.window_equiv) } else { (0.0, 0.0) };
+                runners.push((t, raw, equiv, i.speedup));
             }
         }
         let mean = runners.iter().map(|r| r.1).sum::<f64>() / runners.len().max(1) as f64;
@@ -532,8 +619,12 @@ impl Wash {
         for &t in &behind {
             self.threads.get_mut(t).boosted_until_ns = now + self.behind_window_ns;
         }
+        let unlike = match self.homogeneity_tol {
+            Some(tol) if runners.len() >= 2 => !alike(runners.iter().map(|r| r.2), tol) || !alike(runners.iter().map(|r| r.3), tol),
+            _ => false,
+        };
         let app = &mut self.apps[a as usize];
-        app.non_scalable |= !behind.is_empty();
+        app.non_scalable |= !behind.is_empty() || unlike;
         app.boosted.extend(behind);
         app.window += 1;
         app.window_start_ns = Some(now);
@@ -552,10 +643,19 @@ impl Wash {
         } else {
             let contended = self.contended(view, &self.apps[a as usize]);
             let calm = contended.is_empty() && !self.apps[a as usize].non_scalable;
-            if calm && self.behind_fraction > 0.0 {
+            if calm && (self.behind_fraction > 0.0 || self.homogeneity_tol.is_some()) {
                 self.check_progress(view, a);
             }
-            let cap = self.big_cap();
+            // Machine-wide, threads younger than a quantum that keep their fallback place, C_B,
+            // hold big cores too, blocked or not (a blocked one runs there when it wakes): the cap
+            // is what they leave.
+            let held = if self.machine_scope {
+                let app = &self.apps[a as usize];
+                app.ranked.iter().filter(|&&t| young(view, t) && view.thread(t).state != ThreadState::Exited && view.thread(t).allowed == self.big).count()
+            } else {
+                0
+            };
+            let cap = self.big_cap().saturating_sub(held);
             let threads = &self.threads;
             let app = &mut self.apps[a as usize];
             app.boosted.retain(|&t| threads.value(t).boosted_until_ns > now);
@@ -569,6 +669,8 @@ impl Wash {
                     self.lock_set(view, app, &contended, cap, &mut big_set);
                 }
                 self.execution_set(view, app, cap, &mut big_set);
+            } else if self.rotation {
+                self.rotation_set(view, &self.apps[a as usize], cap.min(self.big.len()), &mut big_set);
             }
             Masks { ranked: self.all.clone(), big_set: self.big.clone(), helper: self.small.clone() }
         };
@@ -584,9 +686,18 @@ impl Wash {
         visit.sort_unstable();
         visit.dedup();
         let app = &self.apps[a as usize];
+        let mut deferred = Vec::new();
         for t in visit {
             let v = view.thread(t);
-            if v.state == ThreadState::Exited || young(view, t) {
+            if v.state == ThreadState::Exited {
+                continue;
+            }
+            if young(view, t) {
+                // It keeps its start placement for now, and is placed by the first plan after it
+                // has lived a quantum, even if it neither runs nor changes until then (one that
+                // starts and sleeps would otherwise keep C_B, its fallback, and wake there
+                // beside a full big set).
+                deferred.push(t);
                 continue;
             }
             let cores = if !self.threads.value(t).ranked {
@@ -600,6 +711,7 @@ impl Wash {
                 out.set(t, cores.clone());
             }
         }
+        self.apps[a as usize].touched = deferred;
     }
 }
 
@@ -622,6 +734,13 @@ impl Wash {
             choice => trained(choice, view.apps[i].program.as_deref()).unwrap_or_else(|_| Box::new(CoreTypeRatio)),
         })
     }
+}
+
+/// Whether every value is within `tol` of their mean (the homogeneity test).
+fn alike(values: impl Iterator<Item = f64> + Clone, tol: f64) -> bool {
+    let n = values.clone().count();
+    let mean = values.clone().sum::<f64>() / n.max(1) as f64;
+    values.into_iter().all(|x| (x - mean).abs() <= tol * mean)
 }
 
 /// A thread that has not lived through a whole quantum yet keeps its start placement (WASH §6:
@@ -662,10 +781,15 @@ impl Policy for Wash {
                 // Machine-wide, an application thread that would make C_B's threads outnumber
                 // its cores starts where the plan would put it, on every core, not queued for C_B:
                 // one with |C_B| live ranked threads started before it (ids are in start order;
-                // threads made at one instant are placed one start at a time, lowest id first).
+                // threads made at one instant are placed one start at a time, lowest id first),
+                // or while |C_B| live threads are bound there already (the last plan's big set, as
+                // the rotation fills it, and young threads at their fallback place).
                 let crowded = self.machine_scope
                     && kind == ThreadKind::App
-                    && self.apps.get(MACHINE_GROUP as usize).is_some_and(|g| g.ranked.range(..t).count() >= self.big.len());
+                    && self
+                        .apps
+                        .get(MACHINE_GROUP as usize)
+                        .is_some_and(|g| g.ranked.range(..t).count() >= self.big.len() || self.on_big(view, g, t) >= self.big.len());
                 let cores = if crowded { self.all.clone() } else { bind_vm_cores(view.machine, kind) };
                 if v.allowed != cores {
                     out.set(t, cores);
@@ -678,8 +802,12 @@ impl Policy for Wash {
                 for a in std::mem::take(&mut self.dirty) {
                     self.plan(view, a, out);
                     let app = &mut self.apps[a as usize];
-                    app.dirty = false;
                     app.ran.clear();
+                    // Young threads the plan left in place make the next quantum plan again.
+                    app.dirty = !app.touched.is_empty();
+                    if app.dirty {
+                        self.dirty.push(a);
+                    }
                 }
             }
             Trigger::Start(_) | Trigger::Exit(_) | Trigger::Block(_) | Trigger::Wake(_) => {}

@@ -124,7 +124,8 @@ fn a_scalable_app_is_spread_over_all_cores() {
     let w = workload("[[app]]\nname = \"s\"\nthreads = 6\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n");
     // model=core-type so that the prediction is known exactly (below); the trained models change
     // no placement of a scalable app, which has no execution set.
-    let (r, p) = simulate(&m, &w, "wash:model=core-type");
+    // rotation=off: Algorithm 1's line 12 alone (the rotation's test is below).
+    let (r, p) = simulate(&m, &w, "wash:model=core-type:rotation=off");
     for t in &r.threads {
         assert_eq!(t.allowed, m.all_cores(), "thread {}", t.id);
     }
@@ -283,7 +284,10 @@ fn per_runtime_wash_piles_single_threaded_apps_onto_one_big_core_machine_wide_wa
     // most two bound to the big cores, the others free to run anywhere, so every thread has a core
     // of its own; the runs end within the 1.12e10 / 0.8 per ns = 14 s a thread takes on a small
     // core alone, and no core idles while a thread waits past the local scheduler's balancing.
-    let (r, _) = simulate(&m, &w, "wash");
+    // (rotation=off: the rotation moves two threads onto the big cores every quantum, and the
+    // ones it moves off wait there until the balancer, every 10 ms, pulls them to the small cores
+    // that freed: that lag is the local scheduler's, but it is more than this bound allows.)
+    let (r, _) = simulate(&m, &w, "wash:rotation=off");
     let used = r.cores.iter().filter(|c| c.busy_ns > 0).count();
     assert!(used >= 4, "only {used} cores ran: {:?}", r.cores.iter().map(|c| c.busy_ns).collect::<Vec<_>>());
     assert!(r.makespan_ns as f64 <= 14e9 + 1e8, "makespan {}", r.makespan_ns);
@@ -378,5 +382,77 @@ proptest! {
             Engine::new(&m, &w, &SimpleModel, &mut p, cfg).run().map_err(|e| TestCaseError::fail(format!("{spec}: {e:?}")))?;
             prop_assert!(p.violation.is_none(), "{}: {}", spec, p.violation.unwrap());
         }
+    }
+}
+
+#[test]
+fn a_scalable_app_rotates_its_threads_through_the_big_core() {
+    // Four compute-bound application threads (CPI 1, no misses, 1e9 instructions each) on 1B5S:
+    // |T_A| = 4 > |C_B| = 1, no lock, alike: scalable. They start on C_B (the fallback) and share
+    // it for the first quantum, 10 ms each. From then on, each quantum, the ready thread with the
+    // smallest share of its life on the big core is bound to it (ties: lowest id) and the others
+    // keep every core (each alone on a small one): each thread gets the big core one quantum in
+    // four, a quarter of the big core's time. Its average rate is then (2.8 + 3 × 0.8) / 4 = 1.3
+    // instructions per ns, so each finishes its remaining 1e9 − 2.8e7 after 9.72e8 / 1.3 =
+    // 748 ms: all end near 40 + 748 = 788 ms. Without the rotation the thread the OS left on the
+    // big core keeps it (357 ms) and the three others run on small cores to ~1.24 s.
+    let m = machine("wash-1b5s");
+    let w = workload("[[app]]\nname = \"s\"\nthreads = 4\n[[app.phase]]\nkind = \"compute\"\ninstructions = 1e9\n");
+    let (r, _) = simulate(&m, &w, "wash:model=core-type:rotation=on");
+    let big: Vec<f64> = r.threads.iter().map(|t| t.per_type[0].time_ns as f64 / MS as f64).collect();
+    let total: f64 = big.iter().sum();
+    let end = r.makespan_ns as f64 / MS as f64;
+    for (t, b) in big.iter().enumerate() {
+        assert!((b / total - 0.25).abs() < 0.03, "thread {t}: {b} ms of {total} ms on the big core");
+    }
+    assert!((end - 788.0).abs() < 25.0, "makespan {end} ms");
+    let (off, _) = simulate(&m, &w, "wash:model=core-type:rotation=off");
+    let big_off: Vec<f64> = off.threads.iter().map(|t| t.per_type[0].time_ns as f64 / MS as f64).collect();
+    let end_off = off.makespan_ns as f64 / MS as f64;
+    assert!(big_off.iter().filter(|&&b| b > 100.0).count() == 1, "one thread keeps the big core: {big_off:?}");
+    assert!(end_off > 1150.0 && end_off < 1300.0, "makespan without rotation {end_off} ms");
+}
+
+#[test]
+fn threads_that_progress_unlike_make_the_app_non_scalable() {
+    // Six lock-free application threads on 1B5S: three "fast" ones (ids 0–2, CPI 1, 1e9
+    // instructions) and three "slow" ones (ids 3–5, CPI 4, 1e8). model=core-type: every
+    // prediction is 3.5 (2.8 / 0.8 GHz), so the type of work is alike and only the amount
+    // differs. One-quantum windows; the falls-behind check is off (behind_fraction = 0) to see the
+    // homogeneity test alone: with windows this short it would fire too (a slow thread on a small
+    // core retires 0.2 per ns, under a quarter of the raw mean (2.8 + 2 × 0.8 + 3 × 0.2) / 6 = 0.83).
+    // 0–40 ms: thread 0 starts on C_B (the fallback), the others, crowded, each on a small core.
+    // 40 ms: the first window opens; the rotation binds thread 1 (no big-core time yet, lowest
+    // id) to C_B; thread 0 shares core 0 with it until the balancer (10 ms) moves it to a small one.
+    // 80 ms: the window closes. Scaled by its core assignment a fast thread progresses 2.8
+    // instructions per ns wherever it runs alone (0.8 × 3.5 on a small core), a slow one 0.7;
+    // threads 0 and 1 lost at most 5 ms each to that sharing (2.45): the mean is at least
+    // (2.8 + 2 × 2.45 + 3 × 0.7) / 6 = 1.63, and 0.7 is 0.57 of it away, beyond the tolerance of
+    // 0.5: the app is non-scalable from then on. The execution set (capped at |C_B| = 1) is the
+    // thread of highest ExecRank: thread 2, alone on a small core since 0 (80 × 2.8 big-core
+    // instructions per ns, more than threads 0 and 1). It holds the big core until it ends:
+    // (1e9 − 80 ms × 0.8) / 2.8 = 334.3 ms there. The slow threads end at 1e8 / 0.2 = 500 ms alone
+    // on their small cores, while fast threads 0 and 1 still live (at 0.8 per ns they are not half
+    // done at 414 ms, when thread 2 ends), so a fast thread keeps the highest ExecRank and the big
+    // core; when thread 2 exits no thread waits, so none moves to the idle big core before the
+    // next plan gives it to another fast thread: the slow threads never run on the big core.
+    // Without the test the app stays scalable and the rotation gives the big core to threads 2, 3,
+    // 4, 5 in turn at 80, 120, 160, 200 ms (none has big-core time yet: lowest id first): a slow
+    // thread gets a quantum of it, less at most the 10 ms it shares core 0 with the one it evicted.
+    let m = machine("wash-1b5s");
+    let w = workload(
+        "[[app]]\nname = \"h\"\n\
+         [[app.group]]\nname = \"fast\"\ncount = 3\nkind = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e9\n\
+         [[app.group]]\nname = \"slow\"\ncount = 3\nkind = \"app\"\n[[app.group.phase]]\nkind = \"compute\"\ninstructions = 1e8\ncpi = 4\n",
+    );
+    let big_ms = |r: &RunResult, t: usize| r.threads[t].per_type[0].time_ns as f64 / MS as f64;
+    let spec = "wash:model=core-type:behind_window_quanta=1:behind_fraction=0";
+    let (on, _) = simulate(&m, &w, &format!("{spec}:homogeneity=on"));
+    let (off, _) = simulate(&m, &w, &format!("{spec}:homogeneity=off"));
+    assert_eq!(group_threads(&on, 0, 1), vec![3, 4, 5]);
+    assert!((big_ms(&on, 2) - 334.3).abs() < 2.0, "thread 2 on the big core: {} ms", big_ms(&on, 2));
+    for t in 3..6 {
+        assert_eq!(on.threads[t].per_type[0].time_ns, 0, "slow thread {t} ran on the big core with the test");
+        assert!(big_ms(&off, t) >= 30.0, "slow thread {t}: {} ms on the big core without the test", big_ms(&off, t));
     }
 }
