@@ -470,6 +470,12 @@ class Raises(ampsched.Policy):
     quantum_ms = 10
     def decide(self, view):
         called()
+        # It fails at once, so the SIGTERM it causes could reach the command before its shell has
+        # set the trap (a loaded machine starts sh slowly): it waits, at most 5 s, for the command
+        # to say it is ready (its pid file, written after the trap).
+        deadline = time.monotonic() + 5
+        while not os.path.exists(os.environ["AMPSCHED_TEST_READY"]) and time.monotonic() < deadline:
+            time.sleep(0.01)
         raise ValueError("no placement today")
 """
 
@@ -508,13 +514,14 @@ def test_a_failing_or_stuck_policy_ends_the_agent_and_the_command_gets_sigterm(t
     spec = f"{policy_file(tmp_path)}:{name}"
     out, pid = tmp_path / "term", tmp_path / "pid"
     agent = start_agent_with_env(
-        {"AMPSCHED_TEST_CALLED": str(tmp_path / "called")},
+        {"AMPSCHED_TEST_CALLED": str(tmp_path / "called"), "AMPSCHED_TEST_READY": str(pid)},
         "--policy",
         spec,
         "--interval",
         "10",
         "--decide-limit",
-        "200",
+        # Raises waits for the command's trap within its call (see there): room for that wait.
+        "10000" if name == "Raises" else "200",
         "--",
         "sh",
         "-c",
