@@ -151,20 +151,3 @@ pub fn sf_types(m: &Machine) -> (usize, usize) {
     }
     (m.fastest_type(), slow)
 }
-
-/// The speedup factor of instructions with CPI `cpi` (on the reference core) that miss
-/// `mpki_fast` times per thousand on the fastest core type and `mpki_slow` on the slowest, each
-/// miss taking `memory_latency_ns`: time per instruction on the slowest type over that on the
-/// fastest (Sáez thesis, §4.1.3: T = N × CPI / f + N × misses per instruction × latency,
-/// SF = T_slow / T_fast).
-pub fn sf_at(model: &dyn PerfModel, m: &Machine, cpi: f64, mpki_fast: f64, mpki_slow: f64, memory_latency_ns: f64) -> f64 {
-    let (fast, slow) = sf_types(m);
-    speed_at(model, m, cpi, (fast, mpki_fast), (slow, mpki_slow), memory_latency_ns)
-}
-
-/// How much faster instructions run on core type `ty.0` (missing `ty.1` MPKI there) than on
-/// `base.0` (missing `base.1`): T_base / T_ty, the same model as `sf_at`.
-pub fn speed_at(model: &dyn PerfModel, m: &Machine, cpi: f64, ty: (usize, f64), base: (usize, f64), memory_latency_ns: f64) -> f64 {
-    model.ns_per_instruction_at(&m.core_types[base.0], cpi, base.1, memory_latency_ns)
-        / model.ns_per_instruction_at(&m.core_types[ty.0], cpi, ty.1, memory_latency_ns)
-}

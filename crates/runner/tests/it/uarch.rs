@@ -60,8 +60,8 @@ fn a_cpi_table_gives_the_cpi_on_each_named_microarchitecture() {
     let profile = one_phase(&format!("{phase}\nmlp = 2")).apps[0].groups[0].phases[0].profile().unwrap().clone();
     let sf = ampsched_model::perf::speedup_factor(&SimpleModel, &m, &profile, 0, 1);
     assert!((sf - 2.7 / 0.65).abs() < 1e-12, "{sf}");
-    // The estimators' model (a reference CPI scaled, no overlap) gives (1.65 + 0.2) / (0.55 + 0.2).
-    let plain = ampsched_model::perf::sf_at(&SimpleModel, &m, profile.cpi, 2.0, 2.0, 100.0);
+    // The estimators' own model (a reference CPI scaled, no overlap) gives (1.65 + 0.2) / (0.55 + 0.2).
+    let plain = ampsched_policy::common::sf_model::sf(&m, profile.cpi, 2.0, 2.0, 100.0);
     assert!((plain - 1.85 / 0.75).abs() < 1e-12, "{plain}");
 }
 
