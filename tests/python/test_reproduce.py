@@ -5,6 +5,7 @@ and its figures, the thesis-uf formulas against hand-derived numbers, and the CL
 import math
 import os
 import re
+from collections.abc import Mapping
 
 import pytest
 
@@ -47,10 +48,34 @@ def quick_run(name, jobs, tmp_path_factory):
     return folder, claims, text
 
 
+class QuickRuns(Mapping):
+    """Every reproduction's quick version, with two jobs, each run when a test first reads it: a
+    `-k` that selects one test runs only the reproductions it reads; `make test` runs them all
+    once (the fixture is the module's)."""
+
+    def __init__(self, tmp_path_factory):
+        self._names, self._factory, self._done = list(runnable()), tmp_path_factory, {}
+
+    def __getitem__(self, name):
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._done:
+            self._done[name] = quick_run(name, 2, self._factory)
+        return self._done[name]
+
+    def __contains__(self, name):  # without running it
+        return name in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+
 @pytest.fixture(scope="module")
 def quick_runs(tmp_path_factory):
-    """Every reproduction's quick version, with two jobs."""
-    return {name: quick_run(name, 2, tmp_path_factory) for name in runnable()}
+    return QuickRuns(tmp_path_factory)
 
 
 # ---- every reproduction
