@@ -14,4 +14,5 @@ mod memory;
 mod placement;
 mod program_groups;
 mod restarts;
+mod share_cost;
 mod workers;

@@ -1,0 +1,51 @@
+//! The engine's cost on a share-heavy run (`cargo test --release -p ampsched-sim --test it
+//! share_cost -- --ignored --nocapture`): Kim & Huh's 2 fast + 4 slow machine, 6 CPU-bound threads
+//! with fast-core shares summing to the 2 fast cores, 200 s of simulated time each; the best of
+//! `REPEAT` runs' CPU time per event. Ignored: a measurement, not a check (docs/fast-core-shares.md).
+
+use ampsched_model::{Machine, Trigger};
+use ampsched_sim::SimConfig;
+
+use crate::common::{apps, simulate_with};
+
+const KIMHUH_2F4S: &str = include_str!("../../../../catalog/machines/kimhuh-2f4s.toml");
+const REPEAT: usize = 5;
+const SHARES: [f64; 6] = [0.6, 0.5, 0.4, 0.3, 0.1, 0.1];
+
+fn cpu_ns() -> u64 {
+    let mut ts = libc_timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[repr(C)]
+struct libc_timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+extern "C" {
+    fn clock_gettime(clk: i32, ts: *mut libc_timespec) -> i32;
+}
+
+#[test]
+#[ignore = "a measurement of the engine's cost, run by hand (docs/fast-core-shares.md)"]
+fn share_heavy_run_cost() {
+    let m = Machine::from_toml("kimhuh-2f4s", KIMHUH_2F4S).unwrap();
+    // 2.8 GHz × 200 s of instructions at CPI 1: each thread needs 200 s on a fast core.
+    let w = apps(&[(5.6e11, 1.0, 0.0); 6]);
+    let mut best = u64::MAX;
+    let mut events = 0;
+    for _ in 0..REPEAT {
+        let start = cpu_ns();
+        let r = simulate_with(&m, &w, None, SimConfig::default(), |v, out| {
+            if let Trigger::Start(t) = v.trigger {
+                out.set_fast_share(t, Some(SHARES[t as usize]));
+            }
+        });
+        best = best.min(cpu_ns() - start);
+        events = r.events;
+    }
+    println!("share-heavy run: {events} events, best CPU {:.1} ms, {:.1} ns/event", best as f64 / 1e6, best as f64 / events as f64);
+}
