@@ -107,6 +107,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.narrow_allowed(t);
     }
 
+    /// Thread `t`'s rounds as of now: a running thread's time since it was last accounted is
+    /// counted on a copy (the engine accounts a core at its own events), so that a partner's
+    /// rounds are judged at the tick's time, not at its last slice end.
+    fn rounds_now(&self, t: u32, s: &ShareThread, on: usize) -> Rounds {
+        let mut rounds = s.rounds;
+        if self.running[on] == Some(t) {
+            rounds.charge(self.fast_cores.contains(on), self.now - self.cores[on].seg_start);
+        }
+        rounds
+    }
+
     /// A core of `side` in `t`'s affinity with nothing running or queued, the lowest first.
     fn idle_core_on(&self, t: u32, side: Side) -> Option<usize> {
         let affinity = &self.book.threads[t as usize].allowed;
@@ -169,10 +180,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             if self.side_of_core(cb) != side {
                 continue;
             }
+            let rounds = self.rounds_now(b, s, cb);
             // Ordered so that the smaller key is the better partner.
             let key = match side {
-                Side::Slow if s.rounds.behind() => s.rounds.lead(),
-                Side::Fast if s.rounds.ahead() => s.rounds.lead().saturating_neg(),
+                Side::Slow if rounds.behind() => rounds.lead(),
+                Side::Fast if rounds.ahead() => rounds.lead().saturating_neg(),
                 _ => continue,
             };
             if best.is_none_or(|(k, id, _)| (key, b) < (k, id)) {
@@ -242,7 +254,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             if running && here == Side::Slow {
                 continue;
             }
-            let lead = if here == Side::Fast { s.rounds.lead() } else { s.rounds.lead().saturating_neg() };
+            let lead = self.rounds_now(t, s, ct).lead();
+            let lead = if here == Side::Fast { lead } else { lead.saturating_neg() };
             let key = (running, lead, t, ct);
             if best.is_none_or(|b| (key.0, key.1, key.2) < (b.0, b.1, b.2)) {
                 best = Some(key);

@@ -15,4 +15,5 @@ mod placement;
 mod program_groups;
 mod restarts;
 mod share_cost;
+mod shares;
 mod workers;
