@@ -46,7 +46,7 @@ fn fast_share_splits_cpu_time_between_core_types() {
         let got = fast as f64 / all as f64;
         assert!((got - share).abs() <= bound, "thread {t}: fast fraction {got}, share {share}, bound {bound}");
     }
-    let last = r.segments.iter().filter(|s| s.thread == 1).last().unwrap();
+    let last = r.segments.iter().rfind(|s| s.thread == 1).unwrap();
     assert_eq!((last.core, last.start_ns), (0, first_done), "thread 1 alone takes the fast core at once");
 }
 

@@ -12,21 +12,13 @@ const KIMHUH_2F4S: &str = include_str!("../../../../catalog/machines/kimhuh-2f4s
 const REPEAT: usize = 5;
 const SHARES: [f64; 6] = [0.6, 0.5, 0.4, 0.3, 0.1, 0.1];
 
+/// This thread's CPU time, ns (the measure of `ampsched-bench`, crates/runner/src/bin/bench.rs).
 fn cpu_ns() -> u64 {
-    let mut ts = libc_timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes only the timespec it is given.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-#[repr(C)]
-struct libc_timespec {
-    tv_sec: i64,
-    tv_nsec: i64,
-}
-const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-extern "C" {
-    fn clock_gettime(clk: i32, ts: *mut libc_timespec) -> i32;
 }
 
 #[test]

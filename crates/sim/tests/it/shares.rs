@@ -53,7 +53,9 @@ fn with_shares(m: &Machine, w: &Workload, shares: &[f64], cfg: SimConfig) -> Run
 /// at 48 ms, and every 32 ms after.
 #[test]
 fn two_threads_swap_at_the_first_fast_tick_where_one_is_ahead_and_the_other_behind() {
-    let m = machine("[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n");
+    let m = machine(
+        "[[core_type]]\nname = \"fast\"\ncount = 1\nfreq_ghz = 2.0\n[[core_type]]\nname = \"slow\"\ncount = 1\nfreq_ghz = 1.0\n[migration]\ncost_us = 0.0\n",
+    );
     let w = apps(&[(4e8, 1.0, 0.0), (4e8, 1.0, 0.0)]);
     let r = simulate(&m, &w, None, |v, out| {
         if let Trigger::Start(t) = v.trigger {
@@ -76,8 +78,7 @@ fn the_long_run_fast_fraction_is_the_share() {
     let m = kimhuh();
     // 2.8 GHz × 20 s at CPI 1: 20 s of a fast core each.
     let w = apps(&[(5.6e10, 1.0, 0.0); 6]);
-    let vectors: [[f64; 6]; 4] =
-        [[1.0 / 3.0; 6], [0.6, 0.5, 0.4, 0.3, 0.1, 0.1], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [0.9, 0.45, 0.25, 0.2, 0.1, 0.1]];
+    let vectors: [[f64; 6]; 4] = [[1.0 / 3.0; 6], [0.6, 0.5, 0.4, 0.3, 0.1, 0.1], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [0.9, 0.45, 0.25, 0.2, 0.1, 0.1]];
     for shares in vectors {
         for from_slow in [false, true] {
             let r = with_shares(&m, &w, &shares, SimConfig { share_swap_from_slow: from_slow, ..SimConfig::default() });
