@@ -117,10 +117,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
                 self.start_share(t, s)
             }
-            None => {
-                self.shares[t as usize] = None;
-                self.sharing.retain(|&x| x != t);
-            }
+            None => self.end_share(t),
         }
         self.narrow_allowed(t);
         self.evict_if_excluded(t);

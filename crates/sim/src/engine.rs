@@ -238,12 +238,12 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) last_ran: Vec<Option<u32>>,
     pub(crate) migration: Vec<Migration>,
     /// The local scheduling's (`local`): the cores each thread may run on now, its affinity
-    /// narrowed to one side by a fast-core share's round (read through `SchedView`), and its
-    /// share's rounds (boxed: rare, and the array stays a pointer a thread).
+    /// narrowed to one side by a fast-core share (read through `SchedView`), and its share's
+    /// rounds and side (boxed: rare, and the array stays a pointer a thread).
     pub(crate) allowed: Vec<CoreSet>,
     pub(crate) shares: Vec<Option<Box<ShareThread>>>,
     /// The threads that have a share, in the order they got it (the swaps' and work
-    /// conservation's candidates; exited threads are skipped).
+    /// conservation's candidates; a thread leaves it when it exits).
     pub(crate) sharing: Vec<u32>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of

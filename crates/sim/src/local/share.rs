@@ -100,6 +100,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         changed
     }
 
+    /// Thread `t`'s share ends (`None` from the policy, or it exited): it leaves the swaps'
+    /// candidates, which a run of restarting threads would otherwise grow without end.
+    pub(crate) fn end_share(&mut self, t: u32) {
+        self.shares[t as usize] = None;
+        self.sharing.retain(|&x| x != t);
+    }
+
     fn set_side(&mut self, t: u32, side: Side) {
         if let Some(s) = self.shares[t as usize].as_mut() {
             s.side = Some(side);
