@@ -20,8 +20,8 @@
 //!
 //! The tick is the end of the running thread's slice (`SimConfig::slice_ns`, 4 ms): the engine's
 //! own per-core event, which a busy core gets every slice whether or not it switches threads, and
-//! the period of Linux's scheduler tick at HZ = 250 (the kernel Kim & Huh modified, 3.10, has
-//! CONFIG_HZ 250 by default). A periodic tick of its own would cost an event per core per tick and
+//! the period of Linux's scheduler tick at its default HZ = 250 (Linux kernel/Kconfig.hz, also
+//! in the 3.10 kernel Kim & Huh modified; they do not give theirs). A periodic tick of its own would cost an event per core per tick and
 //! would only move the swap inside a slice.
 //!
 //! Kim & Huh describe the rule on fast-core ticks only. The mirror rule on slow-core ticks (a
