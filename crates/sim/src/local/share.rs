@@ -125,14 +125,19 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         rounds
     }
 
-    /// A core of `side` in `t`'s affinity with nothing running or queued, the lowest first.
+    /// A core of `side` in `t`'s affinity with nothing running or queued: the core it last ran
+    /// on if it is one (its cache may still be there), else the lowest.
     fn idle_core_on(&self, t: u32, side: Side) -> Option<usize> {
         let affinity = &self.book.threads[t as usize].allowed;
         let cores = match side {
             Side::Fast => affinity.intersection(&self.fast_cores),
             Side::Slow => affinity.difference(&self.fast_cores),
         };
-        cores.iter().find(|&c| self.running[c].is_none() && self.sched.queue_len(c) == 0)
+        let idle = |c: usize| self.running[c].is_none() && self.sched.queue_len(c) == 0;
+        match self.last_ran[t as usize].map(|c| c as usize) {
+            Some(last) if cores.contains(last) && idle(last) => Some(last),
+            _ => cores.iter().find(|&c| idle(c)),
+        }
     }
 
     /// The side a thread with a share is queued on when it becomes runnable: the first time an
