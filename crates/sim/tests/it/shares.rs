@@ -165,3 +165,17 @@ fn a_share_over_one_side_only_keeps_its_affinity_and_the_others_keep_theirs() {
         assert!((fast as f64 / all as f64 - share).abs() <= bound, "thread {t}");
     }
 }
+
+/// The same inputs and seed give the same run: swaps and work conservation choose among equals
+/// by thread id, never by an order that could change between runs.
+#[test]
+fn a_run_with_shares_is_deterministic() {
+    let m = kimhuh();
+    let w = apps(&[(2.8e9, 1.0, 0.0); 8]);
+    let shares = [0.5, 0.4, 0.3, 0.3, 0.2, 0.1, 0.1, 0.1];
+    let a = with_shares(&m, &w, &shares, SimConfig::default());
+    let b = with_shares(&m, &w, &shares, SimConfig::default());
+    assert!(a.segments.len() > 1000, "{} segments", a.segments.len());
+    assert_eq!(a.segments, b.segments);
+    assert_eq!(a.makespan_ns, b.makespan_ns);
+}
