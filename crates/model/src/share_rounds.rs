@@ -9,7 +9,8 @@
 //!
 //! The counters are kept as the time charged on each side since the share was set, so a round's
 //! overshoot (a side is left only at a tick) counts towards the next and the long-run share is
-//! exact. Pure: no engine, so that the simulator and the agent count rounds the same way.
+//! exact. Pure, with no engine, so that the live agent can count rounds the same way. Today the
+//! agent does not: it alternates each thread alone by its CPU time (agent `enforce::share`).
 
 /// The most whole rounds a thread's fast round may lead or trail its slow round; beyond it the
 /// excess time is forgiven (no longer counted). Kim & Huh do not bound the lead; without a bound,
