@@ -181,9 +181,10 @@ EXTRA = {"spec2006": [("SF kh", "kimhuh-2f4s"), ("SF xu3l", "odroid-xu3-lite")]}
 
 def table(progs, amd, intel, wash, extra=()):
     """extra: (heading, machine) of further SF columns."""
-    lines = ["program       SF amd  SF intel  SF wash  amd/2  intel/1.5  fast s  phases" + "".join(
-        f"  {h:>8}" for h, _ in extra
-    )]
+    lines = [
+        "program       SF amd  SF intel  SF wash  amd/2  intel/1.5  fast s  phases"
+        + "".join(f"  {h:>8}" for h, _ in extra)
+    ]
     for name, p in progs.items():
         a, i, w = sf(p, amd), sf(p, intel), sf(p, wash)
         fast_s = prog_ns(p, amd, amd["core_type"][0], solo_cap(amd, 0)) / 1e9
