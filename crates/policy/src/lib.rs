@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod common;
+pub mod fairness;
 pub mod options;
 pub mod thesis;
 pub mod wash;
