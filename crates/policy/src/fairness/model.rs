@@ -266,23 +266,24 @@ fn by_efficiency(e: &[f64]) -> Vec<usize> {
 }
 
 /// Gives `remaining` fast share to the threads in descending order of efficiency, each up to
-/// its c_i (max-perf's rule, and min-fair's second loop).
-fn fill_by_efficiency(mix: &Mix, f: &mut [f64], mut remaining: f64) {
+/// its `cap` (max-perf's rule, and min-fair's second loop); returns what is left.
+fn fill_by_efficiency(mix: &Mix, f: &mut [f64], mut remaining: f64, cap: &[f64]) -> f64 {
     for i in by_efficiency(mix.e) {
         if remaining <= SHARE_EPSILON {
             break;
         }
-        let add = (mix.c[i] - f[i]).max(0.0).min(remaining);
+        let add = (cap[i] - f[i]).max(0.0).min(remaining);
         f[i] += add;
         remaining -= add;
     }
+    remaining
 }
 
 /// Max-perf (§3): the F threads with the highest efficiency on the fast cores, each with its
 /// whole share c_i, the others on slow cores.
 pub fn max_perf(mix: &Mix) -> Vec<f64> {
     let mut f = vec![0.0; mix.len()];
-    fill_by_efficiency(mix, &mut f, mix.fast_cores);
+    fill_by_efficiency(mix, &mut f, mix.fast_cores, mix.c);
     f
 }
 
@@ -296,10 +297,22 @@ pub fn required_fast_share(e: f64, c: f64, base_perf: f64, target: f64) -> f64 {
     ((target * base_perf - c) / gain(e)).clamp(0.0, c)
 }
 
+/// The largest fast share with which a thread still reaches `target` times its base
+/// performance: c_i for a thread that gains from fast cores, (c − target · perf_base)/(1 − e)
+/// for one that loses (e < 1: a fast share only slows it), clamped to [0, c].
+fn allowed_fast_share(e: f64, c: f64, base_perf: f64, target: f64) -> f64 {
+    if e >= 1.0 {
+        c
+    } else {
+        ((c - target * base_perf) / (1.0 - e)).clamp(0.0, c)
+    }
+}
+
 /// Min-fair (Algorithm 1): the most throughput with every thread at least at `target` times its
 /// base performance. If even max-fair (normalised form) does not reach the target, max-fair's
 /// shares are kept (as the paper does: the target is out of reach); otherwise each thread gets
-/// its required share and what remains of F goes to the most efficient threads, each up to c_i.
+/// its required share and what remains of F goes to the most efficient threads, each up to c_i
+/// (a thread with e < 1 up to the share that keeps it at the target).
 ///
 /// Ties in efficiency are broken in thread order (deterministic); the paper's HML.a result
 /// (§7.3) shows that near-ties can flip between intervals under estimation noise: the
@@ -311,8 +324,14 @@ pub fn min_fair(mix: &Mix, base: Base, target: f64) -> Vec<f64> {
         return fair;
     }
     let mut f: Vec<f64> = (0..mix.len()).map(|i| required_fast_share(mix.e[i], mix.c[i], pb[i], target)).collect();
+    let allowed: Vec<f64> = (0..mix.len()).map(|i| allowed_fast_share(mix.e[i], mix.c[i], pb[i], target)).collect();
     let remaining = mix.fast_cores - f.iter().sum::<f64>();
-    fill_by_efficiency(mix, &mut f, remaining);
+    // The second loop as the paper's, except that a thread with e < 1 takes only as much as
+    // keeps it at the target (the paper assumes every e > 1). Max-fair reaching the target means
+    // the allowed shares hold F, so the uncapped pass after it (a fast core never idles) only
+    // runs on what the target could not place.
+    let left = fill_by_efficiency(mix, &mut f, remaining, &allowed);
+    fill_by_efficiency(mix, &mut f, left, mix.c);
     f
 }
 
@@ -389,6 +408,8 @@ fn spread_over_group(group: &[usize], c: &[f64], floor: &[f64], f: &mut [f64]) {
 /// that averaging after min-fair keeps minF (§5.4), but an average can take a member below its
 /// required share; here no member goes below min(its share before the averaging, its
 /// min-fair required share for `target` under `base`), the rest of the pool shared as above.
+/// Threads with e ≤ 1 stay out of the groups in the safe variant: a fast share only slows them,
+/// so a share pooled to them could take them below the target from above.
 pub fn sim_fair(mix: &Mix, similarity: f64, f_perf: &[f64], f_fair: &[f64], keep_min: Option<(Base, f64)>) -> Vec<f64> {
     let required: Vec<f64> = match keep_min {
         Some((base, target)) => {
@@ -402,7 +423,11 @@ pub fn sim_fair(mix: &Mix, similarity: f64, f_perf: &[f64], f_fair: &[f64], keep
         if f[i] < f_fair[i] - SHARE_EPSILON {
             continue;
         }
-        let group: Vec<usize> = (0..mix.len()).filter(|&j| (mix.e[j] - mix.e[i]).abs() <= similarity + SHARE_EPSILON).collect();
+        let member = |j: usize| (mix.e[j] - mix.e[i]).abs() <= similarity + SHARE_EPSILON && (keep_min.is_none() || mix.e[j] > 1.0);
+        let group: Vec<usize> = (0..mix.len()).filter(|&j| member(j)).collect();
+        if group.is_empty() {
+            continue;
+        }
         let floor: Vec<f64> = (0..mix.len()).map(|j| f[j].min(required[j])).collect();
         spread_over_group(&group, mix.c, &floor, &mut f);
     }
