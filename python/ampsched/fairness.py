@@ -57,8 +57,9 @@ def _number(name: str, value):
     return float(value)
 
 
-def _evaluate(e, base, policy, target, c, fast_cores, similarity, min_target, uni_target, form, safe):
+def _evaluate(e, base, policy, target, c, fast_cores, similarity, min_target, uni_target, form, safe, e_true=None):
     e = _numbers("e", e)
+    e_true = None if e_true is None else _numbers("e_true", e_true)
     c = [1.0] * len(e) if c is None else _numbers("c", c)
     if not isinstance(base, str) or not isinstance(policy, str) or not isinstance(form, str):
         raise _core().InputError(
@@ -76,6 +77,7 @@ def _evaluate(e, base, policy, target, c, fast_cores, similarity, min_target, un
         min_target=_number("min_target", min_target),
         uni_target=_number("uni_target", uni_target),
         safe=bool(safe),
+        e_true=e_true,
     )
     f, perf_base, t, throughput, min_fairness, uniformity, alpha = raw
     frame = pd.DataFrame(
@@ -104,6 +106,7 @@ def shares(
     uni_target=None,
     form: str = "normalised",
     safe: bool = True,
+    e_true=None,
 ) -> pd.DataFrame:
     """The shares a policy of the paper gives a mix, and each thread's throughput.
 
@@ -124,6 +127,8 @@ def shares(
             solves the paper's condition or the one it prints (they differ only for unequal c).
         safe: combined-fair keeps every thread at its min-fair required share through sim-fair
             (the paper's plain averaging can take one below it); False for the paper's.
+        e_true: the efficiencies the outcome is computed with when `e` are estimates (the shares
+            are decided on `e`, perf_base and T come from `e_true`: §5.5's sensitivity study).
 
     Returns:
         A DataFrame indexed by thread with columns e, c, f, s (fast and slow shares), perf_base
@@ -137,7 +142,9 @@ def shares(
             lacks, an efficiency or share that is not > 0, mismatched lengths, a target out of
             range; one line naming it.
     """
-    frame, summary = _evaluate(e, base, policy, target, c, fast_cores, similarity, min_target, uni_target, form, safe)
+    frame, summary = _evaluate(
+        e, base, policy, target, c, fast_cores, similarity, min_target, uni_target, form, safe, e_true
+    )
     frame.attrs.update(summary)
     given = {"target": target, "similarity": similarity, "min_target": min_target, "uni_target": uni_target}
     frame.attrs.update(
@@ -163,10 +170,11 @@ def metrics(
     uni_target=None,
     form: str = "normalised",
     safe: bool = True,
+    e_true=None,
 ) -> dict:
     """The system metrics of `shares` with the same arguments, as a dict: throughput, min_fairness,
     uniformity, alpha (NaN where the policy has none)."""
-    return _evaluate(e, base, policy, target, c, fast_cores, similarity, min_target, uni_target, form, safe)[1]
+    return _evaluate(e, base, policy, target, c, fast_cores, similarity, min_target, uni_target, form, safe, e_true)[1]
 
 
 def compare(

@@ -55,8 +55,10 @@ pub const DEFAULT_SIMILARITY: f64 = 0.2;
 /// minF, uniformity, and uni-fair's α (None for policies without one).
 type Shares = (Vec<f64>, Vec<f64>, Vec<f64>, f64, f64, f64, Option<f64>);
 
+/// `e_true`: the efficiencies the base performances and T are computed with, when the shares are
+/// decided on estimates `e` (Kim & Huh §5.5's sensitivity to estimation error); default `e`.
 #[pyfunction]
-#[pyo3(signature = (e, c, fast_cores, base, policy, form="normalised", target=None, similarity=None, min_target=None, uni_target=None, safe=true))]
+#[pyo3(signature = (e, c, fast_cores, base, policy, form="normalised", target=None, similarity=None, min_target=None, uni_target=None, safe=true, e_true=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fairness_shares(
     e: Vec<f64>,
@@ -70,6 +72,7 @@ pub fn fairness_shares(
     min_target: Option<f64>,
     uni_target: Option<f64>,
     safe: bool,
+    e_true: Option<Vec<f64>>,
 ) -> PyResult<Shares> {
     let base = Base::parse(base).ok_or_else(|| input_error("base", format!("unknown base {base:?} (known: fair, slow, fast)")))?;
     let form = SlowOnlyForm::parse(form).ok_or_else(|| input_error("form", format!("unknown form {form:?} (known: normalised, printed)")))?;
@@ -81,8 +84,25 @@ pub fn fairness_shares(
     let mix = Mix { e: &e, c: &c, fast_cores };
     mix.check().map_err(|why| InputError::new_err(format!("{CALLER}: {why}")))?;
     let (f, alpha) = decide(&mix, base, form, decision);
-    let pb = base_perf(&mix, base);
-    let t = throughputs(&mix, &f, &pb);
+    let truth = e_true.as_deref().unwrap_or(&e);
+    let real = Mix { e: truth, c: &c, fast_cores };
+    if truth.len() != e.len() {
+        return Err(input_error("e_true", format!("{} values for {} threads (one per value of e)", truth.len(), e.len())));
+    }
+    real.check().map_err(|why| InputError::new_err(format!("{CALLER}: e_true: {why}")))?;
+    let pb = base_perf(&real, base);
+    let t = throughputs(&real, &f, &pb);
     let m = metrics(&t);
     Ok((f, pb, t, m.throughput, m.min_fairness, m.uniformity, alpha))
+}
+
+/// The system metrics of measured per-app throughputs T_i (a run's, against its base): mean,
+/// minimum and uniformity 1 − σ/μ with the population σ, as the model computes them.
+#[pyfunction]
+pub fn fairness_metrics(t: Vec<f64>) -> PyResult<(f64, f64, f64)> {
+    if t.is_empty() || t.iter().any(|x| !x.is_finite()) {
+        return Err(input_error("T", "must be one or more finite numbers"));
+    }
+    let m = metrics(&t);
+    Ok((m.throughput, m.min_fairness, m.uniformity))
 }

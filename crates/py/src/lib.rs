@@ -448,5 +448,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(agent, m)?)?;
     m.add_function(wrap_pyfunction!(fairness::fairness_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(fairness::fairness_metrics, m)?)?;
     Ok(())
 }
