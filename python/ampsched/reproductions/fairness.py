@@ -18,7 +18,7 @@ import math
 import random
 import time
 
-from . import Report, policy_roles
+from . import Claim, Report, policy_roles
 from ._format import catalog_links, judge, judge_number, judge_numbers, markdown_table, pct_change
 
 TITLE = (
@@ -73,9 +73,14 @@ MIXES = {
     },
 }
 PREFIX = {EMU: "kimhuh-emu-", BL: "kimhuh-bl-"}
-# The quick version's mixes: of each platform a same-class mix, SAME, and diverse ones (among them the first six
-# mixes' MML and the H-and-L mixes whose losses §7.3 bounds), about a third of the runs.
-QUICK_MIXES = {EMU: ("hhh", "same", "mml", "hml-a", "hhl-a", "hll-b"), BL: ("hh", "hm-a", "hl-b")}
+# The quick version's mixes: every big.LITTLE mix (four apps: cheap) and ten of the emulated AMP's, the first six
+# (whose losses §7.3 states) and one of each pair of the others; about four fifths of the runs. Fewer mixes move the
+# claims that are extremes or shares over the mixes across the one rule's edge (a third of the runs did: Fig. 10's
+# share above 98% on big.LITTLE, Fig. 11's ordering), and the full version costs only about 30 s of CPU.
+QUICK_MIXES = {
+    EMU: ("hhh", "mmm", "lll", "same", "mll", "mml", "hmm", "hml-a", "hhl-a", "hll-b"),
+    BL: tuple(MIXES[BL]),
+}
 # Same-efficiency mixes (§7.2: "no noticeable throughput gain" under max-perf), SAME apart (+4.3%), and big.LITTLE's
 # HM.a apart ("slightly lower" than max-fair); the other mixes are the diverse ones (+3-13%).
 SAME_CLASS = {EMU: ("hhh", "mmm", "lll"), BL: ("hh", "mm", "ll")}
@@ -129,6 +134,11 @@ QUICK_STRIDE = 40
 # "Similar to max-perf" (Fig. 2's min-fair 80%), chosen before any result: the median over mixes of min-fair's
 # throughput within 2% of max-perf's.
 SIMILAR = 0.02
+
+# The claims the quick version judges over fewer mixes and that its means can move across their condition (the tests
+# do not hold it to the full version's verdicts on them): Fig. 11's ordering, a mean over ten emulated mixes instead of
+# fourteen, reorders two neighbouring targets of one series.
+QUICK_ESTIMATES = ("throughput-achievement-falls",)
 
 # ---- conditions for claims stated in words, chosen before any result
 
@@ -425,6 +435,10 @@ def ideal_claims(model) -> list:
 # ---- the engine's claims
 
 
+def _mix_name(machine, mix) -> str:
+    return f"{MIXES[machine][mix]}{'' if machine == EMU else ' (big.LITTLE)'}"
+
+
 def _gain(ev, machine, mix) -> float:
     """max-perf's system throughput over max-fair's under the fair-share base, in %."""
     return (ev[machine]["perf"][("fair", mix)][0] - 1) * 100
@@ -448,17 +462,20 @@ def platform_claims(ev, runs, mixes, quick) -> list:
         )
     )
     # Fig. 6: max-perf over max-fair.
-    same = [_gain(ev, m, x) for m in MACHINES for x in SAME_CLASS[m] if x in mixes[m]]
+    same = {(m, x): _gain(ev, m, x) for m in MACHINES for x in SAME_CLASS[m] if x in mixes[m]}
+    noticed = [k for k, g in same.items() if g >= NOTICEABLE]
     claims.append(
         judge(
             "max-perf-same-class",
             "§7.2, Fig. 6",
             "max-perf gives no noticeable throughput gain on the same-efficiency mixes (HHH, MMM, LLL; HH, MM, LL)",
             "no noticeable gain",
-            "gains " + ", ".join(pct_change(1 + g / 100) for g in same),
+            "gains " + ", ".join(f"{_mix_name(*k)} {pct_change(1 + g / 100)}" for k, g in same.items()),
             f"every gain below {NOTICEABLE:g}%",
-            all(g < NOTICEABLE for g in same),
-            "a same-class mix gains from max-perf: its two programs' efficiencies differ enough in our catalog",
+            not noticed,
+            "max-perf gains on "
+            + ", ".join(_mix_name(*k) for k in noticed)
+            + ": the two programs of the same class differ enough in efficiency in our catalog for max-perf to gain",
             kind="independent",
         )
     )
@@ -468,21 +485,24 @@ def platform_claims(ev, runs, mixes, quick) -> list:
         for x in mixes[m]
         if x not in SAME_CLASS[m] and x != SAME_MIX and not (m == BL and x == HM_A)
     ]
-    gains = [_gain(ev, m, x) for m, x in diverse]
-    lo, hi = min(gains), max(gains)
+    gains = {(m, x): _gain(ev, m, x) for m, x in diverse}
+    low, high = min(gains, key=gains.get), max(gains, key=gains.get)
+    lo, hi = gains[low], gains[high]
     claims.append(
         judge_numbers(
             "max-perf-diverse",
             "§7.2, Fig. 6",
             "max-perf raises system throughput by 3-13% on the diverse mixes",
             "+3% to +13%",
-            f"+{lo:.1f}% to +{hi:.1f}% over {len(gains)} mixes of both platforms",
+            f"{pct_change(1 + lo / 100)} ({_mix_name(*low)}) to {pct_change(1 + hi / 100)} ({_mix_name(*high)}) over "
+            f"{len(gains)} mixes of both platforms",
             values=(3.0, 13.0),
             ours_values=(lo, hi),
             bounds=("at least", "at most"),
             unit="%",
             kind="independent",
-            reason="our diverse mixes' efficiencies spread differently from the paper's",
+            reason=f"max-perf gains only {pct_change(1 + lo / 100)} on {_mix_name(*low)}: its programs' efficiencies "
+            "are closer together in our catalog than the mix's classes suggest",
         )
     )
     if SAME_MIX in mixes[EMU]:
@@ -498,8 +518,8 @@ def platform_claims(ev, runs, mixes, quick) -> list:
                 ours_value=g,
                 unit="%",
                 kind="independent",
-                reason="six copies of our gcc model run the same phases in step, so max-perf has no differing "
-                "efficiencies to exploit",
+                reason="max-perf gains less from our gcc's phases than the paper's: its phases differ less in "
+                "efficiency, or the six copies run them more in step",
             )
         )
     if HM_A in mixes[BL]:
@@ -513,8 +533,8 @@ def platform_claims(ev, runs, mixes, quick) -> list:
                 pct_change(1 + g / 100),
                 "below 0",
                 g < 0,
-                "max-perf gains on HM.a: in our model the two GemsFDTD copies on the A15 cluster gain more from the "
-                "fast cores than they lose by sharing its L2",
+                "max-perf gains on HM.a: in our model the two GemsFDTD copies bound to the A15 cluster keep more of "
+                "their fast-core speedup than the cluster's shared L2 costs them",
                 kind="independent",
             )
         )
@@ -584,7 +604,11 @@ def platform_claims(ev, runs, mixes, quick) -> list:
             f"below max-perf's in {len(lower_u)}",
             f"at most two cases beyond {SIGNIFICANT:g}% and uniformity never below max-perf's",
             len(moved) <= 2 and not lower_u,
-            "sim-fair moves throughput in more cases, or lowers uniformity",
+            "throughput moves in "
+            + ", ".join(f"{MIXES[EMU][r['mix']]} at {r['label'].split()[-1]}" for r in moved)
+            + "; uniformity falls below max-perf's in "
+            + ", ".join(f"{MIXES[EMU][r['mix']]} at {r['label'].split()[-1]}" for r in lower_u)
+            + " (online estimates regroup near-equal efficiencies from interval to interval)",
             kind="independent",
         )
     )
@@ -600,18 +624,23 @@ def platform_claims(ev, runs, mixes, quick) -> list:
     ):
         a = achievements(machine, bases)
         w, share = min(a) * 100, sum(x > ACHIEVED for x in a) / len(a) * 100
+        low = min(
+            (r for r in ev[machine]["rows"] if r["base"] in bases and r["achievements"]),
+            key=lambda r: min(r["achievements"]),
+        )
+        where = f"{low['kind']} {low['label']} under the {low['base']} base on {MIXES[machine][low['mix']]}"
         claims.append(
             judge_number(
                 f"{cid}-worst",
                 "§7.4, Fig. 10",
                 f"Fairness targets are met with a worst-case achievement of {worst_paper:g}% on {what}",
                 f"{worst_paper:g}%",
-                f"{w:.1f}% over {len(a)} target checks",
+                f"{w:.1f}% over {len(a)} target checks ({where})",
                 value=worst_paper,
                 ours_value=w,
                 unit="%",
                 kind="independent",
-                reason="see the achievement section",
+                reason=f"our worst case is {where}; the Target achievement section gives each base's and policy's",
             )
         )
         claims.append(
@@ -625,7 +654,9 @@ def platform_claims(ev, runs, mixes, quick) -> list:
                 ours_value=share,
                 unit="%",
                 kind="independent",
-                reason="see the achievement section",
+                reason=f"{100 - share:.0f}% of our target checks end below {ACHIEVED:.0%} of the target, most under the "
+                "fast- and slow-only bases (the paper's explanation of its own big.LITTLE values, §7.4: a base "
+                "measured apart from the mix leaves out its cache sharing)",
             )
         )
 
@@ -638,38 +669,59 @@ def platform_claims(ev, runs, mixes, quick) -> list:
         ]
         return sum(xs) / len(xs) if xs else math.nan
 
-    ta85 = mean_ta(EMU, "min-fair", "fair", "minF 85%")
-    ta70 = mean_ta(EMU, "uni-fair", "fair", "uniformity 70%")
-    claims.append(
-        judge_number(
+    for cid, claim, theirs, kind, label, values in (
+        (
             "throughput-achievement-minf-85",
-            "§7.4, Fig. 11",
             "min-fair 85% with the fair-share base loses about 35% of max-perf's throughput gain",
             "about 35%",
-            f"{(1 - ta85) * 100:.0f}% (emulated AMP, mean over mixes)",
-            value=35.0,
-            ours_value=(1 - ta85) * 100,
-            unit="%",
-            kind="independent",
-            reason="see the throughput-achievement section",
-        )
-    )
-    claims.append(
-        judge_numbers(
+            "min-fair",
+            "minF 85%",
+            (35.0,),
+        ),
+        (
             "throughput-achievement-uni-70",
-            "§7.4, Fig. 11",
             "uni-fair 70% with the fair-share base loses 30-40% of max-perf's throughput gain",
             "30-40%",
-            f"{(1 - ta70) * 100:.0f}% (emulated AMP, mean over mixes)",
-            values=(30.0, 40.0),
-            ours_values=((1 - ta70) * 100,) * 2,
-            bounds=("at least", "at most"),
-            unit="%",
-            kind="independent",
-            reason="see the throughput-achievement section",
+            "uni-fair",
+            "uniformity 70%",
+            (30.0, 40.0),
+        ),
+    ):
+        ta = mean_ta(EMU, kind, "fair", label)
+        if math.isnan(ta):
+            claims.append(
+                Claim(
+                    cid,
+                    "§7.4, Fig. 11",
+                    claim,
+                    theirs,
+                    f"no mix where max-perf gains {MIN_GAIN:.0%} or more over max-fair",
+                    "-",
+                    "not comparable",
+                    "max-perf gains nothing over max-fair on our emulated AMP's mixes (see max-perf-diverse), so "
+                    "there is no gain to keep",
+                    "independent",
+                )
+            )
+            continue
+        loss = (1 - ta) * 100
+        claims.append(
+            judge_numbers(
+                cid,
+                "§7.4, Fig. 11",
+                claim,
+                theirs,
+                f"{loss:.0f}% (emulated AMP, mean over the mixes where max-perf gains)",
+                values=values,
+                ours_values=(loss,) * len(values),
+                bounds=None if len(values) == 1 else ("at least", "at most"),
+                unit="%",
+                kind="independent",
+                reason=f"our {kind} keeps {ta:.0%} of max-perf's gain over max-fair on the mixes where max-perf gains, "
+                "more than the paper's; the cause is not measured here",
+            )
         )
-    )
-    falls = []
+    falls, rising = [], []
     for machine in MACHINES:
         for base in BASES:
             for kind, labels in (
@@ -678,27 +730,34 @@ def platform_claims(ev, runs, mixes, quick) -> list:
             ):
                 v = [mean_ta(machine, kind, base, lab) for lab in labels]
                 if not any(math.isnan(x) for x in v):
-                    falls.append(all(a >= b - 1e-9 for a, b in zip(v, v[1:])))
+                    ok = all(a >= b - 1e-9 for a, b in zip(v, v[1:]))
+                    falls.append(ok)
+                    if not ok:
+                        rising.append(f"{kind} under the {base} base on {PLATFORM[machine]}")
     claims.append(
         judge(
             "throughput-achievement-falls",
             "§7.4, Fig. 11",
             "Higher fairness targets consistently lower the throughput achievement",
             "consistently",
-            f"non-increasing in {sum(falls)} of {len(falls)} (platform, base, policy) series",
+            f"non-increasing in {sum(falls)} of {len(falls)} (platform, base, policy) series"
+            + (" (the quick version's mixes)" if quick else ""),
             "every series non-increasing",
             all(falls),
-            "a higher target gives a higher mean throughput achievement in some series",
+            "a higher target gives a higher mean throughput achievement for " + ", ".join(rising),
             kind="independent",
         )
     )
     # §7.5: estimation error (online, emulated AMP, under max-fair and max-perf).
-    errors = []
-    for s in (spec(EMU, "max-fair", base="fair"), spec(EMU, "max-perf")):
+    errors = {}
+    for policy, s in (("max-fair", spec(EMU, "max-fair", base="fair")), ("max-perf", spec(EMU, "max-perf"))):
         for mix in mixes[EMU]:
             g = runs[EMU].apps[(s, PREFIX[EMU] + mix)]
-            errors += [float(x) * 100 for x in g["efficiency_error"]]
-    mean_err, max_err = sum(errors) / len(errors), max(errors)
+            for app, x in zip(g["app"], g["efficiency_error"]):
+                errors[(policy, MIXES[EMU][mix], app)] = float(x) * 100
+    mean_err = sum(errors.values()) / len(errors)
+    worst = max(errors, key=errors.get)
+    max_err = errors[worst]
     for cid, what, theirs, ours in (
         ("estimation-error-mean", "average", 2.54, mean_err),
         ("estimation-error-max", "maximum", 8.82, max_err),
@@ -714,8 +773,9 @@ def platform_claims(ev, runs, mixes, quick) -> list:
                 ours_value=ours,
                 unit="%",
                 kind="independent",
-                reason="our estimator's error comes from the exploration time and counter noise of the model, not "
-                "from real PMU sampling",
+                reason=f"the largest error is {worst[2]}'s in {worst[1]} under {worst[0]} ({max_err:.1f}%): an app "
+                "whose fast or slow side is its exploration minimum is estimated from little time, and our estimate is "
+                "compared with the solo efficiency, which the mix's cache sharing moves",
             )
         )
     return claims
@@ -942,6 +1002,16 @@ def figures(ctx, ev, runs, model, mixes):
 # ---- sections
 
 
+def _left_out(ev) -> str:
+    """The mixes Fig. 11's means leave out under the fair-share base, per platform."""
+    parts = []
+    for machine in MACHINES:
+        mixes = sorted({m for (base, m), v in ev[machine]["perf"].items() if base == "fair" and v[0] - 1 < MIN_GAIN})
+        names = ", ".join(MIXES[machine][m] for m in MIXES[machine] if m in mixes) or "none"
+        parts.append(f"{PLATFORM[machine]} {names}")
+    return "; ".join(parts)
+
+
 def achievement_section(ev) -> str:
     rows = []
     for machine in MACHINES:
@@ -1016,7 +1086,8 @@ The paper's Fig. 2 used its 376,740 gem5 mixes of 23 programs (`fairness-study`)
   "achieving" above {ACHIEVED:.0%} of the target. Every number the paper states is judged by the one rule
   (docs/reproductions.md); a range (3-13%) holds each end as a bound.
 - **Throughput achievement** (Fig. 11): (T - T_max-fair) / (T_max-perf - T_max-fair) under the experiment's base;
-  mixes where max-perf gains less than {MIN_GAIN:.0%} over max-fair are left out (the same-class mixes, SAME).
+  mixes where max-perf gains less than {MIN_GAIN:.0%} over max-fair are left out (under the fair-share base:
+  {_left_out(ev)}).
 - **Injected error** (Fig. 3): each estimate exactly {INJECTED_ERROR:.0%} off, its sign random (seed {ERROR_SEED}); the
   shares are decided on the estimates, T computed with the true efficiencies; "broken by x%" is the largest shortfall
   below the target, relative to it.
