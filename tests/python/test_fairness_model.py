@@ -169,3 +169,23 @@ def test_bad_input_is_one_line(kwargs, says):
     with pytest.raises(ampsched.InputError) as raised:
         fair.shares(**args)
     assert str(raised.value) == says
+
+
+def test_shares_decided_on_estimates_outcome_on_the_truth():
+    # Estimates e = [2, 3] put thread 1 on the fast core (max-perf, F = 1): f = [0, 1]. The truth is [3, 2]:
+    # fair-share base f_b = 0.5, perf_base = [2, 1.5]; T = [1/2, 2/1.5].
+    df = fair.shares(e=[2, 3], e_true=[3, 2], policy="max-perf", fast_cores=1)
+    assert list(df["f"]) == approx([0, 1])
+    assert list(df["perf_base"]) == approx([2, 1.5])
+    assert list(df["T"]) == approx([0.5, 4 / 3])
+    with pytest.raises(ampsched.InputError, match="e_true: 1 values for 2 threads"):
+        fair.shares(e=[2, 3], e_true=[3])
+
+
+def test_metrics_of_measured_throughputs():
+    # T = [1, 2, 3]: mean 2, min 1, uniformity 1 − √(2/3)/2 (population σ).
+    t, m, u = ampsched._core.fairness_metrics([1.0, 2.0, 3.0])
+    assert (t, m) == (2.0, 1.0)
+    assert u == pytest.approx(1 - (2 / 3) ** 0.5 / 2, abs=1e-15)
+    with pytest.raises(ampsched.InputError, match="T: must be one or more finite numbers"):
+        ampsched._core.fairness_metrics([])
