@@ -424,7 +424,7 @@ def load_file(path) -> dict:
 
 # ---- running (in worker processes)
 
-MIX_PREFIX = "mix:"  # a workload named by its programs (the engine's runner::mix): `mix:skip=1e9:instructions=1e8:a,b`
+MIX_PREFIX = "mix:"  # a workload named by its programs (the engine's runner::mix): `mix:skip=1e9:instructions=1e8:a+b`
 
 
 def is_mix(workload) -> bool:
@@ -483,7 +483,10 @@ def _mix_table(machine: str, policy: str, seed: int, runs: list):
             )
         )
     except core.InputError as error:  # the machine or the catalog: every run of the group fails alike
-        rows = [dict(_named(core, machine, mix), policy=policy, seed=seed, error=" ".join(str(error).split("\n"))) for mix in mixes]
+        rows = [
+            dict(_named(core, machine, mix), policy=policy, seed=seed, error=" ".join(str(error).split("\n")))
+            for mix in mixes
+        ]
         for row in rows:
             row.update((k, settings[k]) for k in SETTINGS)
         return rows_table(rows), len(rows)

@@ -1,5 +1,5 @@
-//! A mix of catalog programs named in one line, built in memory: `mix:PROG,PROG,...`, optionally
-//! with a window of each program, `mix:skip=1e9:instructions=1e8:PROG,...` (every program's
+//! A mix of catalog programs named in one line, built in memory: `mix:PROG+PROG+...`, optionally
+//! with a window of each program, `mix:skip=1e9:instructions=1e8:PROG+...` (every program's
 //! instructions from `skip` to `skip + instructions`, as a simulator's fast-forward then detailed
 //! run: Kim & Huh, "Exploring the Design Space of Fair Scheduling Supports for Asymmetric
 //! Multicore Systems", IEEE TC 2018, §4.1, "skips 1 billion instructions with fast-forwarding, and
@@ -19,6 +19,9 @@ use ampsched_model::{limits, App, Group, InputError, ThreadKind, Workload};
 
 /// What a workload argument starts with to be a mix.
 pub const PREFIX: &str = "mix:";
+/// Between a mix's programs: not a comma, which separates the names of a command line's list
+/// (`--workloads a,b`), so that a mix is one name there.
+pub const SEPARATOR: char = '+';
 
 /// A parsed mix argument.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,9 +66,9 @@ pub fn parse(arg: &str) -> Result<MixSpec, InputError> {
     if spec.skip > 0.0 && spec.instructions.is_none() {
         return Err(fail("skip", "a window needs its length too: give instructions=N".into()));
     }
-    spec.programs = list.split(',').map(|p| p.trim().to_string()).collect();
+    spec.programs = list.split(SEPARATOR).map(|p| p.trim().to_string()).collect();
     if spec.programs.iter().any(String::is_empty) || list.is_empty() {
-        return Err(fail("programs", "expected catalog program names separated by commas, none empty (mix:NAME,NAME,...)".into()));
+        return Err(fail("programs", "expected catalog program names joined by '+', none empty (mix:NAME+NAME+...)".into()));
     }
     if spec.programs.len() > limits::MAX_MIX_PROGRAMS {
         return Err(fail("programs", format!("{} programs; a mix names at most {}", spec.programs.len(), limits::MAX_MIX_PROGRAMS)));
