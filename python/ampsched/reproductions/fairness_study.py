@@ -22,7 +22,6 @@ granularity added.
 
 import itertools
 import json
-import math
 
 from . import Report, policy_roles
 from ._format import catalog_link, judge, judge_number, markdown_table
