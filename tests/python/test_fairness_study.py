@@ -33,7 +33,7 @@ def runs(policy, mixes=MIXES, seed=1):
     return [(MACHINE, mix, policy, seed, SETTINGS) for mix in mixes]
 
 
-@pytest.mark.parametrize("policy", ["busyfcs", "static-ipc-driven"])
+@pytest.mark.parametrize("policy", ["busyfcs", "static-ipc-driven", study.POLICY])
 def test_the_batch_path_gives_the_rows_of_the_ordinary_path_value_for_value(policy):
     # The ordinary path: a run_row per mix (catalog parsed, solo runs made, per run); the batch
     # path: one call for all of them. Same table, every column, bit for bit.
