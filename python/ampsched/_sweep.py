@@ -27,6 +27,7 @@ from ._sweep_store import (
     KEYS,
     PATHS,
     SETTINGS,
+    fixed_types,
     frame,
     load,
     merged,
@@ -196,7 +197,7 @@ def _check_names(machines, workloads, policies, where) -> None:
     }
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
-            if name not in catalog[kind] and not os.path.isfile(name):
+            if name not in catalog[kind] and not os.path.isfile(name) and not (kind == "workloads" and is_mix(name)):
                 raise _error(
                     f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                     f"(see `ampsched list {kind}`)"
@@ -224,12 +225,16 @@ def _check_names(machines, workloads, policies, where) -> None:
                     f"{where['policies']}policies: {_shown(spec)}: unknown option {_shown(key)} ({name.strip()} {takes})"
                 )
     registered = [spec for spec in policies if not is_file_spec(spec)]
+    mixes = [w for w in workloads if is_mix(w)]
     for machine in machines:
-        for workload in workloads:
-            try:
-                core.check_runs(machine, workload, registered)
-            except core.InputError as error:
-                raise _error(" ".join(str(error).split("\n"))) from None
+        try:
+            if mixes:  # the machine and the catalog read once for all of them
+                core.check_mixes(machine, mixes, registered)
+            for workload in workloads:
+                if not is_mix(workload):
+                    core.check_runs(machine, workload, registered)
+        except core.InputError as error:
+            raise _error(" ".join(str(error).split("\n"))) from None
 
 
 def expand(
@@ -419,6 +424,92 @@ def load_file(path) -> dict:
 
 # ---- running (in worker processes)
 
+MIX_PREFIX = "mix:"  # a workload named by its programs (the engine's runner::mix): `mix:skip=1e9:instructions=1e8:a+b`
+
+
+def is_mix(workload) -> bool:
+    """Whether a workload argument is a mix of catalog programs (built by the engine, no file)."""
+    return isinstance(workload, str) and workload.strip().startswith(MIX_PREFIX)
+
+
+def batch_table(runs: list):
+    """The table of a batch of runs and how many failed. Runs of mixes (`is_mix`) with a
+    registered policy go to the engine's batch path (`_mix_table`), grouped by machine, policy,
+    seed and settings: the machine and catalog are read once per group and the rows come back
+    column by column, so that a mix costs its simulation, not its bookkeeping. Every other run
+    goes through run_batch. The table is the one run_batch's rows give, value for value (tested)."""
+    from .policy import is_file_spec
+
+    groups, single = {}, []
+    for run in runs:
+        if is_mix(run[1]) and not is_file_spec(run[2]):
+            key = (run[0], run[2], run[3], tuple(run[4][k] for k in SETTINGS))
+            groups.setdefault(key, []).append(run)
+        else:
+            single.append(run)
+    tables, failed = [], 0
+    if single:
+        rows = run_batch(single)
+        failed += sum(1 for r in rows if r["error"] is not None)
+        tables.append(rows_table(rows))
+    for (machine, policy, seed, _), group in groups.items():
+        table, errors = _mix_table(machine, policy, seed, group)
+        failed += errors
+        tables.append(table)
+    return merged(tables), failed
+
+
+def _mix_table(machine: str, policy: str, seed: int, runs: list):
+    """The rows of runs of mixes on one machine with one policy, seed and settings, from one call
+    of the engine's batch path (`run_mix_rows`), and how many failed."""
+    import pyarrow as pa
+
+    from . import _require_core
+
+    core = _require_core()
+    settings = runs[0][4]
+    mixes = [run[1] for run in runs]
+    try:
+        out = json.loads(
+            core.run_mix_rows(
+                machine,
+                mixes,
+                policy,
+                seed,
+                settings["slice_ms"],
+                settings["max_sim_s"],
+                int(settings["max_events"]),
+                settings["counter_noise"],
+            )
+        )
+    except core.InputError as error:  # the machine or the catalog: every run of the group fails alike
+        rows = [
+            dict(_named(core, machine, mix), policy=policy, seed=seed, error=" ".join(str(error).split("\n")))
+            for mix in mixes
+        ]
+        for row in rows:
+            row.update((k, settings[k]) for k in SETTINGS)
+        return rows_table(rows), len(rows)
+    n = len(mixes)
+    names = _named(core, machine, mixes[0])
+    columns = {
+        "machine": pa.array([names["machine"]] * n, pa.string()),
+        PATHS["machine"]: pa.array([names[PATHS["machine"]]] * n, pa.string()),
+        "workload": pa.array([m.strip() for m in mixes], pa.string()),
+        PATHS["workload"]: pa.nulls(n, pa.string()),
+        "policy": pa.array([policy] * n, pa.string()),
+        "seed": pa.array([seed] * n, pa.uint64()),
+        "error": pa.array(out["error"], pa.string()),
+        "apps_json": pa.array(out["apps_json"], pa.string()),
+    }
+    for key in SETTINGS:
+        columns[key] = pa.array([settings[key]] * n, fixed_types()[key])
+    for key, values in out["columns"].items():
+        if key not in columns:
+            columns[key] = pa.array(values)
+    failed = sum(1 for e in out["error"] if e is not None)
+    return merged([pa.table(columns)]), failed
+
 
 def run_batch(runs: list) -> list:
     """Rows for a batch of (machine, workload, policy, seed, settings) runs. A failing run gives
@@ -466,7 +557,7 @@ def _named(core, machine: str, workload: str) -> dict:
     out = {}
     for key, given, name in zip(("machine", "workload"), (machine, workload), names):
         out[key] = name
-        out[PATHS[key]] = None if given in _catalog_names(key + "s") else given
+        out[PATHS[key]] = None if given in _catalog_names(key + "s") or is_mix(given) else given
     return out
 
 
@@ -770,13 +861,12 @@ def run_task(batch: list, parts=None) -> BatchResult:
     """The unit of work a backend runs: one batch, its rows written by the worker as a part
     file when there is an output (so the sweep's own process stays idle), else returned."""
     started = time.perf_counter()
-    rows = run_batch(batch)
-    table = rows_table(rows)
+    table, failed = batch_table(batch)
+    count = table.num_rows
     if parts is not None:
         write_part(table, parts)
         table = None
-    failed = sum(1 for r in rows if r["error"] is not None)
-    return BatchResult(len(rows), failed, time.perf_counter() - started, table)
+    return BatchResult(count, failed, time.perf_counter() - started, table)
 
 
 BATCH_SECONDS = 1.0  # work per batch: a part file per second costs ~0.1%; a kill loses ~1 s per worker

@@ -310,6 +310,19 @@ PATHS = [
     "../dvfs-2x",
     "-",
     "\u00e9",
+    # Mixes of catalog programs (runner::mix): bad options, windows past a program's end, the
+    # most programs and one more, a whole program.
+    "mix:",
+    "mix:+",
+    "mix:skip=nan:instructions=1e8:lbm",
+    "mix:instructions=inf:lbm",
+    "mix:skip=1e15:instructions=1e15:lbm",
+    "mix:skip=-1:instructions=1e8:lbm",
+    "mix:instructions=1e8:lbm:lbm",
+    "mix:instructions=1e6:" + "+".join(["hmmer"] * 1024),
+    "mix:instructions=1e6:" + "+".join(["hmmer"] * 1025),
+    "mix:skip=1e9:instructions=1e7:lbm+gamess+mcf_2006",
+    "mix:skip=1e9:instructions=1e7:lbm+swaptions",
 ]
 OUTPUTS = [b"t\xff.json", "", "/", "/proc/version", "/nonexistent/dir/t.json", "/dev/full", "a" * 5000 + ".json"]
 # A sweep file's grid values: names, lists, nestings, ranges a careless file holds.

@@ -92,6 +92,13 @@ pub const LOCK_WAKE_US: Bounds = Bounds::closed(0.0, 1e4, "µs");
 /// Instructions of one phase (or one critical section, or the work between two): 1e15 is ten
 /// days of one core at 1 GHz and IPC 1, a thousand times a SPEC reference run.
 pub const INSTRUCTIONS: Bounds = Bounds::positive(1e15, "");
+/// A mix's fast-forward (`mix:skip=N:...`, runner::mix): the instructions of each program skipped
+/// before its window, as gem5's fast-forward (Kim & Huh, §4.1, skip 1e9); none to a whole phase
+/// list's worth (at most `INSTRUCTIONS`).
+pub const MIX_SKIP: Bounds = Bounds::closed(0.0, 1e15, "");
+/// The most programs a mix (`mix:a,b,...`) names: a workload line, not a file; a study's mixes
+/// have as many apps as its machine has cores.
+pub const MAX_MIX_PROGRAMS: usize = 1024;
 /// Work between two critical sections may be none.
 pub const INSTRUCTIONS_BETWEEN: Bounds = Bounds::closed(0.0, 1e15, "");
 /// Cycles per instruction: 0.01 (beyond any issue width) to 1000 (a thread that mostly stalls).

@@ -407,6 +407,62 @@ fn check_runs(py: Python<'_>, machine: &str, workload: &str, policies: Vec<Strin
     .map_err(to_py)
 }
 
+/// The batch path of `sweep` for mixes (`mix:...` workloads, `ampsched_runner::run_mixes`):
+/// registered policy `policy` on each mix of `mixes` on `machine`, the machine and catalog read
+/// once, the GIL released throughout. Columnar JSON: `{"columns": {NAME: [value per mix]},
+/// "apps_json": [text per mix], "error": [message or null per mix]}`, each mix's scalars and apps
+/// as `run_row` gives them (null where the mix failed), so that a sweep builds its table column by
+/// column instead of from a dict per run.
+#[pyfunction]
+#[pyo3(signature = (machine, mixes, policy, seed, slice_ms, max_sim_s, max_events, counter_noise=ampsched_model::defaults::COUNTER_NOISE))]
+#[allow(clippy::too_many_arguments)]
+fn run_mix_rows(
+    py: Python<'_>,
+    machine: &str,
+    mixes: Vec<String>,
+    policy: &str,
+    seed: u64,
+    slice_ms: f64,
+    max_sim_s: f64,
+    max_events: u64,
+    counter_noise: f64,
+) -> PyResult<String> {
+    let stop = Stop::new(None);
+    let settings = Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), false, None, &stop) };
+    let out = py.allow_threads(|| {
+        let n = mixes.len();
+        let mut columns: serde_json::Map<String, serde_json::Value> = serde_json::Map::new();
+        let (mut apps, mut errors) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        ampsched_runner::run_mixes(machine, &mixes, policy, &settings, |i, result| match result {
+            Ok(mut value) => {
+                let app_list = value.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
+                apps.push(serde_json::Value::String(app_list.to_string()));
+                errors.push(serde_json::Value::Null);
+                for (key, v) in value.as_object().into_iter().flatten().filter(|(_, v)| !v.is_array() && !v.is_object()) {
+                    let column = columns.entry(key.clone()).or_insert_with(|| serde_json::Value::Array(vec![serde_json::Value::Null; n]));
+                    column.as_array_mut().expect("a column is an array")[i] = v.clone();
+                }
+            }
+            Err(e) => {
+                apps.push(serde_json::Value::Null);
+                errors.push(serde_json::Value::String(e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")));
+            }
+        })?;
+        Ok::<_, Error>(serde_json::json!({"columns": columns, "apps_json": apps, "error": errors}).to_string())
+    });
+    if let Some(e) = stop.raised() {
+        return Err(e);
+    }
+    out.map_err(to_py)
+}
+
+/// `check_runs` for many mixes on one machine (`ampsched_runner::check_mixes`): the machine and
+/// the catalog read once.
+#[pyfunction]
+fn check_mixes(py: Python<'_>, machine: &str, mixes: Vec<String>, policies: Vec<String>) -> PyResult<()> {
+    py.allow_threads(|| ampsched_runner::check_mixes(machine, &mixes, &policies)).map_err(to_py)
+}
+
 /// The defaults every front uses (seed, slice, agent interval, emulation period), defined once
 /// in the engine (`ampsched_model::defaults`).
 #[pyfunction]
@@ -438,6 +494,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(run_row, m)?)?;
     m.add_function(wrap_pyfunction!(check_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(run_mix_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(check_mixes, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(list_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_text, m)?)?;

@@ -136,7 +136,9 @@ fn set_key(table: &mut toml::Table, edit: &str) -> Result<(), InputError> {
 
 /// The file a workload argument names in messages: the path itself, or the catalog's file.
 pub fn workload_file(arg: &str) -> String {
-    if looks_like_path(arg) {
+    if crate::mix::is_mix(arg) {
+        arg.trim().to_string()
+    } else if looks_like_path(arg) {
         arg.to_string()
     } else {
         format!("catalog/workloads/{arg}.toml")
@@ -145,6 +147,9 @@ pub fn workload_file(arg: &str) -> String {
 
 pub fn workload(arg: &str) -> Result<Workload, InputError> {
     let progs = programs()?;
+    if crate::mix::is_mix(arg) {
+        return crate::mix::workload(arg, &progs);
+    }
     if looks_like_path(arg) {
         return Workload::from_toml(arg, &read(arg, "workload")?, &progs);
     }

@@ -3,6 +3,7 @@
 //! results as JSON (the Python front turns them into DataFrames, tables and reports).
 
 pub mod catalog;
+pub mod mix;
 pub mod speedup_training;
 
 /// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
@@ -142,6 +143,19 @@ pub struct Experiment {
     profiled: Option<Workload>,
     /// Events its simulations have used so far of `settings.max_events`.
     events_used: std::cell::Cell<u64>,
+    /// The solo runs made so far (`SoloCache`).
+    cache: SoloCache,
+}
+
+/// The solo runs an experiment makes (reference runs on the all-fast machine, offline profiling
+/// runs on each core type), by app content (`solo_key`): copies of one app are simulated once,
+/// and a batch of mixes on one machine with one settings (`run_mixes`) carries it from mix to
+/// mix, so that each program's solo runs are made once per batch. A solo run depends only on the
+/// machine, the app and the settings, so a result from the cache is the one a fresh run gives.
+#[derive(Debug, Clone, Default)]
+pub struct SoloCache {
+    solo: BTreeMap<String, f64>,
+    profiles: BTreeMap<String, Vec<SoloIps>>,
 }
 
 impl Experiment {
@@ -152,14 +166,24 @@ impl Experiment {
             return Err(InputError::new("--trace", "", "the path is empty").into());
         }
         let (m, w) = (catalog::machine_with(machine, &settings.machine_set)?, catalog::workload(workload)?);
-        m.check_llc_sizes(machine, w.has_miss_curves())?;
+        Experiment::from_parts(machine, m, catalog::workload_file(workload), w, settings, SoloCache::default())
+    }
+
+    /// An experiment of a machine and workload already read (`machine_arg` and `workload_file`
+    /// name them in errors), with the solo runs of `cache` (`SoloCache`): the checks of `new`.
+    pub fn from_parts(machine_arg: &str, m: Machine, workload_file: String, w: Workload, settings: Settings, cache: SoloCache) -> Result<Self, Error> {
+        m.check_llc_sizes(machine_arg, w.has_miss_curves())?;
         // A phase's CPI table must cover every core type (or give a `default`): refused here,
         // naming the table's file and key, before any run.
         ampsched_model::perf::check_uarch_cpi(&m, &w)?;
-        let workload_file = catalog::workload_file(workload);
         // `count = "cores"` groups (a managed runtime's GC threads) get this machine's cores.
         let w = w.for_machine(m.num_cores() as u32).map_err(|why| InputError::new(&workload_file, "count", why))?;
-        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None, events_used: std::cell::Cell::new(0) })
+        Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None, events_used: std::cell::Cell::new(0), cache })
+    }
+
+    /// The solo runs the experiment has made, for the next one (`SoloCache`).
+    pub fn into_cache(self) -> SoloCache {
+        self.cache
     }
 
     fn config(&self, segments: usize, run_name: &str, reads: Signals) -> SimConfig {
@@ -206,12 +230,11 @@ impl Experiment {
         }
         let fast = self.machine.all_fast();
         let mut out = Vec::new();
-        let mut cache: BTreeMap<String, f64> = BTreeMap::new();
         for i in 0..self.workload.apps.len() {
             let solo = self.workload.solo(i);
             // Copies of one app have the same reference; simulate it once.
             let key = solo_key(&solo);
-            let t = match cache.get(&key) {
+            let t = match self.cache.solo.get(&key) {
                 Some(t) => *t,
                 None => {
                     let r = self.simulate_on(
@@ -223,7 +246,7 @@ impl Experiment {
                         &format!("the solo reference run of {}", solo.apps[0].name),
                     )?;
                     let t = r.apps[0].turnaround_s();
-                    cache.insert(key, t);
+                    self.cache.solo.insert(key, t);
                     t
                 }
             };
@@ -258,11 +281,10 @@ impl Experiment {
     pub fn solo_profiles(&mut self) -> Result<Vec<Vec<SoloIps>>, Error> {
         let machines: Vec<Machine> = (0..self.machine.core_types.len()).map(|ty| self.machine.all_of_type(ty)).collect();
         let mut out = Vec::new();
-        let mut cache: BTreeMap<String, Vec<SoloIps>> = BTreeMap::new();
         for i in 0..self.workload.apps.len() {
             let solo = self.workload.solo(i);
             let key = solo_key(&solo);
-            if let Some(p) = cache.get(&key) {
+            if let Some(p) = self.cache.profiles.get(&key) {
                 out.push(p.clone());
                 continue;
             }
@@ -280,7 +302,7 @@ impl Experiment {
                     rate[ty] = if ns > 0 { instructions / ns as f64 * 1e9 } else { 0.0 };
                 }
             }
-            cache.insert(key, ips.clone());
+            self.cache.profiles.insert(key, ips.clone());
             out.push(ips);
         }
         Ok(out)
@@ -676,6 +698,49 @@ impl Experiment {
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
+}
+
+/// The batch path of a design-space study: registered policy `policy` on each mix of `mixes`
+/// (`mix` arguments) on one machine, with one settings. The machine and the program catalog are
+/// read once, each mix's workload is built in memory (`mix::workload`), and the solo runs are
+/// carried from mix to mix (`SoloCache`), so that a mix costs its own simulation. Each mix's
+/// result is what `Experiment::new(machine, mix, settings)` then `run(policy)` gives, value for
+/// value (tests/python/test_fairness_study.py compares them); `each` receives them in order.
+/// Err only for what fails every mix alike (the machine, the catalog).
+pub fn run_mixes(machine: &str, mixes: &[String], policy: &str, settings: &Settings, mut each: impl FnMut(usize, Result<Value, Error>)) -> Result<(), Error> {
+    settings.check()?;
+    let m = catalog::machine_with(machine, &settings.machine_set)?;
+    let programs = catalog::programs()?;
+    let mut cache = SoloCache::default();
+    for (i, arg) in mixes.iter().enumerate() {
+        let result = mix::workload(arg, &programs).map_err(Error::from).and_then(|w| {
+            let mut exp = Experiment::from_parts(machine, m.clone(), catalog::workload_file(arg), w, settings.clone(), std::mem::take(&mut cache))?;
+            let result = exp.run(policy);
+            cache = exp.into_cache();
+            result
+        });
+        if matches!(result, Err(Error::Cancelled)) {
+            return Err(Error::Cancelled);
+        }
+        each(i, result);
+    }
+    Ok(())
+}
+
+/// `Experiment::check` of each policy spec on each mix of `mixes` on one machine, the machine and
+/// the catalog read once: what a sweep checks before its first run, for every mix of its grid.
+/// Err: the first mix that fails, its message naming it.
+pub fn check_mixes(machine: &str, mixes: &[String], policies: &[String]) -> Result<(), Error> {
+    let m = catalog::machine(machine)?;
+    let programs = catalog::programs()?;
+    for arg in mixes {
+        let w = mix::workload(arg, &programs)?;
+        let exp = Experiment::from_parts(machine, m.clone(), catalog::workload_file(arg), w, Settings::default(), SoloCache::default())?;
+        for p in policies {
+            exp.check(p)?;
+        }
+    }
+    Ok(())
 }
 
 /// What a registered policy reads: what it needs and what it reads where it is there.

@@ -18,6 +18,7 @@ mod hass;
 mod idle_skip;
 mod interrupt;
 mod ipc_driven;
+mod mix;
 mod model;
 mod pa;
 mod per_phase_workers;
