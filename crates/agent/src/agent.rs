@@ -570,9 +570,10 @@ fn reap_children(pids: &[u32], child: Option<u32>) {
 
 /// What the agent measures for a policy here: hardware counters where the machine gives them,
 /// lock waits and spin-waits (pthread mutexes and spinlocks) when it launches the command with
-/// the preload library. Never program hints or the simulator.
+/// the preload library; always each thread's runnable time per core type (schedstat's waits,
+/// which the monitor reads with its CPU time). Never program hints or the simulator.
 pub fn agent_signals(counters: bool, locks: bool) -> Signals {
-    let mut s = Signals::NONE;
+    let mut s = Signals::PROGRESS;
     if counters {
         s = s | Signals::COUNTERS;
     }
@@ -1088,6 +1089,21 @@ pub fn call_policy(
 /// (most predict none).
 pub const NO_SPEEDUP_SOURCE: &str = "not stated by the policy";
 
+/// What the progress rates (CPU time over runnable wall time per core type, from schedstat,
+/// `Signals::PROGRESS`) are worth as efficiencies on a machine emulated (`--emulate`) or not,
+/// with `types` core types (`policy::common::progress_rate` says why).
+pub fn progress_rate_line(emulated: bool, types: usize) -> &'static str {
+    match (emulated, types) {
+        (true, _) => {
+            "emulated efficiency: a slow CPU gives a thread alone its speed's share of the time, so a thread's fast rate over its slow rate is the emulated speed ratio (the same for every program); waits behind other threads bias it unless alike on both types"
+        }
+        (false, 1) => "nothing to compare: one core type here",
+        (false, _) => {
+            "not an efficiency here: real slow cores give a thread all its time, slowly, so its rates show contention only and their ratio stays near 1 whatever its efficiency; efficiencies need hardware counters (or --emulate)"
+        }
+    }
+}
+
 /// What hardware counters the run read, or why none.
 fn counters_line(run: &Run, m: &Monitor) -> String {
     match (&m.counting, &run.counters_unavailable) {
@@ -1132,6 +1148,7 @@ fn report(
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
         target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
+        progress_rate: progress_rate_line(cfg.emulate.is_some(), m.machine.core_types.len()).to_string(),
         speedup: policy.diagnostics().and_then(|d| d.speedup_source()).unwrap_or_else(|| NO_SPEEDUP_SOURCE.to_string()),
         runtime_threads: m.runtime_threads.patterns().collect::<Vec<_>>().join(","),
         locks: match &s.locks {

@@ -16,7 +16,8 @@
 //! from I/O cheaply); D is `Sleeping` (uninterruptible, usually I/O); T/t are `Sleeping`.
 //! Time per core type is the CPU time delta charged to the type of the thread's affinity (the
 //! one in force, which a fast-core share narrows to one side) when that covers one type, else to
-//! the type of the CPU it last ran on. Hardware counters, where the machine has them
+//! the type of the CPU it last ran on, and so is its runnable time (that CPU time plus the
+//! run-queue waits schedstat added since, `Signals::PROGRESS`). Hardware counters, where the machine has them
 //! (`counters.rs`), are read for the threads that ran and charged to the same type. Migrations are changes of
 //! that CPU between samples (a lower bound). `spinning` and `spin_ns` come from the preload
 //! library (waits on busy pthread spinlocks) when it is active, else stay 0 (and
@@ -529,6 +530,9 @@ impl Monitor {
     fn charge(&mut self, id: u32, ss: procfs::SchedStat, ran: bool, counted: Option<CounterDelta>) {
         let e = &mut self.extra[id as usize];
         let delta = ss.run_ns.saturating_sub(e.last_run_ns);
+        // The kernel adds a wait to schedstat when the wait ends, as the thread gets a CPU: so
+        // it comes with CPU time, and goes to the same core type (`Signals::PROGRESS`).
+        let waited = ss.wait_ns.saturating_sub(e.wait_ns);
         e.last_run_ns = ss.run_ns;
         e.wait_ns = ss.wait_ns;
         if !ran && self.book.threads[id as usize].state == ThreadState::Running {
@@ -548,6 +552,7 @@ impl Monitor {
         if let Some(ty) = ty {
             let c = &mut t.per_type[ty];
             c.time_ns += delta;
+            c.runnable_ns += delta + waited;
             if let Some(d) = counted {
                 c.instructions += d.instructions;
                 c.cycles += d.cycles;

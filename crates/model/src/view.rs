@@ -66,14 +66,20 @@ impl Signals {
     /// program alone on each core type measured before the run. The runner measures them when a
     /// policy needs them; never live.
     pub const PROFILE: Signals = Signals(1 << 5);
+    /// Per-thread runnable wall time per core type (`Counters::runnable_ns`): with `time_ns`,
+    /// each thread's progress rate on each core type, the CPU time it got per wall second it
+    /// wanted a CPU there. The live agent measures it from schedstat's run-queue wait, with or
+    /// without hardware counters; what the rate means depends on the source (see the field).
+    pub const PROGRESS: Signals = Signals(1 << 6);
 
-    const NAMES: [(Signals, &'static str, &'static str); 6] = [
+    const NAMES: [(Signals, &'static str, &'static str); 7] = [
         (Signals::COUNTERS, "counters", "per-thread hardware counters (instructions, cycles, LLC misses)"),
         (Signals::LOCKS, "locks", "lock waits and who caused them"),
         (Signals::SPIN, "spin", "spin-wait time"),
         (Signals::HINTS, "hints", "static program hints (signatures) for every app"),
         (Signals::SIMULATOR, "simulator", "the simulator itself (an oracle)"),
         (Signals::PROFILE, "profile", "offline solo profiles (each program's instructions per second alone on each core type)"),
+        (Signals::PROGRESS, "progress", "per-thread runnable wall time per core type (CPU-time progress rates)"),
     ];
 
     /// The signal a short name ("counters", "locks", ...) stands for; the error lists the
@@ -146,6 +152,16 @@ impl std::ops::BitOr for Signals {
 pub struct Counters {
     /// Time on a core of this type, ns (computing, spinning and paying migrations).
     pub time_ns: u64,
+    /// Wall time the thread was runnable (running, or waiting in a run queue) while placed on
+    /// this core type, ns: `time_ns` plus its run-queue waits there. `time_ns / runnable_ns` is
+    /// its progress rate on the type, the fraction of the time it wanted a CPU that it got one.
+    /// The live agent reads the waits from /proc/TID/schedstat, where the kernel counts every
+    /// wait for the CPU: behind other threads, and behind an emulated slow CPU's real-time
+    /// stealer (`--emulate`), so that a thread alone on a slow CPU of speed s has a rate of s
+    /// there and the ratio of its rates on two types is the emulated speed ratio. On real
+    /// asymmetric cores a slow core gives a thread its whole time, slowly: the rate there
+    /// measures contention, not speed (`policy::common::progress_rate`). Needs `Signals::PROGRESS`.
+    pub runnable_ns: u64,
     /// Needs `Signals::COUNTERS`.
     pub instructions: f64,
     /// Needs `Signals::COUNTERS`.
@@ -164,6 +180,7 @@ impl Counters {
     pub fn since(&self, earlier: &Counters) -> Counters {
         Counters {
             time_ns: self.time_ns - earlier.time_ns,
+            runnable_ns: self.runnable_ns - earlier.runnable_ns,
             instructions: self.instructions - earlier.instructions,
             cycles: self.cycles - earlier.cycles,
             llc_misses: self.llc_misses - earlier.llc_misses,
@@ -175,6 +192,7 @@ impl Counters {
     pub fn plus(&self, other: &Counters) -> Counters {
         Counters {
             time_ns: self.time_ns + other.time_ns,
+            runnable_ns: self.runnable_ns + other.runnable_ns,
             instructions: self.instructions + other.instructions,
             cycles: self.cycles + other.cycles,
             llc_misses: self.llc_misses + other.llc_misses,
@@ -421,7 +439,8 @@ impl<'a> SystemView<'a> {
 
     /// Counters of thread `id` over the last quantum.
     pub fn interval_of(&self, id: ThreadId) -> &'a PerType {
-        const NOTHING: PerType = [Counters { time_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
+        const NOTHING: PerType =
+            [Counters { time_ns: 0, runnable_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
         self.interval.get(id as usize).unwrap_or(&NOTHING)
     }
 }

@@ -95,7 +95,7 @@ impl CounterBook {
     pub fn truth(&self, t: usize) -> PerType {
         std::array::from_fn(|ty| {
             let h = &self.hot[t][ty];
-            Counters { time_ns: h.time_ns, instructions: h.instructions, cycles: h.cycles, llc_misses: h.llc_misses, more: self.more[t][ty] }
+            Counters { time_ns: h.time_ns, runnable_ns: 0, instructions: h.instructions, cycles: h.cycles, llc_misses: h.llc_misses, more: self.more[t][ty] }
         })
     }
 
@@ -132,10 +132,11 @@ impl CounterBook {
         for ty in 0..types {
             let (hot, more) = (self.hot[t][ty], self.more[t][ty]);
             if self.noise == 0.0 {
-                view[ty] = Counters { time_ns: hot.time_ns, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
+                view[ty] =
+                    Counters { time_ns: hot.time_ns, runnable_ns: 0, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
                 continue;
             }
-            let now = Counters { time_ns: hot.time_ns, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
+            let now = Counters { time_ns: hot.time_ns, runnable_ns: 0, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
             let before = self.read[t][ty];
             view[ty].time_ns = now.time_ns;
             for e in 0..EVENTS.len() {
