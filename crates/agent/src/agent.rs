@@ -568,6 +568,16 @@ fn reap_children(pids: &[u32], child: Option<u32>) {
     }
 }
 
+/// Each core type's speed as `topo` emulates it (1 for the full-speed one), by its first CPU.
+fn session_machine_speeds(topo: &Topology, m: &Machine) -> Vec<f64> {
+    (0..m.core_types.len())
+        .map(|ty| {
+            let cpu = m.cores.iter().find(|c| c.core_type == ty).map(|c| c.cpu);
+            topo.cpus.iter().find(|c| Some(c.id) == cpu).map_or(1.0, |c| c.perf.min(1.0))
+        })
+        .collect()
+}
+
 /// What the agent measures for a policy here: hardware counters where the machine gives them,
 /// lock waits and spin-waits (pthread mutexes and spinlocks) when it launches the command with
 /// the preload library; always each thread's runnable time per core type (schedstat's waits,
@@ -734,7 +744,13 @@ pub fn run_with(
         monitor.counting = Some(Counting::new(Box::new(source)));
         raise_fd_limit()
     });
-    let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
+    let mut enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
+    if cfg.emulate.is_some() {
+        // Fast-core shares count the time a thread holds a slow CPU, not only the CPU time the
+        // stealer leaves it (`enforce/share.rs`): each core type's emulated speed.
+        let m = &session_machine_speeds(&topo, &monitor.machine);
+        enforcer.shares.emulated(m);
+    }
     let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
     let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid, notes };
