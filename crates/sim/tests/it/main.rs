@@ -13,5 +13,6 @@ mod many_cores;
 mod memory;
 mod placement;
 mod program_groups;
+mod progress;
 mod restarts;
 mod workers;
