@@ -90,13 +90,14 @@ impl CounterBook {
         self.ready_since[t as usize] = now;
     }
 
-    /// Thread `t` got a core of type `ty` at `now`: its wait, if any, ends there.
+    /// Thread `t` got a core of type `ty` at `now`: its wait, if any, ends there. The view has
+    /// it when the thread's counters are next synced, once it has run (`mark`, from the
+    /// engine's accounting): marking it here would reorder the noise's draws between threads.
     #[inline]
     pub fn dispatched(&mut self, t: u32, ty: usize, now: u64) {
         let since = std::mem::replace(&mut self.ready_since[t as usize], NOT_WAITING);
         if since < now {
             self.waits[t as usize][ty] += now - since;
-            self.mark(t);
         }
     }
 
