@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 
-use ampsched_model::{CoreSet, ThreadState};
+use ampsched_model::{CoreSet, PerType, ThreadState};
 
 use super::affinity::{put_on, Moved};
 use super::NotApplied;
@@ -79,8 +79,14 @@ fn times(m: &Monitor, held_per_cpu_ns: &[f64], id: u32) -> (u64, u64) {
     if held_per_cpu_ns.is_empty() {
         return (t.fast_time_ns(&m.machine), t.total_time_ns());
     }
-    let total: f64 = held_per_cpu_ns.iter().enumerate().map(|(ty, &k)| t.per_type[ty].time_ns as f64 * k).sum();
-    (t.fast_time_ns(&m.machine), total.round() as u64)
+    (t.fast_time_ns(&m.machine), held_ns(&t.per_type, held_per_cpu_ns))
+}
+
+/// The time a thread with counters `per_type` held cores, ns, when a CPU-ns on core type `ty`
+/// stands for `held_per_cpu_ns[ty]` ns held (1 / its emulated speed).
+pub fn held_ns(per_type: &PerType, held_per_cpu_ns: &[f64]) -> u64 {
+    let held: f64 = held_per_cpu_ns.iter().enumerate().map(|(ty, &k)| per_type[ty].time_ns as f64 * k).sum();
+    held.round() as u64
 }
 
 /// The cores of `allowed` on `side`.
