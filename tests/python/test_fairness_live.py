@@ -153,7 +153,7 @@ ESTIMATOR = textwrap.dedent(
                 fast = [ty for ty, c in enumerate(view.machine["core_types"]) if c["fast"]]
                 for t in view.live:
                     c = view.interval(t)
-                    rate = lambda side: (sum(c[ty]["time_ns"] for ty in side) / sum(c[ty]["runnable_ns"] for ty in side)
+                    rate = lambda side: (sum(c[ty]["time_ns"] + c[ty]["corun_ns"] for ty in side) / sum(c[ty]["runnable_ns"] for ty in side)
                                          if sum(c[ty]["runnable_ns"] for ty in side) >= 10_000_000 else None)
                     f, s = rate(fast), rate([ty for ty in range(len(c)) if ty not in fast])
                     if f and s:

@@ -66,9 +66,9 @@ impl Signals {
     /// program alone on each core type measured before the run. The runner measures them when a
     /// policy needs them; never live.
     pub const PROFILE: Signals = Signals(1 << 5);
-    /// Per-thread runnable wall time per core type (`Counters::runnable_ns`): with `time_ns`,
-    /// each thread's progress rate on each core type, the CPU time it got per wall second it
-    /// wanted a CPU there. The live agent measures it from schedstat's run-queue wait, with or
+    /// Per-thread runnable wall time per core type (`Counters::runnable_ns`, `corun_ns`): with
+    /// `time_ns`, each thread's progress rate on each core type, the CPU time it got per wall
+    /// second it wanted a CPU there. The live agent measures it from schedstat's run-queue wait, with or
     /// without hardware counters; what the rate means depends on the source (see the field).
     pub const PROGRESS: Signals = Signals(1 << 6);
 
@@ -158,10 +158,20 @@ pub struct Counters {
     /// The live agent reads the waits from /proc/TID/schedstat, where the kernel counts every
     /// wait for the CPU: behind other threads, and behind an emulated slow CPU's real-time
     /// stealer (`--emulate`), so that a thread alone on a slow CPU of speed s has a rate of s
-    /// there and the ratio of its rates on two types is the emulated speed ratio. On real
-    /// asymmetric cores a slow core gives a thread its whole time, slowly: the rate there
-    /// measures contention, not speed (`policy::common::progress_rate`). Needs `Signals::PROGRESS`.
+    /// there and the ratio of its rates on two types is the emulated speed ratio (`corun_ns`
+    /// takes the waits behind the target's own threads out). On real asymmetric cores a slow
+    /// core gives a thread its whole time, slowly: the rate there measures contention, not
+    /// speed (`policy::common::progress_rate`). Needs `Signals::PROGRESS`.
     pub runnable_ns: u64,
+    /// Of `runnable_ns`, the waits behind the source's other threads on the thread's core (the
+    /// live agent's targets; every thread in the simulator), ns: so that `(time_ns + corun_ns) /
+    /// runnable_ns`, the share of the thread's runnable time its core ran the target's threads,
+    /// is the core's speed as far as the target's own contention goes (two threads sharing a
+    /// stolen-from CPU each get half of what the stealer leaves, yet it runs one or the other
+    /// all the time the stealer does not). The live agent counts it per sample: the other
+    /// targets' CPU time on the CPU the thread last ran on in a sample where it was runnable
+    /// there, at most its wait. Needs `Signals::PROGRESS`.
+    pub corun_ns: u64,
     /// Needs `Signals::COUNTERS`.
     pub instructions: f64,
     /// Needs `Signals::COUNTERS`.
@@ -181,6 +191,7 @@ impl Counters {
         Counters {
             time_ns: self.time_ns - earlier.time_ns,
             runnable_ns: self.runnable_ns - earlier.runnable_ns,
+            corun_ns: self.corun_ns - earlier.corun_ns,
             instructions: self.instructions - earlier.instructions,
             cycles: self.cycles - earlier.cycles,
             llc_misses: self.llc_misses - earlier.llc_misses,
@@ -193,6 +204,7 @@ impl Counters {
         Counters {
             time_ns: self.time_ns + other.time_ns,
             runnable_ns: self.runnable_ns + other.runnable_ns,
+            corun_ns: self.corun_ns + other.corun_ns,
             instructions: self.instructions + other.instructions,
             cycles: self.cycles + other.cycles,
             llc_misses: self.llc_misses + other.llc_misses,
@@ -440,7 +452,7 @@ impl<'a> SystemView<'a> {
     /// Counters of thread `id` over the last quantum.
     pub fn interval_of(&self, id: ThreadId) -> &'a PerType {
         const NOTHING: PerType =
-            [Counters { time_ns: 0, runnable_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
+            [Counters { time_ns: 0, runnable_ns: 0, corun_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
         self.interval.get(id as usize).unwrap_or(&NOTHING)
     }
 }

@@ -17,9 +17,10 @@
 //! Each thread's runnable time per core type (`Counters::runnable_ns`, `Signals::PROGRESS`) is its
 //! time there plus its waits in a run queue, each charged, as Linux's schedstat charges it, when
 //! the wait ends: to the type of the core the thread is then dispatched on. It is exact (no noise),
-//! like `time_ns`. The simulated cores are slow by running slowly, as real ones are, not by
-//! having time taken from them: a thread alone has runnable time equal to its time on either
-//! type, and its progress rates say nothing of its efficiency (`policy::common::progress_rate`).
+//! like `time_ns`. Every wait is behind another thread on the core (`corun_ns` = the waits): the
+//! simulated cores are slow by running slowly, as real ones are, not by having time taken from
+//! them, so a thread's progress rates say nothing of its efficiency
+//! (`policy::common::progress_rate`).
 //!
 //! The draws come from their own stream of the run's seed (`NOISE_STREAM`), and only at policy
 //! calls, so the noise changes nothing the engine does but what the policy reads (and so what
@@ -139,6 +140,7 @@ impl CounterBook {
             Counters {
                 time_ns: h.time_ns,
                 runnable_ns: self.runnable_ns(t, ty),
+                corun_ns: self.waits[t][ty],
                 instructions: h.instructions,
                 cycles: h.cycles,
                 llc_misses: h.llc_misses,
@@ -170,6 +172,7 @@ impl CounterBook {
         for ty in 0..types {
             view[ty].time_ns = self.hot[t][ty].time_ns;
             view[ty].runnable_ns = self.runnable_ns(t, ty);
+            view[ty].corun_ns = self.waits[t][ty];
         }
     }
 
@@ -184,6 +187,7 @@ impl CounterBook {
                 view[ty] = Counters {
                     time_ns: hot.time_ns,
                     runnable_ns: self.runnable_ns(t, ty),
+                    corun_ns: self.waits[t][ty],
                     instructions: hot.instructions,
                     cycles: hot.cycles,
                     llc_misses: hot.llc_misses,
@@ -194,6 +198,7 @@ impl CounterBook {
             let now = Counters {
                 time_ns: hot.time_ns,
                 runnable_ns: self.runnable_ns(t, ty),
+                corun_ns: self.waits[t][ty],
                 instructions: hot.instructions,
                 cycles: hot.cycles,
                 llc_misses: hot.llc_misses,
@@ -202,6 +207,7 @@ impl CounterBook {
             let before = self.read[t][ty];
             view[ty].time_ns = now.time_ns;
             view[ty].runnable_ns = now.runnable_ns;
+            view[ty].corun_ns = now.corun_ns;
             for e in 0..EVENTS.len() {
                 let grown = now.event(e) - before.event(e);
                 if grown > 0.0 {

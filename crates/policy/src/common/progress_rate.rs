@@ -6,11 +6,15 @@
 //! IPS_slow from its instructions per second on each core type, measured with per-thread PMU
 //! counters while every thread is forced onto both types in every interval. Where no PMU is
 //! read, the live agent still knows, per thread and core type, the CPU time the thread got
-//! (`Counters::time_ns`) and the wall time it was runnable there (`Counters::runnable_ns`: that
-//! CPU time plus its run-queue waits, from schedstat). Their ratio is its progress rate there,
-//! and e is estimated as the fast types' rate over the other types':
+//! (`Counters::time_ns`), the wall time it was runnable there (`Counters::runnable_ns`: that
+//! CPU time plus its run-queue waits, from schedstat), and how much of those waits were behind
+//! the target's own threads on its core (`Counters::corun_ns`). The share of its runnable time
+//! its core ran the target, (time + corun) / runnable, is its progress rate there with the
+//! target's own contention taken out (two threads sharing a CPU each get half of it, yet the
+//! CPU runs one or the other all the time), and e is estimated as the fast types' rate over the
+//! other types':
 //!
-//!   e ≈ (Σ_fast time / Σ_fast runnable) / (Σ_slow time / Σ_slow runnable)
+//!   e ≈ (Σ_fast (time + corun) / Σ_fast runnable) / (Σ_slow (time + corun) / Σ_slow runnable)
 //!
 //! What this is worth depends on how the slow cores are slow:
 //! - **Emulated by cycle stealing** (`--emulate`, the agent's `emulate.rs`): a real-time thread
@@ -23,10 +27,11 @@
 //!   every thread, whatever its true efficiency. There the progress rate is no efficiency
 //!   source; the agent's report says so.
 //!
-//! Either way, waits behind other runnable threads lower a rate too. They cancel from the ratio
-//! when the thread meets the same contention on both types (as many runnable threads per CPU
-//! on each side), and bias it otherwise: more crowded fast CPUs lower the estimate, more
-//! crowded slow ones raise it.
+//! Waits behind other programs' threads lower a rate too, as stolen time does: they cancel from
+//! the ratio only when alike on both types (a build on the fast CPU lowers the estimate). The
+//! target's own contention is taken out at the agent's sample grain (`Counters::corun_ns`):
+//! without it, unequal shares bias the estimates apart (measured: threads at fast shares 0.9
+//! and 0.1 under an emulated 2 read about 3 and 1.2, each meeting the other on its rarer side).
 
 use ampsched_model::{Machine, PerType};
 
@@ -37,15 +42,16 @@ use ampsched_model::{Machine, PerType};
 /// least this long on a side whenever its share of that side is a third or more.
 pub const MIN_RUNNABLE_NS: u64 = 10_000_000;
 
-/// A side's progress rate: CPU time over runnable time on the core types `types` picks, or
-/// None when it was runnable there for less than `MIN_RUNNABLE_NS`.
+/// A side's progress rate: CPU time and waits behind the target's threads over runnable time,
+/// on the fast core types or the others, or None when it was runnable there for less than
+/// `MIN_RUNNABLE_NS`.
 fn side_rate(m: &Machine, c: &PerType, fast: bool) -> Option<f64> {
-    let (mut time, mut runnable) = (0u64, 0u64);
+    let (mut ran, mut runnable) = (0u64, 0u64);
     for ty in (0..m.core_types.len()).filter(|&ty| m.is_fast_type(ty) == fast) {
-        time += c[ty].time_ns;
+        ran += c[ty].time_ns + c[ty].corun_ns;
         runnable += c[ty].runnable_ns;
     }
-    (runnable >= MIN_RUNNABLE_NS).then(|| time.min(runnable) as f64 / runnable as f64)
+    (runnable >= MIN_RUNNABLE_NS).then(|| ran.min(runnable) as f64 / runnable as f64)
 }
 
 /// A thread's efficiency (fast-core progress rate over the other cores') from its counters
@@ -58,7 +64,8 @@ pub fn efficiency(m: &Machine, c: &PerType) -> Option<f64> {
 }
 
 /// How the report names this source (`Diagnostics::speedup_source`).
-pub const SOURCE: &str = "CPU-time progress rate per core type (no hardware counters): CPU time over runnable wall time on each type";
+pub const SOURCE: &str =
+    "CPU-time progress rate per core type (no hardware counters): CPU time over runnable wall time on each type, the target's own contention taken out";
 
 #[cfg(test)]
 mod tests {
@@ -75,9 +82,13 @@ mod tests {
     }
 
     fn per_type(big: (u64, u64), small: (u64, u64)) -> PerType {
+        with_coruns(big, 0, small, 0)
+    }
+
+    fn with_coruns(big: (u64, u64), big_corun: u64, small: (u64, u64), small_corun: u64) -> PerType {
         let mut c = PerType::default();
-        c[0] = Counters { time_ns: big.0, runnable_ns: big.1, ..Counters::default() };
-        c[1] = Counters { time_ns: small.0, runnable_ns: small.1, ..Counters::default() };
+        c[0] = Counters { time_ns: big.0, runnable_ns: big.1, corun_ns: big_corun, ..Counters::default() };
+        c[1] = Counters { time_ns: small.0, runnable_ns: small.1, corun_ns: small_corun, ..Counters::default() };
         c
     }
 
@@ -89,10 +100,23 @@ mod tests {
     }
 
     #[test]
-    fn equal_contention_on_both_sides_cancels() {
-        // Sharing each CPU with one other thread: rate 1/2 fast, 0.4/2 slow: still 2.5.
+    fn equal_contention_by_others_cancels() {
+        // Sharing each CPU with another program's thread: rate 1/2 fast, 0.4/2 slow: still 2.5.
         let e = efficiency(&machine(), &per_type((50_000_000, 100_000_000), (20_000_000, 100_000_000))).unwrap();
         assert!((e - 2.5).abs() < 1e-12, "{e}");
+    }
+
+    #[test]
+    fn waits_behind_the_target_s_own_threads_are_taken_out() {
+        // 100 ms on each side. Fast: alone 50 ms (all of it), then beside another target
+        // thread 50 ms (25 ms each): ran 75, waited 25 behind it. Slow (speed 0.4): beside it
+        // throughout, 20 ms each of the 40 the stealer leaves: ran 20, 20 behind it, 60 stolen.
+        let c = with_coruns((75_000_000, 100_000_000), 25_000_000, (20_000_000, 100_000_000), 20_000_000);
+        let e = efficiency(&machine(), &c).unwrap();
+        assert!((e - 2.5).abs() < 1e-12, "{e}");
+        // Without taking them out: 0.75 / 0.2 = 3.75.
+        let e = efficiency(&machine(), &per_type((75_000_000, 100_000_000), (20_000_000, 100_000_000))).unwrap();
+        assert!((e - 3.75).abs() < 1e-12, "{e}");
     }
 
     #[test]

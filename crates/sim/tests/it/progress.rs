@@ -34,6 +34,10 @@ fn waits_behind_a_core_s_other_thread_are_runnable_time_and_a_thread_alone_has_n
     // Thread 1 was runnable from its start to the end, and the big core ran thread 0 or 1 all
     // that time: its runnable time is both threads' time there, to the ns.
     assert_eq!(b[0].runnable_ns, a[0].time_ns + b[0].time_ns);
+    // Every wait is behind the other thread (no stealer here): the core ran one of them all the
+    // time either wanted it, a progress rate of 1 with the target's contention taken out.
+    assert_eq!((b[0].corun_ns, c[1].corun_ns), (a[0].time_ns, 0));
+    assert_eq!(a[0].time_ns + a[0].corun_ns, a[0].runnable_ns);
     // Thread 0 shared the core half and half until it ended: runnable about twice its time, give
     // or take the one slice by which it ended before or after its last turn.
     let slice = ampsched_sim::SimConfig::default().slice_ns;
