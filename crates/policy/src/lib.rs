@@ -1,5 +1,5 @@
 //! ampsched's schedulers, one file each in the folder of its family (`baseline/`, `thesis/`,
-//! `wash/`; big.LITTLE and fairness families to come), each opening with the paper it comes from
+//! `wash/`, `fairness/`; a big.LITTLE family to come), each opening with the paper it comes from
 //! and its algorithm. What policies share (partitions, moves, per-thread state) is in `common/`.
 //!
 //! Adding a policy is one file and one line: the file defines `pub const INFO: PolicyInfo`
@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod common;
+pub mod fairness;
 pub mod options;
 pub mod thesis;
 pub mod wash;
@@ -64,6 +65,15 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &wash::wash::INFO,
     &wash::bindvm::INFO,
     &wash::pfs::INFO,
+    &fairness::max_perf::INFO,
+    &fairness::max_fair::INFO,
+    &fairness::min_fair::INFO,
+    &fairness::uni_fair::INFO,
+    &fairness::sim_fair::INFO,
+    &fairness::combined_fair::INFO,
+    &fairness::scaled_lb::INFO,
+    &fairness::r_fair::INFO,
+    &fairness::guaranteed_fairness::INFO,
     &baseline::best_static::INFO,
 ];
 
@@ -75,10 +85,14 @@ pub fn info(name: &str) -> Result<&'static PolicyInfo, InputError> {
 }
 
 /// What the policy a spec names reads: its `needs`, and what its options add (`camp:sf=offline`
-/// reads the offline solo profiles).
+/// reads the offline solo profiles; a fairness policy's `efficiency=offline` too, and online the
+/// counters).
 pub fn needs(spec: &PolicySpec) -> Result<Signals, InputError> {
     let info = info(&spec.name)?;
     let options = Options::new(spec, info.options)?;
+    if let Some(needs) = fairness::needs(info, &options) {
+        return Ok(needs);
+    }
     Ok(if info.name == thesis::camp::INFO.name { thesis::camp::needs(&options) } else { info.needs })
 }
 

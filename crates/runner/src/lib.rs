@@ -365,14 +365,69 @@ impl Experiment {
         let needs = ampsched_policy::needs(&spec)?;
         self.profile_for(needs)?;
         self.check_needs(self.workload_of(needs), &spec.canonical(), &spec.name, needs)?;
-        let (result, extra) = if let ampsched_policy::Build::Oracle = info.build {
-            self.best_static(&spec, &solo, segments)?
+        let (result, extra, estimates) = if let ampsched_policy::Build::Oracle = info.build {
+            let (result, extra) = self.best_static(&spec, &solo, segments)?;
+            (result, extra, Vec::new())
         } else {
             let workload = self.workload_of(needs);
             let mut policy = ampsched_policy::build(&spec, &self.machine)?;
-            (self.simulate_on(&self.machine, workload, policy.as_mut(), reads(info), segments, &format!("the run of {}", spec.canonical()))?, None)
+            let result = self.simulate_on(&self.machine, workload, policy.as_mut(), reads(info), segments, &format!("the run of {}", spec.canonical()))?;
+            let estimates = policy.diagnostics().map(|d| d.efficiency_estimates()).unwrap_or_default();
+            (result, None, estimates)
         };
-        self.result_json(&spec, &result, &solo, extra)
+        let mut v = self.result_json(&spec, &result, &solo, extra)?;
+        if !estimates.is_empty() {
+            self.add_efficiency_error(&mut v, &result, &estimates)?;
+        }
+        Ok(v)
+    }
+
+    /// The efficiency estimator's error against the pinned runs (Kim & Huh, IEEE TC 2018, §7.5):
+    /// per app, the policy's estimate (its threads' estimates averaged over the intervals until
+    /// the first app finished a run, `Diagnostics::efficiency_estimates`, then over its threads)
+    /// against its true efficiency, the instruction rate alone on the fastest core type over
+    /// alone on the slowest from the solo profiling runs (`solo_profiles`, over its thread
+    /// groups weighted by their threads' estimates' count: one group, one value, for the
+    /// paper's single-threaded apps); error |estimate − true| / true. Added to each app's row
+    /// (`efficiency_estimate`, `efficiency_true`, `efficiency_error`) and, as mean and max over
+    /// the apps that have an estimate, to the run's (`efficiency_error`, `efficiency_error_max`).
+    fn add_efficiency_error(&mut self, v: &mut Value, result: &RunResult, estimates: &[(u32, f64)]) -> Result<(), Error> {
+        let profiles = self.solo_profiles()?;
+        let (fast, slow) = ampsched_model::perf::sf_types(&self.machine);
+        // Per app: sums of estimates and of true efficiencies over its estimated threads.
+        let mut per_app = vec![(0.0, 0.0, 0u32); self.workload.apps.len()];
+        for &(t, e) in estimates {
+            let Some(th) = result.threads.get(t as usize) else { continue };
+            let rate = profiles[th.app as usize][th.group as usize];
+            let truth = rate[fast] / rate[slow];
+            if !truth.is_finite() || truth <= 0.0 {
+                continue;
+            }
+            let a = &mut per_app[th.app as usize];
+            a.0 += e;
+            a.1 += truth;
+            a.2 += 1;
+        }
+        let mut errors = Vec::new();
+        let apps = v["apps"].as_array_mut().expect("a run has its apps");
+        for (row, &(est, truth, n)) in apps.iter_mut().zip(&per_app) {
+            if n == 0 {
+                continue;
+            }
+            let (est, truth) = (est / n as f64, truth / n as f64);
+            let error = (est - truth).abs() / truth;
+            errors.push(error);
+            let o = row.as_object_mut().expect("an app row is an object");
+            o.insert("efficiency_estimate".into(), json!(est));
+            o.insert("efficiency_true".into(), json!(truth));
+            o.insert("efficiency_error".into(), json!(error));
+        }
+        if !errors.is_empty() {
+            let o = v.as_object_mut().expect("a run result is an object");
+            o.insert("efficiency_error".into(), json!(errors.iter().sum::<f64>() / errors.len() as f64));
+            o.insert("efficiency_error_max".into(), json!(errors.iter().copied().fold(0.0, f64::max)));
+        }
+        Ok(())
     }
 
     /// Run a policy made outside the registry (a Python policy) that needs `needs`; returns its
