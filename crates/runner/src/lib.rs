@@ -1002,8 +1002,9 @@ pub fn list(kind: &str) -> Result<Value, Error> {
 /// at best (hardware counters where the machine has them; lock and spin waits when it launches
 /// the command, through the preload library).
 pub fn live_text(needs: Signals) -> &'static str {
-    let anywhere = Signals::NONE;
-    let at_best = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN;
+    // The agent always gives the progress rates (schedstat), and the rest where it can.
+    let anywhere = Signals::PROGRESS;
+    let at_best = Signals::PROGRESS | Signals::COUNTERS | Signals::LOCKS | Signals::SPIN;
     if needs.check(anywhere, "").is_ok() {
         "yes"
     } else if needs.check(at_best, "").is_err() {
