@@ -999,6 +999,9 @@ def format_agent(r: dict) -> str:
     # Where the policy's speedups came from: "core type alone: no hardware counters" tells a user
     # that it could not tell threads apart by how much a fast core helps them.
     speedup = f"speedup: {r.get('speedup')} | counters: {r.get('counters')}"
+    if "progress rate" in str(r.get("speedup")):
+        # Efficiencies from CPU-time progress rates: what they are worth here (emulated or not).
+        speedup += f" | progress rate: {r.get('progress_rate')}"
     shown = rows[:20]
     table = format_table(
         ["tid", "thread", "kind"]
