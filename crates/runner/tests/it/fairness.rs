@@ -7,7 +7,7 @@
 //! 1/0.8 + 0.075 m ns slow, so e = (1.25 + 0.075 m)/(0.357… + 0.075 m) exactly (the runner's
 //! solo profiles agree to 1e-10: `efficiency_error` is 0 offline).
 
-use ampsched_model::{Machine, Policy, SimpleModel, Watched, Workload};
+use ampsched_model::{Machine, SimpleModel, Watched, Workload};
 use ampsched_policy::fairness::daemon::explore;
 use ampsched_policy::fairness::model::{self, Base, Mix};
 use ampsched_policy::PolicySpec;
@@ -73,7 +73,7 @@ fn watch(spec: &str, workload: &str, from_s: f64, at_s: f64, noise: f64) -> Watc
     let (from_ns, at_ns) = ((from_s * 1e9) as u64, (at_s * 1e9) as u64);
     let mut seen = Watch { shares: vec![None; n], estimates: vec![None; n], from: Vec::new(), to: Vec::new(), from_ns: 0, to_ns: 0 };
     let policy = ampsched_policy::build(&PolicySpec::parse(spec).unwrap(), &m).unwrap();
-    let mut p = Watched::new(policy, |p: &Box<dyn Policy>, view, out| {
+    let mut p = Watched::new(policy, |p, view, out| {
         let snapshot =
             || view.threads.iter().map(|t| (t.fast_time_ns(view.machine), t.total_time_ns(), t.per_type.iter().map(|c| c.instructions).sum())).collect();
         if view.now_ns <= at_ns {
@@ -242,7 +242,7 @@ fn scaled_lb_keeps_per_core_load_over_computing_power_even_blind_to_efficiency()
         // Where each thread was first bound.
         let mut first: Vec<Option<bool>> = vec![None; mpki.len()];
         let policy = ampsched_policy::build(&PolicySpec::parse(spec).unwrap(), &m).unwrap();
-        let mut p = Watched::new(policy, |_: &Box<dyn Policy>, _, out| {
+        let mut p = Watched::new(policy, |_, _, out| {
             for (t, cores) in &out.affinity {
                 let slot = &mut first[*t as usize];
                 if slot.is_none() {
