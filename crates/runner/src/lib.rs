@@ -958,9 +958,13 @@ pub fn compare_candidates(
 
 /// The embedded default of `ampsched compare` with no arguments: a thesis machine and mix, all
 /// policies but `bound` (one rotation of the default metric, which hh1's own baseline, the
-/// default metric, averages and adds as a row).
+/// default metric, averages and adds as a row) and the fairness family.
 pub fn default_compare() -> Value {
-    let policies: Vec<&str> = POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name).collect();
+    // Not `bound` (the default metric's rotations), nor the fairness family (Kim & Huh's, run on
+    // their machines: `ampsched_policy::fairness::FAMILY`), so that this comparison stays the
+    // thesis's and WASH's schedulers on the thesis's machine.
+    let fairness = |n: &str| ampsched_policy::fairness::FAMILY.iter().any(|p| p.name == n);
+    let policies: Vec<&str> = POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name && !fairness(n)).collect();
     json!({"machine": "2fc-2sc-amd", "workload": "hh1", "policies": policies})
 }
 
