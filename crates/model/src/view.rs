@@ -636,11 +636,11 @@ pub trait Diagnostics {
     fn speedup_source(&self) -> Option<String> {
         None
     }
-    /// A fairness policy's fast-core efficiency estimate of each thread (IPS on fast cores / IPS
-    /// on slow ones), averaged over its scheduling intervals until the first app finished a run:
-    /// what Kim & Huh compare with pinned runs (IEEE TC 2018, §7.5). Read by the runner after the
-    /// run for its `efficiency_error` report; empty (the default) for a policy without them.
-    fn efficiency_estimates(&self) -> Vec<(ThreadId, f64)> {
+    /// A fairness policy's fast-core efficiency estimates of each thread (IPS on fast cores / IPS
+    /// on slow ones), one per scheduling interval until the first app finished a run: what Kim &
+    /// Huh average and compare with pinned runs (IEEE TC 2018, §7.5). Read by the runner after
+    /// the run for its `efficiency_error` report; empty (the default) for a policy without them.
+    fn efficiency_estimates(&self) -> Vec<(ThreadId, Vec<f64>)> {
         Vec::new()
     }
 }
