@@ -11,7 +11,12 @@ so a program's work is its CPU time, and another program's load takes CPU time f
 the mix alike. Each app's normalised progress is its work over the fair-share base measured in the
 same run: the mix's total work split equally (Kim & Huh's fair-share base gives every app the same
 share of each core type; all apps here have the same efficiency, 1 / SLOW_SPEED, as cycle stealing
-slows every program alike, so the fair split of the work done is the equal one).
+slows every program alike, so the fair split of the work done is the equal one). The share
+rounds alone are not work-conserving (i27-share's swaps are not in): time a CPU idles while both
+apps are on the other side is charged to neither app by this measure.
+
+The tests: the progress-rate source read by a Python policy (e near 1 / SLOW_SPEED), min-fair's
+target kept, and a control showing the measure sees a fairness-blind placement miss it.
 """
 
 import json
