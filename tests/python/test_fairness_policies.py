@@ -37,9 +37,14 @@ def test_the_efficiency_error_report_is_in_the_summary_and_the_apps(tmp_path):
     assert abs(apps.loc["mem", "efficiency_true"] - 2.75 / (1 / 2.8 + 1.5)) < 1e-6
     # Online, 2% counter noise on each read: a few percent at most.
     assert 0 < r.summary["efficiency_error"].iloc[0] <= r.summary["efficiency_error_max"].iloc[0] < 0.05
-    assert (apps["efficiency_error"] - (apps["efficiency_estimate"] / apps["efficiency_true"] - 1).abs()).abs().max() < 1e-12
+    assert (
+        apps["efficiency_error"] - (apps["efficiency_estimate"] / apps["efficiency_true"] - 1).abs()
+    ).abs().max() < 1e-12
     # Offline the estimate is the solo profile itself.
-    assert ampsched.run("kimhuh-2f4s", _mix(tmp_path), "max-fair:efficiency=offline").summary["efficiency_error"].iloc[0] < 1e-9
+    assert (
+        ampsched.run("kimhuh-2f4s", _mix(tmp_path), "max-fair:efficiency=offline").summary["efficiency_error"].iloc[0]
+        < 1e-9
+    )
     # A policy without efficiency estimates has no such columns.
     assert "efficiency_error" not in ampsched.run("kimhuh-2f4s", _mix(tmp_path), "rr").summary.columns
 
