@@ -129,8 +129,12 @@ class Result:
     summary   one-row DataFrame: machine, workload, policy, seed, slice_ms and the scalar
               metrics (makespan_s, antt, stp, min_fairness, uniformity, unfairness,
               energy_j, edp, migrations, events, policy_calls; sf_error for a policy that
-              estimates speedup factors).
-    apps      one row per app: name, threads, runs, turnaround_s, solo_s, slowdown, fast_share.
+              estimates speedup factors; efficiency_error, efficiency_error_max and
+              efficiency_interval_error for a fairness policy, its efficiency estimates against
+              the solo profiling runs, Kim & Huh §7.5).
+    apps      one row per app: name, threads, runs, turnaround_s, solo_s, slowdown, fast_share
+              (and for a fairness policy efficiency_estimate, efficiency_true, efficiency_error,
+              efficiency_interval_error).
     threads   one row per thread: id, app, group, kind, cpu_s, fast_s, fast_share, migrations
               (and sf_error, for a policy that estimates speedup factors: hass-s, hass-d).
     cores     one row per core: id, type, fast, busy_s, energy_j.

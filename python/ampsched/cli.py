@@ -999,6 +999,9 @@ def format_agent(r: dict) -> str:
     # Where the policy's speedups came from: "core type alone: no hardware counters" tells a user
     # that it could not tell threads apart by how much a fast core helps them.
     speedup = f"speedup: {r.get('speedup')} | counters: {r.get('counters')}"
+    if "progress rate" in str(r.get("speedup")):
+        # Efficiencies from CPU-time progress rates: what they are worth here (emulated or not).
+        speedup += f" | progress rate: {r.get('progress_rate')}"
     shown = rows[:20]
     table = format_table(
         ["tid", "thread", "kind"]
@@ -1031,10 +1034,18 @@ def format_agent_compare(raw: dict) -> str:
     return "\n".join([format_table(["policy", "runs", "failed", "measure", *stats], table)] + notes)
 
 
+# A fairness policy's efficiency estimator against the solo profiling runs (Kim & Huh, IEEE TC
+# 2018, §7.5), in the runs that have one: the run's mean, max and per-interval error, and per app
+# its estimate, true efficiency and errors (docs/policies/fairness.md, "The estimation-error report").
+EFFICIENCY_ERROR = ("efficiency_error", "efficiency_error_max", "efficiency_interval_error")
+EFFICIENCY_APP_KEYS = ("efficiency_estimate", "efficiency_true", "efficiency_error", "efficiency_interval_error")
+
+
 def format_run(r: dict, width=None) -> str:
     """The `ampsched run` text: the metrics, then per-app and per-core tables."""
-    metrics = [m for m in list(METRICS) + ["events", "policy_calls"] if m in r]
+    metrics = [m for m in list(METRICS) + ["events", "policy_calls", *EFFICIENCY_ERROR] if m in r]
     app_keys = ["threads", "runs", "turnaround_s", "solo_s", "slowdown", "fast_share"]
+    app_keys += [k for k in EFFICIENCY_APP_KEYS if any(k in a for a in r.get("apps", []))]
     apps = [[a.get("name")] + [a.get(k) for k in app_keys] for a in r.get("apps", [])]
     cores = [[c.get("id"), c.get("type"), c.get("busy_s"), shown(c, "energy_j")] for c in r.get("cores", [])]
     return "\n\n".join(

@@ -41,6 +41,7 @@ REPORT_KEYS = [
     "target",
     "counters",
     "speedup",
+    "progress_rate",
     "runtime_threads",
     "locks",
     "guardian",

@@ -568,11 +568,22 @@ fn reap_children(pids: &[u32], child: Option<u32>) {
     }
 }
 
+/// Each core type's speed as `topo` emulates it (1 for the full-speed one), by its first CPU.
+fn session_machine_speeds(topo: &Topology, m: &Machine) -> Vec<f64> {
+    (0..m.core_types.len())
+        .map(|ty| {
+            let cpu = m.cores.iter().find(|c| c.core_type == ty).map(|c| c.cpu);
+            topo.cpus.iter().find(|c| Some(c.id) == cpu).map_or(1.0, |c| c.perf.min(1.0))
+        })
+        .collect()
+}
+
 /// What the agent measures for a policy here: hardware counters where the machine gives them,
 /// lock waits and spin-waits (pthread mutexes and spinlocks) when it launches the command with
-/// the preload library. Never program hints or the simulator.
+/// the preload library; always each thread's runnable time per core type (schedstat's waits,
+/// which the monitor reads with its CPU time). Never program hints or the simulator.
 pub fn agent_signals(counters: bool, locks: bool) -> Signals {
-    let mut s = Signals::NONE;
+    let mut s = Signals::PROGRESS;
     if counters {
         s = s | Signals::COUNTERS;
     }
@@ -733,7 +744,13 @@ pub fn run_with(
         monitor.counting = Some(Counting::new(Box::new(source)));
         raise_fd_limit()
     });
-    let enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
+    let mut enforcer = Enforcer::new(Path::new(&cfg.sysfs_root), interval_ns);
+    if cfg.emulate.is_some() {
+        // Fast-core shares count the time a thread holds a slow CPU, not only the CPU time the
+        // stealer leaves it (`enforce/share.rs`): each core type's emulated speed.
+        let m = &session_machine_speeds(&topo, &monitor.machine);
+        enforcer.shares.emulated(m);
+    }
     let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
     let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid, notes };
@@ -1088,6 +1105,21 @@ pub fn call_policy(
 /// (most predict none).
 pub const NO_SPEEDUP_SOURCE: &str = "not stated by the policy";
 
+/// What the progress rates (CPU time over runnable wall time per core type, from schedstat,
+/// `Signals::PROGRESS`) are worth as efficiencies on a machine emulated (`--emulate`) or not,
+/// with `types` core types (`policy::common::progress_rate` says why).
+pub fn progress_rate_line(emulated: bool, types: usize) -> &'static str {
+    match (emulated, types) {
+        (true, _) => {
+            "emulated efficiency: a slow CPU gives a thread alone its speed's share of the time, so a thread's fast rate over its slow rate is the emulated speed ratio (the same for every program); waits behind other threads bias it unless alike on both types"
+        }
+        (false, 1) => "nothing to compare: one core type here",
+        (false, _) => {
+            "not an efficiency here: real slow cores give a thread all its time, slowly, so its rates show contention only and their ratio stays near 1 whatever its efficiency; efficiencies need hardware counters (or --emulate)"
+        }
+    }
+}
+
 /// What hardware counters the run read, or why none.
 fn counters_line(run: &Run, m: &Monitor) -> String {
     match (&m.counting, &run.counters_unavailable) {
@@ -1132,6 +1164,7 @@ fn report(
         stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
         target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
+        progress_rate: progress_rate_line(cfg.emulate.is_some(), m.machine.core_types.len()).to_string(),
         speedup: policy.diagnostics().and_then(|d| d.speedup_source()).unwrap_or_else(|| NO_SPEEDUP_SOURCE.to_string()),
         runtime_threads: m.runtime_threads.patterns().collect::<Vec<_>>().join(","),
         locks: match &s.locks {

@@ -16,7 +16,10 @@
 //! from I/O cheaply); D is `Sleeping` (uninterruptible, usually I/O); T/t are `Sleeping`.
 //! Time per core type is the CPU time delta charged to the type of the thread's affinity (the
 //! one in force, which a fast-core share narrows to one side) when that covers one type, else to
-//! the type of the CPU it last ran on. Hardware counters, where the machine has them
+//! the type of the CPU it last ran on, and so is its runnable time (that CPU time plus the
+//! run-queue waits schedstat added since, `Signals::PROGRESS`), of which the other targets' CPU
+//! time charged to the same CPU in the sample, up to the wait, is its wait behind them
+//! (`corun_ns`). Hardware counters, where the machine has them
 //! (`counters.rs`), are read for the threads that ran and charged to the same type. Migrations are changes of
 //! that CPU between samples (a lower bound). `spinning` and `spin_ns` come from the preload
 //! library (waits on busy pthread spinlocks) when it is active, else stay 0 (and
@@ -125,6 +128,10 @@ pub struct Monitor {
     pub migrations: u64,
     /// Hardware counters, where the machine has them.
     pub counting: Option<Counting>,
+    /// This sample's charges (thread, core type, core, CPU time, wait), for `charge_coruns`.
+    charged: Vec<(u32, usize, usize, u64, u64)>,
+    /// Per core, the target's CPU time charged to it in this sample.
+    core_ran: Vec<u64>,
     /// The guardian's ledger: every original is written there before the agent changes it.
     pub ledger: Option<Ledger>,
     /// Which thread names make a thread a runtime helper (`--runtime-threads`).
@@ -153,6 +160,8 @@ impl Monitor {
             buf: Vec::with_capacity(4096),
             migrations: 0,
             counting: None,
+            charged: Vec::new(),
+            core_ran: Vec::new(),
             ledger: None,
             runtime_threads: RuntimeThreads::default(),
         }
@@ -324,7 +333,24 @@ impl Monitor {
         if any_ran || self.procs.iter().all(|p| p.cpu_ns.is_none()) {
             self.discover_children();
         }
+        self.charge_coruns();
         self.count_runnable_per_core();
+    }
+
+    /// Each thread's wait behind the other targets (`Counters::corun_ns`) in this sample: the
+    /// CPU time they were charged on the core it was charged to, at most its wait. At the grain
+    /// of a sample: a thread that waited only part of it is credited with all its co-runners'
+    /// time there (up to its wait), and one whose core changed in it with those of the last.
+    fn charge_coruns(&mut self) {
+        self.core_ran.clear();
+        self.core_ran.resize(self.machine.num_cores(), 0);
+        for &(_, _, core, ran, _) in &self.charged {
+            self.core_ran[core] += ran;
+        }
+        for (id, ty, core, ran, waited) in self.charged.drain(..) {
+            let others = self.core_ran[core] - ran;
+            self.book.threads[id as usize].per_type[ty].corun_ns += others.min(waited);
+        }
     }
 
     /// Each core's `nr_running`: the target threads seen runnable there.
@@ -529,6 +555,9 @@ impl Monitor {
     fn charge(&mut self, id: u32, ss: procfs::SchedStat, ran: bool, counted: Option<CounterDelta>) {
         let e = &mut self.extra[id as usize];
         let delta = ss.run_ns.saturating_sub(e.last_run_ns);
+        // The kernel adds a wait to schedstat when the wait ends, as the thread gets a CPU: so
+        // it comes with CPU time, and goes to the same core type (`Signals::PROGRESS`).
+        let waited = ss.wait_ns.saturating_sub(e.wait_ns);
         e.last_run_ns = ss.run_ns;
         e.wait_ns = ss.wait_ns;
         if !ran && self.book.threads[id as usize].state == ThreadState::Running {
@@ -548,6 +577,7 @@ impl Monitor {
         if let Some(ty) = ty {
             let c = &mut t.per_type[ty];
             c.time_ns += delta;
+            c.runnable_ns += delta + waited;
             if let Some(d) = counted {
                 c.instructions += d.instructions;
                 c.cycles += d.cycles;
@@ -558,6 +588,9 @@ impl Monitor {
         self.book.mark_ran(id);
         if let Some(c) = core {
             self.book.cores[c].busy_ns += delta;
+            if let Some(ty) = ty {
+                self.charged.push((id, ty, c, delta, waited));
+            }
         }
     }
 

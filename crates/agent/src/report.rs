@@ -36,6 +36,9 @@ pub struct Report {
     pub counters: String,
     /// Where the policy's speedup predictions came from (`Diagnostics::speedup_source`).
     pub speedup: String,
+    /// What each thread's CPU-time progress rate per core type (`Signals::PROGRESS`, the
+    /// efficiency source without counters) is worth on this machine (`agent::progress_rate_line`).
+    pub progress_rate: String,
     /// The thread-name patterns that made threads runtime helpers (`--runtime-threads`).
     pub runtime_threads: String,
     pub locks: String,

@@ -30,10 +30,11 @@ pub struct ViewBook {
     calls: u64,
     /// Kept only for a policy with a quantum.
     track_intervals: bool,
-    /// Some(types): the source writes CPU time alone into the threads' counters, on the
-    /// machine's first `types` core types (the simulator, for a policy that reads no counters):
-    /// every other field stays zero, so an interval is its time's alone and costs a subtraction
-    /// per core type of the machine, not a whole `PerType`.
+    /// Some(types): the source writes CPU time and runnable time (`time_ns`, `runnable_ns`,
+    /// `corun_ns`) alone into the threads' counters, on the machine's first `types` core types
+    /// (the simulator, for a policy that reads no counters): every other field stays zero, so an
+    /// interval is those three's alone and costs three subtractions per core type of the
+    /// machine, not a whole `PerType`.
     pub time_only: Option<usize>,
     interval: Vec<PerType>,
     interval_base: Vec<PerType>,
@@ -140,7 +141,11 @@ impl ViewBook {
         if trigger == Trigger::Quantum && self.track_intervals {
             for &t in &self.ran_last_quantum {
                 if let Some(types) = self.time_only {
-                    self.interval[t as usize][..types].iter_mut().for_each(|c| c.time_ns = 0);
+                    self.interval[t as usize][..types].iter_mut().for_each(|c| {
+                        c.time_ns = 0;
+                        c.runnable_ns = 0;
+                        c.corun_ns = 0;
+                    });
                 } else {
                     self.interval[t as usize] = PerType::default();
                 }
@@ -151,9 +156,13 @@ impl ViewBook {
                 let t = t as usize;
                 if let Some(types) = self.time_only {
                     for ty in 0..types {
-                        let now = self.threads[t].per_type[ty].time_ns;
-                        self.interval[t][ty].time_ns = now - self.interval_base[t][ty].time_ns;
-                        self.interval_base[t][ty].time_ns = now;
+                        let (now, base) = (&self.threads[t].per_type[ty], &mut self.interval_base[t][ty]);
+                        self.interval[t][ty].time_ns = now.time_ns - base.time_ns;
+                        self.interval[t][ty].runnable_ns = now.runnable_ns - base.runnable_ns;
+                        self.interval[t][ty].corun_ns = now.corun_ns - base.corun_ns;
+                        base.time_ns = now.time_ns;
+                        base.runnable_ns = now.runnable_ns;
+                        base.corun_ns = now.corun_ns;
                     }
                 } else {
                     let now = self.threads[t].per_type;

@@ -66,14 +66,20 @@ impl Signals {
     /// program alone on each core type measured before the run. The runner measures them when a
     /// policy needs them; never live.
     pub const PROFILE: Signals = Signals(1 << 5);
+    /// Per-thread runnable wall time per core type (`Counters::runnable_ns`, `corun_ns`): with
+    /// `time_ns`, each thread's progress rate on each core type, the CPU time it got per wall
+    /// second it wanted a CPU there. The live agent measures it from schedstat's run-queue wait, with or
+    /// without hardware counters; what the rate means depends on the source (see the field).
+    pub const PROGRESS: Signals = Signals(1 << 6);
 
-    const NAMES: [(Signals, &'static str, &'static str); 6] = [
+    const NAMES: [(Signals, &'static str, &'static str); 7] = [
         (Signals::COUNTERS, "counters", "per-thread hardware counters (instructions, cycles, LLC misses)"),
         (Signals::LOCKS, "locks", "lock waits and who caused them"),
         (Signals::SPIN, "spin", "spin-wait time"),
         (Signals::HINTS, "hints", "static program hints (signatures) for every app"),
         (Signals::SIMULATOR, "simulator", "the simulator itself (an oracle)"),
         (Signals::PROFILE, "profile", "offline solo profiles (each program's instructions per second alone on each core type)"),
+        (Signals::PROGRESS, "progress", "per-thread runnable wall time per core type (CPU-time progress rates)"),
     ];
 
     /// The signal a short name ("counters", "locks", ...) stands for; the error lists the
@@ -146,6 +152,26 @@ impl std::ops::BitOr for Signals {
 pub struct Counters {
     /// Time on a core of this type, ns (computing, spinning and paying migrations).
     pub time_ns: u64,
+    /// Wall time the thread was runnable (running, or waiting in a run queue) while placed on
+    /// this core type, ns: `time_ns` plus its run-queue waits there. `time_ns / runnable_ns` is
+    /// its progress rate on the type, the fraction of the time it wanted a CPU that it got one.
+    /// The live agent reads the waits from /proc/TID/schedstat, where the kernel counts every
+    /// wait for the CPU: behind other threads, and behind an emulated slow CPU's real-time
+    /// stealer (`--emulate`), so that a thread alone on a slow CPU of speed s has a rate of s
+    /// there and the ratio of its rates on two types is the emulated speed ratio (`corun_ns`
+    /// takes the waits behind the target's own threads out). On real asymmetric cores a slow
+    /// core gives a thread its whole time, slowly: the rate there measures contention, not
+    /// speed (`policy::common::progress_rate`). Needs `Signals::PROGRESS`.
+    pub runnable_ns: u64,
+    /// Of `runnable_ns`, the waits behind the source's other threads on the thread's core (the
+    /// live agent's targets; every thread in the simulator), ns: so that `(time_ns + corun_ns) /
+    /// runnable_ns`, the share of the thread's runnable time its core ran the target's threads,
+    /// is the core's speed as far as the target's own contention goes (two threads sharing a
+    /// stolen-from CPU each get half of what the stealer leaves, yet it runs one or the other
+    /// all the time the stealer does not). The live agent counts it per sample: the other
+    /// targets' CPU time on the CPU the thread last ran on in a sample where it was runnable
+    /// there, at most its wait. Needs `Signals::PROGRESS`.
+    pub corun_ns: u64,
     /// Needs `Signals::COUNTERS`.
     pub instructions: f64,
     /// Needs `Signals::COUNTERS`.
@@ -164,6 +190,8 @@ impl Counters {
     pub fn since(&self, earlier: &Counters) -> Counters {
         Counters {
             time_ns: self.time_ns - earlier.time_ns,
+            runnable_ns: self.runnable_ns - earlier.runnable_ns,
+            corun_ns: self.corun_ns - earlier.corun_ns,
             instructions: self.instructions - earlier.instructions,
             cycles: self.cycles - earlier.cycles,
             llc_misses: self.llc_misses - earlier.llc_misses,
@@ -175,6 +203,8 @@ impl Counters {
     pub fn plus(&self, other: &Counters) -> Counters {
         Counters {
             time_ns: self.time_ns + other.time_ns,
+            runnable_ns: self.runnable_ns + other.runnable_ns,
+            corun_ns: self.corun_ns + other.corun_ns,
             instructions: self.instructions + other.instructions,
             cycles: self.cycles + other.cycles,
             llc_misses: self.llc_misses + other.llc_misses,
@@ -421,7 +451,8 @@ impl<'a> SystemView<'a> {
 
     /// Counters of thread `id` over the last quantum.
     pub fn interval_of(&self, id: ThreadId) -> &'a PerType {
-        const NOTHING: PerType = [Counters { time_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
+        const NOTHING: PerType =
+            [Counters { time_ns: 0, runnable_ns: 0, corun_ns: 0, instructions: 0.0, cycles: 0.0, llc_misses: 0.0, more: [0.0; MORE_EVENTS] }; MAX_CORE_TYPES];
         self.interval.get(id as usize).unwrap_or(&NOTHING)
     }
 }
@@ -605,11 +636,11 @@ pub trait Diagnostics {
     fn speedup_source(&self) -> Option<String> {
         None
     }
-    /// A fairness policy's fast-core efficiency estimate of each thread (IPS on fast cores / IPS
-    /// on slow ones), averaged over its scheduling intervals until the first app finished a run:
-    /// what Kim & Huh compare with pinned runs (IEEE TC 2018, §7.5). Read by the runner after the
-    /// run for its `efficiency_error` report; empty (the default) for a policy without them.
-    fn efficiency_estimates(&self) -> Vec<(ThreadId, f64)> {
+    /// A fairness policy's fast-core efficiency estimates of each thread (IPS on fast cores / IPS
+    /// on slow ones), one per scheduling interval until the first app finished a run: what Kim &
+    /// Huh average and compare with pinned runs (IEEE TC 2018, §7.5). Read by the runner after
+    /// the run for its `efficiency_error` report; empty (the default) for a policy without them.
+    fn efficiency_estimates(&self) -> Vec<(ThreadId, Vec<f64>)> {
         Vec::new()
     }
 }

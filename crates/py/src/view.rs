@@ -76,12 +76,14 @@ fn state_name(s: ThreadState) -> &'static str {
     }
 }
 
-/// One dict per core type: time_ns, instructions, cycles, llc_misses.
+/// One dict per core type: time_ns, runnable_ns, corun_ns, instructions, cycles, llc_misses.
 fn counters_list<'py>(py: Python<'py>, per_type: &[Counters]) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty_bound(py);
     for c in per_type {
         let d = PyDict::new_bound(py);
         d.set_item("time_ns", c.time_ns)?;
+        d.set_item("runnable_ns", c.runnable_ns)?;
+        d.set_item("corun_ns", c.corun_ns)?;
         d.set_item("instructions", c.instructions)?;
         d.set_item("cycles", c.cycles)?;
         d.set_item("llc_misses", c.llc_misses)?;

@@ -408,46 +408,56 @@ impl Experiment {
     /// per app, the policy's estimate (its threads' estimates averaged over the intervals until
     /// the first app finished a run, `Diagnostics::efficiency_estimates`, then over its threads)
     /// against its true efficiency, the instruction rate alone on the fastest core type over
-    /// alone on the slowest from the solo profiling runs (`solo_profiles`, over its thread
-    /// groups weighted by their threads' estimates' count: one group, one value, for the
-    /// paper's single-threaded apps); error |estimate − true| / true. Added to each app's row
-    /// (`efficiency_estimate`, `efficiency_true`, `efficiency_error`) and, as mean and max over
-    /// the apps that have an estimate, to the run's (`efficiency_error`, `efficiency_error_max`).
-    fn add_efficiency_error(&mut self, v: &mut Value, result: &RunResult, estimates: &[(u32, f64)]) -> Result<(), Error> {
+    /// alone on the slowest from the solo profiling runs (`solo_profiles`; the mean over the
+    /// app's estimated threads' groups); error |estimate − true| / true, the paper's form. Beside
+    /// it, the mean of each interval's own error (`efficiency_interval_error`): how far one
+    /// interval's estimate, the one that drives the next interval's shares, is off (§7.5's Fig.
+    /// 13: shorter intervals fluctuate more). Added to each app's row (`efficiency_estimate`,
+    /// `efficiency_true`, `efficiency_error`, `efficiency_interval_error`) and, as mean and max
+    /// over the apps with an estimate, to the run's (`efficiency_error`, `efficiency_error_max`,
+    /// `efficiency_interval_error`).
+    fn add_efficiency_error(&mut self, v: &mut Value, result: &RunResult, estimates: &[(u32, Vec<f64>)]) -> Result<(), Error> {
         let profiles = self.solo_profiles()?;
         let (fast, slow) = ampsched_model::perf::sf_types(&self.machine);
-        // Per app: sums of estimates and of true efficiencies over its estimated threads.
-        let mut per_app = vec![(0.0, 0.0, 0u32); self.workload.apps.len()];
-        for &(t, e) in estimates {
-            let Some(th) = result.threads.get(t as usize) else { continue };
+        // Per app: sums over its estimated threads of their mean estimate, their true efficiency
+        // and their mean per-interval error; and the count.
+        let mut per_app = vec![(0.0, 0.0, 0.0, 0u32); self.workload.apps.len()];
+        for (t, history) in estimates {
+            let Some(th) = result.threads.get(*t as usize) else { continue };
             let rate = profiles[th.app as usize][th.group as usize];
             let truth = rate[fast] / rate[slow];
-            if !truth.is_finite() || truth <= 0.0 {
+            if !truth.is_finite() || truth <= 0.0 || history.is_empty() {
                 continue;
             }
+            let n = history.len() as f64;
             let a = &mut per_app[th.app as usize];
-            a.0 += e;
+            a.0 += history.iter().sum::<f64>() / n;
             a.1 += truth;
-            a.2 += 1;
+            a.2 += history.iter().map(|e| (e - truth).abs() / truth).sum::<f64>() / n;
+            a.3 += 1;
         }
-        let mut errors = Vec::new();
+        let (mut errors, mut interval_errors) = (Vec::new(), Vec::new());
         let apps = v["apps"].as_array_mut().expect("a run has its apps");
-        for (row, &(est, truth, n)) in apps.iter_mut().zip(&per_app) {
+        for (row, &(est, truth, interval, n)) in apps.iter_mut().zip(&per_app) {
             if n == 0 {
                 continue;
             }
-            let (est, truth) = (est / n as f64, truth / n as f64);
+            let (est, truth, interval) = (est / n as f64, truth / n as f64, interval / n as f64);
             let error = (est - truth).abs() / truth;
             errors.push(error);
+            interval_errors.push(interval);
             let o = row.as_object_mut().expect("an app row is an object");
             o.insert("efficiency_estimate".into(), json!(est));
             o.insert("efficiency_true".into(), json!(truth));
             o.insert("efficiency_error".into(), json!(error));
+            o.insert("efficiency_interval_error".into(), json!(interval));
         }
         if !errors.is_empty() {
+            let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
             let o = v.as_object_mut().expect("a run result is an object");
-            o.insert("efficiency_error".into(), json!(errors.iter().sum::<f64>() / errors.len() as f64));
+            o.insert("efficiency_error".into(), json!(mean(&errors)));
             o.insert("efficiency_error_max".into(), json!(errors.iter().copied().fold(0.0, f64::max)));
+            o.insert("efficiency_interval_error".into(), json!(mean(&interval_errors)));
         }
         Ok(())
     }
@@ -1013,9 +1023,13 @@ pub fn compare_candidates(
 
 /// The embedded default of `ampsched compare` with no arguments: a thesis machine and mix, all
 /// policies but `bound` (one rotation of the default metric, which hh1's own baseline, the
-/// default metric, averages and adds as a row).
+/// default metric, averages and adds as a row) and the fairness family.
 pub fn default_compare() -> Value {
-    let policies: Vec<&str> = POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name).collect();
+    // Not `bound` (the default metric's rotations), nor the fairness family (Kim & Huh's, run on
+    // their machines: `ampsched_policy::fairness::FAMILY`), so that this comparison stays the
+    // thesis's and WASH's schedulers on the thesis's machine.
+    let fairness = |n: &str| ampsched_policy::fairness::FAMILY.iter().any(|p| p.name == n);
+    let policies: Vec<&str> = POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name && !fairness(n)).collect();
     json!({"machine": "2fc-2sc-amd", "workload": "hh1", "policies": policies})
 }
 
@@ -1067,8 +1081,9 @@ pub fn list(kind: &str) -> Result<Value, Error> {
 /// at best (hardware counters where the machine has them; lock and spin waits when it launches
 /// the command, through the preload library).
 pub fn live_text(needs: Signals) -> &'static str {
-    let anywhere = Signals::NONE;
-    let at_best = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN;
+    // The agent always gives the progress rates (schedstat), and the rest where it can.
+    let anywhere = Signals::PROGRESS;
+    let at_best = Signals::PROGRESS | Signals::COUNTERS | Signals::LOCKS | Signals::SPIN;
     if needs.check(anywhere, "").is_ok() {
         "yes"
     } else if needs.check(at_best, "").is_err() {

@@ -130,6 +130,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Remove the running thread from core `c` (it blocked, exited, was preempted or moved).
     pub(crate) fn stop_running(&mut self, c: usize) {
         let Some(t) = self.running[c].take() else { return };
+        // Waiting from now if it stays runnable (a thread that blocks waits from its wake-up).
+        self.counters.ready(t, self.now);
         self.events.cancel_core(c);
         if let Some(o) = &mut self.trace {
             o.run_ended(Segment { core: c as u32, thread: t, start_ns: self.cores[c].run_start, end_ns: self.now });
@@ -185,6 +187,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     fn dispatch(&mut self, c: usize, t: u32) {
+        self.counters.dispatched(t, self.dvfs.machine.cores[c].core_type, self.now);
         // First the memory side: the refill a migration costs depends on the home node.
         self.dispatched(t, c);
         self.charge_move(t, c);

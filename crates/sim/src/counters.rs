@@ -14,6 +14,14 @@
 //! `counter_noise`, `defaults::COUNTER_NOISE`; 0 = exact). Since σ ≤ `limits::COUNTER_NOISE`'s
 //! 0.25, every factor is above 0.13: the counters a policy reads never decrease.
 //!
+//! Each thread's runnable time per core type (`Counters::runnable_ns`, `Signals::PROGRESS`) is its
+//! time there plus its waits in a run queue, each charged, as Linux's schedstat charges it, when
+//! the wait ends: to the type of the core the thread is then dispatched on. It is exact (no noise),
+//! like `time_ns`. Every wait is behind another thread on the core (`corun_ns` = the waits): the
+//! simulated cores are slow by running slowly, as real ones are, not by having time taken from
+//! them, so a thread's progress rates say nothing of its efficiency
+//! (`policy::common::progress_rate`).
+//!
 //! The draws come from their own stream of the run's seed (`NOISE_STREAM`), and only at policy
 //! calls, so the noise changes nothing the engine does but what the policy reads (and so what
 //! it decides).
@@ -52,7 +60,14 @@ pub(crate) struct CounterBook {
     rng: Rng,
     /// With noise: per thread, `truth` at the policy's last read.
     read: Vec<PerType>,
+    /// Per thread and core type, its run-queue waits that ended there, ns.
+    waits: Vec<[u64; MAX_CORE_TYPES]>,
+    /// Per thread, since when it waits in a run queue (`NOT_WAITING` when it does not).
+    ready_since: Vec<u64>,
 }
+
+/// `CounterBook::ready_since` of a thread not waiting for a core.
+const NOT_WAITING: u64 = u64::MAX;
 
 impl CounterBook {
     pub fn new(noise: f64, seed: u64) -> CounterBook {
@@ -64,13 +79,40 @@ impl CounterBook {
             noise,
             rng: Rng::new(seed ^ NOISE_STREAM),
             read: Vec::new(),
+            waits: Vec::new(),
+            ready_since: Vec::new(),
         }
+    }
+
+    /// Thread `t` waits for a core from `now` (it became runnable, or was taken off one still
+    /// runnable).
+    #[inline]
+    pub fn ready(&mut self, t: u32, now: u64) {
+        self.ready_since[t as usize] = now;
+    }
+
+    /// Thread `t` got a core of type `ty` at `now`: its wait, if any, ends there. The view has
+    /// it when the thread's counters are next synced, once it has run (`mark`, from the
+    /// engine's accounting): marking it here would reorder the noise's draws between threads.
+    #[inline]
+    pub fn dispatched(&mut self, t: u32, ty: usize, now: u64) {
+        let since = std::mem::replace(&mut self.ready_since[t as usize], NOT_WAITING);
+        if since < now {
+            self.waits[t as usize][ty] += now - since;
+        }
+    }
+
+    /// Thread `t`'s runnable time on type `ty`, ns.
+    fn runnable_ns(&self, t: usize, ty: usize) -> u64 {
+        self.hot[t][ty].time_ns + self.waits[t][ty]
     }
 
     pub fn add_thread(&mut self) {
         self.hot.push(Default::default());
         self.more.push(Default::default());
         self.is_unsynced.push(false);
+        self.waits.push([0; MAX_CORE_TYPES]);
+        self.ready_since.push(NOT_WAITING);
         if self.noise > 0.0 {
             self.read.push(PerType::default());
         }
@@ -95,7 +137,15 @@ impl CounterBook {
     pub fn truth(&self, t: usize) -> PerType {
         std::array::from_fn(|ty| {
             let h = &self.hot[t][ty];
-            Counters { time_ns: h.time_ns, instructions: h.instructions, cycles: h.cycles, llc_misses: h.llc_misses, more: self.more[t][ty] }
+            Counters {
+                time_ns: h.time_ns,
+                runnable_ns: self.runnable_ns(t, ty),
+                corun_ns: self.waits[t][ty],
+                instructions: h.instructions,
+                cycles: h.cycles,
+                llc_misses: h.llc_misses,
+                more: self.more[t][ty],
+            }
         })
     }
 
@@ -115,12 +165,14 @@ impl CounterBook {
         self.unsynced.clear();
     }
 
-    /// What a policy that reads no counters is shown of thread `t` now: its CPU time per core
-    /// type, exact (`SimConfig::policy_reads_counters`).
+    /// What a policy that reads no counters is shown of thread `t` now: its CPU time and
+    /// runnable time per core type, exact (`SimConfig::policy_reads_counters`).
     pub fn sync_time(&self, book: &mut ViewBook, t: u32, types: usize) {
         let (t, view) = (t as usize, &mut book.threads[t as usize].per_type);
         for ty in 0..types {
             view[ty].time_ns = self.hot[t][ty].time_ns;
+            view[ty].runnable_ns = self.runnable_ns(t, ty);
+            view[ty].corun_ns = self.waits[t][ty];
         }
     }
 
@@ -132,12 +184,30 @@ impl CounterBook {
         for ty in 0..types {
             let (hot, more) = (self.hot[t][ty], self.more[t][ty]);
             if self.noise == 0.0 {
-                view[ty] = Counters { time_ns: hot.time_ns, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
+                view[ty] = Counters {
+                    time_ns: hot.time_ns,
+                    runnable_ns: self.runnable_ns(t, ty),
+                    corun_ns: self.waits[t][ty],
+                    instructions: hot.instructions,
+                    cycles: hot.cycles,
+                    llc_misses: hot.llc_misses,
+                    more,
+                };
                 continue;
             }
-            let now = Counters { time_ns: hot.time_ns, instructions: hot.instructions, cycles: hot.cycles, llc_misses: hot.llc_misses, more };
+            let now = Counters {
+                time_ns: hot.time_ns,
+                runnable_ns: self.runnable_ns(t, ty),
+                corun_ns: self.waits[t][ty],
+                instructions: hot.instructions,
+                cycles: hot.cycles,
+                llc_misses: hot.llc_misses,
+                more,
+            };
             let before = self.read[t][ty];
             view[ty].time_ns = now.time_ns;
+            view[ty].runnable_ns = now.runnable_ns;
+            view[ty].corun_ns = now.corun_ns;
             for e in 0..EVENTS.len() {
                 let grown = now.event(e) - before.event(e);
                 if grown > 0.0 {

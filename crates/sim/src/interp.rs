@@ -433,6 +433,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
             Next::Compute | Next::Spin => {
                 self.set_state(t, ThreadState::Ready);
+                self.counters.ready(t, self.now);
                 let trigger = if is_new { Trigger::Start(t) } else { Trigger::Wake(t) };
                 self.pending.push_back(Pending { thread: t, trigger: Some(trigger), enqueue: true });
             }

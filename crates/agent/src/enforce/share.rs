@@ -13,10 +13,17 @@
 //! fast fraction of its CPU time converges to `share`, within one round's CPU time.
 //!
 //! The view's `allowed` stays the policy's set; the affinity in force is the round's side of it.
+//!
+//! Under `--emulate` a slow CPU's cycle stealer takes `1 − speed` of its time from whichever
+//! thread holds it, so a thread's CPU time there is `speed` × the time it held the CPU. The
+//! paper's shares are of the time a thread holds cores (its emulated slow cores ran slower, not
+//! less), so there each slow core type's CPU time counts as CPU time / speed (`emulated`):
+//! counted as bare CPU time, a share of 0.2 at speed 0.5 would hold the fast CPU a ninth of the
+//! time, not a fifth.
 
 use std::collections::BTreeMap;
 
-use ampsched_model::{CoreSet, ThreadState};
+use ampsched_model::{CoreSet, PerType, ThreadState};
 
 use super::affinity::{put_on, Moved};
 use super::NotApplied;
@@ -56,6 +63,8 @@ struct Sharing {
 
 #[derive(Debug)]
 pub struct Shares {
+    /// Per core type, the time a CPU-ns there stands for: 1 / the emulated speed, else 1.
+    held_per_cpu_ns: Vec<f64>,
     round_samples: u64,
     samples: u64,
     threads: BTreeMap<u32, Sharing>,
@@ -63,10 +72,21 @@ pub struct Shares {
     pub switches: u64,
 }
 
-/// (fast time, total time) of thread `id`, ns.
-fn times(m: &Monitor, id: u32) -> (u64, u64) {
+/// (fast time, total time) of thread `id`, ns: time held, on slow emulated cores
+/// (`held_per_cpu_ns`), else CPU time.
+fn times(m: &Monitor, held_per_cpu_ns: &[f64], id: u32) -> (u64, u64) {
     let t = &m.book.threads[id as usize];
-    (t.fast_time_ns(&m.machine), t.total_time_ns())
+    if held_per_cpu_ns.is_empty() {
+        return (t.fast_time_ns(&m.machine), t.total_time_ns());
+    }
+    (t.fast_time_ns(&m.machine), held_ns(&t.per_type, held_per_cpu_ns))
+}
+
+/// The time a thread with counters `per_type` held cores, ns, when a CPU-ns on core type `ty`
+/// stands for `held_per_cpu_ns[ty]` ns held (1 / its emulated speed).
+pub fn held_ns(per_type: &PerType, held_per_cpu_ns: &[f64]) -> u64 {
+    let held: f64 = held_per_cpu_ns.iter().enumerate().map(|(ty, &k)| per_type[ty].time_ns as f64 * k).sum();
+    held.round() as u64
 }
 
 /// The cores of `allowed` on `side`.
@@ -80,7 +100,13 @@ fn side_of(m: &Monitor, allowed: &CoreSet, side: Side) -> CoreSet {
 
 impl Shares {
     pub fn new(interval_ns: u64) -> Shares {
-        Shares { round_samples: round_samples(interval_ns), samples: 0, threads: BTreeMap::new(), switches: 0 }
+        Shares { held_per_cpu_ns: Vec::new(), round_samples: round_samples(interval_ns), samples: 0, threads: BTreeMap::new(), switches: 0 }
+    }
+
+    /// The machine's core types run at `speeds` (per core type) by cycle stealing: a CPU-ns on
+    /// one stands for 1 / speed ns held.
+    pub fn emulated(&mut self, speeds: &[f64]) {
+        self.held_per_cpu_ns = speeds.iter().map(|&s| 1.0 / s).collect();
     }
 
     /// The round length, ns, for an interval of `interval_ns`.
@@ -125,7 +151,7 @@ impl Shares {
                 return Err(format!("the thread's allowed cores are all {kind}: there is nothing to alternate"));
             }
         }
-        let (fast, total) = times(m, id);
+        let (fast, total) = times(m, &self.held_per_cpu_ns, id);
         let side = next_side(share, 0, 0);
         self.threads.insert(id, Sharing { share, fast_base_ns: fast, total_base_ns: total, side });
         moved(put_on(m, id, &allowed, &side_of(m, &allowed, side)))
@@ -144,7 +170,7 @@ impl Shares {
                 continue;
             }
             let s = self.threads[&id];
-            let (fast, total) = times(m, id);
+            let (fast, total) = times(m, &self.held_per_cpu_ns, id);
             let side = next_side(s.share, fast - s.fast_base_ns, total - s.total_base_ns);
             if side == s.side {
                 continue;

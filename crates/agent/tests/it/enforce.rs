@@ -87,6 +87,21 @@ fn a_thread_always_running_gets_its_share_of_rounds_on_fast_cores() {
     assert_eq!(next_side(1.0, 1000, 1000), Side::Fast);
 }
 
+#[test]
+fn under_emulation_a_share_counts_the_time_a_slow_cpu_was_held() {
+    use ampsched_agent::enforce::share::held_ns;
+    // 10 ms of CPU time on the fast type and 10 ms on one emulated at speed 0.5, where the
+    // stealer took as much again: 30 ms held, 10 of them fast.
+    let mut c = ampsched_model::PerType::default();
+    c[0].time_ns = 10_000_000;
+    c[1].time_ns = 10_000_000;
+    assert_eq!(held_ns(&c, &[1.0, 1.0 / 0.5]), 30_000_000);
+    // At share 0.4 the thread is behind on fast time (10 <= 0.4 x 30) and goes fast; counted in
+    // bare CPU time it would be ahead (10 > 0.4 x 20), and the fast CPU would get less of it.
+    assert_eq!(next_side(0.4, 10_000_000, held_ns(&c, &[1.0, 2.0])), Side::Fast);
+    assert_eq!(next_side(0.4, 10_000_000, 20_000_000), Side::Other);
+}
+
 /// A sysfs tree of two CPUs with cpufreq: CPU 0 under `governor`, CPU 1 absent if `cpu1` is false.
 struct Sysfs(PathBuf);
 

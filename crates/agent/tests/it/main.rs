@@ -11,6 +11,7 @@ mod counters;
 mod enforce;
 mod guardian;
 mod locks;
+mod progress;
 mod runtime_threads;
 mod shared_view;
 mod topology;

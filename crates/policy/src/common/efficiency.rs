@@ -12,8 +12,10 @@
 //!   measured before the run alone on each core type (the runner's solo profiling runs,
 //!   `Signals::PROFILE`, read as `camp:sf=offline` reads them).
 //!
-//! A source without hardware counters (the live agent's CPU-time progress rate per core type)
-//! is another implementation of the trait.
+//! Online without hardware counters (the live agent on a machine without a PMU), a thread's
+//! interval gives its CPU-time progress rates on each core type instead (`Signals::PROGRESS`,
+//! `progress_rate.rs`, which says what they are worth: the emulated efficiency under cycle
+//! stealing, nothing on real asymmetric cores); the counters are used wherever they are read.
 //!
 //! Choices the paper leaves open (seed summary §9 items 8 and 9), made here:
 //! - **Averaging.** One interval's measurement is its whole-interval rate on each side
@@ -35,6 +37,7 @@ use ampsched_model::view::AppId;
 use ampsched_model::{Machine, PolicyFailure, Signals, SystemView, ThreadId, MAX_CORE_TYPES};
 
 use super::per_thread::PerThread;
+use super::progress_rate;
 use crate::options::{OptionInfo, OptionKind, Options};
 
 /// The least CPU time on a core type within one interval that makes a measurement: 2 ms, half
@@ -93,6 +96,8 @@ fn fast_mask(m: &Machine) -> [bool; MAX_CORE_TYPES] {
 pub struct Online {
     fast: [bool; MAX_CORE_TYPES],
     types: usize,
+    /// The last interval had no counters: its measurements were progress rates.
+    progress_rates: bool,
     estimate: PerThread<Option<f64>>,
     /// The last estimate of each (app, group), for a new thread of the same program.
     last_of_group: std::collections::BTreeMap<(AppId, u16), f64>,
@@ -100,7 +105,7 @@ pub struct Online {
 
 impl Online {
     pub fn new(m: &Machine) -> Self {
-        Online { fast: fast_mask(m), types: m.core_types.len(), estimate: PerThread::new(), last_of_group: Default::default() }
+        Online { fast: fast_mask(m), types: m.core_types.len(), progress_rates: false, estimate: PerThread::new(), last_of_group: Default::default() }
     }
 
     /// One interval's measurement from per-type (instructions, ns): None if a side had less
@@ -131,9 +136,15 @@ impl EfficiencySource for Online {
     }
 
     fn interval(&mut self, view: &SystemView) {
+        self.progress_rates = !view.available.contains(Signals::COUNTERS);
         for &t in view.ran {
             let c = view.interval_of(t);
-            let Some(e) = self.measure((0..self.types).map(|ty| (ty, c[ty].instructions, c[ty].time_ns))) else { continue };
+            let measured = if self.progress_rates {
+                progress_rate::efficiency(view.machine, c)
+            } else {
+                self.measure((0..self.types).map(|ty| (ty, c[ty].instructions, c[ty].time_ns)))
+            };
+            let Some(e) = measured else { continue };
             self.estimate.set(t, Some(e));
             let v = view.thread(t);
             self.last_of_group.insert((v.app, v.group), e);
@@ -149,6 +160,9 @@ impl EfficiencySource for Online {
     }
 
     fn describe(&self) -> String {
+        if self.progress_rates {
+            return format!("online: {}", progress_rate::SOURCE);
+        }
         "online: instructions per second on each core type over each interval (hardware counters)".into()
     }
 }
@@ -216,11 +230,12 @@ pub fn source(o: &Options, m: &Machine) -> Box<dyn EfficiencySource> {
 }
 
 /// What a policy reading efficiencies with options `o` needs beyond `base`: the solo profiles
-/// offline, the counters online.
+/// offline; online, the progress rates, which every source gives (the counters are read where
+/// there are some: the policies list them as optional).
 pub fn needs(o: &Options, base: Signals) -> Signals {
     if o.choice(EFFICIENCY_OPTION.name) == "offline" {
         base.union(Signals::PROFILE)
     } else {
-        base.union(Signals::COUNTERS)
+        base.union(Signals::PROGRESS)
     }
 }

@@ -10,6 +10,7 @@ pub mod filing;
 pub mod key;
 pub mod partition;
 pub mod per_thread;
+pub mod progress_rate;
 pub mod ratio_rank;
 pub mod sf;
 pub mod sf_model;

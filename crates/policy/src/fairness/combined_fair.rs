@@ -34,8 +34,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kim & Huh's combined-fair: min-fair, then sim-fair, then uni-fair (minF and uniformity guaranteed)",
     source: "Kim & Huh, IEEE TC 2018, §5.4, Algorithm 4 (combined-fair)",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| {
         let base = base(o);
         let rule = CombinedFair {

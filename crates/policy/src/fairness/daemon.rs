@@ -23,9 +23,9 @@
 //!   any estimate exists every unit gets the fair-share split F · c / Σc (max-fair for equal
 //!   efficiencies under every base, and the split that explores both core types the most).
 //! - **Exploration** (online source only): each unit's f is kept within [x·c, (1 − x)·c], x =
-//!   `explore`, by shifting all shares by a common amount per unit of c and clamping, so that the
-//!   fast cores stay fully shared (Σf = F): the fast time a slow-side thread must get is given
-//!   up by the fast-side ones (`explore`'s doc has the cost).
+//!   `explore`, with the fast cores still fully shared (Σf = F): the fast time the slow-side
+//!   units must get is given up by the units of most fast share (`explore`; the option's doc
+//!   has the cost).
 
 use std::collections::BTreeMap;
 
@@ -33,7 +33,7 @@ use ampsched_model::nice::weight_of_nice;
 use ampsched_model::view::AppId;
 use ampsched_model::{Diagnostics, Machine, Placement, Policy, PolicyFailure, SystemView, ThreadId, Trigger, Triggers};
 
-use super::model::{Base, Mix};
+use super::model::{Base, Mix, SHARE_EPSILON};
 use crate::common::efficiency::{self, EfficiencySource, EFFICIENCY_OPTION, EXPLORE_OPTION};
 use crate::common::PerThread;
 use crate::options::{OptionInfo, OptionKind, Options};
@@ -99,9 +99,9 @@ pub struct Daemon {
     cores: f64,
     /// The share each thread was last given (so that an unchanged share is not re-sent).
     given: PerThread<Option<f64>>,
-    /// §7.5's comparison: per thread, the sum and count of its estimates at interval ends, until
-    /// the first app finished a run.
-    history: PerThread<(f64, u32)>,
+    /// §7.5's comparison: per thread, its estimate at each interval end, until the first app
+    /// finished a run.
+    history: PerThread<Vec<f64>>,
     frozen: bool,
 }
 
@@ -200,9 +200,7 @@ impl Daemon {
         }
         for &t in view.live {
             if let Some(e) = self.source.estimate(t) {
-                let h = self.history.get_mut(t);
-                h.0 += e;
-                h.1 += 1;
+                self.history.get_mut(t).push(e);
             }
         }
     }
@@ -231,35 +229,42 @@ pub fn capped_shares(weights: &[f64], cores: f64) -> Vec<f64> {
     c
 }
 
-/// Keep each f_i within [x c_i, (1 − x) c_i] with Σf unchanged (= `fast`): f_i + μ c_i clamped,
-/// μ found by bisection (the clamped sum is monotone in μ). Where the bounds cannot hold the sum
-/// (x above the fast cores' fraction of the shares), each f_i is only clamped.
+/// Keep each f_i within [x c_i, (1 − x) c_i] with Σf unchanged (= `fast`). The clamping adds
+/// fast share (the floors of apps on slow cores) or removes it (the ceilings of apps on fast
+/// cores); the difference is taken from, or given to, the apps furthest from it: a level L caps
+/// every f_i/c_i above it (or lifts every one below it), found by bisection (the sum is monotone
+/// in L). So the richest apps pay for the poorest's exploration and everyone else keeps the
+/// rule's share: a min-fair app at its required share keeps it unless it is the richest. Where
+/// the bounds cannot hold the sum (x above the fast cores' fraction of the shares), each f_i is
+/// only clamped.
 pub fn explore(f: &mut [f64], c: &[f64], x: f64, fast: f64) {
-    let lo = |i: usize| x * c[i];
-    let hi = |i: usize| (1.0 - x) * c[i];
-    let shifted = |mu: f64, i: usize, fi: f64| (fi + mu * c[i]).clamp(lo(i), hi(i));
-    let sum = |mu: f64, f: &[f64]| f.iter().enumerate().map(|(i, &fi)| shifted(mu, i, fi)).sum::<f64>();
-    let (min_sum, max_sum): (f64, f64) = ((0..f.len()).map(lo).sum(), (0..f.len()).map(hi).sum());
-    if !(min_sum..=max_sum).contains(&fast) {
-        for (i, fi) in f.iter_mut().enumerate() {
-            *fi = fi.clamp(lo(i), hi(i));
-        }
+    let lo: Vec<f64> = c.iter().map(|ci| x * ci).collect();
+    let hi: Vec<f64> = c.iter().map(|ci| (1.0 - x) * ci).collect();
+    for (i, fi) in f.iter_mut().enumerate() {
+        *fi = fi.clamp(lo[i], hi[i]);
+    }
+    let (min_sum, max_sum): (f64, f64) = (lo.iter().sum(), hi.iter().sum());
+    let sum: f64 = f.iter().sum();
+    if !(min_sum..=max_sum).contains(&fast) || (sum - fast).abs() <= SHARE_EPSILON {
         return;
     }
-    // μ within ±1: a shift of a whole c takes every share to a bound.
-    let (mut a, mut b) = (-1.0, 1.0);
+    let over = sum > fast;
+    // The shares at level L: capped from above (too much fast share) or lifted from below.
+    let at = |level: f64, i: usize, fi: f64| if over { fi.min(level * c[i]).max(lo[i]) } else { fi.max(level * c[i]).min(hi[i]) };
+    let total = |level: f64| f.iter().enumerate().map(|(i, &fi)| at(level, i, fi)).sum::<f64>();
+    let (mut a, mut b) = (0.0, 1.0);
     // 60 halvings: 2⁻⁶⁰ of a core, far below any share that matters.
     for _ in 0..60 {
         let mid = 0.5 * (a + b);
-        if sum(mid, f) < fast {
+        if total(mid) < fast {
             a = mid;
         } else {
             b = mid;
         }
     }
-    let mu = 0.5 * (a + b);
+    let level = 0.5 * (a + b);
     for (i, fi) in f.iter_mut().enumerate() {
-        *fi = shifted(mu, i, *fi);
+        *fi = at(level, i, *fi);
     }
 }
 
@@ -308,12 +313,12 @@ impl Diagnostics for Daemon {
         Some(self.source.describe())
     }
 
-    fn efficiency_estimates(&self) -> Vec<(ThreadId, f64)> {
+    fn efficiency_estimates(&self) -> Vec<(ThreadId, Vec<f64>)> {
         let mut out = Vec::new();
         let mut t = 0;
-        while let Some(&(sum, count)) = self.history.get(t) {
-            if count > 0 {
-                out.push((t, sum / count as f64));
+        while let Some(h) = self.history.get(t) {
+            if !h.is_empty() {
+                out.push((t, h.clone()));
             }
             t += 1;
         }

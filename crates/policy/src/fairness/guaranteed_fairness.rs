@@ -43,8 +43,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Van Craeynest et al.'s guaranteed fairness: max-perf until the progress uniformity falls below a threshold, then equal progress",
     source: "Van Craeynest et al., Fairness-aware Scheduling on Single-ISA Heterogeneous Multi-cores, PACT 2013; Kim & Huh, IEEE TC 2018, Table 2",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Daemon::new(o, m, Box::new(GuaranteedFairness::new(o))))),
 };
 

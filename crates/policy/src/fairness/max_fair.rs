@@ -29,8 +29,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kim & Huh's max-fair: fast shares that give every app the same speedup or slowdown from its base performance",
     source: "Kim & Huh, IEEE TC 2018, §2.1-§2.3 (max-fair)",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Daemon::new(o, m, Box::new(MaxFair::new(o))))),
 };
 

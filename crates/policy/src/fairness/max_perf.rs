@@ -18,8 +18,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kim & Huh's max-perf: the F apps of highest estimated fast-core efficiency get the fast cores",
     source: "Kim & Huh, IEEE TC 2018, §3-§4 (max-perf)",
     options: &COMMON_OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Daemon::new(o, m, Box::new(MaxPerf)))),
 };
 

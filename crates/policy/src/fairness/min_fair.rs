@@ -53,8 +53,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kim & Huh's min-fair: every app keeps at least target x its base performance; the rest of the fast cores by efficiency",
     source: "Kim & Huh, IEEE TC 2018, §5.1, Algorithm 1 (min-fair)",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Daemon::new(o, m, Box::new(MinFair::new(o))))),
 };
 

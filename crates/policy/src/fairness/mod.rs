@@ -31,6 +31,21 @@ use ampsched_model::Signals;
 use crate::options::Options;
 use crate::PolicyInfo;
 
+/// The whole family, as registered: the default comparison (`ampsched compare` given nothing,
+/// the thesis's 2FC-2SC machine and workload) leaves it out; it is compared on Kim & Huh's
+/// machines (`ampsched reproduce fairness`).
+pub const FAMILY: [&PolicyInfo; 9] = [
+    &max_perf::INFO,
+    &max_fair::INFO,
+    &min_fair::INFO,
+    &uni_fair::INFO,
+    &sim_fair::INFO,
+    &combined_fair::INFO,
+    &scaled_lb::INFO,
+    &r_fair::INFO,
+    &guaranteed_fairness::INFO,
+];
+
 /// The share policies (run by the daemon, reading efficiencies).
 pub const SHARE_POLICIES: [&PolicyInfo; 8] =
     [&max_perf::INFO, &max_fair::INFO, &min_fair::INFO, &uni_fair::INFO, &sim_fair::INFO, &combined_fair::INFO, &r_fair::INFO, &guaranteed_fairness::INFO];

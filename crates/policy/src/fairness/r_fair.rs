@@ -27,8 +27,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kwon et al.'s R%-fair: max-fair R% of the time, max-perf the rest (no guarantee)",
     source: "Kwon et al., Virtualizing Performance Asymmetric Multi-core Systems, ISCA 2011 (R%-fair); Kim & Huh, IEEE TC 2018, Table 2",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Daemon::new(o, m, Box::new(RFair { base: base(o), r: o.number(R_OPTION.name) })))),
 };
 

@@ -33,8 +33,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kim & Huh's sim-fair: max-perf, with apps of similar efficiency sharing their fast-core share equally",
     source: "Kim & Huh, IEEE TC 2018, §5.3, Algorithm 3 (sim-fair)",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| {
         Box::new(Daemon::new(o, m, Box::new(SimFair { base: base(o), similarity: o.number(SIMILARITY_OPTION.name), safe: o.flag(SAFE_OPTION.name) })))
     }),

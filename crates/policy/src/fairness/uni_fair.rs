@@ -33,8 +33,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Kim & Huh's uni-fair: a blend of max-perf and max-fair shares whose uniformity reaches the target",
     source: "Kim & Huh, IEEE TC 2018, §5.2, Algorithm 2 (uni-fair)",
     options: &OPTIONS,
-    needs: Signals::COUNTERS,
-    optional: Signals::NONE,
+    needs: Signals::PROGRESS,
+    optional: Signals::COUNTERS,
     build: Build::Policy(|o, m| Box::new(Daemon::new(o, m, Box::new(UniFair { base: base(o), target: o.number(TARGET_OPTION.name) })))),
 };
 

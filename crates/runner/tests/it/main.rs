@@ -14,6 +14,8 @@ mod baselines;
 mod best_static;
 mod camp;
 mod errors;
+mod fairness;
+mod fairness_progress;
 mod hass;
 mod idle_skip;
 mod interrupt;

@@ -13,6 +13,7 @@ mod many_cores;
 mod memory;
 mod placement;
 mod program_groups;
+mod progress;
 mod restarts;
 mod share_cost;
 mod shares;

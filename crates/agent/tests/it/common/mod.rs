@@ -55,6 +55,13 @@ impl ProcTree {
     }
 }
 
+impl ProcTree {
+    /// Thread `tid`'s schedstat: `run_ns` on a CPU, `wait_ns` waiting in a run queue.
+    pub fn schedstat(&self, pid: u32, tid: u32, run_ns: u64, wait_ns: u64) {
+        fs::write(self.0.join(format!("{pid}/task/{tid}/schedstat")), format!("{run_ns} {wait_ns} 1\n")).unwrap();
+    }
+}
+
 impl Drop for ProcTree {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
