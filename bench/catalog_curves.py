@@ -54,10 +54,22 @@ def mpki_at(phase, cap_kb):
     raise AssertionError
 
 
+def cpi_on(phase, ctype):
+    """The phase's CPI on a core type (docs/microarchitecture.md): a `cpi` table's entry for the core's
+    `uarch` replaces cpi × cpi_scale; otherwise its `default` (else its lowest entry) × cpi_scale."""
+    cpi = phase.get("cpi", 1.0)
+    if not isinstance(cpi, dict):
+        return cpi * ctype.get("cpi_scale", 1.0)
+    if ctype.get("uarch") in cpi:
+        return cpi[ctype["uarch"]]
+    return cpi.get("default", min(cpi.values())) * ctype.get("cpi_scale", 1.0)
+
+
 def ns_per_instr(phase, machine, ctype, cap_kb):
+    overlap = min(phase.get("mlp", 1), ctype.get("max_mlp", 1))
     return (
-        phase["cpi"] * ctype.get("cpi_scale", 1.0) / ctype["freq_ghz"]
-        + mpki_at(phase, cap_kb) / 1000.0 * machine["memory_latency_ns"]
+        cpi_on(phase, ctype) / ctype["freq_ghz"]
+        + mpki_at(phase, cap_kb) / 1000.0 * machine["memory_latency_ns"] / overlap
     )
 
 
@@ -162,13 +174,23 @@ def load_machine(name):
 # ---------------------------------------------------------------- reports
 
 
-def table(progs, amd, intel, wash):
-    lines = ["program       SF amd  SF intel  SF wash  amd/2  intel/1.5  fast s  phases"]
+# Further SF columns of a file's table: (heading, machine) per file. Kim & Huh's two platforms for the
+# CPU2006 programs (their efficiency classes, Table 4; bench/kimhuh_efficiency.py runs them in the engine).
+EXTRA = {"spec2006": [("SF kh", "kimhuh-2f4s"), ("SF xu3l", "odroid-xu3-lite")]}
+
+
+def table(progs, amd, intel, wash, extra=()):
+    """extra: (heading, machine) of further SF columns."""
+    lines = [
+        "program       SF amd  SF intel  SF wash  amd/2  intel/1.5  fast s  phases"
+        + "".join(f"  {h:>8}" for h, _ in extra)
+    ]
     for name, p in progs.items():
         a, i, w = sf(p, amd), sf(p, intel), sf(p, wash)
         fast_s = prog_ns(p, amd, amd["core_type"][0], solo_cap(amd, 0)) / 1e9
         lines.append(
             f"{name:<12} {a:7.3f} {i:9.3f} {w:8.3f} {a / 2.0:6.3f} {i / 1.5:10.3f} {fast_s:7.1f} {len(p['phase']):7d}"
+            + "".join(f"  {sf(p, m):8.3f}" for _, m in extra)
         )
     return lines
 
@@ -290,13 +312,14 @@ def main():
     args = ap.parse_args()
     amd, intel, wash = (load_machine(n) for n in ("2fc-2sc-amd", "2fc-2sc-intel", "wash-1b5s"))
     if args.header:
-        print("\n".join("# " + line for line in table(load_programs(args.header), amd, intel, wash)))
+        extra = [(h, load_machine(m)) for h, m in EXTRA.get(args.header, [])]
+        print("\n".join("# " + line for line in table(load_programs(args.header), amd, intel, wash, extra)))
         return 0
     ok = True
     for name in ("spec2000", "spec2006"):
         progs = load_programs(name)
         print(f"== catalog/programs/{name}.toml")
-        print("\n".join(table(progs, amd, intel, wash)))
+        print("\n".join(table(progs, amd, intel, wash, [(h, load_machine(m)) for h, m in EXTRA.get(name, [])])))
         if name == "spec2000":
             ok &= checks(progs, amd, intel)
             mh1x4(progs, load_machine("4fc-12sc"))

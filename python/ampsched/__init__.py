@@ -887,3 +887,11 @@ def agent_compare(
         if on_run is not None:
             on_run(row, report)
     return AgentComparison(rows, _agent_compare.summarize(rows, labels), reports)
+
+
+def __getattr__(name):
+    # `ampsched.fairness` (Kim & Huh's share model) imports pandas, which `import ampsched` does
+    # not pay for (the CLI never needs it): the submodule is loaded when first named.
+    if name == "fairness":
+        return importlib.import_module(__name__ + ".fairness")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ pub mod machine;
 pub mod nice;
 pub mod perf;
 pub mod rng;
+pub mod share_rounds;
 pub mod toml_read;
 pub mod view;
 pub mod workload;

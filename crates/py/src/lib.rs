@@ -9,6 +9,7 @@
 // which clippy reports at every function returning PyResult.
 #![allow(clippy::useless_conversion)]
 
+mod fairness;
 mod interrupt;
 mod policy;
 mod view;
@@ -446,5 +447,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_compare, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(agent, m)?)?;
+    m.add_function(wrap_pyfunction!(fairness::fairness_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(fairness::fairness_metrics, m)?)?;
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! The cores: running a thread the local scheduler chose (dispatch, with the migration cost of
 //! `migrate`), taking it off, crediting it with what it did (`account`), and planning the core's
-//! next event. Also where a fast-core share's round (`local::share`) moves a thread to the other
-//! core type, at its slice boundaries.
+//! next event. Also where fast-core shares (`local::share`) act: a thread's slice end is its tick,
+//! where a swap may move it, and a core with nothing to run takes a thread with a share from the
+//! other core type.
 
 use ampsched_model::{ThreadState, Trigger};
 
@@ -74,7 +75,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             Act::Off => {}
         }
         if let Some(share) = &mut self.shares[t as usize] {
-            share.charge(self.fast_type_mask[ty], elapsed);
+            share.rounds.charge(self.fast_type_mask[ty], elapsed);
         }
         self.sched.charge(t, c, elapsed);
     }
@@ -142,11 +143,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn reschedule(&mut self, c: usize) {
         if let Some(t) = self.running[c] {
             if self.now >= self.cores[c].slice_end {
-                if self.shares[t as usize].is_some() && self.turn_share_round(t) && !self.allowed[t as usize].contains(c) {
-                    // Its share's round sends it to the other core type.
-                    self.stop_running(c);
-                    self.book.threads[t as usize].state = ThreadState::Ready;
-                    self.place(t);
+                if self.shares[t as usize].is_some() && self.share_tick(t, c) {
+                    // Its share's round swapped it with a thread of the other core type.
                 } else if self.sched.yields_at_slice_end(c) {
                     self.stop_running(c);
                     self.book.threads[t as usize].state = ThreadState::Ready;
@@ -157,7 +155,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         if self.running[c].is_none() {
-            match self.sched.pick_next(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c) {
+            let next = match self.sched.pick_next(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c) {
+                None => self.share_take(c),
+                some => some,
+            };
+            match next {
                 Some(t) => {
                     self.dispatch(c, t);
                     if let Some(next) = self.sched.peek_next(c) {
@@ -197,13 +199,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.llc_changed(c);
     }
 
-    /// Queue runnable thread `t` where the local scheduler chooses (on the side of the machine
-    /// its share's round is on, if it has a share).
+    /// Queue runnable thread `t` where the local scheduler chooses (on its share's side, if it
+    /// has a share, or an idle core of the other side: `local::share`).
     pub(crate) fn place(&mut self, t: u32) {
-        if self.shares[t as usize].is_some() {
-            self.turn_share_round(t);
-        }
-        let c = self.sched.select_core(&SchedView::new(&self.allowed, &self.last_ran, &self.running), t);
+        let chosen = if self.shares[t as usize].is_some() { self.place_share(t) } else { None };
+        let c = match chosen {
+            Some(c) => c,
+            None => self.sched.select_core(&SchedView::new(&self.allowed, &self.last_ran, &self.running), t),
+        };
         self.enqueue_on(t, c);
     }
 

@@ -4,7 +4,9 @@
 use ampsched_model::{CoreSet, CoreView, ThreadState, Trigger};
 
 use crate::engine::{Engine, SimError};
-use crate::local::share::{ShareRounds, Side};
+use ampsched_model::share_rounds::Rounds;
+
+use crate::local::share::{ShareThread, Side};
 use crate::local::LocalScheduler;
 use crate::observe::Observer;
 
@@ -94,7 +96,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         v.allowed = cores.clone();
         // Rounds counted on the old affinity mean nothing on the new one.
-        if let Some(share) = self.shares[t as usize].as_ref().map(|s| s.share()) {
+        if let Some(share) = self.shares[t as usize].as_ref().map(|s| s.rounds.share()) {
             self.start_share(t, share);
         }
         self.narrow_allowed(t);
@@ -105,26 +107,37 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// A share starts (or restarts) with fresh rounds, or ends (`None`). A share equal to the
     /// current one changes nothing, so a policy may repeat its decision every quantum.
     fn set_fast_share(&mut self, t: u32, share: Option<f64>) -> bool {
-        if self.exited(t) || self.shares[t as usize].as_ref().map(|s| s.share()) == share {
+        if self.exited(t) || self.shares[t as usize].as_ref().map(|s| s.rounds.share()) == share {
             return false;
         }
         match share {
-            Some(s) => self.start_share(t, s),
-            None => self.shares[t as usize] = None,
+            Some(s) => {
+                if self.shares[t as usize].is_none() {
+                    self.sharing.push(t);
+                }
+                self.start_share(t, s)
+            }
+            None => self.end_share(t),
         }
         self.narrow_allowed(t);
         self.evict_if_excluded(t);
         true
     }
 
-    /// Fresh rounds, on the side of the core the thread is on (so that it does not move
-    /// before its quota there is used), then its first turn.
+    /// Fresh rounds. A runnable thread's side is the core type it is on, so that setting a share
+    /// does not move it (its rounds move it at its ticks); a share of 0 or 1 has one side only.
+    /// A thread that is not runnable gets its side where it is next queued.
     fn start_share(&mut self, t: u32, share: f64) {
-        let here = self.book.threads[t as usize].core;
-        let side = if here.is_none_or(|c| self.fast_cores.contains(c)) { Side::Fast } else { Side::Slow };
-        let mut rounds = ShareRounds::new(share, self.cfg.share_round_ns, side);
-        rounds.next_side();
-        self.shares[t as usize] = Some(Box::new(rounds));
+        let affinity = &self.book.threads[t as usize].allowed;
+        let honoured = !affinity.intersection(&self.fast_cores).is_empty() && !affinity.difference(&self.fast_cores).is_empty();
+        let side = if share == 0.0 {
+            Some(Side::Slow)
+        } else if share == 1.0 {
+            Some(Side::Fast)
+        } else {
+            self.runnable_on(t).map(|c| if self.fast_cores.contains(c) { Side::Fast } else { Side::Slow })
+        };
+        self.shares[t as usize] = Some(Box::new(ShareThread { rounds: Rounds::new(share, self.cfg.share_round_ns), side, honoured }));
     }
 
     /// Takes effect from the thread's next slice: the current one runs out as planned.

@@ -28,7 +28,7 @@ use crate::dvfs::Dvfs;
 use crate::events::{Event, EventQueue};
 use crate::interp::Flow;
 use crate::interrupt::Interrupt;
-use crate::local::share::{ShareRounds, DEFAULT_ROUND_NS};
+use crate::local::share::{ShareThread, DEFAULT_ROUND_NS};
 use crate::local::{Cfs, LocalScheduler, SchedView};
 use crate::memory::{ThreadRate, UarchCosts};
 use crate::migrate::Migration;
@@ -44,6 +44,9 @@ pub struct SimConfig {
     pub balance_ns: u64,
     /// The round of a fast-core share (`local::share`).
     pub share_round_ns: u64,
+    /// Swaps also on the ticks of slow cores (`local::share`: Kim & Huh describe the rule on fast
+    /// cores only; off by default).
+    pub share_swap_from_slow: bool,
     pub seed: u64,
     /// Record every run segment of every core (for traces and timelines), up to this many.
     pub max_segments: usize,
@@ -97,6 +100,7 @@ impl Default for SimConfig {
             slice_ns: DEFAULT_SLICE_NS,
             balance_ns: DEFAULT_BALANCE_NS,
             share_round_ns: DEFAULT_ROUND_NS,
+            share_swap_from_slow: false,
             seed: ampsched_model::defaults::SEED,
             max_segments: 0,
             rate_cache: true,
@@ -193,6 +197,10 @@ pub(crate) struct Stats {
     /// (`Engine::idle_while_waiting`), and how many cores do so now, until the next event.
     pub idle_while_waiting_ns: u64,
     pub idle_while_waiting_now: u64,
+    /// Fast-core shares (`local::share`): swaps of two threads' sides, and threads an idle core
+    /// took from the other side (work conservation).
+    pub share_swaps: u64,
+    pub share_takes: u64,
 }
 
 pub struct Engine<'a, S: LocalScheduler = Cfs> {
@@ -230,10 +238,13 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) last_ran: Vec<Option<u32>>,
     pub(crate) migration: Vec<Migration>,
     /// The local scheduling's (`local`): the cores each thread may run on now, its affinity
-    /// narrowed to one side by a fast-core share's round (read through `SchedView`), and its
-    /// share's rounds (boxed: rare, and the array stays a pointer a thread).
+    /// narrowed to one side by a fast-core share (read through `SchedView`), and its share's
+    /// rounds and side (boxed: rare, and the array stays a pointer a thread).
     pub(crate) allowed: Vec<CoreSet>,
-    pub(crate) shares: Vec<Option<Box<ShareRounds>>>,
+    pub(crate) shares: Vec<Option<Box<ShareThread>>>,
+    /// The threads that have a share, in the order they got it (the swaps' and work
+    /// conservation's candidates; a thread leaves it when it exits).
+    pub(crate) sharing: Vec<u32>,
     pub(crate) apps: Vec<AppRt>,
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
@@ -329,6 +340,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             migration: Vec::new(),
             allowed: Vec::new(),
             shares: Vec::new(),
+            sharing: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
             arrivals_left: 0,

@@ -464,6 +464,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     fn exit(&mut self, t: u32) {
         self.book.set_state(t, ThreadState::Exited);
         self.able -= 1;
+        if self.shares[t as usize].is_some() {
+            self.end_share(t);
+        }
         let a = self.flow[t as usize].app as usize;
         self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Exit(t)), enqueue: false });
         let run = &mut self.apps[a];

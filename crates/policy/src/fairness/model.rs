@@ -131,24 +131,24 @@ impl Mix<'_> {
         self.e.is_empty()
     }
 
-    /// What makes the model undefined, in one line naming the thread: the functions below
+    /// What makes the model undefined, in one line "key: problem" naming the value: the functions below
     /// assume this passed (they give NaN or meaningless shares otherwise, never panic).
     pub fn check(&self) -> Result<(), String> {
         if self.e.len() != self.c.len() {
-            return Err(format!("e has {} values but c has {}", self.e.len(), self.c.len()));
+            return Err(format!("c: {} values for {} threads (one per value of e)", self.c.len(), self.e.len()));
         }
         if self.e.is_empty() {
-            return Err("the mix has no threads".into());
+            return Err("e: the mix has no threads".into());
         }
         if !(self.fast_cores.is_finite() && self.fast_cores >= 0.0) {
-            return Err(format!("fast_cores must be a finite number ≥ 0, got {}", self.fast_cores));
+            return Err(format!("fast_cores: must be a finite number ≥ 0, got {}", self.fast_cores));
         }
         for (i, (&e, &c)) in self.e.iter().zip(self.c).enumerate() {
             if !(e.is_finite() && e > 0.0) {
-                return Err(format!("e[{i}] must be a finite number > 0, got {e}"));
+                return Err(format!("e[{i}]: must be a finite number > 0, got {e}"));
             }
             if !(c.is_finite() && c > 0.0) {
-                return Err(format!("c[{i}] must be a finite number > 0, got {c}"));
+                return Err(format!("c[{i}]: must be a finite number > 0, got {c}"));
             }
         }
         Ok(())
@@ -492,4 +492,117 @@ pub fn throughput_achievement(t: f64, t_max_fair: f64, t_max_perf: f64) -> f64 {
         return f64::NAN;
     }
     (t - t_max_fair) / gain
+}
+
+/// The largest min-fair target accepted (`Decision::check`). No thread's T exceeds its e (the
+/// slow-only base's bound), and the paper's efficiencies stay below 3.6 (the emulated AMP's
+/// 2.8/0.8 GHz, PARSEC swaptions' 3.58, §7.6); 10 leaves room for other machines while catching
+/// a percent typed for a fraction (targets are fractions: 0.85, 1.4).
+pub const MAX_MIN_FAIRNESS_TARGET: f64 = 10.0;
+
+/// The largest sim-fair similarity accepted: an absolute efficiency difference; at the paper's
+/// largest efficiencies (≈ 3.6, see above) a similarity of 10 already groups every thread.
+pub const MAX_SIMILARITY: f64 = 10.0;
+
+/// One of the paper's policies with its parameters, as the what-if analysis and the policies'
+/// share daemon name them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    MaxPerf,
+    MaxFair,
+    MinFair {
+        target: f64,
+    },
+    UniFair {
+        target: f64,
+    },
+    /// Sim-fair from max-perf; `keep_min` a min-fair target whose required shares the groups
+    /// keep (the safe variant), None for the paper's averaging.
+    SimFair {
+        similarity: f64,
+        keep_min: Option<f64>,
+    },
+    CombinedFair {
+        similarity: f64,
+        min_target: f64,
+        uni_target: f64,
+        safe: bool,
+    },
+}
+
+impl Decision {
+    /// The registered name of the policy (`max-perf`, `min-fair`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Decision::MaxPerf => "max-perf",
+            Decision::MaxFair => "max-fair",
+            Decision::MinFair { .. } => "min-fair",
+            Decision::UniFair { .. } => "uni-fair",
+            Decision::SimFair { .. } => "sim-fair",
+            Decision::CombinedFair { .. } => "combined-fair",
+        }
+    }
+
+    /// The parameters' ranges, in one line "key: problem" naming the one that is wrong: a min-fair target in
+    /// (0, `MAX_MIN_FAIRNESS_TARGET`], a uniformity target in (0, 1] (uniformity is at most 1),
+    /// a similarity in [0, `MAX_SIMILARITY`].
+    pub fn check(&self) -> Result<(), String> {
+        let min_target = |name: &str, t: f64| {
+            if t.is_finite() && t > 0.0 && t <= MAX_MIN_FAIRNESS_TARGET {
+                Ok(())
+            } else {
+                Err(format!("{name}: must be a fraction > 0 and ≤ {MAX_MIN_FAIRNESS_TARGET} (0.85 for 85%), got {t}"))
+            }
+        };
+        let uni_target = |name: &str, t: f64| {
+            if t.is_finite() && t > 0.0 && t <= 1.0 {
+                Ok(())
+            } else {
+                Err(format!("{name}: must be a uniformity > 0 and ≤ 1 (0.8 for 80%), got {t}"))
+            }
+        };
+        let similarity = |s: f64| {
+            if s.is_finite() && (0.0..=MAX_SIMILARITY).contains(&s) {
+                Ok(())
+            } else {
+                Err(format!("similarity: must be an efficiency difference from 0 to {MAX_SIMILARITY}, got {s}"))
+            }
+        };
+        match *self {
+            Decision::MaxPerf | Decision::MaxFair => Ok(()),
+            Decision::MinFair { target } => min_target("target", target),
+            Decision::UniFair { target } => uni_target("target", target),
+            Decision::SimFair { similarity: s, keep_min } => {
+                similarity(s)?;
+                keep_min.map_or(Ok(()), |t| min_target("target", t))
+            }
+            Decision::CombinedFair { similarity: s, min_target: m, uni_target: u, .. } => {
+                similarity(s)?;
+                min_target("min_target", m)?;
+                uni_target("uni_target", u)
+            }
+        }
+    }
+}
+
+/// The fast shares the decision gives the mix under `base`, and uni-fair's α where there is
+/// one (uni-fair, combined-fair). uni-fair and sim-fair start from max-perf and blend or group
+/// against max-fair, as Algorithms 2 and 3 are stated; `form` is max-fair's slow-only form
+/// (the other policies use the normalised one: with equal c, the paper's case, the same).
+pub fn decide(mix: &Mix, base: Base, form: SlowOnlyForm, decision: Decision) -> (Vec<f64>, Option<f64>) {
+    let fair = || max_fair(mix, base, SlowOnlyForm::Normalised);
+    match decision {
+        Decision::MaxPerf => (max_perf(mix), None),
+        Decision::MaxFair => (max_fair(mix, base, form), None),
+        Decision::MinFair { target } => (min_fair(mix, base, target), None),
+        Decision::UniFair { target } => {
+            let (f, alpha) = uni_fair(mix, base, target, &max_perf(mix), &fair());
+            (f, Some(alpha))
+        }
+        Decision::SimFair { similarity, keep_min } => (sim_fair(mix, similarity, &max_perf(mix), &fair(), keep_min.map(|t| (base, t))), None),
+        Decision::CombinedFair { similarity, min_target, uni_target, safe } => {
+            let (f, alpha) = combined_fair(mix, base, similarity, min_target, uni_target, safe);
+            (f, Some(alpha))
+        }
+    }
 }

@@ -206,9 +206,9 @@ fn bases_and_forms_parse_from_their_option_values() {
     assert_eq!(SlowOnlyForm::parse("printed"), Some(SlowOnlyForm::Printed));
     assert_eq!(SlowOnlyForm::default(), SlowOnlyForm::Normalised);
     let (e, c) = ([2.0, -1.0], [1.0]);
-    assert_eq!(Mix { e: &e, c: &c, fast_cores: 1.0 }.check().unwrap_err(), "e has 2 values but c has 1");
+    assert_eq!(Mix { e: &e, c: &c, fast_cores: 1.0 }.check().unwrap_err(), "c: 1 values for 2 threads (one per value of e)");
     let c = [1.0, 1.0];
-    assert_eq!(Mix { e: &e, c: &c, fast_cores: 1.0 }.check().unwrap_err(), "e[1] must be a finite number > 0, got -1");
+    assert_eq!(Mix { e: &e, c: &c, fast_cores: 1.0 }.check().unwrap_err(), "e[1]: must be a finite number > 0, got -1");
 }
 
 /// Our notes' toy mix: 2 fast + 4 slow cores, c = 1.

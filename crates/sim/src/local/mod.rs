@@ -34,7 +34,7 @@ impl<'a> SchedView<'a> {
         SchedView { allowed, last_ran, running }
     }
 
-    /// The cores thread `t` may run on now: its affinity, narrowed by a fast-core share's round.
+    /// The cores thread `t` may run on now: its affinity, narrowed to one side by a fast-core share (`share`).
     #[inline]
     pub fn allowed(&self, t: u32) -> &'a CoreSet {
         &self.allowed[t as usize]

@@ -14,4 +14,6 @@ mod memory;
 mod placement;
 mod program_groups;
 mod restarts;
+mod share_cost;
+mod shares;
 mod workers;

@@ -4,6 +4,8 @@
 use ampsched_model::{Machine, Placement, Trigger, Workload};
 use ampsched_sim::{metrics, RunResult};
 
+use ampsched_model::share_rounds::MAX_LEAD_ROUNDS;
+
 use crate::common::{apps, machine, simulate, simulate_seeded};
 
 const SLICE_NS: u64 = ampsched_sim::DEFAULT_SLICE_NS;
@@ -21,10 +23,11 @@ fn fast_fraction(r: &RunResult, t: usize) -> f64 {
 #[test]
 fn fast_share_splits_cpu_time_between_core_types() {
     // Two identical CPU-bound threads (4e9 instructions: 2 s on the fast core, 4 s on the slow
-    // one) with shares 0.75 and 0.25. Each round of 30 ms gives 22.5 ms / 7.5 ms on fast cores;
-    // the side is chosen at slice boundaries and the overshoot carried over, so over the whole
-    // run a thread's fast time is off by at most one round (its unfinished last one) plus one
-    // slice, out of its CPU time.
+    // one) with shares 0.75 and 0.25: rounds of 22.5 ms / 7.5 ms on the fast core for thread 0,
+    // the reverse for thread 1; they swap (`local::share`) when one is a round ahead on fast and
+    // the other behind. While both run, a thread's fast time is off its share by at most the
+    // rounds it may lead or trail by (`share_rounds::MAX_LEAD_ROUNDS`, of its larger quota) plus
+    // a slice. Once thread 0 is done, thread 1 has the fast core to itself (work conservation).
     let m = machine(FAST_SLOW);
     let w = apps(&[(4e9, 1.0, 0.0), (4e9, 1.0, 0.0)]);
     let r = simulate(&m, &w, None, |v, out| {
@@ -32,45 +35,54 @@ fn fast_share_splits_cpu_time_between_core_types() {
             out.set_fast_share(t, Some(if t == 0 { 0.75 } else { 0.25 }));
         }
     });
-    for (t, share) in [(0, 0.75), (1, 0.25)] {
-        let cpu = r.threads[t].total_time_ns() as f64;
-        let bound = (ROUND_NS + SLICE_NS) as f64 / cpu;
-        let got = fast_fraction(&r, t);
+    let first_done = r.apps.iter().map(|a| a.turnarounds_ns[0]).min().unwrap();
+    for (t, share) in [(0u32, 0.75), (1, 0.25)] {
+        let (mut fast, mut all) = (0u64, 0u64);
+        for s in r.segments.iter().filter(|s| s.thread == t && s.end_ns <= first_done) {
+            all += s.end_ns - s.start_ns;
+            fast += if s.core == 0 { s.end_ns - s.start_ns } else { 0 };
+        }
+        let bound = (MAX_LEAD_ROUNDS as f64 * 0.75 * ROUND_NS as f64 + SLICE_NS as f64) / all as f64;
+        let got = fast as f64 / all as f64;
         assert!((got - share).abs() <= bound, "thread {t}: fast fraction {got}, share {share}, bound {bound}");
     }
+    let last = r.segments.iter().rfind(|s| s.thread == 1).unwrap();
+    assert_eq!((last.core, last.start_ns), (0, first_done), "thread 1 alone takes the fast core at once");
 }
 
 #[test]
-fn fast_share_without_both_core_types_keeps_the_affinity_and_none_ends_it() {
+fn fast_share_without_both_core_types_keeps_the_affinity_and_an_idle_fast_core_takes_a_share_thread() {
     // Thread 0 may only use the fast core: its share 0.5 cannot be honoured, and it keeps its
     // affinity: its 1e9 instructions run on the fast core alone, 0.5 s at 2 GHz. Threads 1 and 2
-    // (2e9 instructions each) get share 0: they share the slow core, and the fast core stays
-    // idle even after thread 0 is done. At 1 s their shares end (None): the next balance (every
-    // 10 ms) moves the queued one to the idle fast core.
+    // (2e9 instructions each) get share 0: they share the slow core while the fast core is busy.
+    // When thread 0 exits at 0.5 s the fast core would idle while they run: it takes one at
+    // once, the one waiting (work conservation), which runs there to its end (a share of 0
+    // never asks for a fast core, but no thread behind on fast is there to swap with); when it
+    // exits, the fast core takes the other from the slow core, running.
     let m = machine(FAST_SLOW);
     let w = apps(&[(1e9, 1.0, 0.0), (2e9, 1.0, 0.0), (2e9, 1.0, 0.0)]);
     let fast = m.fast_cores();
-    let r = simulate(&m, &w, Some(1_000_000_000), |v, out| match v.trigger {
+    let r = simulate(&m, &w, None, |v, out| match v.trigger {
         Trigger::Start(0) => {
             out.set(0, fast.clone());
             out.set_fast_share(0, Some(0.5));
         }
         Trigger::Start(t) => out.set_fast_share(t, Some(0.0)),
-        Trigger::Quantum => {
-            out.set_fast_share(1, None);
-            out.set_fast_share(2, None);
-        }
         _ => {}
     });
     assert_eq!(fast_fraction(&r, 0), 1.0);
     assert_eq!(r.threads[0].total_time_ns(), 500_000_000);
     let on_fast: Vec<_> = r.segments.iter().filter(|s| s.core == 0 && s.thread != 0).collect();
-    assert!(!on_fast.is_empty(), "once the shares ended a thread used the fast core");
-    assert!(on_fast.iter().all(|s| s.start_ns >= 1_000_000_000 && s.start_ns <= 1_010_000_000 + SLICE_NS), "{:?}", on_fast[0]);
-    // Without the move both would need 4 s of the slow core. With it: each has 1.5e9
-    // instructions left at 1 s; one runs them at 2 GHz, the other at 1 GHz alone: 2.5 s,
-    // plus at most a balance period and a slice of waiting.
-    assert!(r.makespan_ns <= 2_500_000_000 + 10_000_000 + SLICE_NS, "makespan {}", r.makespan_ns);
+    assert_eq!(on_fast.len(), 2, "{on_fast:?}");
+    let (first, second) = (on_fast[0], on_fast[1]);
+    assert_eq!(first.start_ns, 500_000_000);
+    // It had half the slow core for 0.5 s, within a slice: 0.25e9 instructions; the 1.75e9
+    // left take 0.875 s at 2 GHz.
+    assert!((first.end_ns as i64 - 1_375_000_000).abs() <= SLICE_NS as i64 / 2, "{first:?}");
+    // The other had 0.25e9 + (first.end − 0.5 s) × 1 GHz done; the rest at 2 GHz.
+    assert_eq!(second.start_ns, first.end_ns);
+    let left = 2e9 - 0.25e9 - (first.end_ns - 500_000_000) as f64;
+    assert!((second.end_ns as f64 - first.end_ns as f64 - left / 2.0).abs() <= SLICE_NS as f64, "{second:?}");
 }
 
 /// One 1 GHz core, two threads of 1e9 instructions (1 s each); `decide` runs when thread 0 starts.
