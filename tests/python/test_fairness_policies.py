@@ -4,9 +4,11 @@
 import ampsched
 from ampsched import cli
 
-# Two single-threaded apps on kimhuh-2f4s (2 fast at 2.8 GHz, 4 slow at 0.8 GHz, CPI scale 1):
-# compute-bound (e = 2.8/0.8 = 3.5; 7 s alone on a fast core) and 20 misses per kilo-instruction at 75 ns
-# (e = (1.25 + 1.5)/(1/2.8 + 1.5) = 1.4808).
+# Three single-threaded apps on kimhuh-2f4s (2 fast at 2.8 GHz, 4 slow at 0.8 GHz, CPI scale 1):
+# compute-bound (e = 2.8/0.8 = 3.5; 7 s alone on a fast core), 20 misses per kilo-instruction at
+# 75 ns (e = (1.25 + 1.5)/(1/2.8 + 1.5) = 1.4808) and 5 (e = 2.22). More apps than fast cores: with
+# fewer, the share enforcement's work conservation keeps every app on a fast core, and an online
+# estimator never sees the slow type (nor needs to).
 MIX = """
 [[app]]
 name = "cpu"
@@ -21,6 +23,13 @@ kind = "compute"
 instructions = 8e9
 cpi = 1.0
 llc_mpki = 20.0
+[[app]]
+name = "mid"
+[[app.phase]]
+kind = "compute"
+instructions = 8e9
+cpi = 1.0
+llc_mpki = 5.0
 """
 
 
