@@ -724,7 +724,7 @@ def agent(
     follow their threads and child processes and apply the policy's placements with
     sched_setaffinity until the command exits. Every affinity is restored when the agent ends.
     Returns the agent's report as a dict (what `ampsched agent --json` prints); the command's exit
-    status is in report["target"]["status"].
+    status is in `report["target"]["status"]`.
 
     policy: a spec, or an ampsched.Policy object. interval_ms: the sampling interval (None:
     defaults()["agent_interval_ms"]). emulate: make CPUs slow by cycle stealing, "small=1:0.5"
