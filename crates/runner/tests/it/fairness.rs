@@ -50,6 +50,8 @@ struct Watch {
     to: Vec<(u64, u64, f64)>,
     from_ns: u64,
     to_ns: u64,
+    /// When the first thread exited, if one did by `at_ns`.
+    first_exit_ns: Option<u64>,
 }
 
 /// The machine and the workload (with its solo profiles, for `efficiency=offline`).
@@ -71,12 +73,15 @@ fn watch(spec: &str, workload: &str, from_s: f64, at_s: f64, noise: f64) -> Watc
     let (m, w) = setup(&dir, workload);
     let n = w.apps.len();
     let (from_ns, at_ns) = ((from_s * 1e9) as u64, (at_s * 1e9) as u64);
-    let mut seen = Watch { shares: vec![None; n], estimates: vec![None; n], from: Vec::new(), to: Vec::new(), from_ns: 0, to_ns: 0 };
+    let mut seen = Watch { shares: vec![None; n], estimates: vec![None; n], from: Vec::new(), to: Vec::new(), from_ns: 0, to_ns: 0, first_exit_ns: None };
     let policy = ampsched_policy::build(&PolicySpec::parse(spec).unwrap(), &m).unwrap();
     let mut p = Watched::new(policy, |p, view, out| {
         let snapshot =
             || view.threads.iter().map(|t| (t.fast_time_ns(view.machine), t.total_time_ns(), t.per_type.iter().map(|c| c.instructions).sum())).collect();
         if view.now_ns <= at_ns {
+            if let ampsched_model::Trigger::Exit(_) = view.trigger {
+                seen.first_exit_ns.get_or_insert(view.now_ns);
+            }
             for &(t, s) in &out.fast_share {
                 seen.shares[t as usize] = s;
             }
@@ -262,13 +267,28 @@ fn scaled_lb_keeps_per_core_load_over_computing_power_even_blind_to_efficiency()
     assert_eq!(on_fast(&[20.0, 15.0, 10.0, 5.0, 2.0, 0.0], "scaled-lb"), [true, true, false, false, false, false]);
 }
 
+/// Long enough that every app of `MPKI` runs past the 40 s the two tests below watch: a0, the
+/// fastest (e 3.5 at max-fair's slow-only share 0.118: 1.04 instructions per ns), retires 4.2e10
+/// by then. With `LONG` (2e10) a0 exits at 19.3 s and a1 to a3 before 31 s, and the daemon gives
+/// the rest new shares at each exit: a window of 4 s to 40 s then mixes several shares per app
+/// and counts the time after an app's exit as time it did not progress.
+const PAST_40_S: f64 = 6e10;
+
+/// A run of `MPKI` under max-fair (slow-only base, offline), watched from 4 s to 40 s while
+/// every app still runs (`PAST_40_S`; checked, since the shares and the rates below hold only
+/// while all six share the machine).
+fn watch_all_running() -> Watch {
+    let w = watch("max-fair:base=slow:efficiency=offline", &mix_of(&MPKI, PAST_40_S), 4.0, 40.0, 0.0);
+    assert_eq!(w.first_exit_ns, None, "an app exited before {} ns", w.to_ns);
+    w
+}
+
 #[test]
-#[ignore = "the engine's share enforcement does not reach these shares yet: app 2 gets 0.251 of its CPU time on fast cores against a share of 0.283, on this branch and merged with i27-share at 7c46992 alike"]
 fn share_model_and_engine_agree_on_long_runs() {
     // max-fair under the slow-only base (shares 0.12 to 0.61), offline, exact counters: from 4 s
-    // to 40 s (every app still running), each app's fraction of CPU time on fast cores is its
-    // share, and its instruction rate per CPU second is the model's e f + 1 − f slow-core rate.
-    let w = watch("max-fair:base=slow:efficiency=offline", &mix_of(&MPKI, LONG), 4.0, 40.0, 0.0);
+    // to 40 s, each app's fraction of CPU time on fast cores is its share, and its instruction
+    // rate per CPU second is the model's e f + 1 − f slow-core rate.
+    let w = watch_all_running();
     let f = shares(&w);
     for (i, &m) in MPKI.iter().enumerate() {
         let ((f0, c0, i0), (f1, c1, i1)) = (w.from[i], w.to[i]);
@@ -282,11 +302,10 @@ fn share_model_and_engine_agree_on_long_runs() {
 }
 
 #[test]
-#[ignore = "the engine's share enforcement leaves slow cores idle while threads wait for their fast quota: merged with i27-share at 7c46992, a0 (share 0.12) runs 0.43 of the wall time and the slow cores are 44% idle"]
 fn share_model_and_engine_agree_on_progress_per_wall_second() {
     // As above, per second of the run: each app holds a whole core (N = C), so its normalised
     // progress is the model's T = (e f + 1 − f)/perf_base.
-    let w = watch("max-fair:base=slow:efficiency=offline", &mix_of(&MPKI, LONG), 4.0, 40.0, 0.0);
+    let w = watch_all_running();
     let f = shares(&w);
     let wall = (w.to_ns - w.from_ns) as f64;
     for (i, &m) in MPKI.iter().enumerate() {
