@@ -183,18 +183,6 @@ impl CounterBook {
         let view = &mut book.threads[t].per_type;
         for ty in 0..types {
             let (hot, more) = (self.hot[t][ty], self.more[t][ty]);
-            if self.noise == 0.0 {
-                view[ty] = Counters {
-                    time_ns: hot.time_ns,
-                    runnable_ns: self.runnable_ns(t, ty),
-                    corun_ns: self.waits[t][ty],
-                    instructions: hot.instructions,
-                    cycles: hot.cycles,
-                    llc_misses: hot.llc_misses,
-                    more,
-                };
-                continue;
-            }
             let now = Counters {
                 time_ns: hot.time_ns,
                 runnable_ns: self.runnable_ns(t, ty),
@@ -204,6 +192,10 @@ impl CounterBook {
                 llc_misses: hot.llc_misses,
                 more,
             };
+            if self.noise == 0.0 {
+                view[ty] = now;
+                continue;
+            }
             let before = self.read[t][ty];
             view[ty].time_ns = now.time_ns;
             view[ty].runnable_ns = now.runnable_ns;
