@@ -434,7 +434,9 @@ def main():
         table = dict(snapshot) if partial else {}
         table.update({key: fields for key, fields, *_ in rows})
         write_snapshot(table)
-        sample = set(hashes) if partial else set(hash_sample())
+        # A partial write keeps the sample and adds its picks among the runs written (a new
+        # policy's, machine's or workload's runs join the sample this way).
+        sample = set(hashes) | (set(hash_sample()) & set(todo)) if partial else set(hash_sample())
         new_hashes = {key: h for key, h in hashes.items() if partial}
         new_hashes.update({key: sha for key, _, sha, _ in rows if key in sample})
         write_hashes(new_hashes)
