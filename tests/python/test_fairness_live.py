@@ -132,6 +132,8 @@ def chunk_cost_ratio(apps):
             c, n = per.get(cpu, (0, 0))
             per[cpu] = (c + chunks, n + ns)
     cost = {cpu: ns / chunks for cpu, (chunks, ns) in per.items() if chunks > 0}
+    # An assertion (not a KeyError) so that in_attempts tries again and the message says why.
+    assert {0, 1} <= set(cost), f"the apps ran chunks on CPUs {sorted(cost)} only: {apps}"
     return cost[1] / cost[0]
 
 
