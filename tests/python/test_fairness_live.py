@@ -132,6 +132,8 @@ def chunk_cost_ratio(apps):
             c, n = per.get(cpu, (0, 0))
             per[cpu] = (c + chunks, n + ns)
     cost = {cpu: ns / chunks for cpu, (chunks, ns) in per.items() if chunks > 0}
+    # An assertion (not a KeyError) so that in_attempts tries again and the message says why.
+    assert {0, 1} <= set(cost), f"the apps ran chunks on CPUs {sorted(cost)} only: {apps}"
     return cost[1] / cost[0]
 
 
@@ -266,3 +268,43 @@ def test_the_measure_sees_a_fairness_blind_placement_miss_the_target(progress, t
         assert abs(min(t) - 0.70) < 0.04, f"normalised progress {t}: the model says 0.70 and 1.30"
 
     in_attempts(measure)
+
+
+# How long the launching shell waits before it starts the programs, s: long against the agent's
+# first decision (its start trigger, within a 10 ms sample), so that the shell is on a share's
+# side when it forks them.
+FORK_AFTER_S = 0.5
+# How long each program computes in that test, s: a hundred 30 ms share rounds.
+INHERIT_RUN_S = 3
+
+
+def test_a_process_forked_by_a_thread_on_a_shares_side_can_still_alternate(progress, tmp_path):
+    # A share's side for a round is the agent's enforcement: a program forked by the shell while
+    # the shell sits on one side inherits that one-side affinity, and must still be allowed both
+    # sides (its creator's allowed cores), or a share decided for it is refused as "all fast"
+    # (what made the estimator test above see both programs on CPU 0 alone when the shell was
+    # placed before it forked them). The Estimate policy gives every thread, the shell included,
+    # a share of 1/2 from its start.
+    policy_file = tmp_path / "estimate.py"
+    policy_file.write_text(ESTIMATOR)
+    env = dict(env_with_package(), FAIRNESS_LIVE_SEEN=str(tmp_path / "seen.json"))
+    outs = [tmp_path / f"late{i}.out" for i in range(N_APPS)]
+    script = f"sleep {FORK_AFTER_S}; " + " ".join(f"{progress} {INHERIT_RUN_S} {o} &" for o in outs) + " wait"
+    report = tmp_path / "report.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "ampsched", "agent", "--policy", f"{policy_file}:Estimate", "--interval", "10"]
+        + [*EMULATE, "--output", str(report), "--force", "--", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=INHERIT_RUN_S * 10,
+        preexec_fn=high_priority,
+    )
+    if r.returncode != 0 and "real-time scheduling" in r.stderr:
+        pytest.skip(f"the agent cannot emulate here: {r.stderr.strip()}")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(report.read_text())
+    assert data["not_applied"] == [], data["not_applied"]
+    for out in outs:
+        _, cpus = read_progress(out)
+        assert set(cpus) == {0, 1}, f"{out.name}: chunks per CPU {cpus}"

@@ -94,6 +94,12 @@ struct Process {
     original: Option<CpuMask>,
     /// Every affinity the agent has set on its threads (a few: one per partition, usually).
     imposed: Vec<CpuMask>,
+    /// For each of `imposed`, the view's `allowed` the agent set it under: the same cores, or
+    /// more where it was a fast-core share's side for a round. A thread that inherits the mask
+    /// from its creator is allowed what its creator was: a share's side is the agent's
+    /// enforcement, not the policy's choice, and must not become the new thread's allowed cores
+    /// (else a share decided for it has only one side to run on).
+    imposed_allowed: Vec<(CpuMask, CoreSet)>,
     /// Every nice value the agent has set on its threads, with the original nice value of the
     /// first thread it set that value on (a few: one per weight a policy gives).
     nice_imposed: Vec<(i32, i32)>,
@@ -199,6 +205,7 @@ impl Monitor {
             group_sizes: Vec::new(),
             original: None,
             imposed: Vec::new(),
+            imposed_allowed: Vec::new(),
             nice_imposed: Vec::new(),
             alive: true,
         });
@@ -268,6 +275,7 @@ impl Monitor {
                     if let Some(i) = parent {
                         let (original, imposed) = (self.procs[i].original.clone(), self.procs[i].imposed.clone());
                         let nice_imposed = self.procs[i].nice_imposed.clone();
+                        let imposed_allowed = self.procs[i].imposed_allowed.clone();
                         let child = self.by_pid[&pid];
                         if let Some(l) = self.ledger.as_mut() {
                             l.process(pid, original.as_ref());
@@ -280,6 +288,7 @@ impl Monitor {
                         }
                         self.procs[child].original = original;
                         self.procs[child].imposed = imposed;
+                        self.procs[child].imposed_allowed = imposed_allowed;
                         self.procs[child].nice_imposed = nice_imposed;
                     }
                 }
@@ -466,7 +475,15 @@ impl Monitor {
         let kind = self.runtime_threads.kind_of(&st.comm);
         let id = self.book.threads.len() as u32;
         let group = group.min(u16::MAX as usize) as u16;
-        let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, self.cores_of(&current), now_ns);
+        // Where the inherited affinity is a share's side, the thread is allowed its creator's
+        // wider set and runs, as its creator did, on the side (`enforced`) until decided for.
+        let running_on = self.cores_of(&current);
+        let allowed = match self.procs[p].imposed_allowed.iter().find(|(mask, _)| imposed && *mask == current) {
+            Some((_, allowed)) => allowed.clone(),
+            None => running_on.clone(),
+        };
+        let enforced = (running_on != allowed).then_some(running_on);
+        let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, allowed, now_ns);
         view.core = self.machine.core_of_cpu(st.processor);
         self.book.add_thread(view);
         if let Some(c) = self.counting.as_mut() {
@@ -495,6 +512,7 @@ impl Monitor {
             starttime: st.starttime,
             original,
             applied,
+            enforced,
             nice_seen: st.nice,
             nice_original,
             slot,
@@ -706,6 +724,13 @@ impl Monitor {
         let p = self.by_pid[&self.extra[id as usize].pid];
         if !self.procs[p].imposed.contains(&mask) {
             self.procs[p].imposed.push(mask.clone());
+        }
+        // The widest set a mask was imposed under: a share's side stays one, whether or not the
+        // policy also pinned some thread to just those cores.
+        match self.procs[p].imposed_allowed.iter_mut().find(|(m, _)| *m == mask) {
+            Some((_, wider)) if wider.len() < allowed.len() => *wider = allowed.clone(),
+            Some(_) => {}
+            None => self.procs[p].imposed_allowed.push((mask.clone(), allowed.clone())),
         }
         self.extra[id as usize].applied = Some(mask);
         self.note_allowed(id, allowed, run_on);
