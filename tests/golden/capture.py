@@ -113,17 +113,7 @@ WASH_FAMILY = {"wash", "bindvm", "pfs"}
 # and the whole one alike: its policies share the daemon and the engine's share enforcement, which
 # these machines' runs already exercise on every workload, and on all 24 machines the family would
 # add some 40,000 runs to the snapshot for no path the others miss.
-FAIRNESS_FAMILY = {
-    "max-perf",
-    "max-fair",
-    "min-fair",
-    "uni-fair",
-    "sim-fair",
-    "combined-fair",
-    "scaled-lb",
-    "r-fair",
-    "guaranteed-fairness",
-}
+FAIRNESS_FAMILY = set(POLICIES[POLICIES.index("max-perf") :])  # the last nine of POLICIES
 FAIRNESS_MACHINES = ("kimhuh-", "odroid-")
 # `make test` checks every QUICK_STRIDE-th quick-eligible run: a thirteenth (about 15 s on 2 CPUs
 # beside other jobs) keeps the Python tests within their share of the 10 minutes; 13 is prime to

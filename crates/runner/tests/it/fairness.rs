@@ -361,23 +361,11 @@ fn efficiency_error_is_reported_and_shrinks_with_longer_intervals() {
 /// shares' swaps and conservation moves must keep every core busy).
 #[test]
 fn no_core_idles_while_a_thread_waits_under_every_fairness_policy() {
-    use ampsched_policy::fairness::*;
-    let family = [
-        &max_perf::INFO,
-        &max_fair::INFO,
-        &min_fair::INFO,
-        &uni_fair::INFO,
-        &sim_fair::INFO,
-        &combined_fair::INFO,
-        &scaled_lb::INFO,
-        &r_fair::INFO,
-        &guaranteed_fairness::INFO,
-    ];
     let dir = ScratchDir::new("fair-conserving");
     let eight = dir.write("eight.toml", &mix_of(&[0.0, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0], 4e9));
     for workload in ["kimhuh-emu-hml-a".to_string(), eight] {
         let mut e = Experiment::new(MACHINE, &workload, Settings::default()).unwrap();
-        for info in family {
+        for info in ampsched_policy::fairness::FAMILY {
             let v = e.run(info.name).unwrap();
             assert_eq!(v["idle_while_waiting_s"].as_f64().unwrap(), 0.0, "{} on {workload}", info.name);
         }
