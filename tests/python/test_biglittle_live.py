@@ -30,7 +30,7 @@ import pytest
 
 import ampsched
 from conftest import env_with_package
-from test_agent import IS_ROOT, TWO_CPUS, high_priority, in_attempts
+from test_agent import ATTEMPTS, IS_ROOT, TWO_CPUS, high_priority
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")
@@ -71,16 +71,27 @@ CHUNKS = 200
 PREDICTED_RATIO = 2 * SLOW_SPEED / (1 + SLOW_SPEED)
 PREDICTED_FAST_SHARE = 1 / (1 + SLOW_SPEED)
 # Load. Static's time cannot move with load (each worker's half is fixed, and own_time counts CPU
-# time), but the dynamic split follows the rates the workers actually get: another program taking
-# a fraction x of the fast CPU from the fast worker (the workers run at nice -20, so that is another
-# nice -20 session, e.g. another live test) gives the fast worker (1-x)/(1-x+s) of the chunks and
-# T_dynamic / T_static = 2s/(1-x+s); load on the slow CPU moves chunks to the fast worker, which
-# costs less (2s/(1+s(1-y)), at most 2s = 0.68 with the slow CPU all taken). Required: the
-# prediction with up to MAX_FAST_LOSS of the fast CPU taken (0.65 and 0.67), plus the chunk at the
-# end (one chunk, at the slow speed if the slow worker ends last: 2/CHUNKS of T_static).
-MAX_FAST_LOSS = 0.3
-REQUIRED_RATIO = 2 * SLOW_SPEED / (1 - MAX_FAST_LOSS + SLOW_SPEED) + 2 / CHUNKS
+# time), but the dynamic split follows the rates the workers actually get. Another program taking
+# a fraction y of the slow CPU moves chunks to the fast worker: T_dynamic / T_static =
+# 2s/(1+s(1-y)), at worst (y = 1, the fast worker does everything) 2s = 0.68, the fast CPU alone.
+# One taking a fraction x of the fast CPU (the workers run at nice -20 in a session of their own, so
+# it takes another nice -20 session, e.g. another live test) moves chunks to the slow worker: the
+# fast one gets (1-x)/(1-x+s) of them and T_dynamic / T_static = 2s/(1-x+s), which is 2s again at
+# x = s. Required: at most 2s (the dynamic queue never slower than the fast CPU alone, where static
+# waits for the slow one), plus the chunk at the end (one chunk, at the slow speed if the slow
+# worker ends last: 2/CHUNKS of T_static); and the fast worker's share of the chunks at least what
+# x = s leaves it, 1 - s, less that chunk. An attempt in which other programs took more than
+# MAX_FAST_LOSS of the fast CPU from the fast worker (the kernel's run-queue wait says so) did not
+# run on the emulated machine: it does not count, and if no attempt ran on it the test is skipped,
+# saying so (measured: another nice -20 session spinning on CPU 0 took 71% of it, and the ratio
+# was 1.05).
+MAX_FAST_LOSS = SLOW_SPEED
+REQUIRED_RATIO = 2 * SLOW_SPEED + 2 / CHUNKS
 REQUIRED_FAST_SHARE = (1 - MAX_FAST_LOSS) / (1 - MAX_FAST_LOSS + SLOW_SPEED) - 1 / CHUNKS
+# The most of the slow CPU the slow worker may have had while pinned there: SLOW_SPEED, plus the
+# stealer's lateness (it wakes up to tens of microseconds late in a 2 ms period and then steals
+# that much less), as test_agent.py's STOLEN_RANGE allows it (0.1 of the period).
+EMULATION_SLACK = 0.1
 # How far the agent's CPU time of a worker on each core type may be from the program's, s: before
 # the agent's first sample pins a thread (up to two intervals: the sample, and the pin taking
 # effect) its time is charged to the type of the CPU it was seen on last, and the time a thread
@@ -208,6 +219,23 @@ def check_the_agent_saw_what_the_program_measured(program, report, mode):
     return by_cpu
 
 
+def had_of_their_cpu(report, by_cpu):
+    """{cpu: the share of the time its worker wanted the CPU that it had it}, from the kernel's
+    run-queue wait (schedstat) as the agent reports it: about 1 on the fast CPU and SLOW_SPEED on
+    the slow one (the stealer's time is wait), less where other programs took their part."""
+    threads = {t["tid"]: t for t in report["threads"]}
+    had = {}
+    for cpu, w in by_cpu.items():
+        t = threads[w["tid"]]
+        ran = sum(t["time_s"].values())
+        had[cpu] = round(ran / (ran + t["run_queue_wait_s"]), 3)
+    return had
+
+
+class Spoiled(Exception):
+    """An attempt that did not run on the emulated machine: other programs took the fast CPU."""
+
+
 @needs_root
 @needs_two_cpus
 def test_a_dynamic_queue_beats_static_equal_partitioning_on_an_emulated_big_little(taskqueue, iters_per_ms, tmp_path):
@@ -222,18 +250,22 @@ def test_a_dynamic_queue_beats_static_equal_partitioning_on_an_emulated_big_litt
         own = {mode: {cpu: own_time(per_cpu(w)) for cpu, w in by_cpu.items()} for mode, by_cpu in where.items()}
         time = {mode: max(t.values()) for mode, t in own.items()}
         work = {mode: sum(w["cpu_ns"] for w in out["workers"]) / 1e9 for mode, out in program.items()}
+        had = {mode: had_of_their_cpu(runs[mode][1], by_cpu) for mode, by_cpu in where.items()}
         fast_share = where["dynamic"][0]["chunks"] / CHUNKS
         ratio = time["dynamic"] / time["static"]
         facts = (
             f"own time (s) per CPU {own}, work (CPU s) {work}, dynamic/static {ratio:.3f} (predicted"
             f" {PREDICTED_RATIO:.3f}, required < {REQUIRED_RATIO:.3f}), the fast worker's share of the dynamic"
             f" chunks {fast_share:.3f} (predicted {PREDICTED_FAST_SHARE:.3f}, required > {REQUIRED_FAST_SHARE:.3f}),"
-            f" wall (s) program {({m: round(o['wall_ns'] / 1e9, 3) for m, o in program.items()})}"
-            f" agent {({m: rep['target']['wall_s'] for m, (_, rep) in runs.items()})}"
+            f" the share of its CPU each worker had {had},"
+            f" wall (s) program { ({m: round(o['wall_ns'] / 1e9, 3) for m, o in program.items()}) }"
+            f" agent { ({m: rep['target']['wall_s'] for m, (_, rep) in runs.items()}) }"
         )
 
-        # The emulation takes time, not speed: a chunk costs the same CPU time on either CPU, which
-        # makes a worker's CPU time its work (the static halves are equal work by construction).
+        # The emulation: CPU 1 slowed (whatever other load adds, the stealer took its part), and by
+        # taking time, not speed: a chunk costs the same CPU time on either CPU, which makes a
+        # worker's CPU time its work (the static halves are equal work by construction).
+        assert had["static"][1] <= SLOW_SPEED + EMULATION_SLACK, facts
         cost = chunk_cost_ratio(program["static"]["workers"])
         assert 0.9 < cost < 1.1, f"a chunk's CPU time on the slow CPU over the fast one: {cost:.3f}; {facts}"
         # Static: the slow worker's half holds up the join, W/(2s) (within 10%: the chunk cost).
@@ -242,9 +274,25 @@ def test_a_dynamic_queue_beats_static_equal_partitioning_on_an_emulated_big_litt
         # Dynamic: no worker stopped while chunks were left (each found the queue empty after
         # every chunk had been taken), the fast worker took more, and the program took less time.
         dyn = program["dynamic"]["workers"]
-        assert max(w["last_take_ns"] for w in dyn) <= min(w["finish_ns"] for w in dyn), dyn
+        assert max(w["last_take_ns"] for w in dyn) <= min(w["finish_ns"] for w in dyn), f"{dyn}; {facts}"
+        if had["dynamic"][0] < 1 - MAX_FAST_LOSS:
+            raise Spoiled(facts)
         assert fast_share > REQUIRED_FAST_SHARE, facts
         assert ratio < REQUIRED_RATIO, facts
         return facts
 
-    print(in_attempts(measure))
+    failures, spoiled = [], []
+    for _ in range(ATTEMPTS):
+        try:
+            print(measure())
+            return
+        except AssertionError as error:
+            failures.append(str(error))
+        except Spoiled as load:
+            spoiled.append(str(load))
+    if failures:
+        raise AssertionError(f"failed {len(failures)} times: " + " | ".join(failures + spoiled))
+    pytest.skip(
+        f"other programs took more than {MAX_FAST_LOSS} of the fast CPU in all {ATTEMPTS} attempts, so the machine"
+        " was not the emulated one: " + " | ".join(spoiled)
+    )
