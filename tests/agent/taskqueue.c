@@ -17,7 +17,7 @@
  * own times: after each chunk it charges the chunk and the CPU time it took
  * (CLOCK_THREAD_CPUTIME_ID: the time the thread ran, without what a cycle stealer or another
  * thread took from it) to the CPU it is on then (sched_getcpu), as tests/agent/progress.c does.
- * At exit it prints one JSON object on stdout:
+ * At exit it prints one JSON object on stdout, or writes it to OUT if given (replacing it):
  *   {"mode": "static", "threads": T, "chunks": C, "iters": I, "checksum": "HEX", "wall_ns": N,
  *    "workers": [{"worker": 0, "tid": TID, "chunks": N, "cpu_ns": N, "last_take_ns": N,
  *                 "finish_ns": N, "cpus": [{"cpu": 0, "chunks": N, "cpu_ns": N}, ...]}, ...]}
@@ -26,7 +26,7 @@
  * per worker, cpu_ns its CPU time over the same span, last_take_ns when it took its last chunk and
  * finish_ns when it found no chunk left (dynamic) or ended its part (static), both from the start.
  *
- * usage: taskqueue static|dynamic THREADS CHUNKS ITERS
+ * usage: taskqueue static|dynamic THREADS CHUNKS ITERS [OUT]
  * Bad arguments: one line on stderr, exit status 2. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -148,8 +148,8 @@ static uint64_t argument(const char *text, const char *name, uint64_t min, uint6
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: taskqueue static|dynamic THREADS CHUNKS ITERS\n");
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: taskqueue static|dynamic THREADS CHUNKS ITERS [OUT]\n");
         return 2;
     }
     if (strcmp(argv[1], "static") == 0) {
@@ -163,6 +163,12 @@ int main(int argc, char **argv) {
     threads = (int)argument(argv[2], "THREADS", 1, MAX_THREADS);
     chunks = argument(argv[3], "CHUNKS", 1, MAX_CHUNKS);
     iters = argument(argv[4], "ITERS", 1, MAX_ITERS);
+    /* Opened before the work, so that an OUT it cannot write fails at once, not after the run. */
+    FILE *out = argc == 6 ? fopen(argv[5], "w") : stdout;
+    if (out == NULL) {
+        fprintf(stderr, "taskqueue: cannot write %s: %s\n", argv[5], strerror(errno));
+        return 2;
+    }
 
     workers = calloc((size_t)threads, sizeof *workers);
     if (workers == NULL) {
@@ -189,26 +195,26 @@ int main(int argc, char **argv) {
         checksum += workers[i].checksum;
     }
 
-    printf("{\"mode\": \"%s\", \"threads\": %d, \"chunks\": %llu, \"iters\": %llu, \"checksum\": \"%016llx\", "
-           "\"wall_ns\": %llu, \"workers\": [",
-           mode == STATIC ? "static" : "dynamic", threads, (unsigned long long)chunks, (unsigned long long)iters,
-           (unsigned long long)checksum, (unsigned long long)wall_ns);
+    fprintf(out, "{\"mode\": \"%s\", \"threads\": %d, \"chunks\": %llu, \"iters\": %llu, \"checksum\": \"%016llx\", "
+            "\"wall_ns\": %llu, \"workers\": [",
+            mode == STATIC ? "static" : "dynamic", threads, (unsigned long long)chunks, (unsigned long long)iters,
+            (unsigned long long)checksum, (unsigned long long)wall_ns);
     for (int i = 0; i < threads; i++) {
         struct worker *w = &workers[i];
-        printf("%s{\"worker\": %d, \"tid\": %d, \"chunks\": %llu, \"cpu_ns\": %llu, \"last_take_ns\": %llu, "
-               "\"finish_ns\": %llu, \"cpus\": [",
-               i ? ", " : "", i, (int)w->tid, (unsigned long long)w->chunks, (unsigned long long)w->cpu_ns,
-               (unsigned long long)w->last_take_ns, (unsigned long long)w->finish_ns);
+        fprintf(out, "%s{\"worker\": %d, \"tid\": %d, \"chunks\": %llu, \"cpu_ns\": %llu, \"last_take_ns\": %llu, "
+                "\"finish_ns\": %llu, \"cpus\": [",
+                i ? ", " : "", i, (int)w->tid, (unsigned long long)w->chunks, (unsigned long long)w->cpu_ns,
+                (unsigned long long)w->last_take_ns, (unsigned long long)w->finish_ns);
         const char *sep = "";
         for (int c = 0; c < MAX_CPUS; c++) {
             if (w->cpu_chunks[c] > 0) {
-                printf("%s{\"cpu\": %d, \"chunks\": %llu, \"cpu_ns\": %llu}", sep, c,
-                       (unsigned long long)w->cpu_chunks[c], (unsigned long long)w->cpu_time_ns[c]);
+                fprintf(out, "%s{\"cpu\": %d, \"chunks\": %llu, \"cpu_ns\": %llu}", sep, c,
+                        (unsigned long long)w->cpu_chunks[c], (unsigned long long)w->cpu_time_ns[c]);
                 sep = ", ";
             }
         }
-        printf("]}");
+        fprintf(out, "]}");
     }
-    printf("]}\n");
-    return fflush(stdout) == 0 ? 0 : 1;
+    fprintf(out, "]}\n");
+    return fclose(out) == 0 ? 0 : 1;
 }

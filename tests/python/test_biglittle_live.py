@@ -130,7 +130,7 @@ def iters_per_ms(taskqueue):
 # ---- the program itself (no agent, no privileges)
 
 
-def test_both_modes_compute_the_same_chunks_and_say_what_each_worker_did(taskqueue):
+def test_both_modes_compute_the_same_chunks_and_say_what_each_worker_did(taskqueue, tmp_path):
     # 3 workers and 10 chunks: static splits them 3, 3, 4 (floor(i C / T) bounds); dynamic hands
     # out every chunk once, whoever takes it. Each chunk's result depends on its index alone, so
     # the checksums agree; every chunk is charged to one CPU.
@@ -144,6 +144,10 @@ def test_both_modes_compute_the_same_chunks_and_say_what_each_worker_did(taskque
         for w in out["workers"]:
             assert sum(c["chunks"] for c in w["cpus"]) == w["chunks"], w
             assert w["finish_ns"] <= out["wall_ns"], out
+    # OUT: the same object in a file, nothing on stdout.
+    r = subprocess.run([taskqueue, "dynamic", "3", "10", "20000", str(tmp_path / "out.json")], capture_output=True)
+    assert (r.returncode, r.stdout) == (0, b""), r
+    assert json.loads((tmp_path / "out.json").read_text())["checksum"] == runs["static"]["checksum"]
 
 
 @pytest.mark.parametrize(
@@ -153,7 +157,11 @@ def test_both_modes_compute_the_same_chunks_and_say_what_each_worker_did(taskque
         (["static", "0", "1", "1"], "taskqueue: THREADS must be an integer from 1 to 256, not '0'"),
         (["dynamic", "2", "-3", "1"], "taskqueue: CHUNKS must be an integer from 1 to 10000000, not '-3'"),
         (["static", "2", "1", "1e6"], "taskqueue: ITERS must be an integer from 1 to 1000000000000, not '1e6'"),
-        (["static", "2"], "usage: taskqueue static|dynamic THREADS CHUNKS ITERS"),
+        (["static", "2"], "usage: taskqueue static|dynamic THREADS CHUNKS ITERS [OUT]"),
+        (
+            ["static", "2", "1", "1", "/nonexistent/out.json"],
+            "taskqueue: cannot write /nonexistent/out.json: No such file or directory",
+        ),
     ],
 )
 def test_bad_arguments_are_one_line_and_status_2(taskqueue, args, message):
