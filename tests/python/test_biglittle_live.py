@@ -213,8 +213,12 @@ def chunk_cost_ratio(workers):
 
 
 def check_the_agent_saw_what_the_program_measured(program, report, mode):
-    """Each worker's thread in the report: pinned to one CPU, one on each, and its CPU time per
-    core type the program's own, within AGENT_SLACK_S. Returns {cpu: worker} by where each was pinned."""
+    """The program's wall time within the agent's; each worker's thread in the report pinned to one
+    CPU, one on each, and its CPU time per core type the program's own, within AGENT_SLACK_S.
+    Returns {cpu: worker} by where each was pinned."""
+    # The agent's wall time is the command's, from its launch to its exit: the program's own span
+    # lies inside it.
+    assert program["wall_ns"] / 1e9 <= report["target"]["wall_s"], f"{mode}: {program['wall_ns']}, {report['target']}"
     threads = {t["tid"]: t for t in report["threads"]}
     by_cpu = {}
     for w in program["workers"]:

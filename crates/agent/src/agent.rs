@@ -858,6 +858,10 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         // Stopped while starting, before it launched or attached to anything: nothing to undo.
         return Ok(report(run, s, policy, None, Some(early), 0, 0, [0; 6]));
     }
+    // The command's wall time starts before it is launched: it runs from its exec on, while the
+    // agent returns from spawn and reads /proc for it (measured: a program's own wall time ended
+    // up to 4 ms above the report's when the clock started after those, on a loaded machine).
+    let start = monotonic_ns();
     let mut child = None;
     if cfg.command.is_empty() {
         for &pid in &cfg.pids {
@@ -880,7 +884,6 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
 
     let interval_ns = run.interval_ns;
     let status_line = cfg.status && std::io::stderr().is_terminal();
-    let start = monotonic_ns();
     s.start_ns = start;
     let cpu_start = own_thread_cpu_ns();
     let mut next = start;
