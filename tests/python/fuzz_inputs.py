@@ -626,7 +626,11 @@ def _pipeline(rng):
             {"name": "q2", "capacity": pick([1, 16], [0, 2**31])},
         ],
         "group": [
-            {"name": "read", "count": 1, "phase": [stage(output="q1", items=pick([1, 50], [0, 10**9 + 1, 1e9, -3, "x"]))]},
+            {
+                "name": "read",
+                "count": 1,
+                "phase": [stage(output="q1", items=pick([1, 50], [0, 10**9 + 1, 1e9, -3, "x"]))],
+            },
             {
                 "name": "pool",
                 "count": pick([2, "cores"], [0, "all", 2**18 + 1]),
@@ -635,7 +639,9 @@ def _pipeline(rng):
             {
                 "name": "write",
                 "count": 1,
-                "phase": [stage(input="q2", ordered=pick([True, False], ["yes", 1]), io_seconds=pick([1e-5], [0, -1, 1e7]))],
+                "phase": [
+                    stage(input="q2", ordered=pick([True, False], ["yes", 1]), io_seconds=pick([1e-5], [0, -1, 1e7]))
+                ],
             },
         ],
     }
