@@ -663,7 +663,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     // A run that takes no time would restart forever at the same instant.
     let works = |p: &Phase| !matches!(p, Phase::Barrier { .. });
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
-        return Err(n.err("phase", "the app does no work: give it a compute, serial, critical or sleep phase"));
+        return Err(n.err("phase", "the app does no work: give it a compute, serial, critical, sleep or stage phase"));
     }
     Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed })
 }
