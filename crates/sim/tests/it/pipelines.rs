@@ -342,3 +342,49 @@ fn a_blocked_taker_wakes_after_the_machines_wake_up_latency_a_spinning_one_at_on
     // It spun the first millisecond on its core.
     assert_eq!(spun.threads[1].spin_ns, MS);
 }
+
+#[test]
+fn adding_little_cores_helps_a_pool_and_hurts_equal_parts() {
+    // The paper's §V.B: with 4 big cores and 0 to 4 little ones, the pipeline programs "balance
+    // load and improve as little cores are added", where equal work per thread makes the big
+    // cores wait for the little ones. 160 items of 1.6e6 instructions, 1 ms on a big core (1.6
+    // GHz, CPI 1) and 3 ms on a little one (0.8 GHz, cpi_scale 1.5), one thread bound to each
+    // core. Equal parts: 160 / (4 + L) items a thread, 3 ms each on a little core: 40 ms with no
+    // little core, then 96, 80, 68.6, 60 ms. A pool (a stage sharing the items, no queue): the
+    // cores retire 4 + L/3 items a ms, so it needs at least 160 / (4 + L/3) ms, and at most one
+    // little core's item (3 ms) more: a core is never idle while items are left.
+    const ITEMS: f64 = 160.0;
+    let bound = |v: &ampsched_model::SystemView, out: &mut ampsched_model::Placement| {
+        if let Trigger::Start(t) = v.trigger {
+            out.set(t, CoreSet::single(v.thread(t).index_in_group as usize));
+        }
+    };
+    let mut pool_ms = Vec::new();
+    for little in 0..=4u32 {
+        let mut text = "[[core_type]]\nname = \"big\"\ncount = 4\nfreq_ghz = 1.6\n".to_string();
+        if little > 0 {
+            text += &format!("[[core_type]]\nname = \"little\"\ncount = {little}\nfreq_ghz = 0.8\ncpi_scale = 1.5\n");
+        }
+        let m = machine(&text);
+        let threads = 4 + little;
+        let equal = workload(&format!(
+            "[[app]]\nname = \"equal\"\n[[app.group]]\nname = \"w\"\ncount = {threads}\nwork = \"shared\"\n\
+             [[app.group.phase]]\nkind = \"compute\"\ninstructions = {}\n",
+            ITEMS * 1.6e6
+        ));
+        let pool = workload(&format!(
+            "[[app]]\nname = \"pool\"\n[[app.group]]\nname = \"w\"\ncount = {threads}\n\
+             [[app.group.phase]]\nkind = \"stage\"\nitems = {ITEMS}\ninstructions = 1.6e6\n"
+        ));
+        let e = simulate(&m, &equal, None, bound).makespan_ns as f64 / 1e6;
+        let p = simulate(&m, &pool, None, bound).makespan_ns as f64 / 1e6;
+        let want_equal = if little == 0 { ITEMS / 4.0 } else { ITEMS / threads as f64 * 3.0 };
+        assert!((e - want_equal).abs() < 1e-3, "{little} little: equal parts {e} ms, want {want_equal}");
+        let fluid = ITEMS / (4.0 + little as f64 / 3.0);
+        assert!(p >= fluid - 1e-9 && p <= fluid + 3.0, "{little} little: pool {p} ms, fluid bound {fluid}");
+        pool_ms.push(p);
+    }
+    // The pool never gets slower with a little core more, and gains a quarter from four.
+    assert!(pool_ms.windows(2).all(|w| w[1] <= w[0]), "{pool_ms:?}");
+    assert_eq!(pool_ms[4], 30.0);
+}
