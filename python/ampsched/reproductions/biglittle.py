@@ -27,7 +27,7 @@ shown B+L, and never passes the two counts by position.
 import statistics
 from dataclasses import dataclass
 
-from . import Claim, Report, ReproductionError, policy_roles
+from . import Report, ReproductionError, policy_roles
 from ._format import (
     catalog_links,
     geomean,
