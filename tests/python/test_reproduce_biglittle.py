@@ -143,6 +143,12 @@ def test_task_workloads_name_the_runtime_s_choices():
     assert bl.workload("canneal", "static") == bl.workload("canneal", "gts") == "parsec-canneal"
     assert bl.workload("canneal", "serial") == "parsec-canneal-serial"
     assert bl.workload("canneal", "tasks") == "parsec-canneal-tasks"
+    # The runtime's per-run options (docs/task-runtime.md): only those that differ from the catalog's FIFO, main free.
+    assert bl.workload("canneal", "tasks", scheduler="cats") == "tasks:scheduler=cats:parsec-canneal-tasks"
+    assert bl.workload("canneal", "tasks", main="big") == "tasks:main=big:parsec-canneal-tasks"
+    assert (
+        bl.workload("canneal", "tasks", "steal", "little") == "tasks:scheduler=steal:main=little:parsec-canneal-tasks"
+    )
     with pytest.raises(ValueError, match="unknown method"):
         bl.workload("canneal", "openmp")
 

@@ -169,9 +169,12 @@ def workload(program: str, method: str, scheduler: str = "fifo", main: str = "de
         return f"parsec-{program}-serial"
     if method != "tasks":
         raise ValueError(f"biglittle: unknown method {method!r}")
-    if (scheduler, main) == ("fifo", "default"):
-        return f"parsec-{program}-tasks"
-    return f"parsec-{program}-tasks:scheduler={scheduler}:main={main}"
+    # The catalog's task versions run the paper's FIFO with the main thread free; another scheduler or placement is
+    # the runtime's per-run syntax, tasks:KEY=VALUE:...:WORKLOAD (docs/task-runtime.md).
+    options = [
+        f"{k}={v}" for k, v, default in (("scheduler", scheduler, "fifo"), ("main", main, "default")) if v != default
+    ]
+    return ":".join(["tasks", *options, f"parsec-{program}-tasks"]) if options else f"parsec-{program}-tasks"
 
 
 # ---- the paper's equations
