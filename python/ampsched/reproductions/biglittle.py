@@ -361,17 +361,19 @@ TRACE_PROGRAM = "streamcluster"
 
 
 def power_trace(config: Config, method: str):
-    """streamcluster's power over time in `config` under `method` (seed 1): a DataFrame with `time_s` and one column
-    of watts per rail, sampled as the paper's daemon (every 0.27 s)."""
+    """streamcluster's power over time in `config` under `method` (seed 1), sampled as the paper's daemon (every
+    0.27 s): a DataFrame indexed by time_s, one column of watts per rail (docs/power.md)."""
     import ampsched
 
-    return ampsched.power_trace(machine(config), workload(TRACE_PROGRAM, method), POLICIES[method], seed=1)
+    return ampsched.run(
+        machine(config), workload(TRACE_PROGRAM, method), POLICIES[method], seed=1, power_trace=True
+    ).power_trace
 
 
 def trace_means(trace) -> dict:
     """{rail: mean W} over a power trace's samples, and "chip": their sum (the paper's whole chip: every rail but
     the GPU, which our machine does not have)."""
-    rails = {c: float(trace[c].mean()) for c in trace.columns if c != "time_s"}
+    rails = {c: float(trace[c].mean()) for c in trace.columns}
     rails["chip"] = sum(rails.values())
     return rails
 
@@ -1307,10 +1309,9 @@ def figure_9(ctx, r: Results):
     for i, m in enumerate(METHODS):
         ax = fig.add_subplot(1, len(METHODS), i + 1)
         t = r.traces[m]
-        rails = [c for c in t.columns if c != "time_s"]
-        for rail in rails:
-            ax.plot(t["time_s"], t[rail], lw=0.8, label=rail)
-        ax.plot(t["time_s"], t[rails].sum(axis=1), "k", lw=0.8, label="chip")
+        for rail in t.columns:
+            ax.plot(t.index, t[rail], lw=0.8, label=rail)
+        ax.plot(t.index, t.sum(axis=1), "k", lw=0.8, label="chip")
         ax.set_title(f"{LABEL[m]}, 4+4", fontsize=8)
         ax.set_xlabel("time (s)", fontsize=7)
         ax.set_ylabel("power (W)", fontsize=7)
