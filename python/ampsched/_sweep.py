@@ -197,7 +197,8 @@ def _check_names(machines, workloads, policies, where) -> None:
     }
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
-            if name not in catalog[kind] and not os.path.isfile(name) and not (kind == "workloads" and is_mix(name)):
+            base = machine_base(name) if kind == "machines" else name
+            if base not in catalog[kind] and not os.path.isfile(base) and not (kind == "workloads" and is_mix(name)):
                 raise _error(
                     f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                     f"(see `ampsched list {kind}`)"
@@ -427,6 +428,15 @@ def load_file(path) -> dict:
 MIX_PREFIX = "mix:"  # a workload named by its programs (the engine's runner::mix): `mix:skip=1e9:instructions=1e8:a+b`
 
 
+def machine_base(machine: str) -> str:
+    """The machine a configuration names ("exynos5422" of "exynos5422:big=4:little=1", the
+    engine's `catalog::split_config`): the catalog name or file checked before a run; the
+    engine checks the online counts."""
+    if os.path.isfile(machine) or ":" not in machine:
+        return machine
+    return machine.split(":", 1)[0].strip()
+
+
 def is_mix(workload) -> bool:
     """Whether a workload argument is a mix of catalog programs (built by the engine, no file)."""
     return isinstance(workload, str) and workload.strip().startswith(MIX_PREFIX)
@@ -557,7 +567,8 @@ def _named(core, machine: str, workload: str) -> dict:
     out = {}
     for key, given, name in zip(("machine", "workload"), (machine, workload), names):
         out[key] = name
-        out[PATHS[key]] = None if given in _catalog_names(key + "s") or is_mix(given) else given
+        base = machine_base(given) if key == "machine" else given
+        out[PATHS[key]] = None if base in _catalog_names(key + "s") or is_mix(given) else given
     return out
 
 
@@ -1087,7 +1098,8 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
     }
     for row in rows:
         for key, kind, given in zip(("machine", "workload"), ("machines", "workloads"), sort_key(row)):
-            if given not in catalog[kind] and not os.path.isfile(given):
+            base = machine_base(given) if kind == "machines" else given
+            if base not in catalog[kind] and not os.path.isfile(base):
                 raise _error(
                     f"{path}: the {key} file {given} of its runs is not there: verify from the "
                     f"directory the sweep ran in"

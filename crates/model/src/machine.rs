@@ -332,6 +332,76 @@ impl Machine {
         m
     }
 
+    /// The machine with only `online[t]` cores of each type `t` online: the lowest-numbered
+    /// cores of each type, renumbered in the same order; their Linux CPUs, LLC domains (a domain
+    /// left without cores is dropped), memory nodes and the machine's memory kept. A type with no
+    /// core online is gone from the machine, as a hotplugged-off cluster (its power rail stays
+    /// and draws nothing). Capacities are derived again: 1024 is the fastest type online.
+    /// `online` gives one count per type, each at most the type's count, not all 0
+    /// (`parse_online` checks a user's text).
+    pub fn with_online(&self, online: &[usize], name: String) -> Machine {
+        assert!(online.len() == self.core_types.len() && online.iter().zip(&self.core_types).all(|(&n, t)| n <= t.count) && online.iter().any(|&n| n > 0));
+        let mut type_map = vec![usize::MAX; self.core_types.len()];
+        let mut core_types = Vec::new();
+        for (t, ct) in self.core_types.iter().enumerate() {
+            if online[t] > 0 {
+                type_map[t] = core_types.len();
+                core_types.push(CoreType { count: online[t], ..ct.clone() });
+            }
+        }
+        let mut seen = vec![0usize; self.core_types.len()];
+        let mut llc_map = vec![usize::MAX; self.llcs.len()];
+        let (mut cores, mut llcs) = (Vec::new(), Vec::new());
+        for c in &self.cores {
+            let t = c.core_type;
+            if seen[t] == online[t] {
+                continue;
+            }
+            seen[t] += 1;
+            if llc_map[c.llc] == usize::MAX {
+                llc_map[c.llc] = llcs.len();
+                llcs.push(Llc { size_kb: self.llcs[c.llc].size_kb, cores: CoreSet::EMPTY });
+            }
+            let id = cores.len();
+            llcs[llc_map[c.llc]].cores.insert(id);
+            cores.push(Core { id, core_type: type_map[t], cpu: c.cpu, llc: llc_map[c.llc], node: c.node });
+        }
+        let mut m = Machine { name, core_types, cores, llcs, ..self.clone() };
+        m.derive_capacities();
+        m
+    }
+
+    /// The counts per core type of a machine configuration's text `big=4:little=1` (what follows
+    /// the machine's name in `exynos5422:big=4:little=1`): each named type has that many cores
+    /// online, a type not named keeps all of its cores. Err: what is wrong, one line.
+    pub fn parse_online(&self, spec: &str) -> std::result::Result<Vec<usize>, String> {
+        let mut online: Vec<Option<usize>> = vec![None; self.core_types.len()];
+        let types = || self.core_types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ");
+        for part in spec.split(':') {
+            let Some((name, count)) = part.split_once('=') else {
+                return Err(format!("'{part}' is not TYPE=COUNT (e.g. big=2:little=2; this machine's core types: {})", types()));
+            };
+            let (name, count) = (name.trim(), count.trim());
+            let t = self
+                .core_types
+                .iter()
+                .position(|t| t.name == name)
+                .ok_or_else(|| format!("no core type '{name}' in this machine (its core types: {})", types()))?;
+            let n: usize = count.parse().map_err(|_| format!("{name}={count}: the count is not a whole number"))?;
+            if n > self.core_types[t].count {
+                return Err(format!("{name}={n}: the machine has {} {name} cores", self.core_types[t].count));
+            }
+            if online[t].replace(n).is_some() {
+                return Err(format!("{name} is given twice"));
+            }
+        }
+        let online: Vec<usize> = online.iter().zip(&self.core_types).map(|(n, t)| n.unwrap_or(t.count)).collect();
+        if online.iter().all(|&n| n == 0) {
+            return Err("no core online: at least one core type needs a count of 1 or more".into());
+        }
+        Ok(online)
+    }
+
     pub fn num_cores(&self) -> usize {
         self.cores.len()
     }

@@ -20,6 +20,7 @@ mod hass;
 mod idle_skip;
 mod interrupt;
 mod ipc_driven;
+mod machine_config;
 mod mix;
 mod model;
 mod pa;
