@@ -146,6 +146,16 @@ pub const MAX_RUNS: u64 = 1_000_000;
 pub const MAX_PHASE_STEPS: u64 = u32::MAX as u64;
 /// Critical sections of one critical phase.
 pub const MAX_CRITICAL_COUNT: u64 = 1_000_000_000;
+/// Items a pipeline's first stage makes per repetition (`items`, docs/pipelines.md): as many as
+/// the critical sections of one critical phase; each costs the engine a few events, so the event
+/// budget, not this bound, is what keeps a run short.
+pub const MAX_STAGE_ITEMS: u64 = 1_000_000_000;
+/// A pipeline queue's capacity in items (`[[app.queue]] capacity`): 1 (a hand-off slot) to 2^20,
+/// the queues of PARSEC dedup's pthreads version (`QUEUE_SIZE`, 1024 × 1024 entries, in its
+/// src/dedupdef.h) being the largest we know of. The engine holds a queued item as one number.
+pub const MAX_QUEUE_CAPACITY: u64 = 1 << 20;
+/// Queues one app (or program) may declare: a pipeline has a handful of stages.
+pub const MAX_QUEUES: usize = 1024;
 
 // ---- runs
 
