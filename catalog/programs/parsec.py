@@ -12,6 +12,7 @@ the one-core big/little ratios on `exynos5422` come out of the engine as Table I
 The values and why each is chosen are in HEADER below (copied into the TOML file).
 """
 
+import functools
 import math
 import pathlib
 import tomllib
@@ -168,6 +169,45 @@ STRUCTURE = {
 }
 
 
+# The pipelines (bodytrack, dedup, ferret): PARSEC's pthreads codes balance their own load, a
+# pool of threads per stage taking items from bounded queues (docs/pipelines.md), so a thread on a
+# big core takes more items than one on a little core (§IV: "application-level load balancing").
+#
+# bodytrack: a main thread and a pool of workers (PARSEC bodytrack's pthreads version: n workers +
+# the main thread). Per frame the main thread loads the 4 cameras' images and hands the pool 6
+# parallel rounds (the images' edge maps, then the particle weights of each of the 5 annealing
+# layers, Table I), each split in items the workers take as they come free (a ticket dispenser),
+# with a short serial part of the main's (resampling, the pose estimate) before each round.
+BODYTRACK_FRAMES = 26        # 261 frames natively (Table I), 1/10
+BODYTRACK_ROUNDS = 6         # edge maps + 5 annealing layers per frame
+BODYTRACK_ITEMS = 32         # pieces of a round's work (chosen: 125 of the 4,000 particles each)
+BODYTRACK_SERIAL = 0.06      # the main thread's share of the work (chosen)
+HANDOFF_INSTRUCTIONS = 1e4   # handing out or collecting one item (a queue operation, chosen)
+# dedup: Fragment (1 thread, reads the input) -> FragmentRefine, Deduplicate, Compress (a pool of
+# "cores" threads each) -> Reorder (1 thread, writes the output in the input's order): 3n + 2
+# threads, as PARSEC dedup's encoder. One item per MB of the paper's 351 MB input (the engine's
+# stages pass each item on whole: the refined chunks and the duplicates that skip compression are
+# averaged into the per-item work). The stages' shares of the work (chosen: compression dominates);
+# the first and last stage run on one thread, so on a little core they can bound the pipeline
+# (§IV: dedup's performance "drastically changes" with the core type that runs the I/O).
+DEDUP_ITEMS = 351
+DEDUP_STAGES = (("fragment", 1, 0.10), ("refine", "cores", 0.12), ("deduplicate", "cores", 0.17),
+                ("compress", "cores", 0.55), ("reorder", 1, 0.06))
+DEDUP_QUEUE = 1 << 20        # PARSEC dedup's queues (QUEUE_SIZE, as docs/pipelines.md reads it): never full here
+DEDUP_READ_S = 0.08          # the run's reading of the input, off the CPU (chosen: 2% of the serial big-core run)
+DEDUP_WRITE_S = 0.04         # and writing the output (1%)
+# ferret: load (1 thread, reads the query images) -> segment, extract, vectorize, rank (a pool each)
+# -> output (1 thread): 4n + 2 threads, as PARSEC ferret's pthreads version. 3,500 queries natively
+# (Table I), 350 here. Shares (chosen: ranking against the image database dominates).
+FERRET_ITEMS = 350
+FERRET_STAGES = (("load", 1, 0.04), ("segment", "cores", 0.22), ("extract", "cores", 0.08),
+                 ("vectorize", "cores", 0.08), ("rank", "cores", 0.56), ("output", 1, 0.02))
+FERRET_QUEUE = 25            # PARSEC ferret's queue depth (src/ferret-pthreads.c, DEFAULT_DEPTH)
+# Time off the CPU per program, (reading, writing) seconds over a run: the serial code does it too.
+IO_S = {"dedup": (DEDUP_READ_S, DEDUP_WRITE_S)}
+
+
+@functools.cache
 def machine():
     """exynos5422's cores and memory, as the engine reads them."""
     m = tomllib.loads(MACHINE.read_text(encoding="utf-8"))
@@ -212,35 +252,46 @@ def ns_per_instruction(cpi, freq_ghz, mpki, overlap, m):
     return x_at(lo)
 
 
-def a7_cpi(name):
-    """The A7's CPI that makes the one-core ratio Table I's, rounded to A7_CPI_DIGITS."""
-    m, types, llc = machine()
-    p, big, little = PROFILES[name], types["big"], types["little"]
-    t_big = ns_per_instruction(p.a15_cpi, big["freq_ghz"], mpki_at(p, llc["big"]), min(p.mlp, big.get("max_mlp", 1)), m)
-    target = TABLE_I[name] * t_big
-    lo, hi = 0.01, 100.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        t = ns_per_instruction(mid, little["freq_ghz"], mpki_at(p, llc["little"]), min(p.mlp, little.get("max_mlp", 1)), m)
-        lo, hi = (mid, hi) if t < target else (lo, mid)
-    return float(f"{lo:.{A7_CPI_DIGITS}g}")
+def io_seconds(name):
+    return sum(IO_S.get(name, (0.0, 0.0)))
 
 
-def model_ratio(name, cpi7=None):
-    """The one-core ratio big/little the model gives with the written A7 CPI, and the times."""
+def times(name, cpi7):
+    """ns per instruction of the profile alone on one A15 and on one A7 (with the A7 CPI given)."""
     m, types, llc = machine()
     p, big, little = PROFILES[name], types["big"], types["little"]
-    cpi7 = a7_cpi(name) if cpi7 is None else cpi7
     t_big = ns_per_instruction(p.a15_cpi, big["freq_ghz"], mpki_at(p, llc["big"]), min(p.mlp, big.get("max_mlp", 1)), m)
     t_little = ns_per_instruction(cpi7, little["freq_ghz"], mpki_at(p, llc["little"]), min(p.mlp, little.get("max_mlp", 1)), m)
-    return t_little / t_big, t_big, t_little
+    return t_big, t_little
 
 
 def total_instructions(name):
-    """The work of one run: SERIAL_BIG_S seconds of the serial code on one A15, rounded to
-    three significant digits."""
-    _, t_big, _ = model_ratio(name)
-    return float(f"{SERIAL_BIG_S / (t_big * 1e-9):.3g}")
+    """The compute work of one run: what the serial code retires in SERIAL_BIG_S seconds alone
+    on one A15, its I/O apart; three significant digits."""
+    t_big, _ = times(name, PROFILES[name].a15_cpi)
+    return float(f"{(SERIAL_BIG_S - io_seconds(name)) / (t_big * 1e-9):.3g}")
+
+
+@functools.cache
+def a7_cpi(name):
+    """The A7's CPI that makes the serial code's one-core time ratio little/big Table I's (its
+    I/O counted on both), rounded to A7_CPI_DIGITS."""
+    w, io = total_instructions(name), io_seconds(name)
+    t_big, _ = times(name, 1.0)
+    target = (TABLE_I[name] * (io + w * t_big * 1e-9) - io) / (w * 1e-9)
+    lo, hi = 0.01, 100.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if times(name, mid)[1] < target else (lo, mid)
+    return float(f"{lo:.{A7_CPI_DIGITS}g}")
+
+
+def model_ratio(name):
+    """The serial code's one-core ratio little/big the model gives with the written A7 CPI, and
+    the ns per instruction on each."""
+    w, io = total_instructions(name), io_seconds(name)
+    t_big, t_little = times(name, a7_cpi(name))
+    return (io + w * t_little * 1e-9) / (io + w * t_big * 1e-9), t_big, t_little
 
 
 def compute_keys(name, instructions):
@@ -256,42 +307,137 @@ def compute_keys(name, instructions):
 
 
 class Program:
-    def __init__(self, name, version, suite, source, groups):
-        self.name, self.version, self.suite, self.source, self.groups = name, version, suite, source, groups
+    def __init__(self, name, version, suite, source, groups, queues=()):
+        self.name, self.version, self.suite, self.source = name, version, suite, source
+        self.groups, self.queues = groups, list(queues)
+
+
+def sig(x):
+    """Instructions written to 6 significant digits."""
+    return float(f"{x:.6g}")
 
 
 def serial_program(name):
-    """The serial code: one thread retires the whole work, no synchronisation."""
-    phase = {"kind": "compute", **compute_keys(name, total_instructions(name))}
-    groups = [("main", 1, {}, [phase])]
+    """The serial code: one thread retires the whole work, no synchronisation; its I/O (dedup's
+    reading and writing) off the CPU before and after."""
+    read, write = IO_S.get(name, (0.0, 0.0))
+    phases = [{"kind": "sleep", "seconds": read}] if read else []
+    phases.append({"kind": "compute", **compute_keys(name, total_instructions(name))})
+    phases += [{"kind": "sleep", "seconds": write}] if write else []
+    groups = [("main", 1, {}, phases)]
     return Program(f"parsec-{name}-serial", "serial", "PARSEC 3.0 (serial)", "the serial code, Eq. 1's baseline", groups)
 
 
-def pthreads_program(name):
-    """Static threading: as many threads as cores, the work split equally at every step."""
+def barrier_program(name):
+    """Static threading with barriers: as many threads as cores, the work split equally at
+    every step."""
     s = STRUCTURE[name]
     total = total_instructions(name)
     phases = []
     for kind, share in s.steps:
-        work = float(f"{share * total:.6g}")
         if kind == "par":
-            phases += [{"kind": "compute", **compute_keys(name, work)}, {"kind": "barrier", "wait": WAIT}]
+            phases += [{"kind": "compute", **compute_keys(name, sig(share * total))}, {"kind": "barrier", "wait": WAIT}]
         else:
-            phases.append({"kind": "serial", **compute_keys(name, work), "wait": WAIT})
+            phases.append({"kind": "serial", **compute_keys(name, sig(share * total)), "wait": WAIT})
     extra = {"work": "shared"}
     if s.repeat > 1:
         extra["repeat"] = s.repeat
-    groups = [("worker", "cores", extra, phases)]
-    return Program(f"parsec-{name}", "pthreads", "PARSEC 3.0 (pthreads)", s.what, groups)
+    return Program(f"parsec-{name}", "pthreads", "PARSEC 3.0 (pthreads)", s.what, [("worker", "cores", extra, phases)])
+
+
+def stage(name, per_item, **keys):
+    """A stage phase: `keys` (input, output, items, io_seconds, ordered) then the profile."""
+    return {"kind": "stage", **keys, **compute_keys(name, sig(per_item)), "wait": WAIT}
+
+
+def bodytrack_program():
+    name = "bodytrack"
+    total = total_instructions(name)
+    rounds = BODYTRACK_FRAMES * BODYTRACK_ROUNDS
+    per_item = (1 - BODYTRACK_SERIAL) * total / rounds / BODYTRACK_ITEMS
+    main_serial = BODYTRACK_SERIAL * total / rounds - 2 * BODYTRACK_ITEMS * HANDOFF_INSTRUCTIONS
+    main = [{"kind": "compute", **compute_keys(name, sig(main_serial))},
+            stage(name, HANDOFF_INSTRUCTIONS, output="work", items=BODYTRACK_ITEMS),
+            stage(name, HANDOFF_INSTRUCTIONS, input="done")]
+    workers = [stage(name, per_item, input="work", output="done")]
+    groups = [("main", 1, {"repeat": rounds}, main), ("worker", "cores", {"repeat": rounds}, workers)]
+    queues = [("work", BODYTRACK_ITEMS), ("done", BODYTRACK_ITEMS)]
+    what = (f"a main thread and a pool of workers; {BODYTRACK_FRAMES} frames (261 natively) x {BODYTRACK_ROUNDS} rounds "
+            f"(edge maps, 5 annealing layers), each a short serial part of the main's, then {BODYTRACK_ITEMS} pieces the workers take as they come free")
+    return Program(f"parsec-{name}", "pthreads", "PARSEC 3.0 (pthreads)", what, groups, queues)
+
+
+def pipeline_program(name, stages, items, capacity, io, what):
+    """A linear pipeline: stage k's group takes from queue k-1 and puts in queue k; the first
+    makes `items` items, reading (io[0] over the run) before each, the last writes (io[1]) and
+    keeps the input's order when it is one thread (dedup's Reorder)."""
+    total = total_instructions(name)
+    groups, queues = [], []
+    for k, (stage_name, count, share) in enumerate(stages):
+        keys = {}
+        if k > 0:
+            keys["input"] = queues[-1][0]
+        if k < len(stages) - 1:
+            queues.append((f"{stage_name}-out", capacity))
+            keys["output"] = queues[-1][0]
+        else:
+            if name == "dedup":
+                keys["ordered"] = True
+        if k == 0:
+            keys["items"] = items
+        seconds = io[0] if k == 0 else io[1] if k == len(stages) - 1 else 0.0
+        if seconds:
+            keys["io_seconds"] = seconds / items
+        groups.append((stage_name, count, {}, [stage(name, share * total / items, **keys)]))
+    return Program(f"parsec-{name}", "pthreads", "PARSEC 3.0 (pthreads)", what, groups, queues)
+
+
+def dedup_program():
+    what = ("a pipeline of 5 stages, 3n+2 threads: Fragment (1 thread, reads) -> FragmentRefine, Deduplicate, Compress "
+            f"(a pool each) -> Reorder (1 thread, writes in order); {DEDUP_ITEMS} items, one per MB of the 351 MB input")
+    return pipeline_program("dedup", DEDUP_STAGES, DEDUP_ITEMS, DEDUP_QUEUE, IO_S["dedup"], what)
+
+
+def ferret_program():
+    what = ("a pipeline of 6 stages, 4n+2 threads: load (1 thread) -> segment, extract, vectorize, rank (a pool each) "
+            f"-> output (1 thread); {FERRET_ITEMS} queries (3,500 natively), queues of {FERRET_QUEUE}")
+    return pipeline_program("ferret", FERRET_STAGES, FERRET_ITEMS, FERRET_QUEUE, (0.0, 0.0), what)
+
+
+PTHREADS = {"bodytrack": bodytrack_program, "dedup": dedup_program, "ferret": ferret_program}
 
 
 def programs():
     out = []
     for name in NAMES:
-        if name in STRUCTURE:
-            out.append(pthreads_program(name))
+        out.append(barrier_program(name) if name in STRUCTURE else PTHREADS[name]())
         out.append(serial_program(name))
     return out
+
+
+def work(p):
+    """The instructions a program retires in one run, from what it writes, whatever its thread
+    count: a compute phase of a group of several threads is shared (the group's total), a serial
+    phase is one thread's, and a pipeline's items pass every stage once."""
+    total = stage_work(p)
+    for group, count, extra, phases in p.groups:
+        for ph in phases:
+            if ph["kind"] == "compute" and count != 1 and extra.get("work") != "shared":
+                raise SystemExit(f"parsec.py: program {p.name}: group {group} computes per thread; its work would grow with the cores")
+            if ph["kind"] in ("compute", "serial"):
+                total += extra.get("repeat", 1) * ph["instructions"]
+    return total
+
+
+def stage_work(p):
+    """A pipeline's stage instructions: each stage handles every item the first stage makes
+    (over the run, the first stage's items times its group's repeat)."""
+    made = 0
+    for _, _, extra, phases in p.groups:
+        for ph in phases:
+            if ph["kind"] == "stage" and "items" in ph:
+                made += ph["items"] * extra.get("repeat", 1)
+    return sum(made * ph["instructions"] for _, _, _, phases in p.groups for ph in phases if ph["kind"] == "stage")
 
 
 def fmt(v):
@@ -309,8 +455,12 @@ def fmt(v):
 
 
 def groups_toml(p, table):
-    """A program's groups as TOML lines, under `[[TABLE.group]]`."""
+    """A program's queues and groups as TOML lines, under `[[TABLE.queue]]`, `[[TABLE.group]]`."""
     lines = []
+    for name, capacity in p.queues:
+        lines += [f"[[{table}.queue]]", f'name = "{name}"', f"capacity = {capacity}"]
+    if p.queues:
+        lines.append("")
     for name, count, extra, phases in p.groups:
         lines += [f"[[{table}.group]]", f'name = "{name}"', f"count = {fmt(count)}", 'kind = "app"']
         lines += [f"{k} = {fmt(v)}" for k, v in extra.items()]

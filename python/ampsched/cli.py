@@ -221,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     counter_noise(p)
     p.add_argument("--trace", metavar="FILE", help="also write a Chrome/Perfetto trace JSON to FILE")
+    p.add_argument(
+        "--power-trace",
+        type=_number,
+        metavar="S",
+        help="with --json: also record each power rail's power by windows of S seconds (the "
+        "big.LITTLE paper's daemon: 0.27) in the result's power_trace (docs/power.md)",
+    )
     _add_wide(p)
     p.set_defaults(handler=_cmd_run)
 
@@ -618,6 +625,7 @@ def _cmd_run(args) -> int:
             counter_noise=args.counter_noise,
             machine_set=args.machine_set,
             progress=bar.tick,
+            power_trace=args.power_trace,
         ),
     )
     print(result.json if args.json else format_run(result.raw, width=_width(args)))

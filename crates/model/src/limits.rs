@@ -69,6 +69,12 @@ pub const CPI_SCALE: Bounds = Bounds::closed(0.01, 100.0, "");
 pub const CORE_MLP: Bounds = Bounds::closed(1.0, 1024.0, "");
 /// A core's power, active or idle: a whole server socket is a few hundred watts.
 pub const POWER_W: Bounds = Bounds::closed(0.0, 10_000.0, "W");
+/// A power rail's static power (`[[rail]] static_w`: a cluster's L2, snoop control and clock
+/// tree while any of its cores is online, or a memory's background power): as `POWER_W`.
+pub const RAIL_STATIC_W: Bounds = POWER_W;
+/// The energy one byte of DRAM traffic costs the memory rail (`[[rail]] pj_per_byte`): 0 to
+/// 10 nJ, beyond DDR's tens of pJ per bit (a few hundred pJ per byte) with interface and I/O.
+pub const PJ_PER_BYTE: Bounds = Bounds::closed(0.0, 10_000.0, "pJ/B");
 /// Memory latency, local or remote: DRAM is ~100 ns, CXL or far memory a few µs; 1 ms is room.
 pub const MEMORY_LATENCY_NS: Bounds = Bounds::positive(1e6, "ns");
 /// A last-level cache's size: 10 GB, two orders above the largest L3 (or stacked cache) sold.
@@ -146,6 +152,16 @@ pub const MAX_RUNS: u64 = 1_000_000;
 pub const MAX_PHASE_STEPS: u64 = u32::MAX as u64;
 /// Critical sections of one critical phase.
 pub const MAX_CRITICAL_COUNT: u64 = 1_000_000_000;
+/// Items a pipeline's first stage makes per repetition (`items`, docs/pipelines.md): as many as
+/// the critical sections of one critical phase; each costs the engine a few events, so the event
+/// budget, not this bound, is what keeps a run short.
+pub const MAX_STAGE_ITEMS: u64 = 1_000_000_000;
+/// A pipeline queue's capacity in items (`[[app.queue]] capacity`): 1 (a hand-off slot) to 2^20,
+/// the queues of PARSEC dedup's pthreads version (`QUEUE_SIZE`, 1024 × 1024 entries, in its
+/// src/dedupdef.h) being the largest we know of. The engine holds a queued item as one number.
+pub const MAX_QUEUE_CAPACITY: u64 = 1 << 20;
+/// Queues one app (or program) may declare: a pipeline has a handful of stages.
+pub const MAX_QUEUES: usize = 1024;
 
 // ---- runs
 
@@ -185,6 +201,10 @@ pub const COUNTER_NOISE: Bounds = Bounds::closed(0.0, 0.25, "");
 /// The budget's own range: up to 1e9 s (32 years) keeps every time below u64 nanoseconds
 /// (584 years) with room for the longest phase's first slice.
 pub const MAX_SIM_S: Bounds = Bounds::positive(1e9, "s");
+/// A power trace's sampling interval (`power_sample_s`; the big.LITTLE paper's daemon: 0.27 s):
+/// 1 µs to a day. A trace keeps at most `ampsched_sim::power::MAX_POWER_SAMPLES` windows and
+/// widens them past that, so a short interval on a long run cannot fill memory.
+pub const POWER_SAMPLE_S: Bounds = Bounds::closed(1e-6, 86_400.0, "s");
 
 /// A policy's quantum (`quantum_ms`), Rust or Python: at least Linux's shortest slice (EEVDF's
 /// 0.1 ms, `defaults::MIN_SLICE_NS`), as a shorter period is no scheduling quantum and would only

@@ -50,6 +50,22 @@ pub struct CoreType {
     pub power_given: bool,
     /// Linux-style capacity, 1024 for the fastest type.
     pub capacity: u32,
+    /// The power rail the type's cores draw from (index into `Machine::rails`).
+    pub rail: usize,
+}
+
+/// A power rail, as a board's current sensor measures it (the Odroid-XU3's INA231s: one each
+/// for the A15 cluster, the A7 cluster, the GPU and the DRAM). A core rail feeds the core types
+/// that name it (`rail = "a15"`): their cores' active and idle power plus `static_w` while any
+/// of its cores is online. The memory rail (`memory = true`) draws `static_w` throughout plus
+/// `pj_per_byte` for each byte the LLC misses move. A machine without `[[rail]]` has one rail
+/// per core type, named after it, with no static power, and no memory rail. docs/power.md.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rail {
+    pub name: String,
+    pub static_w: f64,
+    pub memory: bool,
+    pub pj_per_byte: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +122,11 @@ pub struct Machine {
     /// on an idle PREEMPT_RT kernel to tens of µs on a standard one (rt-tests' cyclictest;
     /// schbench's wake-up latency percentiles, kernel.org schbench).
     pub lock_wake_ns: u64,
+    /// The power rails (`Rail`): every core type's `rail` indexes here.
+    pub rails: Vec<Rail>,
+    /// The file gave `[[rail]]` tables (else `rails` is one per core type): a run's result then
+    /// reports each rail's energy and the mean power.
+    pub has_rails: bool,
 }
 
 /// What a memory controller can serve (`[memory]`): every memory node has one, of this peak
@@ -158,9 +179,11 @@ impl Machine {
             return Err(root.err("core_type", format!("at most {MAX_CORE_TYPES} core types are supported")));
         }
         let mut type_cpus: Vec<Option<Vec<usize>>> = Vec::new();
+        let mut rail_names: Vec<Option<String>> = Vec::new();
         let mut total = 0usize;
         for mut n in type_nodes {
             let cpus = n.opt_index_list("cpus")?;
+            rail_names.push(n.opt_str("rail")?);
             let name = n.str("name")?;
             let count = n.count("count", MAX_CORES as u64)? as usize;
             // Checked before any per-core table is built, so a huge count is an error, not an allocation.
@@ -194,6 +217,7 @@ impl Machine {
                 power_idle_w,
                 power_given,
                 capacity: 0,
+                rail: 0,
             };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
@@ -278,6 +302,8 @@ impl Machine {
             n.finish()?;
         }
         let memory_bandwidth = read_memory(&mut root)?;
+        let has_rails = root.has("rail");
+        let rails = read_rails(&mut root, &mut core_types, &rail_names)?;
         root.finish()?;
 
         let mut m = Machine {
@@ -293,6 +319,8 @@ impl Machine {
             migration,
             memory_bandwidth,
             lock_wake_ns,
+            rails,
+            has_rails,
         };
         m.derive_capacities();
         Ok(m)
@@ -561,6 +589,55 @@ fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Resul
         }
     };
     Ok((levels, powers))
+}
+
+/// The `[[rail]]` tables, and each core type's `rail` (`rail_names`, in type order) as an index
+/// into them; without rails, one per core type (`Rail`).
+fn read_rails(root: &mut Node, types: &mut [CoreType], rail_names: &[Option<String>]) -> Result<Vec<Rail>> {
+    let nodes = root.tables("rail")?;
+    if nodes.is_empty() {
+        if let Some(t) = rail_names.iter().position(Option::is_some) {
+            return Err(root.err(&format!("core_type[{t}].rail"), "names a rail, but the machine has no [[rail]] tables"));
+        }
+        for (i, t) in types.iter_mut().enumerate() {
+            t.rail = i;
+        }
+        return Ok(types.iter().map(|t| Rail { name: t.name.clone(), static_w: 0.0, memory: false, pj_per_byte: 0.0 }).collect());
+    }
+    let mut rails: Vec<Rail> = Vec::new();
+    for mut n in nodes {
+        let name = n.str("name")?;
+        if rails.iter().any(|r| r.name == name) {
+            return Err(n.err("name", format!("duplicate rail name '{name}'")));
+        }
+        let static_w = n.opt_number("static_w", &limits::RAIL_STATIC_W)?.unwrap_or(0.0);
+        let memory = n.opt_bool("memory")?.unwrap_or(false);
+        if memory && rails.iter().any(|r| r.memory) {
+            return Err(n.err("memory", "a second memory rail: the machine's DRAM traffic is one rail's"));
+        }
+        let pj_per_byte = n.opt_number("pj_per_byte", &limits::PJ_PER_BYTE)?;
+        if pj_per_byte.is_some() && !memory {
+            return Err(n.err("pj_per_byte", "only the memory rail (memory = true) draws energy per byte of DRAM traffic"));
+        }
+        n.finish()?;
+        rails.push(Rail { name, static_w, memory, pj_per_byte: pj_per_byte.unwrap_or(0.0) });
+    }
+    let names = || rails.iter().filter(|r| !r.memory).map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ");
+    for (i, t) in types.iter_mut().enumerate() {
+        let key = format!("core_type[{i}].rail");
+        let Some(name) = &rail_names[i] else {
+            return Err(root.err(&key, format!("missing: the machine has [[rail]] tables, so every core type names the rail it draws from ({})", names())));
+        };
+        match rails.iter().position(|r| &r.name == name) {
+            Some(r) if rails[r].memory => return Err(root.err(&key, format!("'{name}' is the memory rail; a core type draws from a core rail ({})", names()))),
+            Some(r) => t.rail = r,
+            None => return Err(root.err(&key, format!("no [[rail]] named '{name}' (the core rails: {})", names()))),
+        }
+    }
+    if let Some(r) = rails.iter().enumerate().position(|(r, rail)| !rail.memory && !types.iter().any(|t| t.rail == r)) {
+        return Err(root.err(&format!("rail[{r}]"), format!("rail '{}' feeds no core type and is not the memory rail (memory = true)", rails[r].name)));
+    }
+    Ok(rails)
 }
 
 /// The `[memory]` table: the controllers' bandwidth (required there) and the line a miss moves.

@@ -125,6 +125,8 @@ impl Phase {
         match self {
             Phase::Compute { instructions, .. } | Phase::Serial { instructions, .. } => *instructions,
             Phase::Critical { cs_instructions, between_instructions, count, .. } => *count as f64 * (cs_instructions + between_instructions),
+            // The group's items: a pool's threads share them, so this is one thread's at most.
+            Phase::Stage(stage) => stage.items as f64 * stage.instructions,
             Phase::Barrier { .. } | Phase::Sleep { .. } => 0.0,
         }
     }
@@ -133,6 +135,7 @@ impl Phase {
     pub fn profile(&self) -> Option<&Profile> {
         match self {
             Phase::Compute { profile, .. } | Phase::Serial { profile, .. } | Phase::Critical { profile, .. } => Some(profile),
+            Phase::Stage(stage) => Some(&stage.profile),
             Phase::Barrier { .. } | Phase::Sleep { .. } => None,
         }
     }
@@ -222,6 +225,51 @@ pub enum Phase {
     Critical { lock: usize, cs_instructions: f64, between_instructions: f64, count: u32, profile: Profile, wait: Wait },
     /// Off the CPU for `ns` (I/O).
     Sleep { ns: u64 },
+    /// A pipeline stage (`kind = "stage"`, docs/pipelines.md): the group's threads, a pool, take
+    /// the stage's items one at a time, each from its input queue (or, for the first stage, from
+    /// a counter of `items`), retire `instructions` for it and put it in the output queue.
+    /// Boxed: the other phases stay small.
+    Stage(Box<Stage>),
+}
+
+/// One stage of a pipeline (`Phase::Stage`). A pool of threads runs it as PARSEC's pthreads
+/// pipelines do (dedup's src/encoder.c: "Each stage has basically three steps: 1. fetch a group
+/// of items from the queue 2. process the items 3. put them in the queue for the next stage";
+/// ferret and bodytrack alike): whichever thread of the group is free takes the next item, so a
+/// faster core takes more of them (application-level load balancing, the big.LITTLE paper §IV).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    /// The queue it takes items from (`input`, an index in `App::queues`); None for the first
+    /// stage, which makes its items.
+    pub input: Option<usize>,
+    /// The queue it puts each processed item in (`output`); None for the last stage.
+    pub output: Option<usize>,
+    /// The items one repetition of the phase handles, the group's threads together: the first
+    /// stage's `items`; for a later stage what its input queue receives over the run divided by
+    /// the group's `repeat` (set when the app's queues are checked, `check_queues`).
+    pub items: u64,
+    /// Retired per item, with `profile`.
+    pub instructions: f64,
+    pub profile: Profile,
+    /// `io_seconds`: per item, off the CPU before its instructions (a stage that reads or
+    /// writes a file: dedup's first and last); 0 for none.
+    pub io_ns: u64,
+    /// `ordered = true`: items are processed in the order the first stage made them (dedup's
+    /// output stage writes the file in order); an item that comes early waits in the stage's
+    /// reorder buffer, out of the queue. One thread only.
+    pub ordered: bool,
+    /// How a thread waits for an item (input empty) or for room (output full).
+    pub wait: Wait,
+}
+
+/// A bounded FIFO queue between two pipeline stages (`[[app.queue]]` or `[[program.queue]]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queue {
+    pub name: String,
+    /// Items it holds at most; a stage that would put one more waits for room.
+    pub capacity: u32,
+    /// Its consuming stage is `ordered` (set by `check_queues`): the engine keeps a reorder buffer.
+    pub ordered: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -303,6 +351,8 @@ pub struct App {
     pub groups: Vec<Group>,
     /// Names of the app's locks; `Phase::Critical::lock` indexes this.
     pub locks: Vec<String>,
+    /// The app's pipeline queues; `Stage::input` and `Stage::output` index this.
+    pub queues: Vec<Queue>,
     /// The catalog program the app runs (`program = "..."`), None for inline phases.
     pub program: Option<String>,
     /// False for an app left to the OS (`os_scheduled = true`): the engine ignores any
@@ -370,6 +420,8 @@ pub struct Program {
     pub groups: Vec<Group>,
     /// The locks of the program's groups' critical phases (`Phase::Critical::lock` indexes it).
     pub locks: Vec<String>,
+    /// The queues of the program's groups' pipeline stages (`[[program.queue]]`).
+    pub queues: Vec<Queue>,
 }
 
 /// What an app or group runs: its phases, and how its workers live and how often it repeats
@@ -395,7 +447,8 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
         let mut locks = Vec::new();
         let group_nodes = n.tables("group")?;
         let program = if group_nodes.is_empty() {
-            let phases = read_phases(&mut n, &mut locks)?;
+            // A program of one kind of thread has no queues (a stage of it may only share items).
+            let phases = read_phases(&mut n, &mut locks, &[])?;
             if phases.is_empty() {
                 return Err(n.err("phase", "a program needs at least one [[program.phase]] or [[program.group]]"));
             }
@@ -407,15 +460,16 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
             let workers = read_workers(&mut n, &phases, Workers::Persistent)?;
             let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
             check_steps(&n, &phases, repeat)?;
-            Program { name: name.clone(), suite, source: src, phases, workers, repeat, groups: Vec::new(), locks }
+            Program { name: name.clone(), suite, source: src, phases, workers, repeat, groups: Vec::new(), locks, queues: Vec::new() }
         } else {
             for key in ["phase", "workers", "repeat"] {
                 if n.has(key) {
                     return Err(n.err(key, "a program with [[program.group]] gives this per group"));
                 }
             }
-            let groups = read_groups(&n, group_nodes, &Programs::new(), &mut locks)?;
-            Program { name: name.clone(), suite, source: src, phases: Vec::new(), workers: Workers::Persistent, repeat: 1, groups, locks }
+            let mut queues = read_queues(&mut n)?;
+            let groups = read_groups(&n, group_nodes, &Programs::new(), &mut locks, &mut queues)?;
+            Program { name: name.clone(), suite, source: src, phases: Vec::new(), workers: Workers::Persistent, repeat: 1, groups, locks, queues }
         };
         if into.contains_key(&name) {
             return Err(n.err("name", format!("duplicate program '{name}'")));
@@ -562,24 +616,27 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     let group_nodes = n.tables("group")?;
     let program = if group_nodes.is_empty() { n.opt_str("program")? } else { None };
     let grouped = program.as_ref().and_then(|p| programs.get(p)).filter(|p| !p.groups.is_empty());
+    let mut queues;
     let groups = if let Some(prog) = grouped {
-        // A program of several roles brings its groups and locks whole.
-        for key in ["threads", "phase", "repeat", "signature", "workers"] {
+        // A program of several roles brings its groups, locks and queues whole.
+        for key in ["threads", "phase", "repeat", "signature", "workers", "queue"] {
             if n.has(key) {
                 return Err(n.err(key, format!("program '{}' has [[program.group]] tables, which give this per group", prog.name)));
             }
         }
         locks = prog.locks.clone();
+        queues = prog.queues.clone();
         prog.groups.clone()
     } else if group_nodes.is_empty() {
         let count = n.opt_count("threads", limits::MAX_THREADS)?.unwrap_or(1);
-        let body = read_body(n, program.as_deref(), programs, &mut locks)?;
+        queues = read_queues(n)?;
+        let body = read_body(n, program.as_deref(), programs, &mut locks, &queues)?;
         let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
         let phases = body.phases;
         check_steps(n, &phases, repeat)?;
         let workers = read_workers(n, &phases, body.workers)?;
-        let signature = read_signature(n)?.or_else(|| Signature::of_phases(&phases));
-        vec![Group {
+        let given = read_signature(n)?;
+        let mut groups = vec![Group {
             name: "main".into(),
             count,
             count_per_core: false,
@@ -588,29 +645,36 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
             repeat,
             phases,
             workers,
-            signature,
+            signature: None,
             solo_ips: None,
-        }]
+        }];
+        check_queues(n, &mut groups, &mut queues)?;
+        groups[0].signature = given.or_else(|| Signature::of_phases(&groups[0].phases));
+        groups
     } else {
         for key in ["threads", "phase", "program", "repeat", "signature", "workers"] {
             if n.has(key) {
                 return Err(n.err(key, "an app with [[app.group]] gives this per group"));
             }
         }
-        read_groups(n, group_nodes, programs, &mut locks)?
+        queues = read_queues(n)?;
+        read_groups(n, group_nodes, programs, &mut locks, &mut queues)?
     };
     // A run that takes no time would restart forever at the same instant.
     let works = |p: &Phase| !matches!(p, Phase::Barrier { .. });
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
         return Err(n.err("phase", "the app does no work: give it a compute, serial, critical or sleep phase"));
     }
-    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, program, policy_managed })
+    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed })
 }
 
 /// `[[app.group]]` or `[[program.group]]` tables. A group in a program may not itself name a
-/// program (`programs` is empty there).
-fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks: &mut Vec<String>) -> Result<Vec<Group>> {
+/// program (`programs` is empty there). `queues`: the app's (or program's) pipeline queues,
+/// checked against the groups' stages (`check_queues`).
+fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks: &mut Vec<String>, queues: &mut [Queue]) -> Result<Vec<Group>> {
     let mut groups: Vec<Group> = Vec::new();
+    // The signatures the groups give; the others are derived once the stages know their items.
+    let mut given = Vec::new();
     for mut g in group_nodes {
         let gname = g.str("name")?;
         let (count, count_per_core) = read_group_count(&mut g)?;
@@ -630,7 +694,7 @@ fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks
                 g.err("program", format!("program '{}' has [[program.group]] tables: run it as a whole app (program = \"{}\" in [[app]])", p.name, p.name))
             );
         }
-        let body = read_body(&mut g, program.as_deref(), programs, locks)?;
+        let body = read_body(&mut g, program.as_deref(), programs, locks, queues)?;
         let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
         let mut phases = body.phases;
         check_steps(&g, &phases, repeat)?;
@@ -638,13 +702,17 @@ fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks
             phases = divide_work(&phases, count);
         }
         let workers = read_workers(&mut g, &phases, body.workers)?;
-        let signature = read_signature(&mut g)?.or_else(|| Signature::of_phases(&phases));
+        given.push(read_signature(&mut g)?);
         if groups.iter().any(|other| other.name == gname) {
             // As core types: a name that picks out two things picks out neither.
             return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
         }
         g.finish()?;
-        groups.push(Group { name: gname, count, count_per_core, shared_work, kind, repeat, phases, workers, signature, solo_ips: None });
+        groups.push(Group { name: gname, count, count_per_core, shared_work, kind, repeat, phases, workers, signature: None, solo_ips: None });
+    }
+    check_queues(parent, &mut groups, queues)?;
+    for (group, given) in groups.iter_mut().zip(given) {
+        group.signature = given.or_else(|| Signature::of_phases(&group.phases));
     }
     let app_wide = |p: &Phase| matches!(p, Phase::Serial { scope: Scope::App, .. } | Phase::Barrier { scope: Scope::App, .. });
     if groups.iter().any(|g| g.phases.iter().any(app_wide)) && groups.first().is_some_and(|g| g.workers == Workers::PerPhase) {
@@ -716,8 +784,8 @@ fn check_steps(n: &Node, phases: &[Phase], repeat: u32) -> Result<()> {
 
 /// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both; with the
 /// program's workers and repeat (persistent and 1 for a phase list).
-fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &mut Vec<String>) -> Result<Body> {
-    let phases = read_phases(n, locks)?;
+fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &mut Vec<String>, queues: &[Queue]) -> Result<Body> {
+    let phases = read_phases(n, locks, queues)?;
     match (program, phases.is_empty()) {
         (Some(_), false) => Err(n.err("program", "give either program or [[phase]] tables, not both")),
         (Some(p), true) => match programs.get(p) {
@@ -732,7 +800,7 @@ fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &m
     }
 }
 
-fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
+fn read_phases(n: &mut Node, locks: &mut Vec<String>, queues: &[Queue]) -> Result<Vec<Phase>> {
     let mut out = Vec::new();
     for mut p in n.tables("phase")? {
         let kind = p.str("kind")?;
@@ -757,12 +825,178 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>) -> Result<Vec<Phase>> {
                 }
             }
             "sleep" => Phase::Sleep { ns: s_to_ns(p.number("seconds", &limits::SLEEP_S)?).max(1) },
-            other => return Err(p.err("kind", format!("unknown phase kind '{other}' (expected compute, serial, barrier, critical or sleep)"))),
+            "stage" => Phase::Stage(Box::new(read_stage(&mut p, queues)?)),
+            other => return Err(p.err("kind", format!("unknown phase kind '{other}' (expected compute, serial, barrier, critical, sleep or stage)"))),
         };
         p.finish()?;
         out.push(phase);
     }
     Ok(out)
+}
+
+/// A `kind = "stage"` phase (docs/pipelines.md). Its `items` only for the first stage (no
+/// `input`); a later stage's are what its queue receives, set by `check_queues`.
+fn read_stage(p: &mut Node, queues: &[Queue]) -> Result<Stage> {
+    let input = read_queue_ref(p, "input", queues)?;
+    let output = read_queue_ref(p, "output", queues)?;
+    if input.is_some() && input == output {
+        return Err(p.err("output", "a stage may not put its items back in the queue it takes them from"));
+    }
+    let items = match (input, p.opt_count("items", limits::MAX_STAGE_ITEMS)?) {
+        (None, Some(n)) => n as u64,
+        (None, None) => return Err(p.err("items", "missing: a stage without input (a pipeline's first) makes its items; give how many")),
+        (Some(_), Some(_)) => {
+            return Err(p.err("items", "only a stage without input (a pipeline's first) gives items; this one handles what its input queue receives"))
+        }
+        (Some(_), None) => 0,
+    };
+    let ordered = p.opt_bool("ordered")?.unwrap_or(false);
+    if ordered && input.is_none() {
+        return Err(p.err("ordered", "an ordered stage takes its input queue's items in the order they were made; this stage has no input"));
+    }
+    let instructions = p.number("instructions", &limits::INSTRUCTIONS)?;
+    let io_ns = p.opt_number("io_seconds", &limits::SLEEP_S)?.map_or(0, |s| s_to_ns(s).max(1));
+    Ok(Stage { input, output, items, instructions, profile: read_profile(p)?, io_ns, ordered, wait: read_wait(p)? })
+}
+
+/// A stage's `input` or `output`: the name of one of the app's (or program's) queues.
+fn read_queue_ref(p: &mut Node, key: &'static str, queues: &[Queue]) -> Result<Option<usize>> {
+    let Some(name) = p.opt_str(key)? else { return Ok(None) };
+    match queues.iter().position(|q| q.name == name) {
+        Some(i) => Ok(Some(i)),
+        None if queues.is_empty() => {
+            Err(p.err(key, format!("unknown queue '{name}': none is declared (give [[app.queue]] or [[program.queue]] with name and capacity)")))
+        }
+        None => {
+            let known: Vec<&str> = queues.iter().map(|q| q.name.as_str()).collect();
+            Err(p.err(key, format!("unknown queue '{name}' (declared: {})", known.join(", "))))
+        }
+    }
+}
+
+/// `[[queue]]` tables of an app or program: `name` and `capacity`.
+fn read_queues(n: &mut Node) -> Result<Vec<Queue>> {
+    let nodes = n.tables("queue")?;
+    if nodes.len() > limits::MAX_QUEUES {
+        return Err(n.err("queue", format!("{} queues; at most {} are supported", nodes.len(), limits::MAX_QUEUES)));
+    }
+    let mut out: Vec<Queue> = Vec::new();
+    for mut q in nodes {
+        let name = q.str("name")?;
+        if out.iter().any(|other| other.name == name) {
+            return Err(q.err("name", format!("duplicate queue name '{name}'")));
+        }
+        let capacity = q.count("capacity", limits::MAX_QUEUE_CAPACITY)?;
+        q.finish()?;
+        out.push(Queue { name, capacity, ordered: false });
+    }
+    Ok(out)
+}
+
+/// The app's (or program's) pipeline, checked whole: every queue filled by exactly one stage and
+/// emptied by exactly one, no cycle of queues, an ordered stage run by one thread, no stage in a
+/// group of per-phase workers. Sets each later stage's items per repetition (what its input
+/// receives over the run, `items × repeat` of the stage before, over its own group's `repeat`:
+/// a whole number, else refused) and the queues' `ordered`. So a queue nobody fills, or one
+/// whose items nobody takes, is refused here, not met as a run that cannot finish; a pipeline
+/// can still deadlock at run time (a thread that fills one bounded queue before it empties
+/// another that others wait on), which the engine reports as a deadlock naming the queues.
+fn check_queues(parent: &Node, groups: &mut [Group], queues: &mut [Queue]) -> Result<()> {
+    type At = Option<(usize, usize)>;
+    let (mut producer, mut consumer): (Vec<At>, Vec<At>) = (vec![None; queues.len()], vec![None; queues.len()]);
+    let twice = |q: &Queue, role: &str, a: usize, b: usize| {
+        let (a, b) = (&groups[a].name, &groups[b].name);
+        parent.err("queue", format!("queue '{}' has two {role} stages (groups '{a}' and '{b}'): one stage per queue end; give each its own queue", q.name))
+    };
+    for (g, group) in groups.iter().enumerate() {
+        for (i, phase) in group.phases.iter().enumerate() {
+            let Phase::Stage(st) = phase else { continue };
+            if group.workers == Workers::PerPhase {
+                return Err(parent.err(
+                    "group",
+                    format!("group '{}' has per_phase workers and a stage: a stage's pool lives through the run (give persistent workers)", group.name),
+                ));
+            }
+            if st.ordered && (group.count != 1 || group.count_per_core) {
+                return Err(parent.err("group", format!("group '{}' runs an ordered stage with more than one thread: give it count = 1", group.name)));
+            }
+            if let Some(q) = st.output {
+                if let Some((other, _)) = producer[q] {
+                    return Err(twice(&queues[q], "producing", other, g));
+                }
+                producer[q] = Some((g, i));
+            }
+            if let Some(q) = st.input {
+                if let Some((other, _)) = consumer[q] {
+                    return Err(twice(&queues[q], "consuming", other, g));
+                }
+                consumer[q] = Some((g, i));
+            }
+        }
+    }
+    for (q, queue) in queues.iter().enumerate() {
+        match (producer[q], consumer[q]) {
+            (None, _) => {
+                return Err(
+                    parent.err("queue", format!("queue '{}' has no producer: no stage gives output = \"{}\", so its items never come", queue.name, queue.name))
+                );
+            }
+            (_, None) => {
+                return Err(parent.err(
+                    "queue",
+                    format!(
+                        "queue '{}' has no consumer: no stage gives input = \"{}\", so its producer would fill it and wait forever",
+                        queue.name, queue.name
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    // Along each chain from a first stage: a later stage's items are known once its input's
+    // producer's are. A queue left unknown when nothing more can be learnt lies on a cycle.
+    let mut left: Vec<usize> = (0..queues.len()).collect();
+    while !left.is_empty() {
+        let before = left.len();
+        let mut still = Vec::new();
+        for q in left {
+            let (Some(from), Some(to)) = (producer[q], consumer[q]) else { unreachable!("checked above") };
+            let (repeat_from, made) = stage(groups, from);
+            let total = made.items * repeat_from as u64;
+            if total == 0 {
+                still.push(q);
+                continue;
+            }
+            let (repeat_to, taking) = stage(groups, to);
+            if total % repeat_to as u64 != 0 {
+                let name = &groups[to.0].name;
+                return Err(parent.err(
+                    "queue",
+                    format!(
+                        "queue '{}' receives {total} items over a run, which group '{name}' (repeat = {repeat_to}) cannot take in equal shares per repetition",
+                        queues[q].name
+                    ),
+                ));
+            }
+            taking.items = total / repeat_to as u64;
+            queues[q].ordered = taking.ordered;
+        }
+        if still.len() == before {
+            let names: Vec<&str> = still.iter().map(|&q| queues[q].name.as_str()).collect();
+            return Err(parent.err("queue", format!("queues {} form a cycle: each stage on it waits for items only the others make", names.join(", "))));
+        }
+        left = still;
+    }
+    Ok(())
+}
+
+/// The repeat of group `g` and its stage at phase `i` (a queue's end).
+fn stage(groups: &mut [Group], (g, i): (usize, usize)) -> (u32, &mut Stage) {
+    let repeat = groups[g].repeat;
+    match &mut groups[g].phases[i] {
+        Phase::Stage(st) => (repeat, st),
+        _ => unreachable!("a queue end is a stage"),
+    }
 }
 
 /// CPI defaults to 1.0 and LLC misses to none: a compute-bound chunk on the reference core.

@@ -80,6 +80,10 @@ pub struct Settings {
     pub trace_dir: Option<String>,
     /// Whether `trace_dir`'s files may replace existing ones (`--force`).
     pub replace_traces: bool,
+    /// Record each power rail's power by windows of this many seconds (the big.LITTLE paper's
+    /// daemon: 0.27 s, `ampsched_sim::power::PAPER_SAMPLE_S`) into the result's `power_trace`;
+    /// None: no trace.
+    pub power_sample_s: Option<f64>,
 }
 
 impl Default for Settings {
@@ -96,6 +100,7 @@ impl Default for Settings {
             machine_set: Vec::new(),
             trace_dir: None,
             replace_traces: false,
+            power_sample_s: None,
         }
     }
 }
@@ -126,6 +131,10 @@ impl Settings {
                 limits::number_text(self.counter_noise)
             );
             return Err(InputError::new("--counter-noise", "", why).into());
+        }
+        if let Some(s) = self.power_sample_s.filter(|&s| !limits::POWER_SAMPLE_S.contains(s)) {
+            let why = format!("must be {}, got {}", limits::POWER_SAMPLE_S.describe(), limits::number_text(s));
+            return Err(InputError::new("--power-trace", "", why).into());
         }
         Ok(())
     }
@@ -173,6 +182,10 @@ impl Experiment {
     /// name them in errors), with the solo runs of `cache` (`SoloCache`): the checks of `new`.
     pub fn from_parts(machine_arg: &str, m: Machine, workload_file: String, w: Workload, settings: Settings, cache: SoloCache) -> Result<Self, Error> {
         m.check_llc_sizes(machine_arg, w.has_miss_curves())?;
+        if settings.power_sample_s.is_some() && !m.models_energy() {
+            let why = format!("the machine {machine_arg} does not give every core type a power (power_active_w, power_idle_w), so it has no power to trace");
+            return Err(InputError::new("--power-trace", "", why).into());
+        }
         // A phase's CPI table must cover every core type (or give a `default`): refused here,
         // naming the table's file and key, before any run.
         ampsched_model::perf::check_uarch_cpi(&m, &w)?;
@@ -199,6 +212,7 @@ impl Experiment {
             interrupt: self.settings.interrupt.clone(),
             counter_noise: self.settings.counter_noise,
             policy_reads_counters: reads.contains(Signals::COUNTERS),
+            power_sample_ns: self.settings.power_sample_s.map_or(0, |s| (s * 1e9).round().max(1.0) as u64),
             ..SimConfig::default()
         }
     }
@@ -580,6 +594,7 @@ impl Experiment {
         met.makespan_s /= k;
         met.energy_j = met.energy_j.map(|e| e / k);
         met.core_energy_j.iter_mut().flatten().for_each(|e| *e /= k);
+        met.rail_energy_j.iter_mut().flatten().for_each(|e| *e /= k);
         met.edp = met.energy_j.map(|e| e * met.makespan_s);
         let mean = |x: u64| (x as f64 / k).round() as u64;
         merged.migrations = mean(merged.migrations);
@@ -691,6 +706,8 @@ impl Experiment {
             unfairness: met.unfairness,
             energy_j: met.energy_j,
             edp: met.edp,
+            avg_power_w: m.has_rails.then_some(met.avg_power_w),
+            rail_energy_j: m.has_rails.then(|| met.rail_energy_j.as_ref().map(|e| m.rails.iter().zip(e).map(|(r, &j)| (r.name.clone(), json!(j))).collect())),
             nj_per_instruction: met.nj_per_instruction,
             instructions_per_s: met.instructions_per_s,
             migrations: r.migrations,
@@ -705,9 +722,19 @@ impl Experiment {
             cores,
             timeline_truncated: self.settings.timeline.then_some(r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0),
             timeline,
+            power_trace: r.power_trace.as_ref().map(|trace| power_trace_json(m, r, trace)),
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
+}
+
+/// A run's power trace as its JSON gives it: `interval_s`, `time_s` (each window's end) and
+/// `power_w` {rail: mean power over each window, W} (docs/power.md).
+fn power_trace_json(m: &Machine, r: &RunResult, trace: &ampsched_sim::power::PowerTrace) -> Value {
+    let (times, power) = trace.samples(m, r.makespan_ns);
+    let rails: Map<String, Value> =
+        m.rails.iter().enumerate().map(|(i, rail)| (rail.name.clone(), json!(power.iter().map(|p| p[i]).collect::<Vec<f64>>()))).collect();
+    json!({"interval_s": trace.interval_ns as f64 / 1e9, "time_s": times, "power_w": rails})
 }
 
 /// The batch path of a design-space study: registered policy `policy` on each mix of `mixes`
@@ -825,6 +852,8 @@ fn merge_rotations(runs: Vec<RunResult>) -> RunResult {
                 *x += y;
             }
         }
+        // A power trace over time is one run's; the rotations' mean energy has none.
+        out.power_trace = None;
     }
     out
 }
@@ -871,6 +900,12 @@ struct RunRow<'a> {
     /// (`Machine::models_energy`): not modelled, never a 0 that looks measured.
     energy_j: Option<f64>,
     edp: Option<f64>,
+    /// A machine with `[[rail]]` tables (docs/power.md) also gives the mean power and each
+    /// rail's energy (null without a power model); other machines' results are as before rails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    avg_power_w: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rail_energy_j: Option<Option<Map<String, Value>>>,
     nj_per_instruction: Option<f64>,
     instructions_per_s: f64,
     migrations: u64,
@@ -892,6 +927,9 @@ struct RunRow<'a> {
     /// (core, thread, app, start s, end s)
     #[serde(skip_serializing_if = "Option::is_none")]
     timeline: Option<Vec<(u32, u32, &'a str, f64, f64)>>,
+    /// The rails' power over time, if the run asked for it (`Settings::power_sample_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    power_trace: Option<Value>,
 }
 
 #[derive(Serialize)]

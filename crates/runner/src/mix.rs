@@ -87,7 +87,7 @@ pub fn workload(arg: &str, programs: &Programs) -> Result<Workload, InputError> 
             .ok_or_else(|| InputError::new(text, "programs", format!("no program '{name}' in the catalog (see `ampsched list programs`)")))?;
         let copy = spec.programs[..i].iter().filter(|p| *p == name).count();
         let app_name = if copy == 0 { name.clone() } else { format!("{name}#{}", copy + 1) };
-        let (groups, locks) = if !program.groups.is_empty() {
+        let (groups, locks, queues) = if !program.groups.is_empty() {
             if spec.instructions.is_some() {
                 return Err(InputError::new(
                     text,
@@ -95,7 +95,7 @@ pub fn workload(arg: &str, programs: &Programs) -> Result<Workload, InputError> 
                     format!("program '{name}' has threads of several roles: a window takes a program of one thread's phases"),
                 ));
             }
-            (program.groups.clone(), program.locks.clone())
+            (program.groups.clone(), program.locks.clone(), program.queues.clone())
         } else {
             let (phases, repeat) = match spec.instructions {
                 None => (program.phases.clone(), program.repeat),
@@ -114,9 +114,9 @@ pub fn workload(arg: &str, programs: &Programs) -> Result<Workload, InputError> 
                 signature,
                 solo_ips: None,
             };
-            (vec![group], program.locks.clone())
+            (vec![group], program.locks.clone(), program.queues.clone())
         };
-        apps.push(App { name: app_name, arrival_ns: 0, priority: 0, runs: 1, groups, locks, program: Some(name.clone()), policy_managed: true });
+        apps.push(App { name: app_name, arrival_ns: 0, priority: 0, runs: 1, groups, locks, queues, program: Some(name.clone()), policy_managed: true });
     }
     Ok(Workload { name: text.to_string(), description: String::new(), source: String::new(), constant_load: true, baseline: None, apps })
 }

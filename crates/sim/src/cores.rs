@@ -53,6 +53,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let useful = elapsed - self.pay_debt(t, ty, elapsed);
         let m = &self.dvfs.machine;
         let ctr = &mut self.counters.hot[t as usize][ty];
+        let misses_before = ctr.llc_misses;
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
         // What it did, at the rate its core was planned with (`memory`).
@@ -73,6 +74,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
             }
             Act::Off => {}
+        }
+        if let Some(trace) = &mut self.power_trace {
+            let misses = self.counters.hot[t as usize][ty].llc_misses - misses_before;
+            trace.add(self.m.core_types[ty].rail, self.now - elapsed, self.now, self.dvfs.above_idle_w(c), misses);
         }
         if let Some(share) = &mut self.shares[t as usize] {
             share.rounds.charge(self.fast_type_mask[ty], elapsed);

@@ -89,6 +89,9 @@ pub struct SimConfig {
     /// reports is the exact count either way (`counters`). Default true: a policy made outside
     /// the registry and its runner is shown everything.
     pub policy_reads_counters: bool,
+    /// Record the power of each rail by windows of this many ns (`power::PowerTrace`, the
+    /// paper's daemon sampling every 0.27 s); 0 (the default): no trace.
+    pub power_sample_ns: u64,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -113,6 +116,7 @@ impl Default for SimConfig {
             interrupt: None,
             counter_noise: ampsched_model::defaults::COUNTER_NOISE,
             policy_reads_counters: true,
+            power_sample_ns: 0,
         }
     }
 }
@@ -274,6 +278,8 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// The costs on each core type of the phases with a CPI per microarchitecture, resolved
     /// once (`memory::UarchCosts`).
     pub(crate) uarch_costs: UarchCosts,
+    /// The rails' power by time window, if asked for (`SimConfig::power_sample_ns`).
+    pub(crate) power_trace: Option<crate::power::PowerTrace>,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -325,6 +331,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             model,
             policy,
             trace: (cfg.max_segments > 0).then(|| TraceRecorder::new(cfg.max_segments)),
+            power_trace: (cfg.power_sample_ns > 0).then(|| crate::power::PowerTrace::new(m, cfg.power_sample_ns)),
             cfg,
             now: 0,
             events: EventQueue::new(m.num_cores()),

@@ -141,6 +141,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             segments_dropped: trace.segments_dropped,
             marks: trace.marks,
             sf_error: self.sf_error,
+            power_trace: self.power_trace,
         }
     }
 }

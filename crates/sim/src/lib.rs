@@ -16,6 +16,7 @@ mod memory;
 pub mod metrics;
 mod migrate;
 pub mod observe;
+pub mod power;
 mod prefetch;
 pub mod result;
 mod sf_truth;

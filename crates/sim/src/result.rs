@@ -68,6 +68,8 @@ pub struct RunResult {
     /// Per thread (by id): the sum of |SF estimate − true SF| over its samples and their
     /// number, where the policy gave estimates (`Diagnostics::sf_estimate`); empty otherwise.
     pub sf_error: Vec<(f64, u64)>,
+    /// The rails' power by time window, if the run was asked for it (`SimConfig::power_sample_ns`).
+    pub power_trace: Option<crate::power::PowerTrace>,
 }
 
 impl RunResult {
