@@ -18,6 +18,7 @@ mod migrate;
 pub mod observe;
 pub mod power;
 mod prefetch;
+pub mod queue;
 pub mod result;
 mod sf_truth;
 pub mod sync;
