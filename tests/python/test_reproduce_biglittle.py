@@ -172,9 +172,10 @@ def quick(tmp_path_factory):
     missing = _missing()
     if missing:
         pytest.skip(f"this build lacks what the reproduction runs: {', '.join(missing)}")
-    folder = tmp_path_factory.mktemp("biglittle-quick")
-    claims, text = reproductions.run("biglittle", quick=True, jobs=2, output=str(folder))
-    return folder, claims, text
+    # The run test_reproduce.py's every-reproduction tests make (two jobs), once per session.
+    from test_reproduce import quick_run
+
+    return quick_run("biglittle", 2, tmp_path_factory)
 
 
 def test_the_quick_reproduction_runs_and_draws_the_paper_s_figures(quick):
