@@ -26,6 +26,7 @@ mod model;
 mod pa;
 mod per_phase_workers;
 mod policy_invariants;
+mod power;
 mod properties;
 mod rate_cache;
 mod speedup_model;
