@@ -14,6 +14,7 @@ pub mod nice;
 pub mod perf;
 pub mod rng;
 pub mod share_rounds;
+pub mod task_program;
 pub mod toml_read;
 pub mod view;
 pub mod workload;
