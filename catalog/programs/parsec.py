@@ -207,6 +207,28 @@ FERRET_QUEUE = 25            # PARSEC ferret's queue depth (src/ferret-pthreads.
 IO_S = {"dedup": (DEDUP_READ_S, DEDUP_WRITE_S)}
 
 
+# The task versions (PARSECSs, the OpenMP 4.0 / OmpSs codes the paper runs, §IV.A): the same work
+# and the same serial parts, the barriers replaced by dependences where the structure allows
+# (rule 1), the application's thread pools and queues removed (rule 2: a pipeline's items become
+# chains of tasks, one per stage), run by the engine's task runtime (docs/task-runtime.md) with
+# its FIFO scheduler, the paper's. PARSECSs's block sizes are not public (the paper does not give
+# them either, §7 of its summary): the tasks per block below are CHOSEN, for cheap runs with
+# tasks in the hundreds to low thousands per run, and a task a few ms long on a big core
+# (creating one costs the main thread ~3 us), several per core and block so that the dynamic
+# queue can balance big and little cores. Change them here; the work per task follows.
+TASKS = {
+    "blackscholes": 64,    # blocks of options per run of the pricing loop
+    "bodytrack": BODYTRACK_ITEMS,  # pieces of a round, as the pthreads version's
+    "canneal": 16,         # blocks of swaps per temperature step
+    "facesim": 16,         # mesh partitions per solver iteration
+    "fluidanimate": 16,    # grid blocks per kernel
+    "streamcluster": 16,   # blocks of points per gain computation
+    "swaptions": 128,      # one task per swaption (PARSEC's unit of work)
+}
+BLACKSCHOLES_RUNS = 10     # runs of the pricing loop (NUM_RUNS = 100 natively), each block after its previous run's
+SCHEDULER = "fifo"         # the paper's runtime: one shared FIFO ready queue (§III.D)
+
+
 @functools.cache
 def machine():
     """exynos5422's cores and memory, as the engine reads them."""
@@ -310,6 +332,7 @@ class Program:
     def __init__(self, name, version, suite, source, groups, queues=()):
         self.name, self.version, self.suite, self.source = name, version, suite, source
         self.groups, self.queues = groups, list(queues)
+        self.steps, self.repeat = [], 1  # a task program's (docs/task-runtime.md)
 
 
 def sig(x):
@@ -407,10 +430,84 @@ def ferret_program():
 PTHREADS = {"bodytrack": bodytrack_program, "dedup": dedup_program, "ferret": ferret_program}
 
 
+def task_program(name):
+    """The task version: steps the main thread goes through (docs/task-runtime.md)."""
+    total = total_instructions(name)
+    n = TASKS.get(name)
+    steps, repeat = [], 1
+
+    def tasks(count, share, after):
+        return {"kind": "tasks", "count": count, "after": after, **compute_keys(name, sig(share * total / count))}
+
+    def serial(share):
+        return {"kind": "serial", **compute_keys(name, sig(share * total))}
+
+    taskwait = {"kind": "taskwait"}
+    if name in ("blackscholes",):
+        # Each run's block i writes block i's prices again: after its previous run's (inout).
+        steps = [tasks(n, 1 / BLACKSCHOLES_RUNS, "none" if r == 0 else "same") for r in range(BLACKSCHOLES_RUNS)] + [taskwait]
+        what = f"{BLACKSCHOLES_RUNS} runs x {n} blocks of options, each block after its previous run's (no barrier), a taskwait at the end"
+    elif name == "swaptions":
+        steps = [tasks(n, 1.0, "none"), taskwait]
+        what = f"{n} independent tasks (one per swaption), a taskwait at the end"
+    elif name == "canneal":
+        # A temperature step's swaps read the netlist the previous step left: after all of them.
+        repeat = STRUCTURE[name].repeat
+        steps = [tasks(n, 1 / repeat, "all")]
+        what = f"{repeat} temperature steps x {n} blocks of swaps, each step's after all of the previous step's (the barrier as a join)"
+    elif name == "facesim":
+        # The short sequential phases stay on the main thread (§V.D: they make facesim prefer a
+        # main thread on a big core), so each iteration ends with a taskwait.
+        repeat = STRUCTURE[name].repeat
+        steps = [serial(FACESIM_SERIAL / repeat), tasks(n, (1 - FACESIM_SERIAL) / repeat, "none"), taskwait]
+        what = f"{repeat} solver iterations: the main thread's short serial part, {n} partition tasks, a taskwait"
+    elif name == "fluidanimate":
+        # Per frame the grid rebuild needs every particle (after all: a join); each later kernel's
+        # block i needs block i of the kernel before (after same: the neighbouring blocks' halos
+        # are not modelled).
+        repeat = STRUCTURE[name].repeat
+        steps = [tasks(n, k / repeat, "all" if i == 0 else "same") for i, k in enumerate(FLUIDANIMATE_KERNELS)]
+        what = f"{repeat} frames x 5 kernels of {n} blocks: the grid rebuild after all of the previous frame, each later kernel's block after the same block of the kernel before"
+    elif name == "streamcluster":
+        # Per block of points: the main thread's serial part after a taskwait, then 20 gain
+        # computations, each a reduction the next reads: after all.
+        repeat = STRUCTURE[name].repeat
+        par = [share for kind, share in STRUCTURE[name].steps if kind == "par"]
+        steps = [taskwait, serial(STREAMCLUSTER_SERIAL / repeat)] + [tasks(n, share, "all") for share in par]
+        what = f"5 blocks: a taskwait and the main thread's serial part, then {len(par)} gain computations of {n} tasks, each after all of the one before"
+    elif name == "bodytrack":
+        # Per round the serial part (resampling) becomes a task after all of the round's
+        # pieces, and the next round's pieces after it: barriers as joins, no thread pool.
+        repeat = BODYTRACK_FRAMES * BODYTRACK_ROUNDS
+        piece = (1 - BODYTRACK_SERIAL) / repeat
+        steps = [tasks(1, BODYTRACK_SERIAL / repeat, "all"), tasks(n, piece, "all")]
+        what = (f"{BODYTRACK_FRAMES} frames x {BODYTRACK_ROUNDS} rounds: the round's serial part as one task, then {n} pieces after it, "
+                "the next serial part after all of them (frames do not overlap: a block depends on the one before only)")
+    else:
+        # dedup, ferret: the pipeline's items as chains of tasks, one per stage; the first and last
+        # stages in order (ordered: each item's after the previous item's).
+        stages_of, items = {"dedup": (DEDUP_STAGES, DEDUP_ITEMS), "ferret": (FERRET_STAGES, FERRET_ITEMS)}[name]
+        read, write = IO_S.get(name, (0.0, 0.0))
+        stages = []
+        for k, (_, count, share) in enumerate(stages_of):
+            st = {"ordered": count == 1, **compute_keys(name, sig(share * total / items))}
+            seconds = read if k == 0 else write if k == len(stages_of) - 1 else 0.0
+            if seconds:
+                st["io_s"] = seconds / items
+            stages.append(st)
+        steps = [{"kind": "pipeline", "items": items, "after": "none", "stages": stages}]
+        what = (f"a pipeline of {items} items x {len(stages)} stage tasks, the one-thread stages ordered"
+                + ("; the first reads and the last writes, blocking their worker" if read else ""))
+    prog = Program(f"parsec-{name}-tasks", "tasks", "PARSEC 3.0 (PARSECSs task version)", what, [])
+    prog.steps, prog.repeat = steps, repeat
+    return prog
+
+
 def programs():
     out = []
     for name in NAMES:
         out.append(barrier_program(name) if name in STRUCTURE else PTHREADS[name]())
+        out.append(task_program(name))
         out.append(serial_program(name))
     return out
 
@@ -419,7 +516,7 @@ def work(p):
     """The instructions a program retires in one run, from what it writes, whatever its thread
     count: a compute phase of a group of several threads is shared (the group's total), a serial
     phase is one thread's, and a pipeline's items pass every stage once."""
-    total = stage_work(p)
+    total = stage_work(p) + p.repeat * sum(step_work(st) for st in p.steps)
     for group, count, extra, phases in p.groups:
         for ph in phases:
             if ph["kind"] == "compute" and count != 1 and extra.get("work") != "shared":
@@ -427,6 +524,15 @@ def work(p):
             if ph["kind"] in ("compute", "serial"):
                 total += extra.get("repeat", 1) * ph["instructions"]
     return total
+
+
+def step_work(step):
+    """A task program's step: its tasks' instructions (a pipeline's items through every stage)."""
+    if step["kind"] == "tasks":
+        return step["count"] * step["instructions"]
+    if step["kind"] == "pipeline":
+        return step["items"] * sum(st["instructions"] for st in step["stages"])
+    return step.get("instructions", 0.0)
 
 
 def stage_work(p):
@@ -530,12 +636,26 @@ def render(progs):
     """The text of catalog/programs/parsec.toml."""
     lines = [HEADER.rstrip("\n"), "#", table(progs), ""]
     for p in progs:
-        base = p.name.removeprefix("parsec-").removesuffix("-serial")
+        base = p.name.removeprefix("parsec-").removesuffix("-serial").removesuffix("-tasks")
         lines += ["[[program]]", f'name = "{p.name}"', f'suite = "{p.suite}"',
                   f'source = "big.LITTLE paper (Exploiting Asymmetric Multi-Core Processors with Flexible System Software), §IV, Table I '
                   f'(ratio {TABLE_I[base]:.2f}, calibrated); {p.version}: {p.source}"', ""]
-        lines += groups_toml(p, "program")
+        lines += groups_toml(p, "program") if p.groups else steps_toml(p, "program")
     return "\n".join(lines)
+
+
+def steps_toml(p, table):
+    """A task program's repeat, runtime and steps as TOML lines."""
+    lines = [f"repeat = {p.repeat}"] if p.repeat > 1 else []
+    lines += [f"[{table}.runtime]", f'scheduler = "{SCHEDULER}"']
+    for step in p.steps:
+        lines.append(f"[[{table}.step]]")
+        lines += [f"{k} = {fmt(v)}" for k, v in step.items() if k != "stages"]
+        for st in step.get("stages", []):
+            lines.append(f"[[{table}.step.stage]]")
+            lines += [f"{k} = {fmt(v)}" for k, v in st.items()]
+    lines.append("")
+    return lines
 
 
 WORKLOADS = HERE.parent / "workloads"
@@ -545,7 +665,7 @@ def workloads(progs):
     """{file name: text} of the workloads that run one program alone, one per program."""
     out = {}
     for p in progs:
-        base = p.name.removeprefix("parsec-").removesuffix("-serial")
+        base = p.name.removeprefix("parsec-").removesuffix("-serial").removesuffix("-tasks")
         out[f"{p.name}.toml"] = "\n".join([
             f"# {base} ({p.version}) alone: {WHAT[base]}. {CHARACTERISATION[base]}",
             "# The program: catalog/programs/parsec.toml (generated by catalog/programs/parsec.py).",

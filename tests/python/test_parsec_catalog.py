@@ -54,13 +54,13 @@ def test_the_committed_files_are_what_the_generator_writes():
 
 
 def test_every_program_and_workload_is_in_the_catalog():
-    # The contract of issue 28: parsec-NAME (pthreads), parsec-NAME-serial, each a program and a
-    # workload of the same name.
+    # The contract of issue 28: parsec-NAME (pthreads), parsec-NAME-tasks, parsec-NAME-serial,
+    # each a program and a workload of the same name.
     g = _generator()
     programs = set(ampsched.list_programs()["name"])
     workloads = set(ampsched.list_workloads()["name"])
     names = {p.name for p in g.programs()}
-    assert names == {f"parsec-{n}{v}" for n in g.NAMES for v in ("", "-serial")}
+    assert names == {f"parsec-{n}{v}" for n in g.NAMES for v in ("", "-tasks", "-serial")}
     assert names <= programs
     assert names <= workloads
 
@@ -75,6 +75,7 @@ def test_every_version_retires_the_same_work():
         serial = g.work(progs[f"parsec-{n}-serial"])
         assert serial == g.total_instructions(n)
         assert g.work(progs[f"parsec-{n}"]) == pytest.approx(serial, rel=1e-5), n
+        assert g.work(progs[f"parsec-{n}-tasks"]) == pytest.approx(serial, rel=1e-5), n
 
 
 @pytest.fixture(scope="module")

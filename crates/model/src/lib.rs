@@ -15,6 +15,7 @@ pub mod os_scheduler;
 pub mod perf;
 pub mod rng;
 pub mod share_rounds;
+pub mod task_program;
 pub mod toml_read;
 pub mod view;
 pub mod workload;

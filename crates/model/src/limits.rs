@@ -162,6 +162,20 @@ pub const MAX_STAGE_ITEMS: u64 = 1_000_000_000;
 pub const MAX_QUEUE_CAPACITY: u64 = 1 << 20;
 /// Queues one app (or program) may declare: a pipeline has a handful of stages.
 pub const MAX_QUEUES: usize = 1024;
+/// Tasks of one `tasks` step, or items of one pipeline (docs/task-runtime.md): a million, far
+/// past any PARSECSs program's block (thousands of tasks per frame or chunk set).
+pub const MAX_TASKS_PER_STEP: u64 = 1_000_000;
+/// Stages of one pipeline: PARSEC's pipelines have 5 (dedup, bodytrack's frame loop) or 6
+/// (ferret); 64 is room.
+pub const MAX_PIPELINE_STAGES: usize = 64;
+/// Tasks one run of a task program creates, every step and repetition counted: 2^22 (4.2
+/// million). The engine keeps each task's state (~64 B) for the run, so this bounds a run's
+/// task table to ~270 MB; each task costs about six events (creation, push, pop, run, their
+/// lock hand-offs), so a run at the bound is ~2.5e7 events, inside the default event budget.
+pub const MAX_TASKS_PER_RUN: u64 = 1 << 22;
+/// The runtime's own costs (`create_instructions`, `queue_op_instructions`): 0 (free) to 1e9
+/// instructions (a second of a core), far past any runtime's per-task overhead.
+pub const RUNTIME_OP_INSTRUCTIONS: Bounds = Bounds::closed(0.0, 1e9, "");
 
 // ---- runs
 

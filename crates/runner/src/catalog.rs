@@ -160,7 +160,9 @@ fn set_key(table: &mut toml::Table, edit: &str) -> Result<(), InputError> {
 
 /// The file a workload argument names in messages: the path itself, or the catalog's file.
 pub fn workload_file(arg: &str) -> String {
-    if crate::mix::is_mix(arg) {
+    if crate::task_options::is_tasks(arg) {
+        arg.trim().to_string()
+    } else if crate::mix::is_mix(arg) {
         arg.trim().to_string()
     } else if looks_like_path(arg) {
         arg.to_string()
@@ -170,6 +172,10 @@ pub fn workload_file(arg: &str) -> String {
 }
 
 pub fn workload(arg: &str) -> Result<Workload, InputError> {
+    if crate::task_options::is_tasks(arg) {
+        let (options, inner) = crate::task_options::split(arg)?;
+        return crate::task_options::apply(arg, &options, workload(&inner)?);
+    }
     let progs = programs()?;
     if crate::mix::is_mix(arg) {
         return crate::mix::workload(arg, &progs);

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod mix;
 pub mod speedup_training;
+pub mod task_options;
 
 /// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
 pub use ampsched_sim::{Interrupt, Progress};
