@@ -178,6 +178,8 @@ pub(crate) struct AppRt {
     pub locks: Vec<Lock>,
     pub done: bool,
     pub all_threads: Vec<u32>,
+    /// A task app's runtime (`runtime`): its state for the current run, and its statistics.
+    pub runtime: Option<Box<crate::runtime::TaskRun>>,
 }
 
 /// A thread a handler touched: the policy trigger it causes, and whether it must be queued.
