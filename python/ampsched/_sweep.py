@@ -197,8 +197,8 @@ def _check_names(machines, workloads, policies, where) -> None:
     }
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
-            base = machine_base(name) if kind == "machines" else name
-            if base not in catalog[kind] and not os.path.isfile(base) and not (kind == "workloads" and is_mix(name)):
+            base = machine_base(name) if kind == "machines" else workload_base(name)
+            if base not in catalog[kind] and not os.path.isfile(base) and not (kind == "workloads" and is_mix(base)):
                 raise _error(
                     f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                     f"(see `ampsched list {kind}`)"
@@ -435,6 +435,23 @@ def machine_base(machine: str) -> str:
     if os.path.isfile(machine) or ":" not in machine:
         return machine
     return machine.split(":", 1)[0].strip()
+
+
+# A workload argument that sets the task runtime's options for one run (the engine's
+# task_options::PREFIX; docs/task-runtime.md): tasks:KEY=VALUE:...:WORKLOAD.
+TASKS_PREFIX = "tasks:"
+
+
+def workload_base(workload: str) -> str:
+    """The workload a `tasks:KEY=VALUE:...:WORKLOAD` argument runs (the engine's
+    `task_options::split`: the first part without "=" starts it), checked before a run; the
+    engine checks the options. Any other argument is its own base."""
+    text = workload.strip()
+    if os.path.isfile(workload) or not text.startswith(TASKS_PREFIX):
+        return workload
+    parts = text[len(TASKS_PREFIX) :].split(":")
+    first = next((i for i, part in enumerate(parts) if "=" not in part), len(parts))
+    return ":".join(parts[first:])
 
 
 def is_mix(workload) -> bool:

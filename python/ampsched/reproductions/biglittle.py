@@ -124,9 +124,11 @@ SCHEDULERS = ("fifo", "cats", "steal")
 # - static: `cluster-bound`, each thread bound at start to one cluster, balanced over the clusters by their online
 #   core counts, never migrated across them (§I.4: "the OS is not allowed to migrate threads between the clusters");
 # - gts: `gts`, placement left to the GTS local scheduler;
-# - tasks: the task runtime binds its workers one per online core itself, as Nanos++ does, and places its main thread
-#   as its `main` key says (§V.D); the policy must leave that alone: `oblivious` (the local scheduler, no placement
-#   of its own);
+# - tasks: the runtime runs one thread per online core and ties its main thread to a cluster as its `main` key says
+#   (§V.D; docs/task-runtime.md); Nanos++ binds its workers one per CPU. The policy must leave that alone:
+#   `oblivious` (the local scheduler, no placement of its own), under which the runtime's threads, each spinning on
+#   its core when idle, are never moved (no migration at 4+1), as bound. `bound` (thread j on core j) would undo the
+#   runtime's tie of the main thread to a cluster;
 # - serial: Eq. 1's baseline alone on one little core: the local scheduler alone.
 POLICIES = {"static": "cluster-bound", "gts": "gts", "tasks": "oblivious", "serial": "oblivious"}
 MACHINE = "exynos5422"
