@@ -1286,7 +1286,7 @@ def figure_2(ctx, r: Results):
     ax.set_xticks(range(len(PROGRAMS)))
     ax.set_xticklabels(PROGRAMS, fontsize=7)
     ax.set_ylabel("ideal speedup over 1 little core")
-    ax.legend(fontsize=7, ncol=len(CONFIGS))
+    ax.legend(fontsize=7, ncol=len(CONFIGS), loc="upper left")
     fig.tight_layout()
     ctx.figure(
         fig,
