@@ -710,7 +710,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     // A run that takes no time would restart forever at the same instant.
     let works = |p: &Phase| !matches!(p, Phase::Barrier { .. });
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
-        return Err(n.err("phase", "the app does no work: give it a compute, serial, critical or sleep phase"));
+        return Err(n.err("phase", "the app does no work: give it a compute, serial, critical, sleep or stage phase"));
     }
     Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed, tasks })
 }
@@ -1015,7 +1015,7 @@ fn check_queues(parent: &Node, groups: &mut [Group], queues: &mut [Queue]) -> Re
                 continue;
             }
             let (repeat_to, taking) = stage(groups, to);
-            if total % repeat_to as u64 != 0 {
+            if !total.is_multiple_of(repeat_to as u64) {
                 let name = &groups[to.0].name;
                 return Err(parent.err(
                     "queue",

@@ -293,3 +293,52 @@ fn bad_pipelines_are_refused_with_one_line_naming_the_key() {
         assert!(!err.contains('\n'), "{err}");
     }
 }
+
+#[test]
+fn a_program_brings_its_queues_to_the_app_that_runs_it() {
+    // `[[program.queue]]` beside `[[program.group]]`: the app gets the queues with the groups,
+    // and its `count = "cores"` pool one thread per core of a two-core machine (run on four
+    // cores, so that each thread has one). A source of 1 ms items, faster than the pool (two
+    // threads at 3 ms an item), fills the queue: from the start a free worker always finds an
+    // item. Worker 1 takes items at 1, 4, 7 ... ms, worker 2 at 2, 5, 8 ...; six items each, the
+    // last of worker 2 from 17 to 20 ms.
+    let mut programs = Programs::new();
+    ampsched_model::workload::programs_from_toml(
+        "p.toml",
+        "[[program]]\nname = \"pipe\"\n[[program.queue]]\nname = \"q\"\ncapacity = 2\n\
+         [[program.group]]\nname = \"source\"\ncount = 1\n[[program.group.phase]]\nkind = \"stage\"\noutput = \"q\"\nitems = 12\ninstructions = 1e6\n\
+         [[program.group]]\nname = \"pool\"\ncount = \"cores\"\n[[program.group.phase]]\nkind = \"stage\"\ninput = \"q\"\ninstructions = 3e6\n",
+        &mut programs,
+    )
+    .unwrap();
+    let w = Workload::from_toml("w.toml", "[[app]]\nname = \"a\"\nprogram = \"pipe\"\n", &programs).unwrap().for_machine(2).unwrap();
+    assert_eq!(w.apps[0].queues.len(), 1);
+    assert_eq!(w.apps[0].groups[1].count, 2);
+    let r = run(&w);
+    assert_eq!(r.makespan_ns, 20 * MS);
+    assert_eq!(r.instructions(), 12.0 * 4e6);
+    assert!(r.apps[0].queue_peak[0] <= 2);
+    // An app running such a program may not declare queues of its own.
+    let err = Workload::from_toml("w.toml", "[[app]]\nname = \"a\"\nprogram = \"pipe\"\n[[app.queue]]\nname = \"x\"\ncapacity = 1\n", &programs).unwrap_err();
+    assert!(err.to_string().contains("app[0].queue: program 'pipe' has [[program.group]] tables"), "{err}");
+}
+
+#[test]
+fn a_blocked_taker_wakes_after_the_machines_wake_up_latency_a_spinning_one_at_once() {
+    // Source and sink of 1 ms an item, ten items. The sink waits for item 0 (made at 1 ms), then
+    // is always behind the source, so it never waits again: one wake-up in the run, the first.
+    // Blocked, it runs 50 µs late (lock_wake_us = 50) and ends at 11.05 ms; spinning, at 11 ms.
+    let two_stages = |wait: &str| {
+        workload(&format!(
+            "[[app]]\nname = \"p\"\n[[app.queue]]\nname = \"q\"\ncapacity = 10\n\
+             [[app.group]]\nname = \"a\"\ncount = 1\n[[app.group.phase]]\nkind = \"stage\"\noutput = \"q\"\nitems = 10\ninstructions = 1e6\n\
+             [[app.group]]\nname = \"b\"\ncount = 1\n[[app.group.phase]]\nkind = \"stage\"\ninput = \"q\"\ninstructions = 1e6\nwait = \"{wait}\"\n"
+        ))
+    };
+    let m = machine(&format!("lock_wake_us = 50\n{FOUR_CORES}"));
+    assert_eq!(simulate(&m, &two_stages("block"), None, |_, _| {}).makespan_ns, 11 * MS + 50_000);
+    let spun = simulate(&m, &two_stages("spin"), None, |_, _| {});
+    assert_eq!(spun.makespan_ns, 11 * MS);
+    // It spun the first millisecond on its core.
+    assert_eq!(spun.threads[1].spin_ns, MS);
+}
