@@ -120,7 +120,7 @@ pub fn live_refusal(spec: &PolicySpec) -> Result<Option<String>, InputError> {
     let (inner, os) = split_os(spec)?;
     let info = info(&inner.name)?;
     if biglittle::is_os_scheduler(info) {
-        return Ok(Some(format!("{} cannot run live: {}", info.name, biglittle::NO_LIVE)));
+        return Ok(Some(format!("{} cannot run live: {}", info.name, biglittle::NO_LIVE_WHY)));
     }
     Ok(os.filter(|os| *os != OsScheduler::Cfs).map(|os| format!("os={} cannot run live: the agent runs under the machine's own OS scheduler", os.name())))
 }

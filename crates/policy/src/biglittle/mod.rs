@@ -20,8 +20,10 @@ use crate::PolicyInfo;
 /// The policies that are an OS scheduler themselves.
 pub const OS_SCHEDULERS: [&PolicyInfo; 3] = [&gts::INFO, &cluster_switch::INFO, &iks::INFO];
 
-/// Why such a policy has no live form, as `ampsched list policies` and the agent say it.
-pub const NO_LIVE: &str = "no: an OS scheduler, simulator only (on a real big.LITTLE kernel the OS already is the GTS)";
+/// Where such a policy runs live, as `ampsched list policies` says it (the agent refuses it with
+/// `NO_LIVE_WHY`).
+pub const NO_LIVE: &str = "no (an OS scheduler of the simulator: on a big.LITTLE kernel the OS already is the GTS)";
+pub const NO_LIVE_WHY: &str = "it is an OS scheduler of the simulator (on a real big.LITTLE kernel the OS already is the GTS)";
 
 /// The option every policy that leaves placement to the OS takes: the local scheduler it runs
 /// over. Only `gts` besides the default: under cluster switching or IKS the OS sees one CPU per

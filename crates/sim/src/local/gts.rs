@@ -378,3 +378,164 @@ impl LocalScheduler for Gts {
         Some(t)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! GTS's decisions on a 2 big (cores 0, 1) + 2 little (2, 3) machine written down directly,
+    //! each thread's load set by hand (`Pelt` fields), time at 1 s (every delay long over).
+
+    use super::*;
+
+    const NOW: u64 = 1_000_000_000;
+
+    fn machine() -> Machine {
+        Machine::from_toml(
+            "m.toml",
+            "name = \"m\"\nmemory_latency_ns = 100.0\n[[core_type]]\nname = \"big\"\ncount = 2\nfreq_ghz = 2.0\n[[core_type]]\nname = \"little\"\ncount = 2\nfreq_ghz = 1.0\n",
+        )
+        .unwrap()
+    }
+
+    /// `threads` threads, each with load `ratio` (sum/period of a saturated history), none placed.
+    fn gts(loads: &[u32]) -> Gts {
+        let mut g = Gts::new(&machine(), GtsParams::DEFAULT, 4_000_000, 1);
+        for (t, &r) in loads.iter().enumerate() {
+            g.add_thread(t as u32, 0);
+            // sum·1024/(period + 1) = r with period 46,079: sum = r·45.
+            g.load[t] = Pelt { runnable_avg_sum: r as u64 * 45, usage_avg_sum: r as u64 * 45, runnable_avg_period: 46_079, last_update_ns: NOW };
+        }
+        g.set_now(NOW);
+        g
+    }
+
+    struct System {
+        allowed: Vec<CoreSet>,
+        last_ran: Vec<Option<u32>>,
+        running: Vec<Option<u32>>,
+    }
+
+    impl System {
+        fn new(threads: usize) -> System {
+            System { allowed: vec![CoreSet::first_n(4); threads], last_ran: vec![None; threads], running: vec![None; 4] }
+        }
+        fn view(&self) -> SchedView<'_> {
+            SchedView::new(&self.allowed, &self.last_ran, &self.running)
+        }
+    }
+
+    /// Wake-up: a heavy thread (800 ≥ 700) last on a little core goes to an idle big core; the
+    /// two big cores idle and never migrated to, the lower one.
+    #[test]
+    fn a_heavy_thread_wakes_onto_an_idle_big_core() {
+        let mut sys = System::new(2);
+        sys.last_ran[0] = Some(2);
+        sys.running[0] = Some(1);
+        let mut g = gts(&[800, 500]);
+        assert_eq!(g.select_core(&sys.view(), 0), 1);
+        assert_eq!(g.last_up[0], Some(NOW));
+        assert_eq!(g.core_last_migration[1], Some(NOW));
+    }
+
+    /// No big core idle (both run): the heavy thread stays in its cluster, on CFS's choice there:
+    /// its last core 2 busy, the idle little core 3 (never core 0 or 1).
+    #[test]
+    fn a_heavy_thread_stays_little_while_no_big_core_is_idle() {
+        let mut sys = System::new(4);
+        sys.last_ran[0] = Some(2);
+        sys.running = vec![Some(1), Some(2), Some(3), None];
+        let mut g = gts(&[800, 500, 500, 500]);
+        assert_eq!(g.select_core(&sys.view(), 0), 3);
+        // With `aggressive` it goes up anyway, to the least-loaded big core (each runs one: the
+        // lower).
+        g.p.aggressive = true;
+        assert_eq!(g.select_core(&sys.view(), 0), 0);
+    }
+
+    /// A light thread (300 < 512) last on a big core goes to the least-loaded little core (2
+    /// runs a thread, 3 is idle: 3); a middling one (600) stays big, on its idle last core.
+    #[test]
+    fn a_light_thread_wakes_onto_a_little_core_and_a_middling_one_stays() {
+        let mut sys = System::new(3);
+        sys.last_ran[0] = Some(0);
+        sys.last_ran[1] = Some(1);
+        sys.running[2] = Some(2);
+        let mut g = gts(&[300, 600, 500]);
+        assert_eq!(g.select_core(&sys.view(), 0), 3);
+        assert_eq!((g.last_down[0], g.last_up[0]), (Some(NOW), None));
+        assert_eq!(g.select_core(&sys.view(), 1), 1);
+    }
+
+    /// The down delay: a light thread that moved down 4096 units (≈ 4.19 ms) ago or less may not
+    /// move down again; just after, it may. (It moved up since, or it would not be on big.)
+    #[test]
+    fn the_down_delay_holds_a_thread_4096_units() {
+        let mut sys = System::new(1);
+        sys.last_ran[0] = Some(0);
+        let mut g = gts(&[300]);
+        g.last_down[0] = Some(NOW - (4095 << 10));
+        assert_eq!(g.select_core(&sys.view(), 0), 0);
+        g.last_down[0] = Some(NOW - (4096 << 10));
+        assert_eq!(g.select_core(&sys.view(), 0), 2);
+    }
+
+    /// Balance: big core 0 runs one thread and queues four light ones (200: no up, and the big
+    /// core 1 is idle, so no offload); CFS inside the big cluster moves queued threads to core 1
+    /// only, never to the idle little cores, until no big core has two fewer.
+    #[test]
+    fn balance_moves_queued_threads_inside_their_cluster_only() {
+        let mut sys = System::new(5);
+        sys.running[0] = Some(0);
+        let mut g = gts(&[200, 200, 200, 200, 200]);
+        for t in 1..5 {
+            g.enqueue(t, 0);
+        }
+        let mut moved = Vec::new();
+        g.balance(&sys.view(), &mut moved);
+        assert!(!moved.is_empty() && moved.iter().all(|&(_, to)| to == 1), "{moved:?}");
+        assert_eq!((g.queue_len(0) + 1, g.queue_len(1)), (3, 2));
+        assert_eq!(g.queue_len(2) + g.queue_len(3), 0);
+    }
+
+    /// Forced up-migration: little core 2 runs a 600 thread (0) and queues a 900 one (1); little
+    /// core 3 runs a 950 one (2). Nothing to balance inside the little cluster (2 against 1
+    /// runnable). Core 2's heaviest, the queued 900, goes to idle big core 0 through the queues;
+    /// core 3's running 950 goes to big core 1 (core 0 is claimed by the first move), a running
+    /// move for the engine to make. A second pass finds no idle big core: nothing.
+    #[test]
+    fn forced_migration_pushes_each_little_cores_heaviest_up() {
+        let mut sys = System::new(3);
+        sys.running[2] = Some(0);
+        sys.running[3] = Some(2);
+        let mut g = gts(&[600, 900, 950]);
+        g.enqueue(1, 2);
+        let mut moved = Vec::new();
+        g.balance(&sys.view(), &mut moved);
+        assert_eq!(moved, vec![(1, 0), (2, 1)]);
+        assert_eq!(g.queued_on(1), Some(0));
+        assert_eq!(g.queued_on(2), None);
+        // The engine then queues 2 on core 1; both big cores are loaded: no more moves.
+        sys.running[3] = None;
+        g.put_prev(2, 3);
+        g.enqueue(2, 1);
+        moved.clear();
+        g.balance(&sys.view(), &mut moved);
+        assert!(moved.is_empty(), "{moved:?}");
+    }
+
+    /// Idle pull: a big core going idle takes the heaviest little-domain task above 700, running
+    /// or among the first `max_tasks` queued; none above 700: nothing. A little core never pulls.
+    #[test]
+    fn a_big_core_going_idle_pulls_the_heaviest_little_task() {
+        let mut sys = System::new(3);
+        sys.running[2] = Some(0);
+        let mut g = gts(&[750, 950, 650]);
+        g.enqueue(1, 3);
+        g.enqueue(2, 3);
+        assert_eq!(g.idle_pull(&sys.view(), 3), None);
+        assert_eq!(g.idle_pull(&sys.view(), 1), Some(1));
+        let mut g = gts(&[650, 690]);
+        let mut sys = System::new(2);
+        sys.running = vec![None, None, Some(0), Some(1)];
+        assert_eq!(g.idle_pull(&sys.view(), 0), None);
+    }
+}
