@@ -290,12 +290,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     c.sub = 0;
                     self.main_next(a, t)
                 }
-                Doing::Create => {
-                    match self.create_task(a) {
-                        Some(id) => self.push(a, t, vec![id], Op::Push { then: None, main: true }),
-                        None => self.main_next(a, t),
-                    }
-                }
+                Doing::Create => match self.create_task(a) {
+                    Some(id) => self.push(a, t, vec![id], Op::Push { then: None, main: true }),
+                    None => self.main_next(a, t),
+                },
                 Doing::Run(id) => {
                     let io = self.rt(a).tasks[id as usize].work.map_or(0, |w| w.io_ns);
                     if io > 0 {
