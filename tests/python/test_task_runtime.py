@@ -61,6 +61,13 @@ def test_a_task_program_runs_in_the_time_derived_by_hand(tmp_path, options, seco
     m, w = write(tmp_path)
     r = ampsched.run(m, options + w, "oblivious")
     assert r.raw["makespan_s"] == pytest.approx(seconds, rel=1e-9)
+    assert r.raw["task_runtime"]["tasks"] == 8
+    assert r.raw["task_runtime"]["idle_with_ready_s"] == 0
+
+
+def test_a_run_without_a_task_program_has_no_task_runtime_key():
+    pytest.importorskip("ampsched._core")
+    assert "task_runtime" not in ampsched.run("dvfs-2x", "demo", "rr").raw
 
 
 @pytest.mark.parametrize(
