@@ -290,12 +290,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     c.sub = 0;
                     self.main_next(a, t)
                 }
-                Doing::Create => {
-                    match self.create_task(a) {
-                        Some(id) => self.push(a, t, vec![id], Op::Push { then: None, main: true }),
-                        None => self.main_next(a, t),
-                    }
-                }
+                Doing::Create => match self.create_task(a) {
+                    Some(id) => self.push(a, t, vec![id], Op::Push { then: None, main: true }),
+                    None => self.main_next(a, t),
+                },
                 Doing::Run(id) => {
                     let io = self.rt(a).tasks[id as usize].work.map_or(0, |w| w.io_ns);
                     if io > 0 {
@@ -541,11 +539,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let rt = self.rt(a);
             rt.stats.max_handoff_ns = rt.stats.max_handoff_ns.max(handoff);
         }
-        match self.compute(t, work.kind, work.instructions) {
-            Some(next) => Some(next),
-            // An I/O-only task: straight to its I/O.
-            None => None,
-        }
+        // None for an I/O-only task: `task_step` goes straight on to its I/O.
+        self.compute(t, work.kind, work.instructions)
     }
 
     /// The last outstanding task of a taskwait has finished (on thread `finisher`).
