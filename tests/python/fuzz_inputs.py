@@ -130,6 +130,7 @@ ENUMS = {
         "barrier",
         "critical",
         "sleep",
+        "stage",
         "app",
         "runtime",
         "",
@@ -144,6 +145,9 @@ ENUMS = {
     "baseline": ["default", "", "rr", "oblivious", "best"],
     "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
     "lock": ["", "queue", LONG],
+    # A stage's queues (docs/pipelines.md): the names _m_pipeline declares, one it does not, none.
+    "input": ["q1", "q2", "", "no-such-queue", LONG],
+    "output": ["q1", "q2", "", "no-such-queue", LONG],
     # A core type's microarchitecture: the catalog's, the reserved `default`, none, too long.
     "uarch": ["cortex-a15", "cortex-a7", "golden-cove", "default", "", " ", LONG[:65], "\u00e9"],
     # The task runtime (docs/task-runtime.md).
@@ -277,8 +281,10 @@ TABLE_KEYS = {
         "workers",
         "runtime",
         "step",
+        "queue",
     ],
-    "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers"],
+    "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers", "work"],
+    "queue": ["name", "capacity"],
     "phase": [
         "kind",
         "instructions",
@@ -296,6 +302,11 @@ TABLE_KEYS = {
         "between_instructions",
         "count",
         "seconds",
+        "input",
+        "output",
+        "items",
+        "ordered",
+        "io_seconds",
     ],
     # The task runtime (docs/task-runtime.md): an app's or program's options and steps.
     "runtime": ["scheduler", "immediate_successor", "main", "create_instructions", "queue_op_instructions"],
@@ -328,7 +339,7 @@ TABLE_KEYS = {
     ],
     "override": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "skip"],
 }
-WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items"}
+WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items", "capacity"}
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
 
@@ -535,8 +546,8 @@ def hostile_value(rng, key):
         return copy.deepcopy(rng.choice(CPI_TABLES))
     if key in ("freq_levels_ghz", "power_levels_w"):
         return list(rng.choice(LEVELS))
-    if key in ("phase", "group", "app", "core_type", "llc", "numa"):
-        return rng.choice([[], [{}], [{"name": "x"}], [{"kind": "compute"}], {}, "x"])
+    if key in ("phase", "group", "app", "core_type", "llc", "numa", "queue"):
+        return rng.choice([[], [{}], [{"name": "x"}], [{"kind": "compute"}], [{"name": "q1", "capacity": 0}], {}, "x"])
     if key in ("step", "stage"):
         return copy.deepcopy(rng.choice(TASK_STEPS))
     if key == "runtime":
@@ -679,7 +690,97 @@ def _m_uarch(rng, doc, role):
     return f"{show_path(path + (key,))} = {_value(value)[:80]} (microarchitecture)"
 
 
+def _pipeline(rng):
+    """A three-stage pipeline app (docs/pipelines.md): a source, a pool, an ordered sink, two
+    queues; its numbers now and then hostile."""
+
+    def pick(valid, hostile):
+        return rng.choice(hostile) if rng.random() < 0.25 else rng.choice(valid)
+
+    def stage(**keys):
+        return {"kind": "stage", "instructions": pick([1e5, 1e6], [0, -1, NAN, 1e16, "x"]), **keys}
+
+    return {
+        "name": "pipeline-fuzz",
+        "queue": [
+            {"name": "q1", "capacity": pick([1, 4, 2**20], [0, -1, 2**20 + 1, 1.5, NAN, "x", 2**64])},
+            {"name": "q2", "capacity": pick([1, 16], [0, 2**31])},
+        ],
+        "group": [
+            {
+                "name": "read",
+                "count": 1,
+                "phase": [stage(output="q1", items=pick([1, 50], [0, 10**9 + 1, 1e9, -3, "x"]))],
+            },
+            {
+                "name": "pool",
+                "count": pick([2, "cores"], [0, "all", 2**18 + 1]),
+                "phase": [stage(input="q1", output="q2", wait=pick(["block", "spin"], ["x", "spin_then_block"]))],
+            },
+            {
+                "name": "write",
+                "count": 1,
+                "phase": [
+                    stage(input="q2", ordered=pick([True, False], ["yes", 1]), io_seconds=pick([1e-5], [0, -1, 1e7]))
+                ],
+            },
+        ],
+    }
+
+
+def _m_pipeline(rng, doc, role):
+    """A pipeline app added to a workload, then (mostly) broken the ways docs/pipelines.md refuses: a
+    queue without producer or consumer, two stages at one end, a cycle, an unknown name, items on a
+    later stage, an ordered pool, a repeat that does not divide the items."""
+    if role != "workload" or not isinstance(doc.get("app"), list):
+        return None
+    app = _pipeline(rng)
+    read, pool, write = (g["phase"][0] for g in app["group"])
+    breakage = rng.choice(
+        [
+            "none",
+            "no producer",
+            "no consumer",
+            "two consumers",
+            "cycle",
+            "unknown queue",
+            "items later",
+            "no items",
+            "ordered pool",
+            "repeat",
+            "self loop",
+            "queues in a program-less simple app",
+        ]
+    )
+    if breakage == "no producer":
+        del read["output"]
+    elif breakage == "no consumer":
+        del write["input"]
+    elif breakage == "two consumers":
+        app["group"].append(copy.deepcopy(app["group"][2]) | {"name": "write2"})
+    elif breakage == "cycle":
+        read.update(input="q2")
+        del read["items"]
+    elif breakage == "unknown queue":
+        pool["output"] = "q3"
+    elif breakage == "items later":
+        pool["items"] = 5
+    elif breakage == "no items":
+        del read["items"]
+    elif breakage == "ordered pool":
+        pool["ordered"] = True
+    elif breakage == "repeat":
+        app["group"][1]["repeat"] = 7
+    elif breakage == "self loop":
+        pool["output"] = "q1"
+    elif breakage == "queues in a program-less simple app":
+        app = {"name": "pipeline-fuzz", "threads": 2, "queue": app["queue"], "phase": [read, write]}
+    doc["app"].append(app)
+    return f"app[{len(doc['app']) - 1}] = a pipeline, {breakage} broken"
+
+
 DOC_MUTATIONS = [
+    (_m_pipeline, 5),
     (_m_uarch, 6),
     (_m_number, 30),
     (_m_type, 10),

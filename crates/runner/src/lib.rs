@@ -815,6 +815,9 @@ fn merge_rotations(runs: Vec<RunResult>) -> RunResult {
         for (a, b) in out.apps.iter_mut().zip(&r.apps) {
             a.turnarounds_ns.extend_from_slice(&b.turnarounds_ns);
             a.thread_ids.extend(b.thread_ids.iter().map(|t| t + base));
+            for (x, y) in a.queue_peak.iter_mut().zip(&b.queue_peak) {
+                *x = (*x).max(*y);
+            }
         }
         out.threads.extend(r.threads.into_iter().map(|mut t| {
             t.id += base;

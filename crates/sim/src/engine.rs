@@ -33,6 +33,7 @@ use crate::local::{Cfs, LocalScheduler, SchedView};
 use crate::memory::{ThreadRate, UarchCosts};
 use crate::migrate::Migration;
 use crate::observe::TraceRecorder;
+use crate::queue::{Queue, StageItems};
 use crate::sync::{Barrier, Lock};
 
 /// Engine settings that are not part of the machine or the workload.
@@ -176,8 +177,26 @@ pub(crate) struct AppRt {
     pub group_barriers: Vec<Barrier>,
     pub app_barrier: Barrier,
     pub locks: Vec<Lock>,
+    /// The pipeline queues of the current run (`App::queues`), and per group the items of
+    /// each of its stage phases (by index in its phase list; empty for a group without stages).
+    pub queues: Vec<Queue>,
+    pub stage_items: Vec<Vec<StageItems>>,
+    /// The most items each queue held at once over the app's runs.
+    pub queue_peak: Vec<u32>,
     pub done: bool,
     pub all_threads: Vec<u32>,
+}
+
+impl AppRt {
+    /// The most items each queue held at once, over the finished runs and the current one.
+    pub fn queue_peaks(&self) -> Vec<u32> {
+        let mut peaks = self.queue_peak.clone();
+        peaks.resize(self.queues.len().max(peaks.len()), 0);
+        for (p, q) in peaks.iter_mut().zip(&self.queues) {
+            *p = (*p).max(q.peak());
+        }
+        peaks
+    }
 }
 
 /// A thread a handler touched: the policy trigger it causes, and whether it must be queued.

@@ -21,6 +21,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 (Some(Phase::Critical { lock, .. }), _) => format!("lock '{}'", app.locks[*lock]),
                 (Some(Phase::Serial { .. }), _) => "a serial section".to_string(),
                 (Some(Phase::Barrier { .. }), _) => "a barrier".to_string(),
+                (Some(Phase::Stage(stage)), _) => {
+                    let run = &self.apps[f.app as usize];
+                    match (stage.input, stage.output) {
+                        (_, Some(q)) if run.queues[q].waits_for_room(i as u32) => {
+                            format!("room in queue '{}' (full: {} items)", app.queues[q].name, run.queues[q].capacity())
+                        }
+                        (Some(q), _) => format!("an item from queue '{}' (empty)", app.queues[q].name),
+                        _ => "something".to_string(),
+                    }
+                }
                 _ => "something".to_string(),
             };
             let group = &app.groups[f.group as usize];
@@ -36,7 +46,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let shown = waits.len().min(4);
         let more = if waits.len() > shown { format!("; and {} more", waits.len() - shown) } else { String::new() };
         SimError::Deadlock(format!(
-            "at t={:.6} s no thread can make progress: {}{} (a barrier or serial section that some thread never reaches?)",
+            "at t={:.6} s no thread can make progress: {}{} (a barrier or serial section that some thread never reaches, or queues each of whose threads waits on another?)",
             self.now as f64 / 1e9,
             waits[..shown].join("; "),
             more
@@ -111,6 +121,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 runs: a.runs,
                 turnarounds_ns: run.measured.clone(),
                 thread_ids: run.all_threads.clone(),
+                queue_peak: run.queue_peaks(),
             })
             .collect();
         let cores = self

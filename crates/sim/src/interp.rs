@@ -1,13 +1,15 @@
 //! The workload interpreter: moves each thread through its group's phases (compute, sleep,
-//! barrier, serial section, critical sections), starts app runs, and decides what a thread
-//! does next when its work or wait is over. The rules of barriers and locks are in `sync`.
+//! barrier, serial section, critical sections, pipeline stages), starts app runs, and decides
+//! what a thread does next when its work or wait is over. The rules of barriers and locks are
+//! in `sync`, those of pipeline queues in `queue`.
 
-use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Wait, Workers};
+use ampsched_model::workload::{Group, Phase, Profile, Scope, SpinLimit, Stage, Wait, Workers};
 use ampsched_model::{ThreadState, ThreadView, Trigger};
 
 use crate::engine::{Engine, Pending};
 use crate::events::Event;
 use crate::local::LocalScheduler;
+use crate::queue::{Put, Queue, StageItems, Take};
 use crate::sync::Barrier;
 
 /// Where a thread is in its phase list.
@@ -31,6 +33,16 @@ pub(crate) enum Step {
     Acquiring(u32),
     /// Critical phase, iteration i: holding the lock.
     Inside(u32),
+    /// Stage: waiting for an item from the input queue.
+    Taking,
+    /// Stage: has item (sequence number) n, about to process it.
+    Taken(u64),
+    /// Stage: off the CPU in item n's I/O.
+    ItemIo(u64),
+    /// Stage: retiring item n's instructions.
+    Processing(u64),
+    /// Stage: waiting for room in the output queue.
+    Putting,
 }
 
 /// What a thread does on the CPU right now.
@@ -92,6 +104,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         run.group_barriers = vec![Barrier::default(); app.groups.len()];
         run.app_barrier = Barrier::default();
         run.locks = vec![Default::default(); app.locks.len()];
+        run.queue_peak = run.queue_peaks();
+        run.queues = app.queues.iter().map(|q| Queue::new(q.capacity, q.ordered)).collect();
+        run.stage_items.clear();
+        for g in &app.groups {
+            let stages = g.phases.iter().any(|p| matches!(p, Phase::Stage(_)));
+            run.stage_items.push(if stages { vec![StageItems::default(); g.phases.len()] } else { Vec::new() });
+        }
         for (g, group) in app.groups.iter().enumerate() {
             self.apps[a].group_first.push(self.book.threads.len() as u32);
             // Per-phase workers of a run that opens with a serial phase are not created yet.
@@ -166,6 +185,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         match self.phase_of(t)? {
             Phase::Compute { profile, .. } | Phase::Serial { profile, .. } | Phase::Critical { profile, .. } => Some(profile),
+            Phase::Stage(stage) => Some(&stage.profile),
             _ => None,
         }
     }
@@ -307,10 +327,81 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                         return Next::Compute;
                     }
                 }
+                (Phase::Stage(stage), Step::Enter) => match self.claim_item(t, stage) {
+                    None => self.next_phase(t),
+                    Some(Ok(item)) => self.flow[t as usize].step = Step::Taken(item),
+                    Some(Err(())) => {
+                        self.flow[t as usize].step = Step::Taking;
+                        return self.start_wait(t, stage.wait);
+                    }
+                },
+                (Phase::Stage(stage), Step::Taken(item)) => {
+                    if stage.io_ns > 0 {
+                        self.flow[t as usize].step = Step::ItemIo(item);
+                        self.flow[t as usize].act = Act::Off;
+                        return Next::Sleep(stage.io_ns);
+                    }
+                    self.set_compute(t, stage.instructions);
+                    self.flow[t as usize].step = Step::Processing(item);
+                    return Next::Compute;
+                }
+                (Phase::Stage(stage), Step::ItemIo(item)) => {
+                    self.set_compute(t, stage.instructions);
+                    self.flow[t as usize].step = Step::Processing(item);
+                    return Next::Compute;
+                }
+                (Phase::Stage(stage), Step::Processing(item)) => {
+                    let Some(q) = stage.output else {
+                        self.flow[t as usize].step = Step::Enter;
+                        continue;
+                    };
+                    let app = self.flow[t as usize].app as usize;
+                    match self.apps[app].queues[q].put(t, item) {
+                        Put::Stored => self.flow[t as usize].step = Step::Enter,
+                        Put::Handed { taker, item } => {
+                            self.flow[t as usize].step = Step::Enter;
+                            self.give_item(taker, item);
+                        }
+                        Put::Full => {
+                            self.flow[t as usize].step = Step::Putting;
+                            return self.start_wait(t, stage.wait);
+                        }
+                    }
+                }
                 (_, Step::Computing | Step::Sleeping | Step::SyncWait) => self.next_phase(t),
                 (phase, step) => unreachable!("thread {t} in step {step:?} of phase {phase:?}"),
             }
         }
+    }
+
+    /// Thread `t` at stage `stage` claims the next of its repetition's items: None when they are
+    /// all claimed (the phase is over for it); else the item, made now by a first stage or taken
+    /// from the input queue, or Err when it must wait for one (the queue is empty).
+    fn claim_item(&mut self, t: u32, stage: &Stage) -> Option<Result<u64, ()>> {
+        let f = &self.flow[t as usize];
+        let (app, group) = (f.app as usize, f.group as usize);
+        let n = self.w.apps[app].groups[group].phases.len() as u32;
+        let (rep, index) = (f.pc / n, (f.pc % n) as usize);
+        let counter = &mut self.apps[app].stage_items[group][index];
+        counter.claim(rep, stage.items)?;
+        let Some(q) = stage.input else { return Some(Ok(counter.make())) };
+        let (got, freed) = match self.apps[app].queues[q].take(t) {
+            Take::Got { item, freed } => (Ok(item), freed),
+            Take::Wait { freed } => (Err(()), freed),
+        };
+        // The room the take made lets waiting putters go on with their next item.
+        for p in freed {
+            self.flow[p as usize].step = Step::Enter;
+            self.hand_over(p);
+        }
+        Some(got)
+    }
+
+    /// A waiting taker `t` gets `item` from its input queue.
+    fn give_item(&mut self, t: u32, item: u64) {
+        debug_assert_eq!(self.flow[t as usize].step, Step::Taking);
+        self.flow[t as usize].step = Step::Taken(item);
+        self.hand_over(t);
     }
 
     fn next_phase(&mut self, t: u32) {
@@ -379,9 +470,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
     }
 
-    /// The lock passes to waiter `t`. One blocked in the kernel (a futex wait) runs only after
-    /// the machine's wake-up latency (`Machine::lock_wake_ns`), holding the lock meanwhile; a
-    /// spinning one (on a core) goes on at once. Its wait ends now either way (it can progress:
+    /// The lock (or a queue's item, or room in it) passes to waiter `t`. One blocked in the
+    /// kernel (a futex wait) runs only after the machine's wake-up latency
+    /// (`Machine::lock_wake_ns`), holding the lock meanwhile; a spinning one (on a core) goes on
+    /// at once. Its wait ends now either way (it can progress:
     /// `able`), so a run whose other threads all wait is not taken for a deadlock.
     fn hand_over(&mut self, t: u32) {
         let wake = self.dvfs.machine.lock_wake_ns;

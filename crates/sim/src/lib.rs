@@ -17,6 +17,7 @@ pub mod metrics;
 mod migrate;
 pub mod observe;
 mod prefetch;
+pub mod queue;
 pub mod result;
 mod sf_truth;
 pub mod sync;

@@ -12,6 +12,8 @@ pub struct AppResult {
     pub turnarounds_ns: Vec<u64>,
     /// Every thread any run of this app created.
     pub thread_ids: Vec<u32>,
+    /// Per pipeline queue (`App::queues`): the most items it held at once in any run.
+    pub queue_peak: Vec<u32>,
 }
 
 impl AppResult {

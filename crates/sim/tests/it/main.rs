@@ -11,6 +11,7 @@ mod interrupt;
 mod lock_wake;
 mod many_cores;
 mod memory;
+mod pipelines;
 mod placement;
 mod program_groups;
 mod progress;

@@ -54,3 +54,9 @@ pub fn simulate_with(m: &Machine, w: &Workload, quantum_ns: Option<u64>, cfg: Si
     let mut p = TestPolicy { quantum_ns, decide };
     Engine::new(m, w, &SimpleModel, &mut p, cfg).run().unwrap()
 }
+
+/// A run with a policy that does nothing, which may fail (a deadlock, a budget).
+pub fn try_simulate(m: &Machine, w: &Workload) -> Result<RunResult, ampsched_sim::SimError> {
+    let mut p = TestPolicy { quantum_ns: None, decide: |_: &SystemView, _: &mut Placement| {} };
+    Engine::new(m, w, &SimpleModel, &mut p, SimConfig::default()).run()
+}
