@@ -90,6 +90,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Apply one thread's new allowed set; a thread on a core it may no longer use is moved.
     fn set_affinity(&mut self, t: u32, cores: &CoreSet) -> bool {
+        // A task program's tied main thread stays on its cluster: the policy places it there
+        // (on the whole cluster if its choice leaves the cluster out).
+        let pinned = self.runtime_pin(t).map(|pin| {
+            let both = cores.intersection(&pin);
+            if both.is_empty() {
+                pin
+            } else {
+                both
+            }
+        });
+        let cores = pinned.as_ref().unwrap_or(cores);
         let v = &mut self.book.threads[t as usize];
         if v.state == ThreadState::Exited || v.allowed == *cores {
             return false;

@@ -185,6 +185,8 @@ pub(crate) struct AppRt {
     pub queue_peak: Vec<u32>,
     pub done: bool,
     pub all_threads: Vec<u32>,
+    /// A task app's runtime (`runtime`): its state for the current run, and its statistics.
+    pub runtime: Option<Box<crate::runtime::TaskRun>>,
 }
 
 impl AppRt {

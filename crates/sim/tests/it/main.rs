@@ -18,4 +18,5 @@ mod progress;
 mod restarts;
 mod share_cost;
 mod shares;
+mod task_runtime;
 mod workers;
