@@ -20,7 +20,7 @@ use ampsched_policy::baseline::oblivious::{self, Oblivious};
 /// The static SF estimator's default base CPI (`Experiment::sf_estimation`), for the bindings.
 pub use ampsched_policy::common::sf_model::THESIS_BASE_CPI;
 use ampsched_policy::{OptionInfo, OptionKind, Options, PolicyInfo, PolicySpec, POLICIES};
-use ampsched_sim::{metrics, simulator_signals, AppMetrics, Engine, Metrics, RunResult, SimConfig, SimError};
+use ampsched_sim::{metrics, simulator_signals, AppMetrics, Metrics, RunResult, SimConfig, SimError};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -217,8 +217,8 @@ impl Experiment {
     /// `reads`: what the policy reads (`reads`, or a Python policy's `needs`): a policy that
     /// does not read counters does not pay for their noisy view (`SimConfig::policy_reads_counters`).
     pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, reads: Signals, segments: usize, run_name: &str) -> Result<RunResult, Error> {
-        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name, reads))
-            .run()
+        // Over the local scheduler the policy asks for (`Policy::os_scheduler`; CFS by default).
+        let r = ampsched_sim::simulate(m, w, &SimpleModel, policy, self.config(segments, run_name, reads))
             .map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
         self.events_used.set(self.events_used.get() + r.events);
         Ok(r)
@@ -268,8 +268,7 @@ impl Experiment {
             }
             return Ok(());
         }
-        let info = ampsched_policy::info(&spec.name)?;
-        Options::new(&spec, info.options)?;
+        ampsched_policy::check(&spec)?;
         // The offline profiles are made for the policy that needs them (`profile_for`): always
         // there by the time it runs.
         self.check_needs(&self.workload, &spec.canonical(), &spec.name, ampsched_policy::needs(&spec)?.without(Signals::PROFILE))
@@ -1071,7 +1070,7 @@ pub fn list(kind: &str) -> Result<Value, Error> {
                 let kinds: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.kind_text()))).collect();
                 json!({"name": p.name, "description": p.description, "source": p.source, "options": opts,
                        "option_docs": docs, "option_kinds": kinds, "needs": p.needs.names(),
-                       "needs_text": p.needs.describe(), "live": live_text(p.needs)})
+                       "needs_text": p.needs.describe(), "live": live_of(p)})
             })
             .collect(),
         other => {
@@ -1079,6 +1078,16 @@ pub fn list(kind: &str) -> Result<Value, Error> {
         }
     };
     Ok(Value::Array(items))
+}
+
+/// Where registered policy `p` can run live: nowhere for an OS scheduler of the simulator
+/// (`ampsched_policy::biglittle::OS_SCHEDULERS`), else by what it needs (`live_text`).
+pub fn live_of(p: &PolicyInfo) -> &'static str {
+    if ampsched_policy::biglittle::is_os_scheduler(p) {
+        ampsched_policy::biglittle::NO_LIVE
+    } else {
+        live_text(p.needs)
+    }
 }
 
 /// Where a policy can run live, by the same check the agent makes: what the agent can measure

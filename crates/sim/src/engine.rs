@@ -407,6 +407,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             // Nothing changes between events: the state `settle` left held since the last one.
             self.stats.idle_while_waiting_ns += (t - self.now) * self.stats.idle_while_waiting_now;
             self.now = t;
+            self.sched.set_now(t);
             match ev {
                 Event::Core { core } => self.on_core_event(core as usize),
                 Event::Arrival { app } => {
@@ -534,7 +535,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let mut moved = std::mem::take(&mut self.moved);
         self.sched.balance(&SchedView::new(&self.allowed, &self.last_ran, &self.running), &mut moved);
         for &(t, to) in &moved {
-            self.queued_at(t, to);
+            if self.book.threads[t as usize].state == ThreadState::Running {
+                self.move_running(t, to);
+            } else {
+                self.queued_at(t, to);
+            }
         }
         moved.clear();
         self.moved = moved;
@@ -558,5 +563,26 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     pub(crate) fn set_state(&mut self, t: u32, state: ThreadState) {
         self.book.set_state(t, state);
+    }
+}
+
+/// Run `policy` over the local scheduler it asks for (`Policy::os_scheduler`): CFS, or one of the
+/// big.LITTLE paper's OS schedulers (`local::gts`, `local::cluster_switch`, `local::iks`). A
+/// switcher on a machine it cannot run on is `SimError::Input`.
+pub fn simulate(m: &Machine, w: &Workload, model: &dyn PerfModel, policy: &mut dyn Policy, cfg: SimConfig) -> Result<crate::RunResult, SimError> {
+    use crate::local::{cluster_switch, iks, Gts};
+    use ampsched_model::OsScheduler;
+    let (slice, seed) = (cfg.slice_ns, cfg.seed);
+    match policy.os_scheduler() {
+        OsScheduler::Cfs => Engine::new(m, w, model, policy, cfg).run(),
+        OsScheduler::Gts(p) => Engine::with_scheduler(m, w, model, policy, cfg, Gts::new(m, p, slice, seed)).run(),
+        OsScheduler::ClusterSwitch(p) => {
+            let s = cluster_switch::new(m, p, slice, seed).map_err(SimError::Input)?;
+            Engine::with_scheduler(m, w, model, policy, cfg, s).run()
+        }
+        OsScheduler::Iks(p) => {
+            let s = iks::new(m, p, slice, seed).map_err(SimError::Input)?;
+            Engine::with_scheduler(m, w, model, policy, cfg, s).run()
+        }
     }
 }

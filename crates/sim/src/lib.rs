@@ -24,7 +24,7 @@ mod sf_truth;
 pub mod sync;
 pub mod trace;
 
-pub use engine::{simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
+pub use engine::{simulate, simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
 pub use interrupt::{Interrupt, Progress};
 pub use local::{runqueue, Cfs, LocalScheduler};
 pub use metrics::{metrics, AppMetrics, Metrics};

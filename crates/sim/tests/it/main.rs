@@ -6,6 +6,7 @@
 mod common;
 
 mod counters;
+mod gts;
 mod idle_while_waiting;
 mod interrupt;
 mod lock_wake;
