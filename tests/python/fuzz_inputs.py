@@ -56,6 +56,27 @@ QUICK_WORKLOADS = ["demo", "forkjoin", "locks", "java-like"]
 # Policies cheap enough to run on any case. best-static simulates its candidates and `default`
 # every rotation; they get the quick pairs only.
 CHEAP_POLICIES = ["oblivious", "static", "rr", "busyfcs", "bound"]
+# Machine configurations by online core counts (docs/power.md): valid ones and every way to get one wrong.
+MACHINE_CONFIGS = [
+    "exynos5422:big=4:little=1",
+    "exynos5422:big=0",
+    "exynos5422:little=0",
+    "exynos5422:big=0:little=0",
+    "exynos5422:huge=1",
+    "exynos5422:big=9",
+    "exynos5422:big",
+    "exynos5422:",
+    "exynos5422:big=-1",
+    "exynos5422:big=1e99",
+    "exynos5422:big=99999999999999999999999",
+    "exynos5422:big=1:big=2",
+    "exynos5422::big=1",
+    "dvfs-2x:fast=1",
+    "nosuch:big=1",
+    ":big=1",
+]
+# --power-trace intervals (s): the paper's, and out of range or not numbers.
+POWER_TRACES = ["0.27", "0.001", "0", "-1", "nan", "inf", "1e-9", "1e300", "two"]
 COSTLY_POLICIES = ["best-static", "default"]
 
 NAN, INF = float("nan"), float("inf")
@@ -130,12 +151,12 @@ ENUMS = {
         "barrier",
         "critical",
         "sleep",
-        "stage",
         "app",
         "runtime",
         "",
         "Compute",
         "loop",
+        "stage",
         "tasks",
         "pipeline",
         "taskwait",
@@ -246,6 +267,7 @@ TABLE_KEYS = {
         "llc",
         "numa",
         "core_type",
+        "rail",
     ],
     "core_type": [
         "name",
@@ -260,7 +282,9 @@ TABLE_KEYS = {
         "start_freq_ghz",
         "power_levels_w",
         "cpus",
+        "rail",
     ],
+    "rail": ["name", "static_w", "memory", "pj_per_byte"],
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],
     "migration": ["cost_us"],
@@ -279,9 +303,9 @@ TABLE_KEYS = {
         "group",
         "signature",
         "workers",
+        "queue",
         "runtime",
         "step",
-        "queue",
     ],
     "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers", "work"],
     "queue": ["name", "capacity"],
@@ -1012,9 +1036,16 @@ def make_case(seed, index, catalog, policies, resume=None):
     if target == "options":
         for _ in range(rng.choice([1, 1, 2])):
             option = rng.choice(
-                ["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget"]
+                ["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget", "power"]
             )
-            if option == "budget":
+            if option == "power":
+                if command == "run":
+                    value = ["--power-trace", rng.choice(POWER_TRACES)]
+                else:
+                    args["machine"] = rng.choice(MACHINE_CONFIGS)
+                    case.mutations.append(f"--machine {args['machine']!r}")
+                    continue
+            elif option == "budget":
                 value = rng.choice(BUDGETS)
             elif option == "slice":
                 value = ["--slice-ms", rng.choice(SLICES)]
