@@ -100,8 +100,15 @@ def test_os_gts_runs_a_policy_over_gts(eight):
     over = ampsched.run(MACHINE, eight, "oblivious:os=gts").raw
     gts = ampsched.run(MACHINE, eight, "gts").raw
     assert over["policy"] == "oblivious:os=gts"
-    assert (over["makespan_s"], over["migrations"], over["events"]) == (gts["makespan_s"], gts["migrations"], gts["events"])
-    assert ampsched.run(MACHINE, eight, "oblivious:os=cfs").raw["makespan_s"] == ampsched.run(MACHINE, eight, "oblivious").raw["makespan_s"]
+    assert (over["makespan_s"], over["migrations"], over["events"]) == (
+        gts["makespan_s"],
+        gts["migrations"],
+        gts["events"],
+    )
+    assert (
+        ampsched.run(MACHINE, eight, "oblivious:os=cfs").raw["makespan_s"]
+        == ampsched.run(MACHINE, eight, "oblivious").raw["makespan_s"]
+    )
 
 
 def test_switchers_run_one_cluster_or_one_core_per_pair(eight):
