@@ -146,8 +146,9 @@ def _speedups(suffix, policy, configs):
     out = {}
     for n in g.NAMES:
         base = _makespan(f"parsec-{n}-serial", "oblivious", ONE_LITTLE)
-        for b, l in configs:
-            out[(n, b, l)] = base / _makespan(f"parsec-{n}{suffix}", policy, f"exynos5422:big={b}:little={l}")
+        for big, little in configs:
+            machine = f"exynos5422:big={big}:little={little}"
+            out[(n, big, little)] = base / _makespan(f"parsec-{n}{suffix}", policy, machine)
     return out
 
 
