@@ -115,6 +115,8 @@ PROFILES = {
 # The A7's CPI is written with this many significant digits: enough that rounding moves a ratio
 # by less than 0.1%.
 A7_CPI_DIGITS = 4
+# Where the A7's CPI is looked for: the range a phase's CPI may take (docs/microarchitecture.md).
+A7_CPI_RANGE = (0.01, 1000.0)
 
 # One run's size (chosen): every program's total work is the instructions its serial code retires
 # in SERIAL_BIG_S seconds alone on one A15 of exynos5422. The paper's native inputs run minutes
@@ -302,7 +304,9 @@ def a7_cpi(name):
     w, io = total_instructions(name), io_seconds(name)
     t_big, _ = times(name, 1.0)
     target = (TABLE_I[name] * (io + w * t_big * 1e-9) - io) / (w * 1e-9)
-    lo, hi = 0.01, 100.0
+    lo, hi = A7_CPI_RANGE
+    if not times(name, lo)[1] < target < times(name, hi)[1]:
+        raise SystemExit(f"parsec.py: {name}: no A7 CPI in {lo}-{hi} gives Table I's ratio {TABLE_I[name]} with this profile")
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if times(name, mid)[1] < target else (lo, mid)

@@ -190,3 +190,20 @@ def test_facesim_prefers_its_main_thread_on_a_big_core():
     big = base / _makespan("tasks:main=big:parsec-facesim-tasks", "oblivious", machine)
     default = base / _makespan("tasks:main=default:parsec-facesim-tasks", "oblivious", machine)
     assert big > 1.2 * default
+
+
+def test_the_solved_a7_is_never_faster_per_cycle_than_the_a15():
+    # The A7 is dual-issue in order, the A15 triple-issue out of order (§II): a profile whose
+    # misses would need an A7 CPI below the A15's to give Table I is not a plausible one.
+    g = _generator()
+    for n in g.NAMES:
+        assert g.a7_cpi(n) >= g.PROFILES[n].a15_cpi, n
+
+
+def test_the_generator_refuses_a_ratio_no_a7_cpi_gives():
+    # Misses that cost the A15 more than Table I's ratio allows: no CPI in range gives it.
+    g = _generator()
+    g.PROFILES["canneal"] = g.Profile(0.01, (500.0, 500.0, 500.0), 1, 65536, "test")
+    g.TABLE_I["canneal"] = 0.5
+    with pytest.raises(SystemExit, match="canneal: no A7 CPI in 0.01-1000.0 gives Table I's ratio 0.5"):
+        g.a7_cpi("canneal")
