@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Writes catalog/programs/parsec.toml: the nine PARSEC programs of the big.LITTLE paper
 ("Exploiting Asymmetric Multi-Core Processors with Flexible System Software", §IV, Table I) as
-program models, each in the versions the paper runs (§IV.A):
-- parsec-NAME-serial: the serial code, one thread, no synchronisation (Eq. 1's baseline);
+program models, each in the versions the paper runs (§IV.A), and catalog/workloads/parsec-*.toml,
+one workload per program running it alone:
 - parsec-NAME: the pthreads code, static threading (threads = "cores", the work split at the
-  application level).
+  application level: equal shares and barriers, or pools of threads taking items from queues);
+- parsec-NAME-tasks: the task code (PARSECSs) on the engine's task runtime (docs/task-runtime.md);
+- parsec-NAME-serial: the serial code, one thread, no synchronisation (Eq. 1's baseline).
 
 Run it from the repository root after changing a value: `python3 catalog/programs/parsec.py`.
-tests/python/test_parsec_catalog.py checks that the committed file is what this writes, and that
-the one-core big/little ratios on `exynos5422` come out of the engine as Table I states them.
+tests/python/test_parsec_catalog.py checks that the committed files are what this writes, that
+every version retires the same work, and that the one-core big/little ratios on `exynos5422` come
+out of the engine as Table I states them (they are calibrated: the A7's CPI is solved for them).
 The values and why each is chosen are in HEADER below (copied into the TOML file).
 """
 
@@ -124,7 +127,7 @@ A7_CPI_RANGE = (0.01, 1000.0)
 # are cheap. Each program's structure (frames, steps, blocks) is scaled as STRUCTURE says.
 SERIAL_BIG_S = 4.0
 
-# The pthreads versions' structure (chosen: PARSEC's pthreads sources give the shape, the native
+# The barrier programs' pthreads structure (chosen: PARSEC's pthreads sources give the shape, the native
 # counts are scaled down as the comments say; the shares of the work between phases are kept):
 # a list of (kind, share of the total work) per repetition, repeated `repeat` times.
 #   "par": every thread does an equal part, then all meet at a barrier (a join at the end);
@@ -147,25 +150,36 @@ FACESIM_SERIAL = 0.05
 # computation dominates, then densities): rebuild grid, densities, forces, collisions, advance.
 FLUIDANIMATE_KERNELS = (0.05, 0.30, 0.55, 0.05, 0.05)
 
+# The native counts scaled down (chosen): 6,000 temperature steps (Table I) to 60; 100 frames
+# (Table I) to 10, each 8 solver iterations; 500 frames (Table I) to 20; 5 blocks of points kept
+# (§V.C: 5 phases in the power trace), each 20 gain computations.
+CANNEAL_STEPS = 60
+FACESIM_FRAMES = 10
+FACESIM_ITERATIONS = FACESIM_FRAMES * 8
+FLUIDANIMATE_FRAMES = 20
+STREAMCLUSTER_BLOCKS = 5
+STREAMCLUSTER_GAINS = 20
+
 STRUCTURE = {
     # One parallel region: each thread prices its equal slice of the options (PARSEC's
     # blackscholes repeats it NUM_RUNS times inside the thread, with no barrier), then the join.
     "blackscholes": Structure(1, [("par", 1.0)], "one parallel loop over equal slices of the options, then the join"),
-    # 6,000 temperature steps natively (Table I), 60 here (1/100): equal swaps per thread per
-    # step, a barrier between steps.
-    "canneal": Structure(60, [("par", 1 / 60)], "60 temperature steps (6,000 natively), equal swaps per thread, a barrier after each"),
-    # 100 frames natively, 10 here; per frame 8 solver iterations, each a short serial part then
-    # an equal parallel part over the mesh partitions and a barrier.
-    "facesim": Structure(80, [("seq", FACESIM_SERIAL / 80), ("par", (1 - FACESIM_SERIAL) / 80)],
-                         "10 frames (100 natively) x 8 iterations: a short serial part, then equal partitions and a barrier"),
-    # 500 frames natively, 20 here; per frame five kernels over equal grid partitions, each
-    # followed by a barrier.
-    "fluidanimate": Structure(20, [("par", s / 20) for s in FLUIDANIMATE_KERNELS],
-                              "20 frames (500 natively) x 5 kernels over equal partitions, a barrier after each"),
-    # 5 blocks of points (§V.C: 5 phases in the power trace), each a short serial part then 20
-    # parallel gain computations over equal slices of the points, a barrier after each.
-    "streamcluster": Structure(5, [("seq", STREAMCLUSTER_SERIAL / 5)] + [("par", (1 - STREAMCLUSTER_SERIAL) / 100)] * 20,
-                               "5 blocks (as natively) x (a short serial part + 20 parallel steps over equal slices, a barrier after each)"),
+    # Equal swaps per thread per temperature step, a barrier between steps.
+    "canneal": Structure(CANNEAL_STEPS, [("par", 1 / CANNEAL_STEPS)],
+                         f"{CANNEAL_STEPS} temperature steps (6,000 natively), equal swaps per thread, a barrier after each"),
+    # Per solver iteration a short serial part, then an equal parallel part over the mesh
+    # partitions and a barrier.
+    "facesim": Structure(FACESIM_ITERATIONS, [("seq", FACESIM_SERIAL / FACESIM_ITERATIONS), ("par", (1 - FACESIM_SERIAL) / FACESIM_ITERATIONS)],
+                         f"{FACESIM_FRAMES} frames (100 natively) x {FACESIM_ITERATIONS // FACESIM_FRAMES} iterations: a short serial part, "
+                         "then equal partitions and a barrier"),
+    # Per frame five kernels over equal grid partitions, each followed by a barrier.
+    "fluidanimate": Structure(FLUIDANIMATE_FRAMES, [("par", s / FLUIDANIMATE_FRAMES) for s in FLUIDANIMATE_KERNELS],
+                              f"{FLUIDANIMATE_FRAMES} frames (500 natively) x 5 kernels over equal partitions, a barrier after each"),
+    # Per block a short serial part, then parallel gain computations over equal slices of the
+    # points, a barrier after each.
+    "streamcluster": Structure(STREAMCLUSTER_BLOCKS, [("seq", STREAMCLUSTER_SERIAL / STREAMCLUSTER_BLOCKS)]
+                               + [("par", (1 - STREAMCLUSTER_SERIAL) / STREAMCLUSTER_BLOCKS / STREAMCLUSTER_GAINS)] * STREAMCLUSTER_GAINS,
+                               f"{STREAMCLUSTER_BLOCKS} blocks (as natively) x (a short serial part + {STREAMCLUSTER_GAINS} parallel steps over equal slices, a barrier after each)"),
     # 128 swaptions split equally over the threads (PARSEC gives the last thread the remainder of
     # 128 / threads; here the split is even), then the join.
     "swaptions": Structure(1, [("par", 1.0)], "one parallel loop over equal shares of the 128 swaptions, then the join"),
@@ -483,7 +497,7 @@ def task_program(name):
         repeat = STRUCTURE[name].repeat
         par = [share for kind, share in STRUCTURE[name].steps if kind == "par"]
         steps = [taskwait, serial(STREAMCLUSTER_SERIAL / repeat)] + [tasks(n, share, "all") for share in par]
-        what = f"5 blocks: a taskwait and the main thread's serial part, then {len(par)} gain computations of {n} tasks, each after all of the one before"
+        what = f"{repeat} blocks: a taskwait and the main thread's serial part, then {len(par)} gain computations of {n} tasks, each after all of the one before"
     elif name == "bodytrack":
         # Per round the serial part (resampling) becomes a task after all of the round's
         # pieces, and the next round's pieces after it: barriers as joins, no thread pool.
