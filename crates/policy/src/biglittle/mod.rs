@@ -17,6 +17,10 @@ use ampsched_model::{Diagnostics, InputError, OsScheduler, Placement, Policy, Po
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::PolicyInfo;
 
+/// The whole family, as registered: the default comparison (`ampsched compare` given nothing, the
+/// thesis's machine and workload) leaves it out; it is compared on the Exynos 5422.
+pub const FAMILY: [&PolicyInfo; 4] = [&gts::INFO, &cluster_switch::INFO, &iks::INFO, &cluster_bound::INFO];
+
 /// The policies that are an OS scheduler themselves.
 pub const OS_SCHEDULERS: [&PolicyInfo; 3] = [&gts::INFO, &cluster_switch::INFO, &iks::INFO];
 

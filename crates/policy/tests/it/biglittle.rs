@@ -31,8 +31,14 @@ fn each_os_policy_asks_for_its_scheduler_with_the_kernels_defaults() {
 
 #[test]
 fn bad_values_are_one_line_errors() {
-    assert_eq!(os("gts:up_threshold=1025").unwrap_err(), "--policy: gts:up_threshold=1025: option 'up_threshold' must be a whole number from 0 to 1024, got '1025'");
-    assert_eq!(os("gts:load_avg_period_ms=0").unwrap_err(), "--policy: gts:load_avg_period_ms=0: option 'load_avg_period_ms' must be a whole number from 1 to 1024, got '0'");
+    assert_eq!(
+        os("gts:up_threshold=1025").unwrap_err(),
+        "--policy: gts:up_threshold=1025: option 'up_threshold' must be a whole number from 0 to 1024, got '1025'"
+    );
+    assert_eq!(
+        os("gts:load_avg_period_ms=0").unwrap_err(),
+        "--policy: gts:load_avg_period_ms=0: option 'load_avg_period_ms' must be a whole number from 1 to 1024, got '0'"
+    );
     assert_eq!(os("gts:aggressive=yes").unwrap_err(), "--policy: gts:aggressive=yes: option 'aggressive' must be true or false, got 'yes'");
     assert_eq!(
         os("iks:up_util=0.2:down_util=0.3").unwrap_err(),

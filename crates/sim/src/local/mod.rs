@@ -3,8 +3,11 @@
 //! yields its core, and balances the queues periodically.
 //!
 //! The engine carries out what it decides (dispatch, migration cost, accounting, events); the
-//! scheduler reads the rest of the system through `SchedView`. Today's scheduler is CFS-like
-//! (`cfs`); Linux's GTS/HMP or Kim & Huh's fairness rounds replace exactly this layer. The
+//! scheduler reads the rest of the system through `SchedView`. The default scheduler is CFS-like
+//! (`cfs`); the big.LITTLE paper's OS schedulers replace exactly this layer (`gts` with its load
+//! tracking `pelt`; `cluster_switch` and `iks` over `switching`), chosen by the policy
+//! (`Policy::os_scheduler`, `crate::simulate`); Kim & Huh's fairness rounds act beside it
+//! (`share`). The
 //! engine takes the scheduler as a type parameter, so its calls are static (no per-event
 //! virtual call).
 

@@ -107,9 +107,8 @@ fn gts_balancing_never_crosses_clusters() {
             2e6 * (1 + i % 7) as f64
         ));
     }
-    let crossings = |r: &RunResult| {
-        (0..r.threads.len() as u32).map(|t| segments_of(r, t).windows(2).filter(|p| big(p[0].0) != big(p[1].0)).count()).sum::<usize>()
-    };
+    let crossings =
+        |r: &RunResult| (0..r.threads.len() as u32).map(|t| segments_of(r, t).windows(2).filter(|p| big(p[0].0) != big(p[1].0)).count()).sum::<usize>();
     let frozen = GtsParams { up_threshold: 1024, down_threshold: 0, starvation: 0, ..GtsParams::DEFAULT };
     let r = run(&w, gts(frozen));
     assert_eq!(r.segments_dropped, 0);
