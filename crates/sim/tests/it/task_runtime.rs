@@ -191,3 +191,16 @@ fn the_shared_queue_lock_serialises_pushes_and_pops() {
     let r = run(&flat(4), &w);
     assert_eq!(r.makespan_ns, 601_000);
 }
+
+#[test]
+fn a_task_that_blocks_on_io_leaves_its_core_idle() {
+    // 4 tasks of 1 ms of work then 10 ms of I/O on 2 cores, runtime costs 0. Each thread runs a
+    // task (0–1 ms), blocks on its I/O (1–11 ms: the thread sleeps, no other runtime thread takes
+    // the core), then the next task (11–12 ms) and its I/O (12–22 ms): 22 ms, with each core
+    // busy only 2 ms.
+    let steps = "[[app.step]]\nkind = \"tasks\"\ncount = 4\ninstructions = 1e6\nio_s = 0.01\n";
+    let w = task_app("create_instructions = 0\nqueue_op_instructions = 0", steps, 2);
+    let r = run(&flat(2), &w);
+    assert_eq!(r.makespan_ns, 22_000_000);
+    assert!(r.cores.iter().all(|c| c.busy_ns == 2_000_000), "{:?}", r.cores);
+}
