@@ -198,7 +198,8 @@ def _check_names(machines, workloads, policies, where) -> None:
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
             base = machine_base(name) if kind == "machines" else name
-            if base not in catalog[kind] and not os.path.isfile(base) and not (kind == "workloads" and is_mix(name)):
+            built = kind == "workloads" and (is_mix(name) or is_task_options(name))
+            if base not in catalog[kind] and not os.path.isfile(base) and not built:
                 raise _error(
                     f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                     f"(see `ampsched list {kind}`)"
@@ -442,6 +443,15 @@ def is_mix(workload) -> bool:
     return isinstance(workload, str) and workload.strip().startswith(MIX_PREFIX)
 
 
+TASKS_PREFIX = "tasks:"  # a workload with the task runtime's options for the run (runner::task_options)
+
+
+def is_task_options(workload) -> bool:
+    """Whether a workload argument sets task-runtime options: `tasks:scheduler=cats:WORKLOAD`
+    (docs/task-runtime.md); the engine checks it like any workload argument."""
+    return isinstance(workload, str) and workload.strip().startswith(TASKS_PREFIX)
+
+
 def batch_table(runs: list):
     """The table of a batch of runs and how many failed. Runs of mixes (`is_mix`) with a
     registered policy go to the engine's batch path (`_mix_table`), grouped by machine, policy,
@@ -568,7 +578,8 @@ def _named(core, machine: str, workload: str) -> dict:
     for key, given, name in zip(("machine", "workload"), (machine, workload), names):
         out[key] = name
         base = machine_base(given) if key == "machine" else given
-        out[PATHS[key]] = None if base in _catalog_names(key + "s") or is_mix(given) else given
+        built = is_mix(given) or is_task_options(given)
+        out[PATHS[key]] = None if base in _catalog_names(key + "s") or built else given
     return out
 
 

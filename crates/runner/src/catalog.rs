@@ -160,9 +160,7 @@ fn set_key(table: &mut toml::Table, edit: &str) -> Result<(), InputError> {
 
 /// The file a workload argument names in messages: the path itself, or the catalog's file.
 pub fn workload_file(arg: &str) -> String {
-    if crate::task_options::is_tasks(arg) {
-        arg.trim().to_string()
-    } else if crate::mix::is_mix(arg) {
+    if crate::task_options::is_tasks(arg) || crate::mix::is_mix(arg) {
         arg.trim().to_string()
     } else if looks_like_path(arg) {
         arg.to_string()

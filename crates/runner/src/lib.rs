@@ -700,6 +700,14 @@ impl Experiment {
             decisions: r.decisions,
             instructions: r.instructions(),
             sf_error: r.sf_error_mean(),
+            task_runtime: w.apps.iter().any(|a| a.tasks.is_some()).then(|| {
+                let s = &r.task_runtime;
+                json!({
+                    "tasks": s.tasks_run, "tasks_on_fast": s.tasks_on_fast, "critical": s.critical,
+                    "critical_on_fast": s.critical_on_fast, "idle_with_ready_s": s.idle_with_ready_ns as f64 / 1e9,
+                    "max_handoff_s": s.max_handoff_ns as f64 / 1e9, "main_moves": s.main_moves,
+                })
+            }),
             apps: &met.apps,
             threads,
             cores,
@@ -887,6 +895,11 @@ struct RunRow<'a> {
     /// every sample of the run (`Diagnostics::sf_estimate`; absent for a policy without estimates).
     #[serde(skip_serializing_if = "Option::is_none")]
     sf_error: Option<f64>,
+    /// What the task runtime measured (`RunResult::task_runtime`; docs/task-runtime.md): tasks
+    /// run, on fast cores, critical (CATS), idle-with-ready time, longest hand-off, main
+    /// continuation moves. Only for a workload with a task program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_runtime: Option<Value>,
     apps: &'a [AppMetrics],
     threads: Vec<ThreadRow<'a>>,
     cores: Vec<CoreRow<'a>>,

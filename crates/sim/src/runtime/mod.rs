@@ -539,11 +539,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let rt = self.rt(a);
             rt.stats.max_handoff_ns = rt.stats.max_handoff_ns.max(handoff);
         }
-        match self.compute(t, work.kind, work.instructions) {
-            Some(next) => Some(next),
-            // An I/O-only task: straight to its I/O.
-            None => None,
-        }
+        // None for an I/O-only task: `task_step` goes straight on to its I/O.
+        self.compute(t, work.kind, work.instructions)
     }
 
     /// The last outstanding task of a taskwait has finished (on thread `finisher`).
