@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Writes catalog/programs/parsec.toml: the nine PARSEC programs of the big.LITTLE paper
 ("Exploiting Asymmetric Multi-Core Processors with Flexible System Software", §IV, Table I) as
-program models, each in the versions the paper runs (§IV.A):
-- parsec-NAME-serial: the serial code, one thread, no synchronisation (Eq. 1's baseline);
+program models, each in the versions the paper runs (§IV.A), and catalog/workloads/parsec-*.toml,
+one workload per program running it alone:
 - parsec-NAME: the pthreads code, static threading (threads = "cores", the work split at the
-  application level).
+  application level: equal shares and barriers, or pools of threads taking items from queues);
+- parsec-NAME-tasks: the task code (PARSECSs) on the engine's task runtime (docs/task-runtime.md);
+- parsec-NAME-serial: the serial code, one thread, no synchronisation (Eq. 1's baseline).
 
 Run it from the repository root after changing a value: `python3 catalog/programs/parsec.py`.
-tests/python/test_parsec_catalog.py checks that the committed file is what this writes, and that
-the one-core big/little ratios on `exynos5422` come out of the engine as Table I states them.
+tests/python/test_parsec_catalog.py checks that the committed files are what this writes, that
+every version retires the same work, and that the one-core big/little ratios on `exynos5422` come
+out of the engine as Table I states them (they are calibrated: the A7's CPI is solved for them).
 The values and why each is chosen are in HEADER below (copied into the TOML file).
 """
 
@@ -115,6 +118,8 @@ PROFILES = {
 # The A7's CPI is written with this many significant digits: enough that rounding moves a ratio
 # by less than 0.1%.
 A7_CPI_DIGITS = 4
+# Where the A7's CPI is looked for: the range a phase's CPI may take (docs/microarchitecture.md).
+A7_CPI_RANGE = (0.01, 1000.0)
 
 # One run's size (chosen): every program's total work is the instructions its serial code retires
 # in SERIAL_BIG_S seconds alone on one A15 of exynos5422. The paper's native inputs run minutes
@@ -122,7 +127,7 @@ A7_CPI_DIGITS = 4
 # are cheap. Each program's structure (frames, steps, blocks) is scaled as STRUCTURE says.
 SERIAL_BIG_S = 4.0
 
-# The pthreads versions' structure (chosen: PARSEC's pthreads sources give the shape, the native
+# The barrier programs' pthreads structure (chosen: PARSEC's pthreads sources give the shape, the native
 # counts are scaled down as the comments say; the shares of the work between phases are kept):
 # a list of (kind, share of the total work) per repetition, repeated `repeat` times.
 #   "par": every thread does an equal part, then all meet at a barrier (a join at the end);
@@ -145,25 +150,36 @@ FACESIM_SERIAL = 0.05
 # computation dominates, then densities): rebuild grid, densities, forces, collisions, advance.
 FLUIDANIMATE_KERNELS = (0.05, 0.30, 0.55, 0.05, 0.05)
 
+# The native counts scaled down (chosen): 6,000 temperature steps (Table I) to 60; 100 frames
+# (Table I) to 10, each 8 solver iterations; 500 frames (Table I) to 20; 5 blocks of points kept
+# (§V.C: 5 phases in the power trace), each 20 gain computations.
+CANNEAL_STEPS = 60
+FACESIM_FRAMES = 10
+FACESIM_ITERATIONS = FACESIM_FRAMES * 8
+FLUIDANIMATE_FRAMES = 20
+STREAMCLUSTER_BLOCKS = 5
+STREAMCLUSTER_GAINS = 20
+
 STRUCTURE = {
     # One parallel region: each thread prices its equal slice of the options (PARSEC's
     # blackscholes repeats it NUM_RUNS times inside the thread, with no barrier), then the join.
     "blackscholes": Structure(1, [("par", 1.0)], "one parallel loop over equal slices of the options, then the join"),
-    # 6,000 temperature steps natively (Table I), 60 here (1/100): equal swaps per thread per
-    # step, a barrier between steps.
-    "canneal": Structure(60, [("par", 1 / 60)], "60 temperature steps (6,000 natively), equal swaps per thread, a barrier after each"),
-    # 100 frames natively, 10 here; per frame 8 solver iterations, each a short serial part then
-    # an equal parallel part over the mesh partitions and a barrier.
-    "facesim": Structure(80, [("seq", FACESIM_SERIAL / 80), ("par", (1 - FACESIM_SERIAL) / 80)],
-                         "10 frames (100 natively) x 8 iterations: a short serial part, then equal partitions and a barrier"),
-    # 500 frames natively, 20 here; per frame five kernels over equal grid partitions, each
-    # followed by a barrier.
-    "fluidanimate": Structure(20, [("par", s / 20) for s in FLUIDANIMATE_KERNELS],
-                              "20 frames (500 natively) x 5 kernels over equal partitions, a barrier after each"),
-    # 5 blocks of points (§V.C: 5 phases in the power trace), each a short serial part then 20
-    # parallel gain computations over equal slices of the points, a barrier after each.
-    "streamcluster": Structure(5, [("seq", STREAMCLUSTER_SERIAL / 5)] + [("par", (1 - STREAMCLUSTER_SERIAL) / 100)] * 20,
-                               "5 blocks (as natively) x (a short serial part + 20 parallel steps over equal slices, a barrier after each)"),
+    # Equal swaps per thread per temperature step, a barrier between steps.
+    "canneal": Structure(CANNEAL_STEPS, [("par", 1 / CANNEAL_STEPS)],
+                         f"{CANNEAL_STEPS} temperature steps (6,000 natively), equal swaps per thread, a barrier after each"),
+    # Per solver iteration a short serial part, then an equal parallel part over the mesh
+    # partitions and a barrier.
+    "facesim": Structure(FACESIM_ITERATIONS, [("seq", FACESIM_SERIAL / FACESIM_ITERATIONS), ("par", (1 - FACESIM_SERIAL) / FACESIM_ITERATIONS)],
+                         f"{FACESIM_FRAMES} frames (100 natively) x {FACESIM_ITERATIONS // FACESIM_FRAMES} iterations: a short serial part, "
+                         "then equal partitions and a barrier"),
+    # Per frame five kernels over equal grid partitions, each followed by a barrier.
+    "fluidanimate": Structure(FLUIDANIMATE_FRAMES, [("par", s / FLUIDANIMATE_FRAMES) for s in FLUIDANIMATE_KERNELS],
+                              f"{FLUIDANIMATE_FRAMES} frames (500 natively) x 5 kernels over equal partitions, a barrier after each"),
+    # Per block a short serial part, then parallel gain computations over equal slices of the
+    # points, a barrier after each.
+    "streamcluster": Structure(STREAMCLUSTER_BLOCKS, [("seq", STREAMCLUSTER_SERIAL / STREAMCLUSTER_BLOCKS)]
+                               + [("par", (1 - STREAMCLUSTER_SERIAL) / STREAMCLUSTER_BLOCKS / STREAMCLUSTER_GAINS)] * STREAMCLUSTER_GAINS,
+                               f"{STREAMCLUSTER_BLOCKS} blocks (as natively) x (a short serial part + {STREAMCLUSTER_GAINS} parallel steps over equal slices, a barrier after each)"),
     # 128 swaptions split equally over the threads (PARSEC gives the last thread the remainder of
     # 128 / threads; here the split is even), then the join.
     "swaptions": Structure(1, [("par", 1.0)], "one parallel loop over equal shares of the 128 swaptions, then the join"),
@@ -226,7 +242,7 @@ TASKS = {
     "streamcluster": 16,   # blocks of points per gain computation
     "swaptions": 128,      # one task per swaption (PARSEC's unit of work)
 }
-BLACKSCHOLES_RUNS = 10     # runs of the pricing loop (NUM_RUNS = 100 natively), each block after its previous run's
+BLACKSCHOLES_RUNS = 10     # runs of the pricing loop (NUM_RUNS = 100 natively), a taskwait after each
 SCHEDULER = "fifo"         # the paper's runtime: one shared FIFO ready queue (§III.D)
 
 
@@ -302,7 +318,9 @@ def a7_cpi(name):
     w, io = total_instructions(name), io_seconds(name)
     t_big, _ = times(name, 1.0)
     target = (TABLE_I[name] * (io + w * t_big * 1e-9) - io) / (w * 1e-9)
-    lo, hi = 0.01, 100.0
+    lo, hi = A7_CPI_RANGE
+    if not times(name, lo)[1] < target < times(name, hi)[1]:
+        raise SystemExit(f"parsec.py: {name}: no A7 CPI in {lo}-{hi} gives Table I's ratio {TABLE_I[name]} with this profile")
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if times(name, mid)[1] < target else (lo, mid)
@@ -322,7 +340,9 @@ def compute_keys(name, instructions):
     p = PROFILES[name]
     return {
         "instructions": instructions,
-        "cpi": {"cortex-a15": p.a15_cpi, "cortex-a7": a7_cpi(name)},
+        # default: the A15 as the reference big core, as the SPEC CPU2006 tables do, so that the
+        # programs run on every machine (cpi x cpi_scale where the core names neither).
+        "cpi": {"cortex-a15": p.a15_cpi, "cortex-a7": a7_cpi(name), "default": p.a15_cpi},
         "mlp": p.mlp,
         "miss_curve": {"size_kb": list(CURVE_KB), "mpki": list(p.mpki)},
         "footprint_kb": p.footprint_kb,
@@ -444,10 +464,12 @@ def task_program(name):
         return {"kind": "serial", **compute_keys(name, sig(share * total))}
 
     taskwait = {"kind": "taskwait"}
-    if name in ("blackscholes",):
-        # Each run's block i writes block i's prices again: after its previous run's (inout).
-        steps = [tasks(n, 1 / BLACKSCHOLES_RUNS, "none" if r == 0 else "same") for r in range(BLACKSCHOLES_RUNS)] + [taskwait]
-        what = f"{BLACKSCHOLES_RUNS} runs x {n} blocks of options, each block after its previous run's (no barrier), a taskwait at the end"
+    if name == "blackscholes":
+        # Each run of the pricing loop ends with a taskwait (the main thread waits for the run's
+        # blocks: §V.D's blackscholes, whose pinned main thread "sits idle" waiting for its core).
+        repeat = BLACKSCHOLES_RUNS
+        steps = [tasks(n, 1 / repeat, "none"), taskwait]
+        what = f"{repeat} runs of the pricing loop, each {n} blocks of options and a taskwait"
     elif name == "swaptions":
         steps = [tasks(n, 1.0, "none"), taskwait]
         what = f"{n} independent tasks (one per swaption), a taskwait at the end"
@@ -475,7 +497,7 @@ def task_program(name):
         repeat = STRUCTURE[name].repeat
         par = [share for kind, share in STRUCTURE[name].steps if kind == "par"]
         steps = [taskwait, serial(STREAMCLUSTER_SERIAL / repeat)] + [tasks(n, share, "all") for share in par]
-        what = f"5 blocks: a taskwait and the main thread's serial part, then {len(par)} gain computations of {n} tasks, each after all of the one before"
+        what = f"{repeat} blocks: a taskwait and the main thread's serial part, then {len(par)} gain computations of {n} tasks, each after all of the one before"
     elif name == "bodytrack":
         # Per round the serial part (resampling) becomes a task after all of the round's
         # pieces, and the next round's pieces after it: barriers as joins, no thread pool.
@@ -603,7 +625,8 @@ HEADER = """\
 # no misses and has the smaller L2), so Table I's low ratios need an A7 nearly as fast per cycle as the
 # A15: blackscholes 1.08, fluidanimate 1.22, dedup 1.33 (the column "A7/A15 cpi" below); the board may
 # also have run its A15s below 1.6 GHz (thermal limits), which the paper does not report and the model
-# does not have.
+# does not have. The cpi tables' `default` is the A15's CPI (the reference big core): on a machine
+# whose cores name neither microarchitecture the programs run at cpi x cpi_scale.
 #
 # Run size (chosen): each program's work is what its serial code retires in 4 s alone on one A15
 # (parsec.py's SERIAL_BIG_S); the paper's native runs take minutes (streamcluster 312-374 s on 4+4,

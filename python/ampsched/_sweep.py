@@ -197,8 +197,9 @@ def _check_names(machines, workloads, policies, where) -> None:
     }
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
-            base = machine_base(name) if kind == "machines" else workload_base(name)
-            if base not in catalog[kind] and not os.path.isfile(base) and not (kind == "workloads" and is_mix(base)):
+            base = machine_base(name) if kind == "machines" else name
+            built = kind == "workloads" and (is_mix(name) or is_task_options(name))
+            if base not in catalog[kind] and not os.path.isfile(base) and not built:
                 raise _error(
                     f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                     f"(see `ampsched list {kind}`)"
@@ -437,26 +438,18 @@ def machine_base(machine: str) -> str:
     return machine.split(":", 1)[0].strip()
 
 
-# A workload argument that sets the task runtime's options for one run (the engine's
-# task_options::PREFIX; docs/task-runtime.md): tasks:KEY=VALUE:...:WORKLOAD.
-TASKS_PREFIX = "tasks:"
-
-
-def workload_base(workload: str) -> str:
-    """The workload a `tasks:KEY=VALUE:...:WORKLOAD` argument runs (the engine's
-    `task_options::split`: the first part without "=" starts it), checked before a run; the
-    engine checks the options. Any other argument is its own base."""
-    text = workload.strip()
-    if os.path.isfile(workload) or not text.startswith(TASKS_PREFIX):
-        return workload
-    parts = text[len(TASKS_PREFIX) :].split(":")
-    first = next((i for i, part in enumerate(parts) if "=" not in part), len(parts))
-    return ":".join(parts[first:])
-
-
 def is_mix(workload) -> bool:
     """Whether a workload argument is a mix of catalog programs (built by the engine, no file)."""
     return isinstance(workload, str) and workload.strip().startswith(MIX_PREFIX)
+
+
+TASKS_PREFIX = "tasks:"  # a workload with the task runtime's options for the run (runner::task_options)
+
+
+def is_task_options(workload) -> bool:
+    """Whether a workload argument sets task-runtime options: `tasks:scheduler=cats:WORKLOAD`
+    (docs/task-runtime.md); the engine checks it like any workload argument."""
+    return isinstance(workload, str) and workload.strip().startswith(TASKS_PREFIX)
 
 
 def batch_table(runs: list):
@@ -585,7 +578,8 @@ def _named(core, machine: str, workload: str) -> dict:
     for key, given, name in zip(("machine", "workload"), (machine, workload), names):
         out[key] = name
         base = machine_base(given) if key == "machine" else given
-        out[PATHS[key]] = None if base in _catalog_names(key + "s") or is_mix(given) else given
+        built = is_mix(given) or is_task_options(given)
+        out[PATHS[key]] = None if base in _catalog_names(key + "s") or built else given
     return out
 
 

@@ -134,3 +134,76 @@ def test_static_threading_waits_for_the_little_cores():
     serial_little = _makespan("parsec-blackscholes-serial", "oblivious", ONE_LITTLE)
     r = ampsched.run(MACHINE, "parsec-blackscholes", "bound")
     assert r.raw["makespan_s"] == pytest.approx(serial_little / 8, rel=0.002)
+
+
+BARRIER_PROGRAMS = ("blackscholes", "facesim", "fluidanimate", "streamcluster", "swaptions")
+
+
+def _speedups(suffix, policy, configs):
+    """Eq. 1's speedup (the serial code on one A7 over the version on the configuration) of
+    every program, per configuration "big+little"."""
+    g = _generator()
+    out = {}
+    for n in g.NAMES:
+        base = _makespan(f"parsec-{n}-serial", "oblivious", ONE_LITTLE)
+        for big, little in configs:
+            machine = f"exynos5422:big={big}:little={little}"
+            out[(n, big, little)] = base / _makespan(f"parsec-{n}{suffix}", policy, machine)
+    return out
+
+
+def test_static_threading_barrier_programs_lose_and_pipelines_gain_with_little_cores():
+    # §V.B: under static threading the barrier programs' best configuration is 4+0 (little cores
+    # add execution time through load imbalance), while bodytrack and ferret balance their load
+    # and improve as little cores are added. dedup is left out: its single-threaded first stage
+    # (the input's reading) bounds the pipeline when it runs on a little core (§IV: its
+    # performance "drastically changes" with the core type that runs the I/O).
+    s = _speedups("", "cluster-bound", [(4, 0), (4, 4)])
+    for n in BARRIER_PROGRAMS:
+        assert s[(n, 4, 4)] < s[(n, 4, 0)], n
+    for n in ("bodytrack", "ferret"):
+        assert s[(n, 4, 4)] > s[(n, 4, 0)], n
+
+
+def test_task_versions_gain_from_little_cores():
+    # §V.B: the task-based versions gain with every added little core, on average (+13% to 16%
+    # at 4+4 over 4+0), where static threading loses (-12% to -15%).
+    tasks = _speedups("-tasks", "oblivious", [(4, 0), (4, 4)])
+    static = _speedups("", "cluster-bound", [(4, 0), (4, 4)])
+    g = _generator()
+
+    def gain(s):
+        return sum(s[(n, 4, 4)] / s[(n, 4, 0)] for n in g.NAMES) / len(g.NAMES) - 1
+
+    assert gain(tasks) > 0.05
+    assert gain(static) < 0
+    for n in ("blackscholes", "canneal", "dedup", "ferret", "fluidanimate", "streamcluster", "swaptions"):
+        assert tasks[(n, 4, 4)] > tasks[(n, 4, 0)], n
+
+
+def test_facesim_prefers_its_main_thread_on_a_big_core():
+    # §V.D, Fig. 10: facesim on 4+2 runs faster with the main thread on a big core (> 9x) than
+    # free to migrate (default, < 8x): its short sequential phases run on the main thread, which
+    # the default placement lets resume on a little core after a taskwait.
+    base = _makespan("parsec-facesim-serial", "oblivious", ONE_LITTLE)
+    machine = "exynos5422:big=4:little=2"
+    big = base / _makespan("tasks:main=big:parsec-facesim-tasks", "oblivious", machine)
+    default = base / _makespan("tasks:main=default:parsec-facesim-tasks", "oblivious", machine)
+    assert big > 1.2 * default
+
+
+def test_the_solved_a7_is_never_faster_per_cycle_than_the_a15():
+    # The A7 is dual-issue in order, the A15 triple-issue out of order (§II): a profile whose
+    # misses would need an A7 CPI below the A15's to give Table I is not a plausible one.
+    g = _generator()
+    for n in g.NAMES:
+        assert g.a7_cpi(n) >= g.PROFILES[n].a15_cpi, n
+
+
+def test_the_generator_refuses_a_ratio_no_a7_cpi_gives():
+    # Misses that cost the A15 more than Table I's ratio allows: no CPI in range gives it.
+    g = _generator()
+    g.PROFILES["canneal"] = g.Profile(0.01, (500.0, 500.0, 500.0), 1, 65536, "test")
+    g.TABLE_I["canneal"] = 0.5
+    with pytest.raises(SystemExit, match="canneal: no A7 CPI in 0.01-1000.0 gives Table I's ratio 0.5"):
+        g.a7_cpi("canneal")

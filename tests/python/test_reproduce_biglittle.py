@@ -210,14 +210,3 @@ def test_claims_the_committed_document_marks_reproduced_stay_reproduced_in_quick
     ]
     assert not broken, f"no longer reproduced in the quick version: {broken}"
 
-
-def test_a_sweep_takes_the_runtime_s_per_run_options_and_checks_their_workload():
-    # The reproduction sweeps `tasks:KEY=VALUE:WORKLOAD` names (docs/task-runtime.md): the sweep checks the workload
-    # they name before any run, as it does a machine configuration's base.
-    from ampsched._sweep import workload_base
-
-    assert workload_base("tasks:scheduler=cats:main=big:parsec-facesim-tasks") == "parsec-facesim-tasks"
-    assert workload_base("tasks:main=big:mix:a,b") == "mix:a,b"
-    assert workload_base("parsec-facesim-tasks") == "parsec-facesim-tasks"
-    with pytest.raises(ampsched.InputError, match="'tasks:scheduler=cats:nope' is neither a catalog workload"):
-        ampsched.sweep(["exynos5422"], ["tasks:scheduler=cats:nope"], ["oblivious"], seeds="1", progress=False)

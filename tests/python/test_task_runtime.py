@@ -101,3 +101,31 @@ def test_a_bad_key_in_the_file_is_one_line_naming_file_and_key(tmp_path):
     done = run_module("run", "--machine", m, "--workload", w, "--policy", "rr")
     assert done.returncode == 2
     assert f"{w}: app[0].runtime.scheduler: unknown scheduler 'bf'" in assert_one_line_error(done.stderr)
+
+
+def test_a_sweep_takes_task_options_in_its_workload_list(tmp_path):
+    # Schedulers as a sweep axis: the workload names carry them; a bad one is refused before any
+    # run, in one line.
+    pytest.importorskip("ampsched._core")
+    m, w = write(tmp_path)
+    out = tmp_path / "o.parquet"
+    names = f"tasks:scheduler=fifo:{w},tasks:scheduler=steal:{w}"
+    done = run_module("sweep", "--machines", m, "--workloads", names, "--policies", "rr", "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    pd = pytest.importorskip("pandas")
+    rows = pd.read_parquet(out)
+    assert sorted(rows["workload"]) == sorted(names.split(","))
+    assert list(rows["makespan_s"]) == pytest.approx([0.21, 0.21], rel=1e-9)
+    bad = run_module(
+        "sweep",
+        "--machines",
+        m,
+        "--workloads",
+        f"tasks:scheduler=x:{w}",
+        "--policies",
+        "rr",
+        "--output",
+        str(out) + "2",
+    )
+    assert bad.returncode == 2
+    assert "scheduler: unknown scheduler 'x'" in assert_one_line_error(bad.stderr)

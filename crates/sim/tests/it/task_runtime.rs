@@ -177,3 +177,30 @@ fn the_main_thread_stays_on_its_cluster_when_tied_and_may_move_by_default() {
     let r = simulate(&m, &repeated_task_app(4, "", &steps, 8), None, everywhere);
     assert_eq!(r.threads[0].allowed.len(), 8);
 }
+
+#[test]
+fn the_shared_queue_lock_serialises_pushes_and_pops() {
+    // 1,000 tasks of 1,000 instructions on 4 cores at 1 GHz, creation free, 300 instructions
+    // (300 ns) per queue operation. Every task is pushed once (by the main thread) and popped
+    // once, each with the one lock held, one holder at a time: the lock is busy 2 × 1,000 ×
+    // 300 ns = 600 µs, and since the main thread asks for it again as soon as it has pushed, it
+    // never idles before the last push. The cores alone would need 1,000 × 1 µs / 4 = 250 µs:
+    // the lock bounds the run, which ends with the last task's 1 µs after the lock's 600 µs:
+    // 601 µs.
+    let w = task_app("create_instructions = 0", &block(1000, 1e3, "none"), 4);
+    let r = run(&flat(4), &w);
+    assert_eq!(r.makespan_ns, 601_000);
+}
+
+#[test]
+fn a_task_that_blocks_on_io_leaves_its_core_idle() {
+    // 4 tasks of 1 ms of work then 10 ms of I/O on 2 cores, runtime costs 0. Each thread runs a
+    // task (0–1 ms), blocks on its I/O (1–11 ms: the thread sleeps, no other runtime thread takes
+    // the core), then the next task (11–12 ms) and its I/O (12–22 ms): 22 ms, with each core
+    // busy only 2 ms.
+    let steps = "[[app.step]]\nkind = \"tasks\"\ncount = 4\ninstructions = 1e6\nio_s = 0.01\n";
+    let w = task_app("create_instructions = 0\nqueue_op_instructions = 0", steps, 2);
+    let r = run(&flat(2), &w);
+    assert_eq!(r.makespan_ns, 22_000_000);
+    assert!(r.cores.iter().all(|c| c.busy_ns == 2_000_000), "{:?}", r.cores);
+}
