@@ -82,3 +82,14 @@ def test_bad_configurations_exit_2_with_one_line(machine, message):
 def test_a_sweep_refuses_an_unknown_base_machine_before_any_run():
     with pytest.raises(ampsched.InputError, match="'nosuch:big=1' is neither a catalog machine nor a file"):
         ampsched.sweep(machines=["nosuch:big=1"], workloads=[WORKLOAD], policies=["oblivious"], jobs=1)
+
+
+def test_the_run_table_shows_the_mean_power_and_each_rail():
+    done = run_module("run", "--machine", "exynos5422:big=0", "--workload", WORKLOAD, "--policy", "oblivious")
+    assert done.returncode == 0, done.stderr
+    rows = dict(line.split(None, 1) for line in done.stdout.splitlines() if line.startswith(("avg_power_w", "rail_")))
+    assert list(rows) == ["avg_power_w", "rail_energy_j.a15", "rail_energy_j.a7", "rail_energy_j.mem"]
+    assert float(rows["rail_energy_j.a15"]) == 0.0
+    # A machine without rails prints no such rows.
+    done = run_module("run", "--machine", "dvfs-2x", "--workload", "demo", "--policy", "rr")
+    assert "avg_power_w" not in done.stdout
