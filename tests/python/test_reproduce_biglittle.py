@@ -209,4 +209,3 @@ def test_claims_the_committed_document_marks_reproduced_stay_reproduced_in_quick
         c for c, v in committed.items() if v == "reproduced" and now[c] != "reproduced" and c not in bl.QUICK_ESTIMATES
     ]
     assert not broken, f"no longer reproduced in the quick version: {broken}"
-
