@@ -124,3 +124,19 @@ def test_switchers_run_one_cluster_or_one_core_per_pair(eight):
                     assert a[0] % 4 != b[0] % 4, (a, b)  # a pair: cores k and k + 4
                 else:
                     assert (a[0] < 4) == (b[0] < 4), (a, b)  # one cluster at a time
+
+
+def test_a_sweep_takes_os_and_refuses_it_in_one_line(eight, tmp_path):
+    # A sweep returns one row per run: oblivious over GTS is gts, run for run.
+    runs = ampsched.sweep(
+        machines=[MACHINE],
+        workloads=[eight],
+        policies=["gts", "oblivious:os=gts"],
+        seeds=[1],
+        output=str(tmp_path / "s"),
+    )
+    assert sorted(runs["policy"]) == ["gts", "oblivious:os=gts"]
+    assert runs["makespan_s"].nunique() == 1
+    with pytest.raises(ampsched.InputError) as error:
+        ampsched.sweep(machines=[MACHINE], workloads=[eight], policies=["max-fair:os=gts"], seeds=[1])
+    assert "max-fair enforces fast-core shares" in str(error.value) and "\n" not in str(error.value)
