@@ -90,7 +90,7 @@ def test_on_exynos5422_a_pool_balances_load_where_equal_parts_wait_for_the_littl
     # (0.8 GHz, CPI 1.5: the catalog machine's cpi_scale). Eight threads, one per core under
     # `oblivious`. Equal parts (20 items each): the A7s need 60 ms. A pool: the cores retire
     # 4 + 4/3 items a ms, so 160 items take 30 ms (plus the source's 1 µs a item and the last item).
-    pool = f"""
+    pool = """
 [[app]]
 name = "pool"
 [[app.queue]]

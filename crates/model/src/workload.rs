@@ -1015,7 +1015,7 @@ fn check_queues(parent: &Node, groups: &mut [Group], queues: &mut [Queue]) -> Re
                 continue;
             }
             let (repeat_to, taking) = stage(groups, to);
-            if total % repeat_to as u64 != 0 {
+            if !total.is_multiple_of(repeat_to as u64) {
                 let name = &groups[to.0].name;
                 return Err(parent.err(
                     "queue",
