@@ -105,8 +105,11 @@ def _require_core():
 
 def _scalars(raw: dict) -> dict:
     # Everything that is not a list or an object is a one-value metric or setting; taking
-    # them generically keeps new engine metrics visible without touching this file.
-    return {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
+    # them generically keeps new engine metrics visible without touching this file. Each power
+    # rail's energy is a column rail_energy_j.RAIL, as in a sweep's rows.
+    out = {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
+    out.update((f"rail_energy_j.{rail}", j) for rail, j in (raw.get("rail_energy_j") or {}).items())
+    return out
 
 
 def _energy_as_float(frame):
@@ -139,6 +142,9 @@ class Result:
               (and sf_error, for a policy that estimates speedup factors: hass-s, hass-d).
     cores     one row per core: id, type, fast, busy_s, energy_j.
     timeline  rows (core, thread, app, start_s, end_s) if the run asked for it, else None.
+    power_trace  if the run asked for it (run(power_trace=...)): one row per sampling window,
+              indexed by time_s (the window's end), one column per power rail: its mean power
+              over the window, W; .sum(axis=1) is the whole chip's. Else None. docs/power.md.
     raw       the engine's JSON result as a dict.
     json      the engine's JSON result as text (what `ampsched run --json` prints).
 
@@ -180,6 +186,15 @@ class Result:
 
         timeline = self.raw.get("timeline")
         return None if timeline is None else pd.DataFrame(timeline, columns=TIMELINE_COLUMNS)
+
+    @functools.cached_property
+    def power_trace(self):
+        import pandas as pd
+
+        trace = self.raw.get("power_trace")
+        if trace is None:
+            return None
+        return pd.DataFrame(trace["power_w"], index=pd.Index(trace["time_s"], name="time_s"))
 
     def __repr__(self):
         r = self.raw
@@ -315,6 +330,7 @@ def run(
     counter_noise: float = None,
     machine_set=None,
     progress=False,
+    power_trace=False,
 ) -> Result:
     """Simulate `workload` on `machine` under one policy; returns a Result.
 
@@ -333,6 +349,9 @@ def run(
     progress: True for a progress line on stderr when it is a terminal and the run takes more
     than a few seconds, or a callable progress(sim_s, events, max_events), called a few times a
     second.
+    power_trace: True to record each power rail's power every 0.27 s (the big.LITTLE paper's
+    sampling daemon), or the interval in seconds; then Result.power_trace is a DataFrame of it
+    (docs/power.md). The machine must give every core type a power.
     """
     from ._console import ProgressBar
 
@@ -352,6 +371,7 @@ def run(
             policy_object=policy_object,
             ticker=bar.tick if bar is not None else progress if callable(progress) else None,
             machine_set=_machine_set(machine_set),
+            power_sample_s=_power_sample_s(power_trace),
             **settings,
             **_noise(counter_noise),
         )
@@ -359,6 +379,23 @@ def run(
         if bar is not None:
             bar.clear()
     return Result(json.loads(text), text)
+
+
+# The big.LITTLE paper's power daemon samples the sensors every 0.27 s (§IV.B): power_trace=True.
+PAPER_POWER_SAMPLE_S = 0.27
+
+
+def _power_sample_s(power_trace):
+    """run()'s power_trace for the engine: None (off), or the sampling interval in seconds."""
+    if power_trace is False or power_trace is None:
+        return None
+    if power_trace is True:
+        return PAPER_POWER_SAMPLE_S
+    if isinstance(power_trace, (int, float)) and not isinstance(power_trace, bool):
+        return _number("power_trace", power_trace)
+    raise _require_core().InputError(
+        f"power_trace: must be True, False or a sampling interval in seconds, got {_shown(power_trace)}"
+    )
 
 
 def _machine_set(edits) -> list:

@@ -197,7 +197,9 @@ def _check_names(machines, workloads, policies, where) -> None:
     }
     for option, kind, names in (("machines", "machines", machines), ("workloads", "workloads", workloads)):
         for name in names:
-            if name not in catalog[kind] and not os.path.isfile(name) and not (kind == "workloads" and is_mix(name)):
+            base = machine_base(name) if kind == "machines" else name
+            built = kind == "workloads" and (is_mix(name) or is_task_options(name))
+            if base not in catalog[kind] and not os.path.isfile(base) and not built:
                 raise _error(
                     f"{where[option]}{option}: {_shown(name)} is neither a catalog {kind[:-1]} nor a file "
                     f"(see `ampsched list {kind}`)"
@@ -218,7 +220,9 @@ def _check_names(machines, workloads, policies, where) -> None:
         known = entry.get("options") or {}
         for option in options:
             key = option.partition("=")[0].strip()
-            if key not in known:
+            # `os=` is taken by every policy that leaves placement to the OS, besides its listed
+            # options; the engine's check below says where it is refused.
+            if key not in known and key != "os":
                 # The engine's wording (ampsched-policy's Options::new), so that run, compare and sweep agree.
                 takes = f"takes: {', '.join(known)}" if known else "takes no options"
                 raise _error(
@@ -427,9 +431,27 @@ def load_file(path) -> dict:
 MIX_PREFIX = "mix:"  # a workload named by its programs (the engine's runner::mix): `mix:skip=1e9:instructions=1e8:a+b`
 
 
+def machine_base(machine: str) -> str:
+    """The machine a configuration names ("exynos5422" of "exynos5422:big=4:little=1", the
+    engine's `catalog::split_config`): the catalog name or file checked before a run; the
+    engine checks the online counts."""
+    if os.path.isfile(machine) or ":" not in machine:
+        return machine
+    return machine.split(":", 1)[0].strip()
+
+
 def is_mix(workload) -> bool:
     """Whether a workload argument is a mix of catalog programs (built by the engine, no file)."""
     return isinstance(workload, str) and workload.strip().startswith(MIX_PREFIX)
+
+
+TASKS_PREFIX = "tasks:"  # a workload with the task runtime's options for the run (runner::task_options)
+
+
+def is_task_options(workload) -> bool:
+    """Whether a workload argument sets task-runtime options: `tasks:scheduler=cats:WORKLOAD`
+    (docs/task-runtime.md); the engine checks it like any workload argument."""
+    return isinstance(workload, str) and workload.strip().startswith(TASKS_PREFIX)
 
 
 def batch_table(runs: list):
@@ -557,7 +579,9 @@ def _named(core, machine: str, workload: str) -> dict:
     out = {}
     for key, given, name in zip(("machine", "workload"), (machine, workload), names):
         out[key] = name
-        out[PATHS[key]] = None if given in _catalog_names(key + "s") or is_mix(given) else given
+        base = machine_base(given) if key == "machine" else given
+        built = is_mix(given) or is_task_options(given)
+        out[PATHS[key]] = None if base in _catalog_names(key + "s") or built else given
     return out
 
 
@@ -1087,7 +1111,8 @@ def verify(path, sample=VERIFY_SAMPLE, jobs=None, progress=None):
     }
     for row in rows:
         for key, kind, given in zip(("machine", "workload"), ("machines", "workloads"), sort_key(row)):
-            if given not in catalog[kind] and not os.path.isfile(given):
+            base = machine_base(given) if kind == "machines" else given
+            if base not in catalog[kind] and not os.path.isfile(base):
                 raise _error(
                     f"{path}: the {key} file {given} of its runs is not there: verify from the "
                     f"directory the sweep ran in"

@@ -20,7 +20,7 @@ import ampsched
 from ._agent_compare import DEFAULT_REPEAT, measures
 from ._console import ProgressBar, duration_text, format_table
 from ._files import check_output, write_atomically
-from ._metrics import ENERGY_NOTE, METRICS, compare_notes, energy_unmodelled, shown
+from ._metrics import ENERGY_NOTE, METRICS, NOT_MODELLED, compare_notes, energy_unmodelled, shown
 from .report import render_report
 from ._sweep import BACKENDS, MAX_RUNS, VERIFY_SAMPLE, load_file, parse_seeds, run_sweep
 
@@ -221,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     counter_noise(p)
     p.add_argument("--trace", metavar="FILE", help="also write a Chrome/Perfetto trace JSON to FILE")
+    p.add_argument(
+        "--power-trace",
+        type=_number,
+        metavar="S",
+        help="with --json: also record each power rail's power by windows of S seconds (the "
+        "big.LITTLE paper's daemon: 0.27) in the result's power_trace (docs/power.md)",
+    )
     _add_wide(p)
     p.set_defaults(handler=_cmd_run)
 
@@ -618,6 +625,7 @@ def _cmd_run(args) -> int:
             counter_noise=args.counter_noise,
             machine_set=args.machine_set,
             progress=bar.tick,
+            power_trace=args.power_trace,
         ),
     )
     print(result.json if args.json else format_run(result.raw, width=_width(args)))
@@ -1048,10 +1056,14 @@ def format_run(r: dict, width=None) -> str:
     app_keys += [k for k in EFFICIENCY_APP_KEYS if any(k in a for a in r.get("apps", []))]
     apps = [[a.get("name")] + [a.get(k) for k in app_keys] for a in r.get("apps", [])]
     cores = [[c.get("id"), c.get("type"), c.get("busy_s"), shown(c, "energy_j")] for c in r.get("cores", [])]
+    rows = [[m, shown(r, m)] for m in metrics]
+    if "avg_power_w" in r:  # a machine with power rails (docs/power.md): the mean power and each rail's energy
+        rows.append(["avg_power_w", NOT_MODELLED if r["avg_power_w"] is None else r["avg_power_w"]])
+        rows += [[f"rail_energy_j.{rail}", joules] for rail, joules in (r.get("rail_energy_j") or {}).items()]
     return "\n\n".join(
         [
             _heading(r, "policy", "machine", "workload", "seed", "slice_ms"),
-            format_table(["metric", "value"], [[m, shown(r, m)] for m in metrics], same_decimals=False),
+            format_table(["metric", "value"], rows, same_decimals=False),
             format_table(["app"] + app_keys, apps, width=width),
             format_table(["core", "type", "busy_s", "energy_j"], cores, width=width),
         ]

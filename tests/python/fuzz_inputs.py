@@ -56,6 +56,27 @@ QUICK_WORKLOADS = ["demo", "forkjoin", "locks", "java-like"]
 # Policies cheap enough to run on any case. best-static simulates its candidates and `default`
 # every rotation; they get the quick pairs only.
 CHEAP_POLICIES = ["oblivious", "static", "rr", "busyfcs", "bound"]
+# Machine configurations by online core counts (docs/power.md): valid ones and every way to get one wrong.
+MACHINE_CONFIGS = [
+    "exynos5422:big=4:little=1",
+    "exynos5422:big=0",
+    "exynos5422:little=0",
+    "exynos5422:big=0:little=0",
+    "exynos5422:huge=1",
+    "exynos5422:big=9",
+    "exynos5422:big",
+    "exynos5422:",
+    "exynos5422:big=-1",
+    "exynos5422:big=1e99",
+    "exynos5422:big=99999999999999999999999",
+    "exynos5422:big=1:big=2",
+    "exynos5422::big=1",
+    "dvfs-2x:fast=1",
+    "nosuch:big=1",
+    ":big=1",
+]
+# --power-trace intervals (s): the paper's, and out of range or not numbers.
+POWER_TRACES = ["0.27", "0.001", "0", "-1", "nan", "inf", "1e-9", "1e300", "two"]
 COSTLY_POLICIES = ["best-static", "default"]
 
 NAN, INF = float("nan"), float("inf")
@@ -124,7 +145,22 @@ CORE_LISTS = [
 ]
 WRONG_TYPES = ["x", "", True, False, [], [1, 2], [[]], {}, {"a": 1}, ["a", 1]]
 ENUMS = {
-    "kind": ["compute", "serial", "barrier", "critical", "sleep", "stage", "app", "runtime", "", "Compute", "loop"],
+    "kind": [
+        "compute",
+        "serial",
+        "barrier",
+        "critical",
+        "sleep",
+        "app",
+        "runtime",
+        "",
+        "Compute",
+        "loop",
+        "stage",
+        "tasks",
+        "pipeline",
+        "taskwait",
+    ],
     "wait": ["block", "spin", "spin_then_block", "", "forever"],
     "scope": ["group", "app", "", "machine"],
     "baseline": ["default", "", "rr", "oblivious", "best"],
@@ -135,7 +171,42 @@ ENUMS = {
     "output": ["q1", "q2", "", "no-such-queue", LONG],
     # A core type's microarchitecture: the catalog's, the reserved `default`, none, too long.
     "uarch": ["cortex-a15", "cortex-a7", "golden-cove", "default", "", " ", LONG[:65], "\u00e9"],
+    # The task runtime (docs/task-runtime.md).
+    "scheduler": ["fifo", "cats", "steal", "", "FIFO", "bf"],
+    "main": ["default", "big", "little", "", "medium"],
+    "after": ["none", "all", "same", "", "any"],
 }
+# The task runtime's tables (docs/task-runtime.md): steps of each kind with hostile counts and
+# dependences (same across different widths, all on the first block), pipelines without or with
+# too many stages, and runtime options out of range or contradictory.
+TASK_STEPS = [
+    [],
+    [{}],
+    [{"kind": "tasks", "count": 4, "instructions": 1e6}],
+    [{"kind": "tasks", "count": 0, "instructions": 1e6}],
+    [{"kind": "tasks", "count": 4, "instructions": 1e6, "after": "all"}],
+    [
+        {"kind": "tasks", "count": 4, "instructions": 1e6},
+        {"kind": "tasks", "count": 3, "instructions": 1e6, "after": "same"},
+    ],
+    [{"kind": "tasks", "count": 10**6, "instructions": 1e3}, {"kind": "tasks", "count": 10**6, "instructions": 1e3}]
+    * 3,
+    [{"kind": "pipeline", "items": 8, "stage": []}],
+    [{"kind": "pipeline", "items": 8, "stage": [{"instructions": 1e5, "ordered": True}] * 65}],
+    [{"kind": "pipeline", "items": 8, "stage": [{"io_s": 1e-3, "ordered": True}, {"instructions": 1e5}]}],
+    [{"kind": "serial", "instructions": 1e6}, {"kind": "taskwait"}],
+    [{"kind": "tasks", "count": 2, "io_s": 0}],
+    [{"instructions": 1e6}],
+]
+RUNTIME_TABLES = [
+    {},
+    {"scheduler": "cats", "immediate_successor": True},
+    {"scheduler": "steal", "main": "big"},
+    {"main": "little", "queue_op_instructions": 1e10},
+    {"create_instructions": -1},
+    {"scheduler": 1},
+    "fifo",
+]
 # A phase's `cpi` as a table per microarchitecture (docs/microarchitecture.md): empty, only a
 # default, names the catalog's machines lack (a run on them is refused by file and key), bad values
 # and names, nesting, too many entries.
@@ -196,6 +267,7 @@ TABLE_KEYS = {
         "llc",
         "numa",
         "core_type",
+        "rail",
     ],
     "core_type": [
         "name",
@@ -210,7 +282,9 @@ TABLE_KEYS = {
         "start_freq_ghz",
         "power_levels_w",
         "cpus",
+        "rail",
     ],
+    "rail": ["name", "static_w", "memory", "pj_per_byte"],
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],
     "migration": ["cost_us"],
@@ -230,6 +304,8 @@ TABLE_KEYS = {
         "signature",
         "workers",
         "queue",
+        "runtime",
+        "step",
     ],
     "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers", "work"],
     "queue": ["name", "capacity"],
@@ -256,6 +332,22 @@ TABLE_KEYS = {
         "ordered",
         "io_seconds",
     ],
+    # The task runtime (docs/task-runtime.md): an app's or program's options and steps.
+    "runtime": ["scheduler", "immediate_successor", "main", "create_instructions", "queue_op_instructions"],
+    "step": [
+        "kind",
+        "instructions",
+        "count",
+        "items",
+        "after",
+        "io_s",
+        "cpi",
+        "mlp",
+        "llc_mpki",
+        "miss_curve",
+        "stage",
+    ],
+    "stage": ["instructions", "io_s", "ordered", "cpi", "llc_mpki"],
     "signature": ["cpi", "llc_mpki", "miss_curve"],
     "miss_curve": ["size_kb", "mpki"],
     "sweep": [
@@ -332,6 +424,15 @@ PATHS = [
     "mix:instructions=1e6:" + "+".join(["hmmer"] * 1024),
     "mix:instructions=1e6:" + "+".join(["hmmer"] * 1025),
     "mix:skip=1e9:instructions=1e7:lbm+gamess+mcf_2006",
+    # Task-runtime options for a run (runner::task_options): unknown keys and values, no workload,
+    # a workload without a task program, nesting.
+    "tasks:",
+    "tasks:scheduler=cats",
+    "tasks:scheduler=lifo:demo",
+    "tasks:main=medium:demo",
+    "tasks:create_instructions=nan:demo",
+    "tasks:scheduler=cats:demo",
+    "tasks:scheduler=steal:tasks:main=big:demo",
     "mix:skip=1e9:instructions=1e7:lbm+swaptions",
 ]
 OUTPUTS = [b"t\xff.json", "", "/", "/proc/version", "/nonexistent/dir/t.json", "/dev/full", "a" * 5000 + ".json"]
@@ -471,6 +572,10 @@ def hostile_value(rng, key):
         return list(rng.choice(LEVELS))
     if key in ("phase", "group", "app", "core_type", "llc", "numa", "queue"):
         return rng.choice([[], [{}], [{"name": "x"}], [{"kind": "compute"}], [{"name": "q1", "capacity": 0}], {}, "x"])
+    if key in ("step", "stage"):
+        return copy.deepcopy(rng.choice(TASK_STEPS))
+    if key == "runtime":
+        return copy.deepcopy(rng.choice(RUNTIME_TABLES))
     if key in ("signature", "migration"):
         return rng.choice([{}, {"cpi": NAN}, {"cpi": 1.0, "llc_mpki": -1.0}, {"cost_us": 1e308}, {"cost_us": -1}])
     if key == "memory":
@@ -931,9 +1036,16 @@ def make_case(seed, index, catalog, policies, resume=None):
     if target == "options":
         for _ in range(rng.choice([1, 1, 2])):
             option = rng.choice(
-                ["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget"]
+                ["slice", "seed", "policy", "policy", "machine", "workload", "output", "baseline", "budget", "power"]
             )
-            if option == "budget":
+            if option == "power":
+                if command == "run":
+                    value = ["--power-trace", rng.choice(POWER_TRACES)]
+                else:
+                    args["machine"] = rng.choice(MACHINE_CONFIGS)
+                    case.mutations.append(f"--machine {args['machine']!r}")
+                    continue
+            elif option == "budget":
                 value = rng.choice(BUDGETS)
             elif option == "slice":
                 value = ["--slice-ms", rng.choice(SLICES)]

@@ -41,11 +41,18 @@ def test_every_reproduction_can_run():
 JOBS_CHECKED = "thesis-uf"
 
 
+# (name, jobs) -> what quick_run returned: a reproduction's own test module (test_reproduce_biglittle.py) reads the
+# quick version this module ran, in the same session, instead of running it again.
+_QUICK_DONE = {}
+
+
 def quick_run(name, jobs, tmp_path_factory):
-    """(folder, claims, text) of `name`'s quick version with `jobs` jobs."""
-    folder = tmp_path_factory.mktemp(f"{name}-jobs{jobs}")
-    claims, text = reproductions.run(name, quick=True, jobs=jobs, output=str(folder))
-    return folder, claims, text
+    """(folder, claims, text) of `name`'s quick version with `jobs` jobs, run once per session."""
+    if (name, jobs) not in _QUICK_DONE:
+        folder = tmp_path_factory.mktemp(f"{name}-jobs{jobs}")
+        claims, text = reproductions.run(name, quick=True, jobs=jobs, output=str(folder))
+        _QUICK_DONE[(name, jobs)] = folder, claims, text
+    return _QUICK_DONE[(name, jobs)]
 
 
 class QuickRuns(Mapping):

@@ -647,6 +647,10 @@ fn runtime_threads(cfg: &AgentConfig) -> Result<RuntimeThreads, AgentError> {
 pub fn run(cfg: &AgentConfig) -> Result<Value, AgentError> {
     check_config(cfg)?;
     let spec = PolicySpec::parse(&cfg.policy)?;
+    // The simulator's OS schedulers (gts, cluster-switch, iks, os=gts) have no live form.
+    if let Some(why) = ampsched_policy::live_refusal(&spec)? {
+        return Err(input("--policy", spec.canonical(), why));
+    }
     let needs = ampsched_policy::needs(&spec)?;
     run_with(cfg, &spec.name, needs, |m| Ok(ampsched_policy::build(&spec, m)?))
 }

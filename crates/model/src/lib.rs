@@ -11,9 +11,11 @@ pub mod events;
 pub mod limits;
 pub mod machine;
 pub mod nice;
+pub mod os_scheduler;
 pub mod perf;
 pub mod rng;
 pub mod share_rounds;
+pub mod task_program;
 pub mod toml_read;
 pub mod view;
 pub mod workload;
@@ -22,6 +24,7 @@ pub use book::ViewBook;
 pub use coreset::CoreSet;
 pub use error::{InputError, Result};
 pub use machine::{Core, CoreType, Machine, MemoryBandwidth, MAX_CORES, MAX_CORE_TYPES};
+pub use os_scheduler::{GtsParams, OsScheduler, SwitchParams};
 pub use perf::{PerfModel, SimpleModel};
 pub use view::{
     AppView, CoreView, Counters, Diagnostics, LockEdge, PerType, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, ThreadView,

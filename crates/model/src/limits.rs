@@ -69,6 +69,12 @@ pub const CPI_SCALE: Bounds = Bounds::closed(0.01, 100.0, "");
 pub const CORE_MLP: Bounds = Bounds::closed(1.0, 1024.0, "");
 /// A core's power, active or idle: a whole server socket is a few hundred watts.
 pub const POWER_W: Bounds = Bounds::closed(0.0, 10_000.0, "W");
+/// A power rail's static power (`[[rail]] static_w`: a cluster's L2, snoop control and clock
+/// tree while any of its cores is online, or a memory's background power): as `POWER_W`.
+pub const RAIL_STATIC_W: Bounds = POWER_W;
+/// The energy one byte of DRAM traffic costs the memory rail (`[[rail]] pj_per_byte`): 0 to
+/// 10 nJ, beyond DDR's tens of pJ per bit (a few hundred pJ per byte) with interface and I/O.
+pub const PJ_PER_BYTE: Bounds = Bounds::closed(0.0, 10_000.0, "pJ/B");
 /// Memory latency, local or remote: DRAM is ~100 ns, CXL or far memory a few µs; 1 ms is room.
 pub const MEMORY_LATENCY_NS: Bounds = Bounds::positive(1e6, "ns");
 /// A last-level cache's size: 10 GB, two orders above the largest L3 (or stacked cache) sold.
@@ -156,6 +162,20 @@ pub const MAX_STAGE_ITEMS: u64 = 1_000_000_000;
 pub const MAX_QUEUE_CAPACITY: u64 = 1 << 20;
 /// Queues one app (or program) may declare: a pipeline has a handful of stages.
 pub const MAX_QUEUES: usize = 1024;
+/// Tasks of one `tasks` step, or items of one pipeline (docs/task-runtime.md): a million, far
+/// past any PARSECSs program's block (thousands of tasks per frame or chunk set).
+pub const MAX_TASKS_PER_STEP: u64 = 1_000_000;
+/// Stages of one pipeline: PARSEC's pipelines have 5 (dedup, bodytrack's frame loop) or 6
+/// (ferret); 64 is room.
+pub const MAX_PIPELINE_STAGES: usize = 64;
+/// Tasks one run of a task program creates, every step and repetition counted: 2^22 (4.2
+/// million). The engine keeps each task's state (~64 B) for the run, so this bounds a run's
+/// task table to ~270 MB; each task costs about six events (creation, push, pop, run, their
+/// lock hand-offs), so a run at the bound is ~2.5e7 events, inside the default event budget.
+pub const MAX_TASKS_PER_RUN: u64 = 1 << 22;
+/// The runtime's own costs (`create_instructions`, `queue_op_instructions`): 0 (free) to 1e9
+/// instructions (a second of a core), far past any runtime's per-task overhead.
+pub const RUNTIME_OP_INSTRUCTIONS: Bounds = Bounds::closed(0.0, 1e9, "");
 
 // ---- runs
 
@@ -195,6 +215,10 @@ pub const COUNTER_NOISE: Bounds = Bounds::closed(0.0, 0.25, "");
 /// The budget's own range: up to 1e9 s (32 years) keeps every time below u64 nanoseconds
 /// (584 years) with room for the longest phase's first slice.
 pub const MAX_SIM_S: Bounds = Bounds::positive(1e9, "s");
+/// A power trace's sampling interval (`power_sample_s`; the big.LITTLE paper's daemon: 0.27 s):
+/// 1 µs to a day. A trace keeps at most `ampsched_sim::power::MAX_POWER_SAMPLES` windows and
+/// widens them past that, so a short interval on a long run cannot fill memory.
+pub const POWER_SAMPLE_S: Bounds = Bounds::closed(1e-6, 86_400.0, "s");
 
 /// A policy's quantum (`quantum_ms`), Rust or Python: at least Linux's shortest slice (EEVDF's
 /// 0.1 ms, `defaults::MIN_SLICE_NS`), as a shorter period is no scheduling quantum and would only

@@ -50,6 +50,22 @@ pub struct CoreType {
     pub power_given: bool,
     /// Linux-style capacity, 1024 for the fastest type.
     pub capacity: u32,
+    /// The power rail the type's cores draw from (index into `Machine::rails`).
+    pub rail: usize,
+}
+
+/// A power rail, as a board's current sensor measures it (the Odroid-XU3's INA231s: one each
+/// for the A15 cluster, the A7 cluster, the GPU and the DRAM). A core rail feeds the core types
+/// that name it (`rail = "a15"`): their cores' active and idle power plus `static_w` while any
+/// of its cores is online. The memory rail (`memory = true`) draws `static_w` throughout plus
+/// `pj_per_byte` for each byte the LLC misses move. A machine without `[[rail]]` has one rail
+/// per core type, named after it, with no static power, and no memory rail. docs/power.md.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rail {
+    pub name: String,
+    pub static_w: f64,
+    pub memory: bool,
+    pub pj_per_byte: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +122,11 @@ pub struct Machine {
     /// on an idle PREEMPT_RT kernel to tens of µs on a standard one (rt-tests' cyclictest;
     /// schbench's wake-up latency percentiles, kernel.org schbench).
     pub lock_wake_ns: u64,
+    /// The power rails (`Rail`): every core type's `rail` indexes here.
+    pub rails: Vec<Rail>,
+    /// The file gave `[[rail]]` tables (else `rails` is one per core type): a run's result then
+    /// reports each rail's energy and the mean power.
+    pub has_rails: bool,
 }
 
 /// What a memory controller can serve (`[memory]`): every memory node has one, of this peak
@@ -158,9 +179,11 @@ impl Machine {
             return Err(root.err("core_type", format!("at most {MAX_CORE_TYPES} core types are supported")));
         }
         let mut type_cpus: Vec<Option<Vec<usize>>> = Vec::new();
+        let mut rail_names: Vec<Option<String>> = Vec::new();
         let mut total = 0usize;
         for mut n in type_nodes {
             let cpus = n.opt_index_list("cpus")?;
+            rail_names.push(n.opt_str("rail")?);
             let name = n.str("name")?;
             let count = n.count("count", MAX_CORES as u64)? as usize;
             // Checked before any per-core table is built, so a huge count is an error, not an allocation.
@@ -194,6 +217,7 @@ impl Machine {
                 power_idle_w,
                 power_given,
                 capacity: 0,
+                rail: 0,
             };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
                 return Err(n.err("name", format!("duplicate core type name '{}'", ct.name)));
@@ -278,6 +302,8 @@ impl Machine {
             n.finish()?;
         }
         let memory_bandwidth = read_memory(&mut root)?;
+        let has_rails = root.has("rail");
+        let rails = read_rails(&mut root, &mut core_types, &rail_names)?;
         root.finish()?;
 
         let mut m = Machine {
@@ -293,6 +319,8 @@ impl Machine {
             migration,
             memory_bandwidth,
             lock_wake_ns,
+            rails,
+            has_rails,
         };
         m.derive_capacities();
         Ok(m)
@@ -330,6 +358,76 @@ impl Machine {
             c.core_type = 0;
         }
         m
+    }
+
+    /// The machine with only `online[t]` cores of each type `t` online: the lowest-numbered
+    /// cores of each type, renumbered in the same order; their Linux CPUs, LLC domains (a domain
+    /// left without cores is dropped), memory nodes and the machine's memory kept. A type with no
+    /// core online is gone from the machine, as a hotplugged-off cluster (its power rail stays
+    /// and draws nothing). Capacities are derived again: 1024 is the fastest type online.
+    /// `online` gives one count per type, each at most the type's count, not all 0
+    /// (`parse_online` checks a user's text).
+    pub fn with_online(&self, online: &[usize], name: String) -> Machine {
+        assert!(online.len() == self.core_types.len() && online.iter().zip(&self.core_types).all(|(&n, t)| n <= t.count) && online.iter().any(|&n| n > 0));
+        let mut type_map = vec![usize::MAX; self.core_types.len()];
+        let mut core_types = Vec::new();
+        for (t, ct) in self.core_types.iter().enumerate() {
+            if online[t] > 0 {
+                type_map[t] = core_types.len();
+                core_types.push(CoreType { count: online[t], ..ct.clone() });
+            }
+        }
+        let mut seen = vec![0usize; self.core_types.len()];
+        let mut llc_map = vec![usize::MAX; self.llcs.len()];
+        let (mut cores, mut llcs) = (Vec::new(), Vec::new());
+        for c in &self.cores {
+            let t = c.core_type;
+            if seen[t] == online[t] {
+                continue;
+            }
+            seen[t] += 1;
+            if llc_map[c.llc] == usize::MAX {
+                llc_map[c.llc] = llcs.len();
+                llcs.push(Llc { size_kb: self.llcs[c.llc].size_kb, cores: CoreSet::EMPTY });
+            }
+            let id = cores.len();
+            llcs[llc_map[c.llc]].cores.insert(id);
+            cores.push(Core { id, core_type: type_map[t], cpu: c.cpu, llc: llc_map[c.llc], node: c.node });
+        }
+        let mut m = Machine { name, core_types, cores, llcs, ..self.clone() };
+        m.derive_capacities();
+        m
+    }
+
+    /// The counts per core type of a machine configuration's text `big=4:little=1` (what follows
+    /// the machine's name in `exynos5422:big=4:little=1`): each named type has that many cores
+    /// online, a type not named keeps all of its cores. Err: what is wrong, one line.
+    pub fn parse_online(&self, spec: &str) -> std::result::Result<Vec<usize>, String> {
+        let mut online: Vec<Option<usize>> = vec![None; self.core_types.len()];
+        let types = || self.core_types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ");
+        for part in spec.split(':') {
+            let Some((name, count)) = part.split_once('=') else {
+                return Err(format!("'{part}' is not TYPE=COUNT (e.g. big=2:little=2; this machine's core types: {})", types()));
+            };
+            let (name, count) = (name.trim(), count.trim());
+            let t = self
+                .core_types
+                .iter()
+                .position(|t| t.name == name)
+                .ok_or_else(|| format!("no core type '{name}' in this machine (its core types: {})", types()))?;
+            let n: usize = count.parse().map_err(|_| format!("{name}={count}: the count is not a whole number"))?;
+            if n > self.core_types[t].count {
+                return Err(format!("{name}={n}: the machine has {} {name} cores", self.core_types[t].count));
+            }
+            if online[t].replace(n).is_some() {
+                return Err(format!("{name} is given twice"));
+            }
+        }
+        let online: Vec<usize> = online.iter().zip(&self.core_types).map(|(n, t)| n.unwrap_or(t.count)).collect();
+        if online.iter().all(|&n| n == 0) {
+            return Err("no core online: at least one core type needs a count of 1 or more".into());
+        }
+        Ok(online)
     }
 
     pub fn num_cores(&self) -> usize {
@@ -491,6 +589,55 @@ fn read_levels(n: &mut Node, freq_ghz: f64, active_w: f64, idle_w: f64) -> Resul
         }
     };
     Ok((levels, powers))
+}
+
+/// The `[[rail]]` tables, and each core type's `rail` (`rail_names`, in type order) as an index
+/// into them; without rails, one per core type (`Rail`).
+fn read_rails(root: &mut Node, types: &mut [CoreType], rail_names: &[Option<String>]) -> Result<Vec<Rail>> {
+    let nodes = root.tables("rail")?;
+    if nodes.is_empty() {
+        if let Some(t) = rail_names.iter().position(Option::is_some) {
+            return Err(root.err(&format!("core_type[{t}].rail"), "names a rail, but the machine has no [[rail]] tables"));
+        }
+        for (i, t) in types.iter_mut().enumerate() {
+            t.rail = i;
+        }
+        return Ok(types.iter().map(|t| Rail { name: t.name.clone(), static_w: 0.0, memory: false, pj_per_byte: 0.0 }).collect());
+    }
+    let mut rails: Vec<Rail> = Vec::new();
+    for mut n in nodes {
+        let name = n.str("name")?;
+        if rails.iter().any(|r| r.name == name) {
+            return Err(n.err("name", format!("duplicate rail name '{name}'")));
+        }
+        let static_w = n.opt_number("static_w", &limits::RAIL_STATIC_W)?.unwrap_or(0.0);
+        let memory = n.opt_bool("memory")?.unwrap_or(false);
+        if memory && rails.iter().any(|r| r.memory) {
+            return Err(n.err("memory", "a second memory rail: the machine's DRAM traffic is one rail's"));
+        }
+        let pj_per_byte = n.opt_number("pj_per_byte", &limits::PJ_PER_BYTE)?;
+        if pj_per_byte.is_some() && !memory {
+            return Err(n.err("pj_per_byte", "only the memory rail (memory = true) draws energy per byte of DRAM traffic"));
+        }
+        n.finish()?;
+        rails.push(Rail { name, static_w, memory, pj_per_byte: pj_per_byte.unwrap_or(0.0) });
+    }
+    let names = || rails.iter().filter(|r| !r.memory).map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ");
+    for (i, t) in types.iter_mut().enumerate() {
+        let key = format!("core_type[{i}].rail");
+        let Some(name) = &rail_names[i] else {
+            return Err(root.err(&key, format!("missing: the machine has [[rail]] tables, so every core type names the rail it draws from ({})", names())));
+        };
+        match rails.iter().position(|r| &r.name == name) {
+            Some(r) if rails[r].memory => return Err(root.err(&key, format!("'{name}' is the memory rail; a core type draws from a core rail ({})", names()))),
+            Some(r) => t.rail = r,
+            None => return Err(root.err(&key, format!("no [[rail]] named '{name}' (the core rails: {})", names()))),
+        }
+    }
+    if let Some(r) = rails.iter().enumerate().position(|(r, rail)| !rail.memory && !types.iter().any(|t| t.rail == r)) {
+        return Err(root.err(&format!("rail[{r}]"), format!("rail '{}' feeds no core type and is not the memory rail (memory = true)", rails[r].name)));
+    }
+    Ok(rails)
 }
 
 /// The `[memory]` table: the controllers' bandwidth (required there) and the line a miss moves.

@@ -590,6 +590,12 @@ pub trait Policy: Send {
     fn diagnostics(&self) -> Option<&dyn Diagnostics> {
         None
     }
+    /// The local scheduler (the OS's layer below the policy) the simulator runs this policy
+    /// over: CFS (the default), or one of the big.LITTLE paper's OS schedulers (`OsScheduler`).
+    /// Read once, when the run starts.
+    fn os_scheduler(&self) -> crate::OsScheduler {
+        crate::OsScheduler::Cfs
+    }
 }
 
 /// A boxed policy is a policy (the registry builds them boxed; `Watched` wraps them).
@@ -605,6 +611,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn diagnostics(&self) -> Option<&dyn Diagnostics> {
         (**self).diagnostics()
+    }
+    fn os_scheduler(&self) -> crate::OsScheduler {
+        (**self).os_scheduler()
     }
 }
 
@@ -683,5 +692,8 @@ where
     }
     fn diagnostics(&self) -> Option<&dyn Diagnostics> {
         self.inner.diagnostics()
+    }
+    fn os_scheduler(&self) -> crate::OsScheduler {
+        self.inner.os_scheduler()
     }
 }

@@ -8,9 +8,10 @@
 use std::collections::BTreeMap;
 
 use crate::cache::MissCurve;
-use crate::error::Result;
+use crate::error::{InputError, Result};
 use crate::events::EventRates;
 use crate::limits;
+use crate::task_program::{After, MainPlacement, RuntimeOptions, Stage as TaskStage, TaskProgram, TaskScheduler, TaskStep, TaskWork, RUNTIME_WORK};
 use crate::toml_read::{parse, Node, NumberOrMap};
 
 /// How a thread behaves at a compute chunk: its CPI on the reference big core (and, where
@@ -359,6 +360,9 @@ pub struct App {
     /// placement a policy makes for its threads, which keep every core (the OS-scheduled
     /// eclipse adversary of WASH, §8.6, Figure 12).
     pub policy_managed: bool,
+    /// A task program (`[app.runtime]`/`[[app.step]]`, or a program that has them): the engine's
+    /// task runtime drives the app's two groups, `main` and `workers` (`task_program`).
+    pub tasks: Option<Box<TaskProgram>>,
 }
 
 impl App {
@@ -422,6 +426,9 @@ pub struct Program {
     pub locks: Vec<String>,
     /// The queues of the program's groups' pipeline stages (`[[program.queue]]`).
     pub queues: Vec<Queue>,
+    /// A task program (`[program.runtime]` and `[[program.step]]`): `groups` are then its
+    /// `main` and `workers` groups (`TaskProgram::groups`).
+    pub tasks: Option<Box<TaskProgram>>,
 }
 
 /// What an app or group runs: its phases, and how its workers live and how often it repeats
@@ -446,7 +453,27 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
         let src = n.opt_str("source")?.unwrap_or_default();
         let mut locks = Vec::new();
         let group_nodes = n.tables("group")?;
-        let program = if group_nodes.is_empty() {
+        let program = if is_task_program(&n) {
+            for key in ["phase", "group", "workers"] {
+                if n.has(key) {
+                    return Err(n.err(key, "a task program ([program.runtime], [[program.step]]) has no phases, groups or workers of its own"));
+                }
+            }
+            let tasks = read_task_program(&mut n, None)?;
+            let groups = tasks.groups(1);
+            Program {
+                name: name.clone(),
+                suite,
+                source: src,
+                phases: Vec::new(),
+                workers: Workers::Persistent,
+                repeat: 1,
+                groups,
+                locks,
+                queues: Vec::new(),
+                tasks: Some(Box::new(tasks)),
+            }
+        } else if group_nodes.is_empty() {
             // A program of one kind of thread has no queues (a stage of it may only share items).
             let phases = read_phases(&mut n, &mut locks, &[])?;
             if phases.is_empty() {
@@ -460,7 +487,7 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
             let workers = read_workers(&mut n, &phases, Workers::Persistent)?;
             let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(1);
             check_steps(&n, &phases, repeat)?;
-            Program { name: name.clone(), suite, source: src, phases, workers, repeat, groups: Vec::new(), locks, queues: Vec::new() }
+            Program { name: name.clone(), suite, source: src, phases, workers, repeat, groups: Vec::new(), locks, queues: Vec::new(), tasks: None }
         } else {
             for key in ["phase", "workers", "repeat"] {
                 if n.has(key) {
@@ -469,7 +496,7 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
             }
             let mut queues = read_queues(&mut n)?;
             let groups = read_groups(&n, group_nodes, &Programs::new(), &mut locks, &mut queues)?;
-            Program { name: name.clone(), suite, source: src, phases: Vec::new(), workers: Workers::Persistent, repeat: 1, groups, locks, queues }
+            Program { name: name.clone(), suite, source: src, phases: Vec::new(), workers: Workers::Persistent, repeat: 1, groups, locks, queues, tasks: None }
         };
         if into.contains_key(&name) {
             return Err(n.err("name", format!("duplicate program '{name}'")));
@@ -551,6 +578,10 @@ impl Workload {
     /// that many threads. Err when that brings the workload over `limits::MAX_THREADS`.
     pub fn for_machine(mut self, cores: u32) -> std::result::Result<Workload, String> {
         for app in &mut self.apps {
+            if app.tasks.is_some() {
+                // One runtime thread per online core, the main thread one of them.
+                app.groups[1].count = cores.saturating_sub(1);
+            }
             for g in app.groups.iter_mut().filter(|g| g.count_per_core) {
                 g.count = cores;
                 if g.shared_work {
@@ -615,9 +646,25 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     let mut locks = Vec::new();
     let group_nodes = n.tables("group")?;
     let program = if group_nodes.is_empty() { n.opt_str("program")? } else { None };
+    let task_program = program.as_ref().and_then(|p| programs.get(p)).and_then(|p| p.tasks.as_deref());
     let grouped = program.as_ref().and_then(|p| programs.get(p)).filter(|p| !p.groups.is_empty());
     let mut queues;
-    let groups = if let Some(prog) = grouped {
+    let mut tasks = None;
+    let groups = if task_program.is_some() || (program.is_none() && is_task_program(n)) {
+        for key in ["threads", "phase", "group", "signature", "workers"] {
+            if n.has(key) {
+                return Err(n.err(
+                    key,
+                    "a task program's app has the runtime's threads (main and one worker per core): it gives no threads, phases, groups, signature or workers",
+                ));
+            }
+        }
+        let tp = read_task_program(n, task_program)?;
+        let groups = tp.groups(1);
+        tasks = Some(Box::new(tp));
+        queues = Vec::new();
+        groups
+    } else if let Some(prog) = grouped {
         // A program of several roles brings its groups, locks and queues whole.
         for key in ["threads", "phase", "repeat", "signature", "workers", "queue"] {
             if n.has(key) {
@@ -665,7 +712,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
         return Err(n.err("phase", "the app does no work: give it a compute, serial, critical, sleep or stage phase"));
     }
-    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed })
+    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed, tasks })
 }
 
 /// `[[app.group]]` or `[[program.group]]` tables. A group in a program may not itself name a
@@ -1093,4 +1140,185 @@ fn read_lock(p: &mut Node, locks: &mut Vec<String>) -> Result<usize> {
 
 pub fn s_to_ns(s: f64) -> u64 {
     (s * 1e9).round() as u64
+}
+
+// ---- task programs (`task_program`; docs/task-runtime.md)
+
+/// Whether a program or app table describes a task program.
+fn is_task_program(n: &Node) -> bool {
+    n.has("runtime") || n.has("step")
+}
+
+/// A task program: `[runtime]` options, `[[step]]` tables and `repeat`. For an app that runs a
+/// catalog task program (`base`), its `[app.runtime]` keys and `repeat` override the program's,
+/// and it may give no steps.
+fn read_task_program(n: &mut Node, base: Option<&TaskProgram>) -> Result<TaskProgram> {
+    let options = read_runtime_options(n, base.map(|b| b.options).unwrap_or_default())?;
+    let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(base.map_or(1, |b| b.repeat));
+    let step_nodes = n.tables("step")?;
+    let mut tp = match base {
+        Some(b) if step_nodes.is_empty() => TaskProgram { options, repeat, ..b.clone() },
+        Some(_) => return Err(n.err("step", "give either program or [[step]] tables, not both")),
+        None if step_nodes.is_empty() => return Err(n.err("step", "a task program needs at least one [[step]]")),
+        None => {
+            let mut work = vec![Phase::Compute { instructions: 1.0, profile: crate::task_program::runtime_profile() }];
+            let mut steps = Vec::new();
+            for s in step_nodes {
+                steps.push(read_task_step(s, &mut work)?);
+            }
+            TaskProgram { options, steps, repeat, work }
+        }
+    };
+    tp.repeat = repeat;
+    check_task_program(n, &tp)?;
+    Ok(tp)
+}
+
+/// `[runtime]`: every key optional, over `defaults`.
+fn read_runtime_options(n: &mut Node, defaults: RuntimeOptions) -> Result<RuntimeOptions> {
+    let Some(mut r) = n.opt_table("runtime")? else { return Ok(defaults) };
+    let mut o = defaults;
+    if let Some(s) = r.opt_str("scheduler")? {
+        o.scheduler = parse_task_scheduler(&s).map_err(|why| r.err("scheduler", why))?;
+    }
+    if let Some(m) = r.opt_str("main")? {
+        o.main = parse_main_placement(&m).map_err(|why| r.err("main", why))?;
+    }
+    if let Some(b) = r.opt_bool("immediate_successor")? {
+        o.immediate_successor = b;
+    }
+    if let Some(x) = r.opt_number("create_instructions", &limits::RUNTIME_OP_INSTRUCTIONS)? {
+        o.create_instructions = x;
+    }
+    if let Some(x) = r.opt_number("queue_op_instructions", &limits::RUNTIME_OP_INSTRUCTIONS)? {
+        o.queue_op_instructions = x;
+    }
+    if o.immediate_successor && o.scheduler != TaskScheduler::Fifo {
+        return Err(r.err("immediate_successor", format!("is an option of scheduler = \"fifo\", not \"{}\"", o.scheduler.name())));
+    }
+    r.finish()?;
+    Ok(o)
+}
+
+/// A scheduler's name (`fifo`, `cats`, `steal`), or the message that says what is known.
+pub fn parse_task_scheduler(s: &str) -> std::result::Result<TaskScheduler, String> {
+    match TaskScheduler::NAMES.iter().find(|(n, _)| *n == s) {
+        Some((_, v)) => Ok(*v),
+        None => Err(format!("unknown scheduler '{s}' (expected fifo, cats or steal)")),
+    }
+}
+
+/// A main-thread placement's name (`default`, `big`, `little`).
+pub fn parse_main_placement(s: &str) -> std::result::Result<MainPlacement, String> {
+    match MainPlacement::NAMES.iter().find(|(n, _)| *n == s) {
+        Some((_, v)) => Ok(*v),
+        None => Err(format!("unknown main placement '{s}' (expected default, big or little)")),
+    }
+}
+
+/// One `[[step]]`; its work's profile becomes a new entry of `work`.
+fn read_task_step(mut s: Node, work: &mut Vec<Phase>) -> Result<TaskStep> {
+    let kind = s.str("kind")?;
+    let step = match kind.as_str() {
+        "serial" => {
+            let instructions = s.number("instructions", &limits::INSTRUCTIONS)?;
+            TaskStep::Serial { work: new_work(&mut s, work, instructions, 0)? }
+        }
+        "tasks" => {
+            let count = s.count("count", limits::MAX_TASKS_PER_STEP)?;
+            let after = read_after(&mut s)?;
+            TaskStep::Tasks { count, work: read_task_work(&mut s, work)?, after }
+        }
+        "pipeline" => {
+            let items = s.count("items", limits::MAX_TASKS_PER_STEP)?;
+            let after = read_after(&mut s)?;
+            let stage_nodes = s.tables("stage")?;
+            if stage_nodes.is_empty() || stage_nodes.len() > limits::MAX_PIPELINE_STAGES {
+                return Err(s.err("stage", format!("a pipeline needs 1 to {} [[stage]] tables, got {}", limits::MAX_PIPELINE_STAGES, stage_nodes.len())));
+            }
+            let mut stages = Vec::new();
+            for mut st in stage_nodes {
+                let ordered = st.opt_bool("ordered")?.unwrap_or(false);
+                stages.push(TaskStage { work: read_task_work(&mut st, work)?, ordered });
+                st.finish()?;
+            }
+            TaskStep::Pipeline { items, stages, after }
+        }
+        "taskwait" => TaskStep::Taskwait,
+        other => return Err(s.err("kind", format!("unknown step kind '{other}' (expected serial, tasks, pipeline or taskwait)"))),
+    };
+    s.finish()?;
+    Ok(step)
+}
+
+/// A task's work: `instructions` (with the profile keys of a compute phase) and/or `io_s`, the
+/// I/O it then blocks on; at least one of them.
+fn read_task_work(s: &mut Node, work: &mut Vec<Phase>) -> Result<TaskWork> {
+    let instructions = s.opt_number("instructions", &limits::INSTRUCTIONS)?;
+    let io_ns = s.opt_number("io_s", &limits::SLEEP_S)?.map(|x| s_to_ns(x).max(1));
+    if instructions.is_none() && io_ns.is_none() {
+        return Err(s.err("instructions", "missing: give instructions, io_s or both"));
+    }
+    new_work(s, work, instructions.unwrap_or(0.0), io_ns.unwrap_or(0))
+}
+
+fn new_work(s: &mut Node, work: &mut Vec<Phase>, instructions: f64, io_ns: u64) -> Result<TaskWork> {
+    let profile = read_profile(s)?;
+    let kind = work.len() as u32;
+    debug_assert!(kind > RUNTIME_WORK);
+    // The table's phase carries the profile; its instruction count is only a label (at least 1).
+    work.push(Phase::Compute { instructions: instructions.max(1.0), profile });
+    Ok(TaskWork { instructions, io_ns, kind })
+}
+
+fn read_after(s: &mut Node) -> Result<After> {
+    match s.opt_str("after")? {
+        None => Ok(After::None),
+        Some(a) => match After::NAMES.iter().find(|(n, _)| *n == a) {
+            Some((_, v)) => Ok(*v),
+            None => Err(s.err("after", format!("unknown after '{a}' (expected none, all or same)"))),
+        },
+    }
+}
+
+/// What a step list must satisfy: `after = "all" | "same"` has an earlier block to follow (the
+/// previous repetition's last, for the first of a repeated list), `same` one of its width; a run
+/// creates at most `limits::MAX_TASKS_PER_RUN` tasks. Dependences point to earlier tasks only,
+/// so no cycle can be written.
+fn check_task_program(n: &Node, tp: &TaskProgram) -> Result<()> {
+    let creating: Vec<usize> = (0..tp.steps.len()).filter(|&i| tp.steps[i].width().is_some()).collect();
+    for (k, &i) in creating.iter().enumerate() {
+        let after = match &tp.steps[i] {
+            TaskStep::Tasks { after, .. } | TaskStep::Pipeline { after, .. } => *after,
+            _ => unreachable!("a creating step"),
+        };
+        if after == After::None {
+            continue;
+        }
+        let key = format!("step[{i}].after");
+        let prev = if k > 0 {
+            creating[k - 1]
+        } else if tp.repeat > 1 {
+            *creating.last().expect("k indexes it")
+        } else {
+            return Err(InputError::new(
+                n.source,
+                n.key_path(&key),
+                "the first block of a program run once has no earlier block to follow (give after = \"none\")",
+            ));
+        };
+        let (w, pw) = (tp.steps[i].width().unwrap_or(0), tp.steps[prev].width().unwrap_or(0));
+        if after == After::Same && w != pw {
+            return Err(InputError::new(
+                n.source,
+                n.key_path(&key),
+                format!("after = \"same\" pairs task i with task i of the block before (step {prev}), which has {pw} tasks (items), not {w}"),
+            ));
+        }
+    }
+    let total = tp.tasks_per_run();
+    if total > limits::MAX_TASKS_PER_RUN {
+        return Err(n.err("step", format!("a run creates {total} tasks (every block's count, repeated); at most {} are supported", limits::MAX_TASKS_PER_RUN)));
+    }
+    Ok(())
 }

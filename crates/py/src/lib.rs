@@ -108,6 +108,7 @@ fn run_row(
     let settings = |stop: &Stop| Settings { counter_noise, ..settings(seed, slice_ms, (max_sim_s, max_events), false, None, stop) };
     run_result(py, machine, workload, policy, settings, policy_object, SIMULATOR_DECIDE_LIMIT_MS, None, |mut result| {
         let apps = result.as_object_mut().and_then(|m| m.remove("apps")).unwrap_or_else(|| serde_json::json!([]));
+        flatten_rails(&mut result);
         if let Some(fields) = result.as_object_mut() {
             fields.retain(|_, v| !v.is_array() && !v.is_object());
         }
@@ -115,8 +116,19 @@ fn run_row(
     })
 }
 
+/// A result's `rail_energy_j` {rail: J} as scalar columns `rail_energy_j.RAIL` (a sweep row
+/// keeps scalars only; `ampsched.Result.summary` names them the same way).
+fn flatten_rails(result: &mut serde_json::Value) {
+    let Some(fields) = result.as_object_mut() else { return };
+    if let Some(serde_json::Value::Object(rails)) = fields.remove("rail_energy_j") {
+        for (rail, joules) in rails {
+            fields.insert(format!("rail_energy_j.{rail}"), joules);
+        }
+    }
+}
+
 #[pyfunction]
-#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, decide_limit_ms=SIMULATOR_DECIDE_LIMIT_MS, ticker=None, machine_set=Vec::new()))]
+#[pyo3(signature = (machine, workload, policy, seed=ampsched_model::defaults::SEED, slice_ms=ampsched_model::defaults::SLICE_MS, trace=None, timeline=false, policy_object=None, max_sim_s=ampsched_model::limits::DEFAULT_MAX_SIM_S, max_events=ampsched_model::limits::DEFAULT_MAX_EVENTS, counter_noise=ampsched_model::defaults::COUNTER_NOISE, decide_limit_ms=SIMULATOR_DECIDE_LIMIT_MS, ticker=None, machine_set=Vec::new(), power_sample_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -134,8 +146,10 @@ fn run(
     decide_limit_ms: f64,
     ticker: Option<PyObject>,
     machine_set: Vec<String>,
+    power_sample_s: Option<f64>,
 ) -> PyResult<String> {
-    let settings = |stop: &Stop| Settings { counter_noise, machine_set, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
+    let settings =
+        |stop: &Stop| Settings { counter_noise, machine_set, power_sample_s, ..settings(seed, slice_ms, (max_sim_s, max_events), timeline, trace, stop) };
     if !(decide_limit_ms > 0.0 && decide_limit_ms <= SIMULATOR_DECIDE_LIMIT_MS) {
         return Err(InputError::new_err(format!("decide_limit_ms: {decide_limit_ms}: must be greater than 0 and at most {SIMULATOR_DECIDE_LIMIT_MS} ms")));
     }

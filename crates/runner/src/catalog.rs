@@ -58,7 +58,31 @@ pub fn machine(arg: &str) -> Result<Machine, InputError> {
 /// every check a file does: "TYPE.KEY=VALUE" sets KEY of the core type named TYPE, "KEY=VALUE" a
 /// top-level key; VALUE is a TOML value (6, 2.8, "text"). Errors name `--set` and the edit, or,
 /// once the machine is read, its file "with --set ...".
+///
+/// `NAME:TYPE=N:...` (e.g. `exynos5422:big=4:little=1`) is a machine configuration: NAME (a
+/// catalog name or a file) with only N cores of TYPE online (`Machine::with_online`), the edits
+/// applied first.
 pub fn machine_with(arg: &str, sets: &[String]) -> Result<Machine, InputError> {
+    match split_config(arg) {
+        None => machine_file(arg, sets),
+        Some((base, spec)) => {
+            let m = machine_file(base, sets)?;
+            let online = m.parse_online(spec).map_err(|why| InputError::new("--machine", arg, why))?;
+            Ok(m.with_online(&online, format!("{}:{spec}", m.name)))
+        }
+    }
+}
+
+/// A machine configuration's name and online counts: "exynos5422:big=4" -> ("exynos5422",
+/// "big=4"). None for a plain name or an existing file (whose name may hold a ':').
+pub fn split_config(arg: &str) -> Option<(&str, &str)> {
+    if Path::new(arg).is_file() {
+        return None;
+    }
+    arg.split_once(':').map(|(base, spec)| (base.trim(), spec.trim()))
+}
+
+fn machine_file(arg: &str, sets: &[String]) -> Result<Machine, InputError> {
     let (source, text) = if looks_like_path(arg) {
         (arg.to_string(), read(arg, "machine")?)
     } else {
@@ -136,7 +160,7 @@ fn set_key(table: &mut toml::Table, edit: &str) -> Result<(), InputError> {
 
 /// The file a workload argument names in messages: the path itself, or the catalog's file.
 pub fn workload_file(arg: &str) -> String {
-    if crate::mix::is_mix(arg) {
+    if crate::task_options::is_tasks(arg) || crate::mix::is_mix(arg) {
         arg.trim().to_string()
     } else if looks_like_path(arg) {
         arg.to_string()
@@ -146,6 +170,10 @@ pub fn workload_file(arg: &str) -> String {
 }
 
 pub fn workload(arg: &str) -> Result<Workload, InputError> {
+    if crate::task_options::is_tasks(arg) {
+        let (options, inner) = crate::task_options::split(arg)?;
+        return crate::task_options::apply(arg, &options, workload(&inner)?);
+    }
     let progs = programs()?;
     if crate::mix::is_mix(arg) {
         return crate::mix::workload(arg, &progs);

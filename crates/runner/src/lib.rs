@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod mix;
 pub mod speedup_training;
+pub mod task_options;
 
 /// The hook `Settings::interrupt` takes, for fronts that do not use the simulator directly.
 pub use ampsched_sim::{Interrupt, Progress};
@@ -19,7 +20,7 @@ use ampsched_policy::baseline::oblivious::{self, Oblivious};
 /// The static SF estimator's default base CPI (`Experiment::sf_estimation`), for the bindings.
 pub use ampsched_policy::common::sf_model::THESIS_BASE_CPI;
 use ampsched_policy::{OptionInfo, OptionKind, Options, PolicyInfo, PolicySpec, POLICIES};
-use ampsched_sim::{metrics, simulator_signals, AppMetrics, Engine, Metrics, RunResult, SimConfig, SimError};
+use ampsched_sim::{metrics, simulator_signals, AppMetrics, Metrics, RunResult, SimConfig, SimError};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -80,6 +81,10 @@ pub struct Settings {
     pub trace_dir: Option<String>,
     /// Whether `trace_dir`'s files may replace existing ones (`--force`).
     pub replace_traces: bool,
+    /// Record each power rail's power by windows of this many seconds (the big.LITTLE paper's
+    /// daemon: 0.27 s, `ampsched_sim::power::PAPER_SAMPLE_S`) into the result's `power_trace`;
+    /// None: no trace.
+    pub power_sample_s: Option<f64>,
 }
 
 impl Default for Settings {
@@ -96,6 +101,7 @@ impl Default for Settings {
             machine_set: Vec::new(),
             trace_dir: None,
             replace_traces: false,
+            power_sample_s: None,
         }
     }
 }
@@ -126,6 +132,10 @@ impl Settings {
                 limits::number_text(self.counter_noise)
             );
             return Err(InputError::new("--counter-noise", "", why).into());
+        }
+        if let Some(s) = self.power_sample_s.filter(|&s| !limits::POWER_SAMPLE_S.contains(s)) {
+            let why = format!("must be {}, got {}", limits::POWER_SAMPLE_S.describe(), limits::number_text(s));
+            return Err(InputError::new("--power-trace", "", why).into());
         }
         Ok(())
     }
@@ -173,6 +183,10 @@ impl Experiment {
     /// name them in errors), with the solo runs of `cache` (`SoloCache`): the checks of `new`.
     pub fn from_parts(machine_arg: &str, m: Machine, workload_file: String, w: Workload, settings: Settings, cache: SoloCache) -> Result<Self, Error> {
         m.check_llc_sizes(machine_arg, w.has_miss_curves())?;
+        if settings.power_sample_s.is_some() && !m.models_energy() {
+            let why = format!("the machine {machine_arg} does not give every core type a power (power_active_w, power_idle_w), so it has no power to trace");
+            return Err(InputError::new("--power-trace", "", why).into());
+        }
         // A phase's CPI table must cover every core type (or give a `default`): refused here,
         // naming the table's file and key, before any run.
         ampsched_model::perf::check_uarch_cpi(&m, &w)?;
@@ -199,6 +213,7 @@ impl Experiment {
             interrupt: self.settings.interrupt.clone(),
             counter_noise: self.settings.counter_noise,
             policy_reads_counters: reads.contains(Signals::COUNTERS),
+            power_sample_ns: self.settings.power_sample_s.map_or(0, |s| (s * 1e9).round().max(1.0) as u64),
             ..SimConfig::default()
         }
     }
@@ -216,8 +231,8 @@ impl Experiment {
     /// `reads`: what the policy reads (`reads`, or a Python policy's `needs`): a policy that
     /// does not read counters does not pay for their noisy view (`SimConfig::policy_reads_counters`).
     pub fn simulate_on(&self, m: &Machine, w: &Workload, policy: &mut dyn Policy, reads: Signals, segments: usize, run_name: &str) -> Result<RunResult, Error> {
-        let r = Engine::new(m, w, &SimpleModel, policy, self.config(segments, run_name, reads))
-            .run()
+        // Over the local scheduler the policy asks for (`Policy::os_scheduler`; CFS by default).
+        let r = ampsched_sim::simulate(m, w, &SimpleModel, policy, self.config(segments, run_name, reads))
             .map_err(|error| Error::Sim { workload: self.workload_file.clone(), error })?;
         self.events_used.set(self.events_used.get() + r.events);
         Ok(r)
@@ -267,8 +282,7 @@ impl Experiment {
             }
             return Ok(());
         }
-        let info = ampsched_policy::info(&spec.name)?;
-        Options::new(&spec, info.options)?;
+        ampsched_policy::check(&spec)?;
         // The offline profiles are made for the policy that needs them (`profile_for`): always
         // there by the time it runs.
         self.check_needs(&self.workload, &spec.canonical(), &spec.name, ampsched_policy::needs(&spec)?.without(Signals::PROFILE))
@@ -580,6 +594,7 @@ impl Experiment {
         met.makespan_s /= k;
         met.energy_j = met.energy_j.map(|e| e / k);
         met.core_energy_j.iter_mut().flatten().for_each(|e| *e /= k);
+        met.rail_energy_j.iter_mut().flatten().for_each(|e| *e /= k);
         met.edp = met.energy_j.map(|e| e * met.makespan_s);
         let mean = |x: u64| (x as f64 / k).round() as u64;
         merged.migrations = mean(merged.migrations);
@@ -691,6 +706,8 @@ impl Experiment {
             unfairness: met.unfairness,
             energy_j: met.energy_j,
             edp: met.edp,
+            avg_power_w: m.has_rails.then_some(met.avg_power_w),
+            rail_energy_j: m.has_rails.then(|| met.rail_energy_j.as_ref().map(|e| m.rails.iter().zip(e).map(|(r, &j)| (r.name.clone(), json!(j))).collect())),
             nj_per_instruction: met.nj_per_instruction,
             instructions_per_s: met.instructions_per_s,
             migrations: r.migrations,
@@ -700,14 +717,32 @@ impl Experiment {
             decisions: r.decisions,
             instructions: r.instructions(),
             sf_error: r.sf_error_mean(),
+            task_runtime: w.apps.iter().any(|a| a.tasks.is_some()).then(|| {
+                let s = &r.task_runtime;
+                json!({
+                    "tasks": s.tasks_run, "tasks_on_fast": s.tasks_on_fast, "critical": s.critical,
+                    "critical_on_fast": s.critical_on_fast, "idle_with_ready_s": s.idle_with_ready_ns as f64 / 1e9,
+                    "max_handoff_s": s.max_handoff_ns as f64 / 1e9, "main_moves": s.main_moves,
+                })
+            }),
             apps: &met.apps,
             threads,
             cores,
             timeline_truncated: self.settings.timeline.then_some(r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0),
             timeline,
+            power_trace: r.power_trace.as_ref().map(|trace| power_trace_json(m, r, trace)),
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
+}
+
+/// A run's power trace as its JSON gives it: `interval_s`, `time_s` (each window's end) and
+/// `power_w` {rail: mean power over each window, W} (docs/power.md).
+fn power_trace_json(m: &Machine, r: &RunResult, trace: &ampsched_sim::power::PowerTrace) -> Value {
+    let (times, power) = trace.samples(m, r.makespan_ns);
+    let rails: Map<String, Value> =
+        m.rails.iter().enumerate().map(|(i, rail)| (rail.name.clone(), json!(power.iter().map(|p| p[i]).collect::<Vec<f64>>()))).collect();
+    json!({"interval_s": trace.interval_ns as f64 / 1e9, "time_s": times, "power_w": rails})
 }
 
 /// The batch path of a design-space study: registered policy `policy` on each mix of `mixes`
@@ -828,6 +863,8 @@ fn merge_rotations(runs: Vec<RunResult>) -> RunResult {
                 *x += y;
             }
         }
+        // A power trace over time is one run's; the rotations' mean energy has none.
+        out.power_trace = None;
     }
     out
 }
@@ -874,6 +911,12 @@ struct RunRow<'a> {
     /// (`Machine::models_energy`): not modelled, never a 0 that looks measured.
     energy_j: Option<f64>,
     edp: Option<f64>,
+    /// A machine with `[[rail]]` tables (docs/power.md) also gives the mean power and each
+    /// rail's energy (null without a power model); other machines' results are as before rails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    avg_power_w: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rail_energy_j: Option<Option<Map<String, Value>>>,
     nj_per_instruction: Option<f64>,
     instructions_per_s: f64,
     migrations: u64,
@@ -887,6 +930,11 @@ struct RunRow<'a> {
     /// every sample of the run (`Diagnostics::sf_estimate`; absent for a policy without estimates).
     #[serde(skip_serializing_if = "Option::is_none")]
     sf_error: Option<f64>,
+    /// What the task runtime measured (`RunResult::task_runtime`; docs/task-runtime.md): tasks
+    /// run, on fast cores, critical (CATS), idle-with-ready time, longest hand-off, main
+    /// continuation moves. Only for a workload with a task program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_runtime: Option<Value>,
     apps: &'a [AppMetrics],
     threads: Vec<ThreadRow<'a>>,
     cores: Vec<CoreRow<'a>>,
@@ -895,6 +943,9 @@ struct RunRow<'a> {
     /// (core, thread, app, start s, end s)
     #[serde(skip_serializing_if = "Option::is_none")]
     timeline: Option<Vec<(u32, u32, &'a str, f64, f64)>>,
+    /// The rails' power over time, if the run asked for it (`Settings::power_sample_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    power_trace: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -1026,13 +1077,17 @@ pub fn compare_candidates(
 
 /// The embedded default of `ampsched compare` with no arguments: a thesis machine and mix, all
 /// policies but `bound` (one rotation of the default metric, which hh1's own baseline, the
-/// default metric, averages and adds as a row) and the fairness family.
+/// default metric, averages and adds as a row), the fairness family and the big.LITTLE family.
 pub fn default_compare() -> Value {
     // Not `bound` (the default metric's rotations), nor the fairness family (Kim & Huh's, run on
     // their machines: `ampsched_policy::fairness::FAMILY`), so that this comparison stays the
     // thesis's and WASH's schedulers on the thesis's machine.
+    // Nor the big.LITTLE family (the paper's OS schedulers and Static threading, run on the
+    // Exynos 5422).
     let fairness = |n: &str| ampsched_policy::fairness::FAMILY.iter().any(|p| p.name == n);
-    let policies: Vec<&str> = POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name && !fairness(n)).collect();
+    let biglittle = |n: &str| ampsched_policy::biglittle::FAMILY.iter().any(|p| p.name == n);
+    let policies: Vec<&str> =
+        POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name && !fairness(n) && !biglittle(n)).collect();
     json!({"machine": "2fc-2sc-amd", "workload": "hh1", "policies": policies})
 }
 
@@ -1070,7 +1125,7 @@ pub fn list(kind: &str) -> Result<Value, Error> {
                 let kinds: Map<String, Value> = p.options.iter().map(|o| (o.name.to_string(), json!(o.kind_text()))).collect();
                 json!({"name": p.name, "description": p.description, "source": p.source, "options": opts,
                        "option_docs": docs, "option_kinds": kinds, "needs": p.needs.names(),
-                       "needs_text": p.needs.describe(), "live": live_text(p.needs)})
+                       "needs_text": p.needs.describe(), "live": live_of(p)})
             })
             .collect(),
         other => {
@@ -1078,6 +1133,16 @@ pub fn list(kind: &str) -> Result<Value, Error> {
         }
     };
     Ok(Value::Array(items))
+}
+
+/// Where registered policy `p` can run live: nowhere for an OS scheduler of the simulator
+/// (`ampsched_policy::biglittle::OS_SCHEDULERS`), else by what it needs (`live_text`).
+pub fn live_of(p: &PolicyInfo) -> &'static str {
+    if ampsched_policy::biglittle::is_os_scheduler(p) {
+        ampsched_policy::biglittle::NO_LIVE
+    } else {
+        live_text(p.needs)
+    }
 }
 
 /// Where a policy can run live, by the same check the agent makes: what the agent can measure

@@ -116,7 +116,18 @@ pub fn workload(arg: &str, programs: &Programs) -> Result<Workload, InputError> 
             };
             (vec![group], program.locks.clone(), program.queues.clone())
         };
-        apps.push(App { name: app_name, arrival_ns: 0, priority: 0, runs: 1, groups, locks, queues, program: Some(name.clone()), policy_managed: true });
+        apps.push(App {
+            name: app_name,
+            arrival_ns: 0,
+            priority: 0,
+            runs: 1,
+            groups,
+            locks,
+            queues,
+            program: Some(name.clone()),
+            policy_managed: true,
+            tasks: program.tasks.clone(),
+        });
     }
     Ok(Workload { name: text.to_string(), description: String::new(), source: String::new(), constant_load: true, baseline: None, apps })
 }

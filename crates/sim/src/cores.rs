@@ -53,6 +53,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let useful = elapsed - self.pay_debt(t, ty, elapsed);
         let m = &self.dvfs.machine;
         let ctr = &mut self.counters.hot[t as usize][ty];
+        let misses_before = ctr.llc_misses;
         ctr.time_ns += elapsed;
         ctr.cycles += elapsed as f64 * m.core_types[ty].freq_ghz;
         // What it did, at the rate its core was planned with (`memory`).
@@ -73,6 +74,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
             }
             Act::Off => {}
+        }
+        if let Some(trace) = &mut self.power_trace {
+            let misses = self.counters.hot[t as usize][ty].llc_misses - misses_before;
+            trace.add(self.m.core_types[ty].rail, self.now - elapsed, self.now, self.dvfs.above_idle_w(c), misses);
         }
         if let Some(share) = &mut self.shares[t as usize] {
             share.rounds.charge(self.fast_type_mask[ty], elapsed);
@@ -158,7 +163,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         if self.running[c].is_none() {
             let next = match self.sched.pick_next(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c) {
-                None => self.share_take(c),
+                None => self.share_take(c).or_else(|| self.idle_pull(c)),
                 some => some,
             };
             match next {
@@ -224,6 +229,31 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         if self.running[c].is_none() {
             self.mark_dirty(c as u32);
         }
+    }
+
+    /// The local scheduler moves running thread `t` to core `to` (GTS's forced migrations, a
+    /// switcher's change of cores): it leaves its core as a preempted thread does and is queued
+    /// on `to`; the dispatch there charges the migration.
+    pub(crate) fn move_running(&mut self, t: u32, to: usize) {
+        let c = self.book.threads[t as usize].core.expect("a running thread has a core");
+        self.account(c);
+        self.stop_running(c);
+        self.book.threads[t as usize].state = ThreadState::Ready;
+        self.mark_dirty(c as u32);
+        self.enqueue_on(t, to);
+    }
+
+    /// Idle core `c` found nothing to pick: the local scheduler may hand it a runnable thread of
+    /// another core (`LocalScheduler::idle_pull`), queued here and picked.
+    fn idle_pull(&mut self, c: usize) -> Option<u32> {
+        let t = self.sched.idle_pull(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c)?;
+        if self.book.threads[t as usize].state == ThreadState::Running {
+            self.move_running(t, c);
+        } else {
+            self.sched.dequeue(t);
+            self.enqueue_on(t, c);
+        }
+        self.sched.pick_next(&SchedView::new(&self.allowed, &self.last_ran, &self.running), c)
     }
 
     pub(crate) fn take_off_cpu(&mut self, t: u32) {

@@ -90,6 +90,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Apply one thread's new allowed set; a thread on a core it may no longer use is moved.
     fn set_affinity(&mut self, t: u32, cores: &CoreSet) -> bool {
+        // A task program's tied main thread stays on its cluster where the policy's choice
+        // allows it; a policy that places it on other cores only is obeyed (its placement of the
+        // other threads may leave no free core of that cluster: overriding it would put two
+        // spinning runtime threads on one core).
+        let pinned = self.runtime_pin(t).map(|pin| cores.intersection(&pin)).filter(|both| !both.is_empty());
+        let cores = pinned.as_ref().unwrap_or(cores);
         let v = &mut self.book.threads[t as usize];
         if v.state == ThreadState::Exited || v.allowed == *cores {
             return false;

@@ -61,6 +61,13 @@ impl Dvfs {
         true
     }
 
+    /// What a busy core `c` draws above its idle power now, W: its type's current level's active power less the idle.
+    pub fn above_idle_w(&self, c: usize) -> f64 {
+        let ty = self.machine.cores[c].core_type;
+        let t = &self.machine.core_types[ty];
+        t.power_levels_w[self.level[ty]] - t.power_idle_w
+    }
+
     /// Core `c`'s busy ns per level (index = its type's `freq_levels_ghz`), once split.
     pub fn busy_by_level(&self, c: usize) -> &[u64] {
         &self.level_busy[c]

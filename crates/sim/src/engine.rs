@@ -90,6 +90,9 @@ pub struct SimConfig {
     /// reports is the exact count either way (`counters`). Default true: a policy made outside
     /// the registry and its runner is shown everything.
     pub policy_reads_counters: bool,
+    /// Record the power of each rail by windows of this many ns (`power::PowerTrace`, the
+    /// paper's daemon sampling every 0.27 s); 0 (the default): no trace.
+    pub power_sample_ns: u64,
 }
 
 pub const DEFAULT_SLICE_NS: u64 = (ampsched_model::defaults::SLICE_MS * 1e6) as u64;
@@ -114,6 +117,7 @@ impl Default for SimConfig {
             interrupt: None,
             counter_noise: ampsched_model::defaults::COUNTER_NOISE,
             policy_reads_counters: true,
+            power_sample_ns: 0,
         }
     }
 }
@@ -185,6 +189,8 @@ pub(crate) struct AppRt {
     pub queue_peak: Vec<u32>,
     pub done: bool,
     pub all_threads: Vec<u32>,
+    /// A task app's runtime (`runtime`): its state for the current run, and its statistics.
+    pub runtime: Option<Box<crate::runtime::TaskRun>>,
 }
 
 impl AppRt {
@@ -293,6 +299,8 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// The costs on each core type of the phases with a CPI per microarchitecture, resolved
     /// once (`memory::UarchCosts`).
     pub(crate) uarch_costs: UarchCosts,
+    /// The rails' power by time window, if asked for (`SimConfig::power_sample_ns`).
+    pub(crate) power_trace: Option<crate::power::PowerTrace>,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -344,6 +352,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             model,
             policy,
             trace: (cfg.max_segments > 0).then(|| TraceRecorder::new(cfg.max_segments)),
+            power_trace: (cfg.power_sample_ns > 0).then(|| crate::power::PowerTrace::new(m, cfg.power_sample_ns)),
             cfg,
             now: 0,
             events: EventQueue::new(m.num_cores()),
@@ -405,6 +414,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             // Nothing changes between events: the state `settle` left held since the last one.
             self.stats.idle_while_waiting_ns += (t - self.now) * self.stats.idle_while_waiting_now;
             self.now = t;
+            self.sched.set_now(t);
             match ev {
                 Event::Core { core } => self.on_core_event(core as usize),
                 Event::Arrival { app } => {
@@ -532,7 +542,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let mut moved = std::mem::take(&mut self.moved);
         self.sched.balance(&SchedView::new(&self.allowed, &self.last_ran, &self.running), &mut moved);
         for &(t, to) in &moved {
-            self.queued_at(t, to);
+            if self.book.threads[t as usize].state == ThreadState::Running {
+                self.move_running(t, to);
+            } else {
+                self.queued_at(t, to);
+            }
         }
         moved.clear();
         self.moved = moved;
@@ -556,5 +570,26 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     pub(crate) fn set_state(&mut self, t: u32, state: ThreadState) {
         self.book.set_state(t, state);
+    }
+}
+
+/// Run `policy` over the local scheduler it asks for (`Policy::os_scheduler`): CFS, or one of the
+/// big.LITTLE paper's OS schedulers (`local::gts`, `local::cluster_switch`, `local::iks`). A
+/// switcher on a machine it cannot run on is `SimError::Input`.
+pub fn simulate(m: &Machine, w: &Workload, model: &dyn PerfModel, policy: &mut dyn Policy, cfg: SimConfig) -> Result<crate::RunResult, SimError> {
+    use crate::local::{cluster_switch, iks, Gts};
+    use ampsched_model::OsScheduler;
+    let (slice, seed) = (cfg.slice_ns, cfg.seed);
+    match policy.os_scheduler() {
+        OsScheduler::Cfs => Engine::new(m, w, model, policy, cfg).run(),
+        OsScheduler::Gts(p) => Engine::with_scheduler(m, w, model, policy, cfg, Gts::new(m, p, slice, seed)).run(),
+        OsScheduler::ClusterSwitch(p) => {
+            let s = cluster_switch::new(m, p, slice, seed).map_err(SimError::Input)?;
+            Engine::with_scheduler(m, w, model, policy, cfg, s).run()
+        }
+        OsScheduler::Iks(p) => {
+            let s = iks::new(m, p, slice, seed).map_err(SimError::Input)?;
+            Engine::with_scheduler(m, w, model, policy, cfg, s).run()
+        }
     }
 }

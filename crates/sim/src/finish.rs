@@ -137,6 +137,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             })
             .collect();
         let trace = self.trace.take().unwrap_or_default();
+        let mut task_runtime = crate::runtime::TaskRuntimeStats::default();
+        for run in self.apps.iter().filter_map(|r| r.runtime.as_deref()) {
+            task_runtime.add(&run.stats);
+        }
         RunResult {
             makespan_ns: self.now,
             events: self.stats.events,
@@ -152,6 +156,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             segments_dropped: trace.segments_dropped,
             marks: trace.marks,
             sf_error: self.sf_error,
+            power_trace: self.power_trace,
+            task_runtime,
         }
     }
 }

@@ -111,6 +111,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let stages = g.phases.iter().any(|p| matches!(p, Phase::Stage(_)));
             run.stage_items.push(if stages { vec![StageItems::default(); g.phases.len()] } else { Vec::new() });
         }
+        if app.tasks.is_some() {
+            self.start_task_run(a);
+        }
         for (g, group) in app.groups.iter().enumerate() {
             self.apps[a].group_first.push(self.book.threads.len() as u32);
             // Per-phase workers of a run that opens with a serial phase are not created yet.
@@ -131,8 +134,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// counted it in the run's live threads.
     fn spawn_thread(&mut self, a: usize, g: usize, index: u32, pc: u32) {
         let id = self.book.threads.len() as u32;
-        let all = self.m.all_cores();
         let app = &self.w.apps[a];
+        // A task program's main thread starts tied to its cluster (`main = "big" | "little"`).
+        let pin = app.tasks.as_deref().filter(|_| g == 0).and_then(|tp| crate::runtime::main_pin(self.m, tp.options.main));
+        let all = pin.unwrap_or_else(|| self.m.all_cores());
         self.book.add_thread(ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now));
         self.sched.add_thread(id, app.priority);
         self.counters.add_thread();
@@ -195,7 +200,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.flow[t as usize].act = Act::Compute { remaining: instructions };
     }
 
-    fn start_wait(&mut self, t: u32, wait: Wait) -> Next {
+    pub(crate) fn start_wait(&mut self, t: u32, wait: Wait) -> Next {
         let f = &mut self.flow[t as usize];
         if !f.waiting {
             f.waiting = true;
@@ -223,6 +228,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// Move thread `t` past its finished work or wait, to its next activity.
     pub(crate) fn advance(&mut self, t: u32) -> Next {
+        if self.apps[self.flow[t as usize].app as usize].runtime.is_some() {
+            return self.task_advance(t);
+        }
         loop {
             let Some(phase) = self.phase_of(t) else {
                 self.flow[t as usize].act = Act::Off;

@@ -42,6 +42,10 @@ pub struct Metrics {
     pub apps: Vec<AppMetrics>,
     /// Per core: energy, J (None as `energy_j`).
     pub core_energy_j: Option<Vec<f64>>,
+    /// Per power rail (`Machine::rails`, in order): energy, J; they sum to `energy_j` (None as it).
+    pub rail_energy_j: Option<Vec<f64>>,
+    /// `energy_j / makespan_s`, W: the mean power over the run (the paper's Fig. 4 and 8).
+    pub avg_power_w: Option<f64>,
 }
 
 /// `solo_s[i]`: app i's turnaround alone on the all-fast reference machine.
@@ -89,7 +93,10 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
             })
             .collect()
     });
-    let energy_j: Option<f64> = core_energy_j.as_ref().map(|e| e.iter().sum());
+    // The rails' static power and the memory's traffic come on top of the cores' energy; 0.0
+    // without `[[rail]]`, where energy_j stays the cores' sum.
+    let rails = core_energy_j.as_ref().map(|e| crate::power::rail_energy(m, r, e, makespan_s));
+    let energy_j: Option<f64> = core_energy_j.as_ref().zip(rails.as_ref()).map(|(e, (_, added))| e.iter().sum::<f64>() + added);
     let instructions = r.instructions();
     Metrics {
         makespan_s,
@@ -104,5 +111,7 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
         instructions_per_s: if makespan_s > 0.0 { instructions / makespan_s } else { 0.0 },
         apps,
         core_energy_j,
+        rail_energy_j: rails.map(|(r, _)| r),
+        avg_power_w: energy_j.map(|e| if makespan_s > 0.0 { e / makespan_s } else { 0.0 }),
     }
 }

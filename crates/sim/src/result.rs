@@ -70,6 +70,10 @@ pub struct RunResult {
     /// Per thread (by id): the sum of |SF estimate − true SF| over its samples and their
     /// number, where the policy gave estimates (`Diagnostics::sf_estimate`); empty otherwise.
     pub sf_error: Vec<(f64, u64)>,
+    /// The rails' power by time window, if the run was asked for it (`SimConfig::power_sample_ns`).
+    pub power_trace: Option<crate::power::PowerTrace>,
+    /// What the task runtime measured, summed over the task apps' runs (all zero without one).
+    pub task_runtime: crate::runtime::TaskRuntimeStats,
 }
 
 impl RunResult {

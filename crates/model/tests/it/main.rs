@@ -6,3 +6,4 @@
 mod book;
 mod coreset;
 mod levels;
+mod task_program;

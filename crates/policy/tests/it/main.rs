@@ -3,6 +3,7 @@
 //! A test's name is its module path (`cargo test -p ampsched-policy --test it MODULE::` runs one
 //! module's tests).
 
+mod biglittle;
 mod fairness_model;
 mod options;
 mod partitions;

@@ -75,5 +75,7 @@ fn per_phase_workers_are_new_threads_to_every_policy() {
         }
         checked += 1;
     }
-    assert!(checked >= POLICIES.len() - 2, "only {checked} policies were called");
+    // Not called: best-static, oblivious and the OS-scheduler policies (gts, cluster-switch, iks),
+    // which decide nothing and leave every thread to the local scheduler.
+    assert!(checked >= POLICIES.len() - 2 - ampsched_policy::biglittle::OS_SCHEDULERS.len(), "only {checked} policies were called");
 }

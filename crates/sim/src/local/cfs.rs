@@ -48,6 +48,11 @@ impl Cfs {
         Cfs { queues: vec![RunQueue::default(); llc_of.len()], llc_of, threads: Vec::new(), slice_ns, rng: Rng::new(seed) }
     }
 
+    /// The threads queued on core `c`, in the order it would run them.
+    pub fn queued(&self, c: usize) -> impl Iterator<Item = u32> + '_ {
+        self.queues[c].iter().map(|(_, t)| t)
+    }
+
     /// Threads running or queued on core `c` (Linux's nr_running).
     fn nr(&self, sys: &SchedView, c: usize) -> usize {
         self.queues[c].len() + sys.is_running(c) as usize
@@ -236,12 +241,21 @@ impl LocalScheduler for Cfs {
     /// Move queued threads from the longest queues to cores with at least two fewer runnable
     /// threads that they may run on.
     fn balance(&mut self, sys: &SchedView, moved: &mut Vec<(u32, usize)>) {
+        self.balance_within(sys, None, moved);
+    }
+}
+
+impl Cfs {
+    /// `balance` among the cores of `within` only (all cores: None): GTS balances each of its
+    /// domains so, never across them.
+    pub fn balance_within(&mut self, sys: &SchedView, within: Option<&CoreSet>, moved: &mut Vec<(u32, usize)>) {
         let n = self.queues.len();
+        let inside = |c: usize| within.is_none_or(|w| w.contains(c));
         for _ in 0..n {
-            let Some(busiest) = (0..n).filter(|&c| !self.queues[c].is_empty()).max_by_key(|&c| (self.nr(sys, c), usize::MAX - c)) else {
+            let Some(busiest) = (0..n).filter(|&c| inside(c) && !self.queues[c].is_empty()).max_by_key(|&c| (self.nr(sys, c), usize::MAX - c)) else {
                 return;
             };
-            let mut targets: Vec<usize> = (0..n).filter(|&c| self.nr(sys, c) + 2 <= self.nr(sys, busiest)).collect();
+            let mut targets: Vec<usize> = (0..n).filter(|&c| inside(c) && self.nr(sys, c) + 2 <= self.nr(sys, busiest)).collect();
             targets.sort_by_key(|&c| (self.nr(sys, c), c));
             // What `first_allowed` would find for each target in turn, reading the busiest
             // queue's head once (a queue is read in order through a heap): pinned partitions

@@ -3,18 +3,28 @@
 //! yields its core, and balances the queues periodically.
 //!
 //! The engine carries out what it decides (dispatch, migration cost, accounting, events); the
-//! scheduler reads the rest of the system through `SchedView`. Today's scheduler is CFS-like
-//! (`cfs`); Linux's GTS/HMP or Kim & Huh's fairness rounds replace exactly this layer. The
+//! scheduler reads the rest of the system through `SchedView`. The default scheduler is CFS-like
+//! (`cfs`); the big.LITTLE paper's OS schedulers replace exactly this layer (`gts` with its load
+//! tracking `pelt`; `cluster_switch` and `iks` over `switching`), chosen by the policy
+//! (`Policy::os_scheduler`, `crate::simulate`); Kim & Huh's fairness rounds act beside it
+//! (`share`). The
 //! engine takes the scheduler as a type parameter, so its calls are static (no per-event
 //! virtual call).
 
 pub mod cfs;
+pub mod cluster_switch;
+pub mod gts;
+pub mod iks;
+pub mod pelt;
 pub mod runqueue;
 pub mod share;
+pub mod switching;
 
 use ampsched_model::CoreSet;
 
 pub use cfs::Cfs;
+pub use gts::Gts;
+pub use switching::Switcher;
 
 /// What a local scheduler may read of the rest of the system: per thread, the cores it may run
 /// on now and the core it last ran on; per core, the thread running there. Plain slices, indexed
@@ -50,8 +60,23 @@ impl<'a> SchedView<'a> {
         self.running[c].is_some()
     }
 
+    /// The thread running on core `c`.
+    #[inline]
+    pub fn running(&self, c: usize) -> Option<u32> {
+        self.running[c]
+    }
+
     pub fn num_cores(&self) -> usize {
         self.running.len()
+    }
+
+    /// The same system with other allowed sets (one per thread): a scheduler that wraps another
+    /// narrows what the inner one may do (GTS keeps CFS's balancing inside a cluster).
+    pub fn with_allowed<'b>(&self, allowed: &'b [CoreSet]) -> SchedView<'b>
+    where
+        'a: 'b,
+    {
+        SchedView::new(allowed, self.last_ran, self.running)
     }
 }
 
@@ -95,6 +120,19 @@ pub trait LocalScheduler {
     /// A policy's weight for `t` (None: the weight of its app's nice value).
     fn set_weight(&mut self, t: u32, weight: Option<u32>);
     /// Periodic load balancing: move queued threads between queues, and tell each move
-    /// (thread, new core) in order.
+    /// (thread, new core) in order. A scheduler may also name a running thread to move (GTS's
+    /// forced migrations, a switcher's change of cores): the engine takes it off its core, as a
+    /// preempted thread (`put_prev`), and queues it on the new core (`enqueue`); a queued thread
+    /// it has moved itself.
     fn balance(&mut self, sys: &SchedView, moved: &mut Vec<(u32, usize)>);
+    /// The time of the event being handled, told before its handler runs: for schedulers that
+    /// keep time-based state of their own (GTS's load tracking, a switcher's utilisation).
+    #[inline]
+    fn set_now(&mut self, _now_ns: u64) {}
+    /// Core `c` is idle with nothing to pick (`pick_next` gave None): a runnable thread of
+    /// another core, running or queued, that it takes (GTS's idle pull). The engine takes it off
+    /// its core or queue, queues it on `c` and picks again.
+    fn idle_pull(&mut self, _sys: &SchedView, _c: usize) -> Option<u32> {
+        None
+    }
 }

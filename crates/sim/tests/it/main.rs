@@ -6,6 +6,7 @@
 mod common;
 
 mod counters;
+mod gts;
 mod idle_while_waiting;
 mod interrupt;
 mod lock_wake;
@@ -18,4 +19,5 @@ mod progress;
 mod restarts;
 mod share_cost;
 mod shares;
+mod task_runtime;
 mod workers;
