@@ -99,6 +99,10 @@ POLICIES = [
     "scaled-lb",
     "r-fair",
     "guaranteed-fairness",
+    "gts",
+    "cluster-switch",
+    "iks",
+    "cluster-bound",
 ]
 QUICK_THREADS = 8
 # The quick grid's other limits: WASH's Section-3 machines (one core type each: the
@@ -113,11 +117,16 @@ WASH_FAMILY = {"wash", "bindvm", "pfs"}
 # and the whole one alike: its policies share the daemon and the engine's share enforcement, which
 # these machines' runs already exercise on every workload, and on all 24 machines the family would
 # add some 40,000 runs to the snapshot for no path the others miss.
-FAIRNESS_FAMILY = set(POLICIES[POLICIES.index("max-perf") :])  # the last nine of POLICIES
+FAIRNESS_FAMILY = set(POLICIES[POLICIES.index("max-perf") : POLICIES.index("gts")])  # nine of POLICIES
 FAIRNESS_MACHINES = ("kimhuh-", "odroid-")
+# The big.LITTLE family (the OS schedulers of the big.LITTLE paper's Section III and its Static
+# threading) runs on the two big.LITTLE boards only, for the same reason: its local schedulers
+# see every workload there, and elsewhere they would add thousands of runs for no new path.
+BIGLITTLE_FAMILY = set(POLICIES[POLICIES.index("gts") :])  # the last four of POLICIES
+BIGLITTLE_MACHINES = ("exynos5422", "odroid-")
 # `make test` checks every QUICK_STRIDE-th quick-eligible run: a thirteenth (about 15 s on 2 CPUs
 # beside other jobs) keeps the Python tests within their share of the 10 minutes; 13 is prime to
-# len(POLICIES) = 27, so the picks rotate through the policies.
+# len(POLICIES) = 31, so the picks rotate through the policies.
 QUICK_STRIDE = 13
 # The JSON sample: every HASH_STRIDE-th quick-eligible run (about a hundred, a few seconds), chosen
 # when the whole snapshot is written and then fixed by json.sha256.tsv itself.
@@ -179,7 +188,9 @@ def grid(quick=False):
         return w["threads"] <= QUICK_THREADS or (w["threads"] == m["cores"] and p != "best-static")
 
     def in_grid(m, p):
-        return p not in FAIRNESS_FAMILY or m["name"].startswith(FAIRNESS_MACHINES)
+        if p in FAIRNESS_FAMILY:
+            return m["name"].startswith(FAIRNESS_MACHINES)
+        return p not in BIGLITTLE_FAMILY or m["name"].startswith(BIGLITTLE_MACHINES)
 
     return [
         (m["name"], w["name"], p)
