@@ -140,9 +140,10 @@ impl Gts {
         last.is_none_or(|l| (self.now.saturating_sub(l) >> pelt::UNIT_SHIFT) >= threshold as u64)
     }
 
-    /// `hmp_up_migration`: the big core thread `t`, on little core `from`, moves to, if it does.
-    fn up_target(&mut self, sys: &SchedView, t: u32, from: usize) -> Option<usize> {
-        if !self.little.contains(from) || self.ratio(t) < self.p.up_threshold || !self.delay_over(self.last_up[t as usize], self.p.next_up_threshold) {
+    /// `hmp_up_migration`: the big core thread `t`, on little core `from`, with load `ratio`,
+    /// moves to, if it does.
+    fn up_target(&self, sys: &SchedView, t: u32, from: usize, ratio: u32) -> Option<usize> {
+        if !self.little.contains(from) || ratio < self.p.up_threshold || !self.delay_over(self.last_up[t as usize], self.p.next_up_threshold) {
             return None;
         }
         let (target, load) = self.min_load(sys, &self.big.intersection(sys.allowed(t)))?;
@@ -150,9 +151,9 @@ impl Gts {
     }
 
     /// `hmp_down_migration` and `hmp_select_slower_cpu`: the little core thread `t`, on big core
-    /// `from`, moves to, if it does.
-    fn down_target(&mut self, sys: &SchedView, t: u32, from: usize) -> Option<usize> {
-        if !self.big.contains(from) || self.ratio(t) >= self.p.down_threshold || !self.delay_over(self.last_down[t as usize], self.p.next_down_threshold) {
+    /// `from`, with load `ratio`, moves to, if it does.
+    fn down_target(&self, sys: &SchedView, t: u32, from: usize, ratio: u32) -> Option<usize> {
+        if !self.big.contains(from) || ratio >= self.p.down_threshold || !self.delay_over(self.last_down[t as usize], self.p.next_down_threshold) {
             return None;
         }
         self.min_load(sys, &self.little.intersection(sys.allowed(t))).map(|(c, _)| c)
@@ -205,7 +206,7 @@ impl Gts {
                 // The heaviest; among equals the first (the running one, then queue order).
                 let i = (0..cands.len()).max_by_key(|&i| (ratios[i], usize::MAX - i)).expect("not empty");
                 let t = cands[i];
-                if let Some(to) = self.up_target(sys, t, c) {
+                if let Some(to) = self.up_target(sys, t, c, ratios[i]) {
                     self.migrated(t, to, true);
                     self.push(sys, t, c, to, moved);
                 }
@@ -249,8 +250,12 @@ impl LocalScheduler for Gts {
         self.now = now_ns;
     }
 
+    /// The HMP rules read the load the task had when it last stopped being runnable, not decayed
+    /// over its sleep: in the kernel `try_to_wake_up` calls `select_task_rq_fair` before
+    /// `enqueue_entity_load_avg`, the first update since `dequeue_entity_load_avg` (so the sleep
+    /// is accounted, as not runnable, only once the task is queued: `enqueue` here).
     fn select_core(&mut self, sys: &SchedView, t: u32) -> usize {
-        self.track(t);
+        let ratio = self.load[t as usize].load_avg_ratio();
         let Some(prev) = sys.last_ran(t) else {
             // Fork.
             if self.p.fork_migrate_big {
@@ -260,17 +265,17 @@ impl LocalScheduler for Gts {
                 }
             }
             let c = self.cfs.select_core(sys, t);
-            if let Some(to) = self.up_target(sys, t, c) {
+            if let Some(to) = self.up_target(sys, t, c, ratio) {
                 self.migrated(t, to, true);
                 return to;
             }
             return c;
         };
-        if let Some(to) = self.up_target(sys, t, prev) {
+        if let Some(to) = self.up_target(sys, t, prev, ratio) {
             self.migrated(t, to, true);
             return to;
         }
-        if let Some(to) = self.down_target(sys, t, prev) {
+        if let Some(to) = self.down_target(sys, t, prev, ratio) {
             if to != prev {
                 self.migrated(t, to, false);
                 return to;
@@ -463,6 +468,31 @@ mod tests {
         assert_eq!(g.select_core(&sys.view(), 0), 3);
         assert_eq!((g.last_down[0], g.last_up[0]), (Some(NOW), None));
         assert_eq!(g.select_core(&sys.view(), 1), 1);
+    }
+
+    /// Wake-up reads the load as it was when the thread blocked, not decayed over its sleep
+    /// (`select_task_rq_fair` runs before `enqueue_entity_load_avg` accounts the sleep). Thread 0
+    /// blocked on big core 0 at 600, thread 1 on little core 2 at 750, both 20 ms ago: decayed
+    /// over 20 ms (y^19.07 ≈ 0.66 on the sum, the period growing) they would be ≈ 370 and ≈ 460,
+    /// under down_threshold and up_threshold. Thread 0 stays big (its idle last core), thread 1
+    /// goes up to big core 1 (core 0 now has thread 0). Once queued, the sleep is accounted.
+    #[test]
+    fn wake_up_reads_the_load_at_the_block_not_decayed_over_the_sleep() {
+        let mut sys = System::new(2);
+        sys.last_ran = vec![Some(0), Some(2)];
+        let mut g = gts(&[600, 750]);
+        let slept = 20_000_000;
+        for t in 0..2 {
+            g.load[t].last_update_ns = NOW - slept;
+            let mut decayed = g.load[t];
+            decayed.update(NOW, false, false, g.multiplier);
+            assert!(decayed.load_avg_ratio() < [512, 700][t], "{t}: {}", decayed.load_avg_ratio());
+        }
+        assert_eq!(g.select_core(&sys.view(), 0), 0);
+        g.enqueue(0, 0);
+        assert_eq!(g.select_core(&sys.view(), 1), 1);
+        assert_eq!(g.last_up[1], Some(NOW));
+        assert!(g.pelt(0).load_avg_ratio() < 512 && g.pelt(0).last_update_ns == NOW);
     }
 
     /// The down delay: a light thread that moved down 4096 units (≈ 4.19 ms) ago or less may not
