@@ -49,10 +49,13 @@ fn segments_of(r: &RunResult, t: u32) -> Vec<(u32, u64, u64)> {
     s
 }
 
-/// A thread that runs a moment, sleeps 1 s, then runs CPU-bound (1.6e9 instructions: 1 s on a
-/// big core). Forked with a full load (PELT starts a task at sum = period), it goes to an idle
-/// big core. After the sleep its load is 0, below 512, and the wake-up moves it down (its down
-/// delay never armed). On the little core its load climbs as 1024·(1 − y^n); it reaches 700 at
+/// A thread that runs a moment and sleeps 1 s, twice, then runs CPU-bound (1.6e9 instructions:
+/// 1 s on a big core). Forked with a full load (PELT starts a task at sum = period), it goes to an
+/// idle big core. A wake-up reads the load at the block, before the sleep is accounted
+/// (`select_task_rq_fair` runs before `enqueue_entity_load_avg`): the first wake-up still sees the
+/// full load and keeps it on a big core; its enqueue accounts the 1 s sleep (load ≈ 0), so it
+/// blocks again at a load ≈ 0 < 512 and the second wake-up moves it down (its down delay never
+/// armed). On the little core its load climbs as 1024·(1 − y^n); it reaches 700 at
 /// n = 32·log2(1024/324) = 53.1 periods = 55.7 ms (`pelt`'s test: between 55 and 57 ms), and the
 /// next forced-migration pass (every 10 ms) moves it up, every big core being idle and its up
 /// delay long over: 55 ms ≤ time on little ≤ 57 + 10 ms.
@@ -61,11 +64,15 @@ fn gts_moves_a_cpu_bound_thread_up_after_its_load_reaches_700() {
     let w = "[[app]]\nname = \"a\"\nthreads = 1\n\
              [[app.phase]]\nkind = \"compute\"\ninstructions = 1e5\n\
              [[app.phase]]\nkind = \"sleep\"\nseconds = 1.0\n\
+             [[app.phase]]\nkind = \"compute\"\ninstructions = 1e5\n\
+             [[app.phase]]\nkind = \"sleep\"\nseconds = 1.0\n\
              [[app.phase]]\nkind = \"compute\"\ninstructions = 1.6e9\n";
     let r = run(w, gts(GtsParams::DEFAULT));
     let segs = segments_of(&r, 0);
     assert!(big(segs[0].0), "forked onto a big core: {segs:?}");
-    let woke = segs.iter().position(|s| s.1 >= 1000 * MS).expect("runs after its sleep");
+    let first = segs.iter().find(|s| (1000 * MS..2000 * MS).contains(&s.1)).expect("runs between its sleeps");
+    assert!(big(first.0), "woke from its first sleep on a big core: {segs:?}");
+    let woke = segs.iter().position(|s| s.1 >= 2000 * MS).expect("runs after its sleeps");
     let (core, wake, _) = segs[woke];
     assert!(!big(core), "woke on a little core: {segs:?}");
     let up = segs[woke..].iter().find(|s| big(s.0)).expect("moves up");
@@ -76,10 +83,13 @@ fn gts_moves_a_cpu_bound_thread_up_after_its_load_reaches_700() {
 }
 
 /// A 20%-duty thread (2 ms of work on a big core, 8 ms asleep, 50 times): forked on a big core
-/// with a full load of one slice's history (sum = period = 3,906 units), after its first 2 ms run
-/// and 8 ms sleep its ratio is about 1024 × 5.9k / 13.7k ≈ 440 < 512, so its first wake-up moves
-/// it down; on a little core the same work takes 6 ms (CPI × 1.5 at half the clock), a 43% duty,
-/// whose load (≈ 440) stays below 700: it never comes back up.
+/// with a full load of one slice's history (sum = period = 3,906 units). A wake-up reads the load
+/// at the block (`select_task_rq_fair` runs before the sleep is accounted): at its first block
+/// (2 ms) the history is all runnable, load 1023, so the wake-up at 10 ms keeps it big; at its
+/// second block (12 ms), the 8 ms sleep accounted and decayed, sum ≈ 6.5k and period ≈ 13.4k
+/// units: ≈ 497 < 512, so the wake-up at 20 ms moves it down. On a little core the same work takes
+/// 6 ms (CPI × 1.5 at half the clock), a 43% duty, whose load (at most ≈ 490 at a block) stays
+/// below 700: it never comes back up.
 #[test]
 fn gts_moves_a_light_thread_down_and_keeps_it_there() {
     let w = "[[app]]\nname = \"a\"\nthreads = 1\nrepeat = 50\n\
@@ -89,7 +99,7 @@ fn gts_moves_a_light_thread_down_and_keeps_it_there() {
     let segs = segments_of(&r, 0);
     assert!(big(segs[0].0), "{:?}", &segs[..3]);
     let down = segs.iter().position(|s| !big(s.0)).expect("moves down");
-    assert!(segs[down].1 <= 12 * MS, "down at {} ms", segs[down].1 as f64 / 1e6);
+    assert!((20 * MS..=22 * MS).contains(&segs[down].1), "down at {} ms", segs[down].1 as f64 / 1e6);
     assert!(segs[down..].iter().all(|s| !big(s.0)), "came back up");
 }
 
