@@ -219,8 +219,9 @@ QUICK = {"seeds": "1", "schedulers": SCHEDULERS}
 # The claims whose condition our means sit at the edge of, so that one seed (the quick version) and five can fall on
 # either side (measured: "nearly the same" energy at 2+2 within 5.0% and 4.5%, the main-thread averages' spread 4.9%
 # and 4.8% against 5%, Task-based's 4+2 and 4+3 within 0.5%): the tests do not hold the quick version to the full
-# version's verdicts on them (as fairness's QUICK_ESTIMATES).
-QUICK_ESTIMATES = ("fig5-2p2-energy-same", "fig10-average-no-difference", "fig6-tasks-grows")
+# version's verdicts on them (as fairness's QUICK_ESTIMATES). GTS's average speedup change from 4+0 to 4+4 too: its
+# migrations depend on the seed's ties, and seed 1 gives +8.0% where seeds 1-5 give +6.2%, against +5% within 1.5 points.
+QUICK_ESTIMATES = ("fig5-2p2-energy-same", "fig10-average-no-difference", "fig6-tasks-grows", "fig6-gts-4p4-speedup")
 # Words the paper uses without a number, as conditions chosen before any result: "nearly the same", "nearly
 # constant", "no significant difference" within SAME_TOL%; "match" within the one rule's floor (1.5 points).
 SAME_TOL = 5.0
