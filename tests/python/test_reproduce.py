@@ -4,17 +4,12 @@ and its figures, the thesis-uf formulas against hand-derived numbers, and the CL
 
 import math
 import os
-import pickle
 import re
-import subprocess
-import sys
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 import ampsched
-from conftest import env_with_package
 from test_cli import assert_one_line_error, run_module
 
 if ampsched._core is None:
@@ -60,40 +55,6 @@ def quick_run(name, jobs, tmp_path_factory):
     return _QUICK_DONE[(name, jobs)]
 
 
-# A child that runs one quick version and pickles (claims, text): `quick_runs_together` runs two at once.
-_CHILD = """import pickle, sys
-from ampsched import reproductions
-claims, text = reproductions.run(sys.argv[1], quick=True, jobs=int(sys.argv[2]), output=sys.argv[3])
-with open(sys.argv[4], "wb") as out:
-    pickle.dump((claims, text), out)
-"""
-# How many quick versions run at once when a test reads them all. Each one's sweep already has `jobs`
-# workers, but writes its document and figures alone (a third to a half of its time on 2 CPUs): two
-# side by side keep both CPUs busy, which takes about a quarter off `make test`'s reproductions.
-TOGETHER = 2
-
-
-def quick_runs_together(names, jobs, tmp_path_factory):
-    """quick_run for each of `names` not yet run, TOGETHER at a time in child processes (the same
-    function, the same arguments: a document does not depend on the process that writes it)."""
-    todo = [name for name in names if (name, jobs) not in _QUICK_DONE]
-
-    def one(name):
-        folder = tmp_path_factory.mktemp(f"{name}-jobs{jobs}")
-        pickled = folder / "claims.pickle"
-        args = [sys.executable, "-c", _CHILD, name, str(jobs), str(folder), str(pickled)]
-        done = subprocess.run(args, capture_output=True, text=True, env=env_with_package())
-        assert done.returncode == 0, f"{name}'s quick version failed:\n{done.stderr[-3000:]}"
-        with open(pickled, "rb") as f:
-            claims, text = pickle.load(f)
-        pickled.unlink()
-        return name, (folder, claims, text)
-
-    with ThreadPoolExecutor(TOGETHER) as pool:
-        for name, result in pool.map(one, todo):
-            _QUICK_DONE[(name, jobs)] = result
-
-
 class QuickRuns(Mapping):
     """Every reproduction's quick version, with two jobs, each run when a test first reads it: a
     `-k` that selects one test runs only the reproductions it reads; `make test` runs them all
@@ -114,11 +75,6 @@ class QuickRuns(Mapping):
 
     def __iter__(self):
         return iter(self._names)
-
-    def items(self):
-        """Every quick version, run TOGETHER at a time first (a test that reads them all)."""
-        quick_runs_together(self._names, 2, self._factory)
-        return super().items()
 
     def __len__(self):
         return len(self._names)
