@@ -79,6 +79,8 @@ fn play_the_agent(how: &str) -> ! {
     while task_count(moved) < 2 && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(1));
     }
+    // Without the second thread the test would check nothing of it: say so here, not later as a count.
+    assert_eq!(task_count(moved), 2, "the target started no second thread within {PATIENCE:?} of SIGUSR1");
     assert!(thread_affinities(moved).iter().all(|m| *m == pinned), "both threads pinned");
     println!("changed");
     if how == "dismiss" {
