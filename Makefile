@@ -17,7 +17,7 @@ SOURCES := $(shell find crates python catalog -type f \( -name '*.rs' -o -name '
 $(VENV)/.tools:
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=14" "tqdm>=4.60" "matplotlib>=3.5" "pytest>=7" "hypothesis>=6" "ray>=2.9"
+	$(VPY) -m pip install -q "maturin>=1.5,<2" "pandas>=1.5" "pyarrow>=14" "tqdm>=4.60" "matplotlib>=3.5" "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "ray>=2.9"
 	touch $@
 
 # `pip install .` builds the Rust engine and the Python package together (maturin backend),
@@ -90,8 +90,12 @@ test-all:
 test-rust:
 	cargo test --workspace --profile $(CARGO_PROFILE)
 
+# Two parts: the tests that need the machine to themselves (the `serial` marker: live programs
+# timed by CPU time; tests/python/conftest.py) alone, the others first on two pytest-xdist
+# workers, which keeps both CPUs busy while one test waits on a child process.
 test-python: $(STAMP)
-	cd tests/python && ../../$(VPY) -m pytest -q
+	cd tests/python && ../../$(VPY) -m pytest -q -n 2 -m "not serial"
+	cd tests/python && ../../$(VPY) -m pytest -q -m serial
 
 bench:
 	cargo run --release -q -p ampsched-runner --bin ampsched-bench

@@ -8,6 +8,7 @@ is built (the tests that need the engine skip then).
 import copy
 import importlib.util
 import os
+import re
 import sys
 import time
 
@@ -150,11 +151,22 @@ def sigint_as_in_a_terminal():
 TEST_ALL = os.environ.get("AMPSCHED_TEST_ALL") == "1"
 
 
+# ---- serial tests: `make test` runs the others on two pytest-xdist workers, then these alone.
+# They run a live program under the agent and compare the CPU time the agent saw with what the
+# program measured itself, or signal process groups: a second test beside them on this 2-core
+# machine would take their CPU and turn their timings into noise. A module is serial by its name.
+SERIAL_MODULES = re.compile(r"^test_(agent\w*|\w+_live|interrupt)\.py$")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a test too slow for `make test`; `make test-all` runs it")
+    config.addinivalue_line("markers", "serial: runs alone, after the parallel tests (SERIAL_MODULES)")
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SERIAL_MODULES.match(item.path.name):
+            item.add_marker(pytest.mark.serial)
     if TEST_ALL:
         return
     skip = pytest.mark.skip(reason="slow: runs in `make test-all` (AMPSCHED_TEST_ALL=1)")
