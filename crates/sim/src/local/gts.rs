@@ -299,17 +299,7 @@ impl LocalScheduler for Gts {
         self.cfs.dequeue(t);
     }
 
-    fn queued_on(&self, t: u32) -> Option<usize> {
-        self.cfs.queued_on(t)
-    }
-
-    fn queue_len(&self, c: usize) -> usize {
-        self.cfs.queue_len(c)
-    }
-
-    fn peek_next(&self, c: usize) -> Option<u32> {
-        self.cfs.peek_next(c)
-    }
+    forward_to_cfs!();
 
     fn prefetch(&self, t: u32) {
         self.cfs.prefetch(t)
@@ -325,33 +315,9 @@ impl LocalScheduler for Gts {
         Some(t)
     }
 
-    fn charge(&mut self, t: u32, c: usize, ns: u64) {
-        self.cfs.charge(t, c, ns)
-    }
-
     fn put_prev(&mut self, t: u32, c: usize) {
         self.set_at(t, At::Off);
         self.cfs.put_prev(t, c)
-    }
-
-    fn yields_at_slice_end(&self, c: usize) -> bool {
-        self.cfs.yields_at_slice_end(c)
-    }
-
-    fn slice_ns(&self, t: u32) -> u64 {
-        self.cfs.slice_ns(t)
-    }
-
-    fn set_slice(&mut self, t: u32, slice_ns: Option<u64>) {
-        self.cfs.set_slice(t, slice_ns)
-    }
-
-    fn weight(&self, t: u32) -> u32 {
-        self.cfs.weight(t)
-    }
-
-    fn set_weight(&mut self, t: u32, weight: Option<u32>) {
-        self.cfs.set_weight(t, weight)
     }
 
     /// CFS's balancing inside each domain, then the forced migrations across them.

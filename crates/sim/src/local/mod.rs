@@ -11,6 +11,50 @@
 //! engine takes the scheduler as a type parameter, so its calls are static (no per-event
 //! virtual call).
 
+/// The methods a scheduler that wraps CFS (`self.cfs`) leaves to it unchanged: the queues as
+/// CFS keeps them, the slice and weight of each thread. Written once here, expanded inside the
+/// wrapper's `impl LocalScheduler` (GTS, the cluster and in-kernel switchers), so that a method
+/// added to this list changes every wrapper alike.
+macro_rules! forward_to_cfs {
+    () => {
+        fn queued_on(&self, t: u32) -> Option<usize> {
+            self.cfs.queued_on(t)
+        }
+
+        fn queue_len(&self, c: usize) -> usize {
+            self.cfs.queue_len(c)
+        }
+
+        fn peek_next(&self, c: usize) -> Option<u32> {
+            self.cfs.peek_next(c)
+        }
+
+        fn charge(&mut self, t: u32, c: usize, ns: u64) {
+            self.cfs.charge(t, c, ns)
+        }
+
+        fn yields_at_slice_end(&self, c: usize) -> bool {
+            self.cfs.yields_at_slice_end(c)
+        }
+
+        fn slice_ns(&self, t: u32) -> u64 {
+            self.cfs.slice_ns(t)
+        }
+
+        fn set_slice(&mut self, t: u32, slice_ns: Option<u64>) {
+            self.cfs.set_slice(t, slice_ns)
+        }
+
+        fn weight(&self, t: u32) -> u32 {
+            self.cfs.weight(t)
+        }
+
+        fn set_weight(&mut self, t: u32, weight: Option<u32>) {
+            self.cfs.set_weight(t, weight)
+        }
+    };
+}
+
 pub mod cfs;
 pub mod cluster_switch;
 pub mod gts;

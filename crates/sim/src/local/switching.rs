@@ -167,17 +167,7 @@ impl LocalScheduler for Switcher {
         self.cfs.dequeue(t)
     }
 
-    fn queued_on(&self, t: u32) -> Option<usize> {
-        self.cfs.queued_on(t)
-    }
-
-    fn queue_len(&self, c: usize) -> usize {
-        self.cfs.queue_len(c)
-    }
-
-    fn peek_next(&self, c: usize) -> Option<u32> {
-        self.cfs.peek_next(c)
-    }
+    forward_to_cfs!();
 
     /// An inactive core runs nothing; an active one its queue, else CFS's pull among the active.
     fn pick_next(&mut self, sys: &SchedView, c: usize) -> Option<u32> {
@@ -192,35 +182,11 @@ impl LocalScheduler for Switcher {
         Some(t)
     }
 
-    fn charge(&mut self, t: u32, c: usize, ns: u64) {
-        self.cfs.charge(t, c, ns)
-    }
-
     fn put_prev(&mut self, t: u32, c: usize) {
         if let Some(since) = self.run_since[c].take() {
             self.busy[c] += self.now - since;
         }
         self.cfs.put_prev(t, c)
-    }
-
-    fn yields_at_slice_end(&self, c: usize) -> bool {
-        self.cfs.yields_at_slice_end(c)
-    }
-
-    fn slice_ns(&self, t: u32) -> u64 {
-        self.cfs.slice_ns(t)
-    }
-
-    fn set_slice(&mut self, t: u32, slice_ns: Option<u64>) {
-        self.cfs.set_slice(t, slice_ns)
-    }
-
-    fn weight(&self, t: u32) -> u32 {
-        self.cfs.weight(t)
-    }
-
-    fn set_weight(&mut self, t: u32, weight: Option<u32>) {
-        self.cfs.set_weight(t, weight)
     }
 
     /// The governor's sample: switch what the rule says, then CFS's balancing among the active
