@@ -13,6 +13,7 @@ pub mod machine;
 pub mod nice;
 pub mod os_scheduler;
 pub mod perf;
+pub mod queue_spinlock;
 pub mod rng;
 pub mod share_rounds;
 pub mod task_program;
