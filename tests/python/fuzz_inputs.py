@@ -369,7 +369,21 @@ TABLE_KEYS = {
     ],
     "override": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "skip"],
 }
-WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items", "capacity", "max_spin", "relax_cycles", "home"}
+WHOLE_KEYS = {
+    "count",
+    "copies",
+    "threads",
+    "runs",
+    "repeat",
+    "priority",
+    "size_kb",
+    "offset",
+    "items",
+    "capacity",
+    "max_spin",
+    "relax_cycles",
+    "home",
+}
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
 
@@ -817,7 +831,13 @@ def _m_queue_spinlock(rng, doc, role):
         return None
     table, path = rng.choice(critical)
     table["wait"] = rng.choice(["queue_spinlock"] * 4 + ["spin"])
-    valid = {"max_spin": [1, 16, 128], "relax_cycles": [0, 10], "sleep_prep_us": [0, 1.5], "wakeup_us": [0, 5.0], "home": [0, 3, 63]}
+    valid = {
+        "max_spin": [1, 16, 128],
+        "relax_cycles": [0, 10],
+        "sleep_prep_us": [0, 1.5],
+        "wakeup_us": [0, 5.0],
+        "home": [0, 3, 63],
+    }
     for key in rng.sample(sorted(valid), rng.randint(1, 3)):
         table[key] = rng.choice(valid[key]) if rng.random() < 0.6 else hostile_value(rng, key)
     return f"{show_path(path)} = a queue spinlock ({', '.join(f'{k}={_value(table[k])[:20]}' for k in valid if k in table)})"
