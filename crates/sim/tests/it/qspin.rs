@@ -142,10 +142,12 @@ fn with_many_waiters_some_sleep_under_either_arbitration() {
 }
 
 #[test]
-#[ignore = "not true of this model yet: at 64 threads on 8x8 the spin share is 0.828 under round-robin and 0.820 \
-            under OCOR (docs/queue-spinlock.md, 'OCOR in this model')"]
 fn with_many_waiters_ocor_raises_the_share_of_acquisitions_won_spinning() {
+    // By little in this model: 0.816 under round-robin (no random ties) against 0.820 to 0.828
+    // under OCOR over seeds 1 to 5, where the paper reports +33 points on average
+    // (docs/queue-spinlock.md, "OCOR in this model", says why).
     let (rr, ocor) = (spin_share(&contended("round_robin", 4), 256), spin_share(&contended("ocor", 4), 256));
+    eprintln!("spin share: round-robin {rr:.3}, OCOR {ocor:.3}");
     assert!(ocor > rr, "round-robin {rr}, OCOR {ocor}");
 }
 
