@@ -100,7 +100,7 @@ home = 3",
 /// Everything a run says of its lock timings and its network, to compare two runs.
 fn fingerprint(r: &RunResult) -> String {
     let noc = r.noc.as_ref().expect("network results");
-    format!("{} {:?} {:?} {:?}", r.makespan_ns, noc.apps, noc.stats, r.threads.iter().map(|t| (t.spin_ns, t.per_type.clone())).collect::<Vec<_>>())
+    format!("{} {:?} {:?} {:?}", r.makespan_ns, noc.apps, noc.stats, r.threads.iter().map(|t| (t.spin_ns, t.per_type)).collect::<Vec<_>>())
 }
 
 #[test]
