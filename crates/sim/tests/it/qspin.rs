@@ -91,6 +91,13 @@ home = 3",
     assert_eq!((a.handoffs, a.spin_acquisitions, a.sleep_acquisitions), (1, 2, 0));
     assert_eq!(a.cs_cycles, (released_1 - granted_1) + (released_0 - granted_0));
     assert_eq!(r.makespan_ns, cs_start_0 + 500);
+    // The policy's view of the waits, as the FIFO locks book them: each thread waited from its
+    // request to its grant at the home (cycles to ns, rounded up); thread 0 waited on thread 1
+    // from thread 1's grant to its release at the home.
+    let (t0, t1) = (&r.threads[0], &r.threads[1]);
+    assert_eq!((t0.lock_wait_ns, t1.lock_wait_ns), (granted_0.div_ceil(2), granted_1.div_ceil(2)));
+    assert_eq!(t1.lock_wait_caused_ns, released_1.div_ceil(2) - granted_1.div_ceil(2));
+    assert_eq!((t0.waiting_for, t1.lock_wait_caused_ns), (None, 513));
     // Lock packets: thread 0's k + 2 requests (its first, its first retry, k more), thread 1's
     // one, and the two releases (stamped as lock traffic, docs/queue-spinlock.md).
     assert_eq!(noc.stats.lock.packets_injected, k + 3 + 2);
