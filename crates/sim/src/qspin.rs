@@ -319,11 +319,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 noc.send(cycle + HOME_ACCESS_CYCLES, reply);
             }
             GRANT => {
+                debug_assert_eq!(q.threads[t as usize].mode, Mode::Trying, "a grant answers an attempt");
                 q.threads[t as usize].mode = Mode::Idle;
                 self.release(t);
             }
             FAIL => {
                 let th = &mut q.threads[t as usize];
+                debug_assert_eq!(th.mode, Mode::Trying, "a failure answers an attempt");
                 let options = q.locks[l].options;
                 if !th.sleep_phase {
                     th.retry += 1;
@@ -378,10 +380,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// A timer of the protocol is due at `cycle`.
     pub(crate) fn qspin_timer(&mut self, cycle: u64, timer: Timer) {
         match timer {
-            Timer::Retry(t) => self.qspin_attempt(t, Some(cycle)),
+            Timer::Retry(t) => {
+                debug_assert_eq!(self.qspin().threads[t as usize].mode, Mode::Trying);
+                self.qspin_attempt(t, Some(cycle));
+            }
             Timer::SleepPrepared(t) => {
                 let q = self.qspin();
                 let l = q.threads[t as usize].lock;
+                debug_assert_eq!(q.threads[t as usize].mode, Mode::PreparingSleep);
                 q.locks[l].preparing -= 1;
                 if q.locks[l].holder.is_none() || q.locks[l].release_sent {
                     // The futex wait finds the lock word changed (free, or its release on the
@@ -401,6 +407,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 self.apply_next(t, Next::Block, false);
             }
             Timer::Woken(t) => {
+                debug_assert_eq!(self.qspin().threads[t as usize].mode, Mode::Waking);
                 self.qspin().threads[t as usize].mode = Mode::Trying;
                 // Runnable again, spinning on the lock; its attempt leaves once it is on a core.
                 self.flow[t as usize].act = Act::Spin { budget: None, in_cycles: false };
