@@ -561,17 +561,22 @@ impl Network {
             return wake;
         }
         // Stage 2: each output port grants one proposal.
+        let mut wanted = [0u8; PORTS];
+        for (p, proposal) in self.proposals.iter().enumerate() {
+            if let Some((_, out, _)) = proposal {
+                wanted[*out] |= 1 << p;
+            }
+        }
         for o in 0..PORTS {
+            if wanted[o] == 0 {
+                continue;
+            }
             self.requests.clear();
             for p in 0..PORTS {
-                if let Some((_, out, priority)) = self.proposals[p] {
-                    if out == o {
-                        self.requests.push(Request { slot: p, priority });
-                    }
+                if wanted[o] & (1 << p) != 0 {
+                    let (_, _, priority) = self.proposals[p].expect("a proposal");
+                    self.requests.push(Request { slot: p, priority });
                 }
-            }
-            if self.requests.is_empty() {
-                continue;
             }
             let mut rr = self.routers[r].rr_out[o];
             let w = arbitrate(self.arbitration, &self.requests, &mut rr, PORTS, self.progress_levels, &mut self.rng);
