@@ -366,6 +366,12 @@ impl Network {
         bound
     }
 
+    /// Packets injected so far, every class (what the engine charges its event budget with:
+    /// `nocsim`), without copying the statistics.
+    pub fn packets_injected(&self) -> u64 {
+        self.stats.normal.packets_injected + self.stats.lock.packets_injected + self.stats.wakeup.packets_injected
+    }
+
     pub fn stats(&self) -> NetworkStats {
         NetworkStats { cycles: self.now - self.stats_start, ..self.stats.clone() }
     }
