@@ -301,7 +301,7 @@ impl Network {
             }
         };
         if t == self.now {
-            self.to_interface(id);
+            self.hand_to_interface(id);
         } else {
             self.sequence += 1;
             self.future.push(Reverse((t, self.sequence, id)));
@@ -427,7 +427,7 @@ impl Network {
     }
 
     /// Hand flight `id` to its source's interface, now.
-    fn to_interface(&mut self, id: u32) {
+    fn hand_to_interface(&mut self, id: u32) {
         let src = self.flights[id as usize].packet.src as usize;
         self.routers[src].ni.push_back(id);
         self.wake[src] = self.wake[src].min(self.now);
@@ -469,7 +469,7 @@ impl Network {
                 break;
             }
             self.future.pop();
-            self.to_interface(id);
+            self.hand_to_interface(id);
         }
         while let Some(&Reverse((t, node, stream, generation))) = self.schedule.peek() {
             if t > now {
