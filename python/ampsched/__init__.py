@@ -83,6 +83,7 @@ __all__ = [
     "list_policies",
     "list_programs",
     "sf_estimation_error",
+    "noc_traffic",
     "catalog",
     "topology",
     "agent",
@@ -109,6 +110,8 @@ def _scalars(raw: dict) -> dict:
     # rail's energy is a column rail_energy_j.RAIL, as in a sweep's rows.
     out = {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
     out.update((f"rail_energy_j.{rail}", j) for rail, j in (raw.get("rail_energy_j") or {}).items())
+    # A run on a machine with a mesh: its network's one-value counts as noc.KEY (docs/queue-spinlock.md).
+    out.update((f"noc.{k}", v) for k, v in (raw.get("noc") or {}).items() if not isinstance(v, (list, dict)))
     return out
 
 
@@ -137,7 +140,9 @@ class Result:
               the solo profiling runs, Kim & Huh §7.5).
     apps      one row per app: name, threads, runs, turnaround_s, solo_s, slowdown, fast_share
               (and for a fairness policy efficiency_estimate, efficiency_true, efficiency_error,
-              efficiency_interval_error).
+              efficiency_interval_error; on a machine with a mesh coh_ns, handoffs,
+              spin_acquisitions, sleep_acquisitions, spin_share, cs_ns, roi_ns: its queue
+              spinlocks, docs/queue-spinlock.md, and summary's noc.* columns the network's counts).
     threads   one row per thread: id, app, group, kind, cpu_s, fast_s, fast_share, migrations
               (and sf_error, for a policy that estimates speedup factors: hass-s, hass-d).
     cores     one row per core: id, type, fast, busy_s, energy_j.
@@ -669,6 +674,53 @@ def list_policies():
 def list_programs():
     """Catalog programs (the apps workloads are made of): name, description, source."""
     return _catalog("programs")
+
+
+def noc_traffic(
+    machine,
+    injection_rate: float,
+    cycles: int = 100_000,
+    seed: int = None,
+    pattern: str = "uniform",
+    warmup: int = None,
+    packet_flits: int = None,
+) -> dict:
+    """Synthetic traffic on `machine`'s network alone (its `[interconnect]`; a configuration
+    such as "noc-mesh-64:arbitration=ocor" sets its options): every node offers `injection_rate`
+    flits per cycle in packets of `packet_flits` (default: a cache line's) to uniformly random
+    destinations ("uniform", the one pattern) for `warmup` cycles (default: a tenth of `cycles`,
+    at least 1,000), then `cycles` more are measured. Returns a dict: machine, pattern,
+    injection_rate, offered and accepted (flits per node per cycle over the measured cycles),
+    mean_latency (cycles, injection to tail arrival, source queueing included), packets
+    (delivered while measuring), bisection_bound (4 / k, the uniform-random throughput bound of a
+    k-wide mesh) and zero_load_latency (at the mean uniform distance). A list of such dicts is
+    the latency-throughput curve (docs/noc.md)."""
+    core = _require_core()
+
+    def whole(name, value, allow_none):
+        if value is None and allow_none:
+            return None
+        if not _is_int(value) or value < 0 or value >= 2**64:
+            raise core.InputError(f"noc_traffic: {name}: must be a whole number, got {_shown(value)}")
+        return value
+
+    cycles = whole("cycles", cycles, False)
+    warmup = whole("warmup", warmup, True)
+    packet_flits = whole("packet_flits", packet_flits, True)
+    if packet_flits is not None and packet_flits > 65535:
+        raise core.InputError(f"noc_traffic: packet_flits: must be from 1 to 1024, got {packet_flits}")
+    row = json.loads(
+        core.noc_traffic(
+            _text("machine", machine),
+            _number("injection_rate", injection_rate),
+            cycles,
+            warmup,
+            _seed(seed),
+            _text("pattern", pattern),
+            packet_flits,
+        )
+    )
+    return {"machine": machine, "pattern": pattern, "injection_rate": float(injection_rate), **row}
 
 
 # The suite the Sáez thesis's ch. 4 estimates SFs for (its Fig. 4.1), `sf_estimation_error`'s default.

@@ -71,6 +71,20 @@ MACHINE_CONFIGS = [
     "exynos5422:big=99999999999999999999999",
     "exynos5422:big=1:big=2",
     "exynos5422::big=1",
+    # The network options (docs/noc.md): refused on a machine without [interconnect], checked
+    # on the catalog's meshes.
+    "exynos5422:arbitration=ocor",
+    "exynos5422:priority_levels=4",
+    "noc-mesh-16:arbitration=ocor",
+    "noc-mesh-16:arbitration=ocor:priority_levels=1",
+    "noc-mesh-16:priority_levels=128:progress_levels=64",
+    "noc-mesh-16:priority_levels=0",
+    "noc-mesh-16:priority_levels=129",
+    "noc-mesh-16:priority_levels=1e9",
+    "noc-mesh-16:progress_levels=-1",
+    "noc-mesh-16:arbitration=",
+    "noc-mesh-16:arbitration=fifo",
+    "noc-mesh-16:c=4:arbitration=ocor",
     "dvfs-2x:fast=1",
     "nosuch:big=1",
     ":big=1",
@@ -160,8 +174,10 @@ ENUMS = {
         "tasks",
         "pipeline",
         "taskwait",
+        "mesh",
+        "torus",
     ],
-    "wait": ["block", "spin", "spin_then_block", "", "forever"],
+    "wait": ["block", "spin", "spin_then_block", "queue_spinlock", "", "forever"],
     "scope": ["group", "app", "", "machine"],
     "baseline": ["default", "", "rr", "oblivious", "best"],
     "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
@@ -175,6 +191,7 @@ ENUMS = {
     "scheduler": ["fifo", "cats", "steal", "", "FIFO", "bf"],
     "main": ["default", "big", "little", "", "medium"],
     "after": ["none", "all", "same", "", "any"],
+    "arbitration": ["round_robin", "ocor", "", "OCOR", "round-robin", "priority"],
 }
 # The task runtime's tables (docs/task-runtime.md): steps of each kind with hostile counts and
 # dependences (same across different widths, all on the first block), pipelines without or with
@@ -252,6 +269,34 @@ MEMORY_TABLES = [
     {"bandwidth_gbps": 10.0, "channels": 2},
     {"bandwidth_gbps": "fast"},
 ]
+# `[interconnect]` tables (docs/noc.md): valid for the small machines' 4 cores, and every way to
+# get one wrong (the core count, a missing kind, bounds and beyond, unknown nodes, wrong types).
+INTERCONNECT_TABLES = [
+    {},
+    {"kind": "mesh", "width": 2},
+    {"kind": "mesh", "width": 2, "height": 2, "arbitration": "ocor", "priority_levels": 128, "progress_levels": 64},
+    {"kind": "mesh", "width": 4, "height": 1, "router_stages": 16, "link_cycles": 16, "vcs": 1, "vc_buffer_flits": 1},
+    {"kind": "mesh", "width": 2, "flit_bytes": 1, "line_bytes": 1024, "memory_controllers": [0, 3]},
+    {"kind": "mesh", "width": 2, "clock_ghz": 0.01},
+    {"kind": "mesh", "width": 8},
+    {"kind": "mesh", "width": 90, "height": 90},
+    {"kind": "mesh", "width": 0},
+    {"kind": "mesh", "width": 2, "height": 2**63},
+    {"kind": "torus", "width": 2},
+    {"width": 2},
+    {"kind": "mesh", "width": 2, "memory_controllers": [4]},
+    {"kind": "mesh", "width": 2, "memory_controllers": []},
+    {"kind": "mesh", "width": 2, "memory_controllers": [1, 1]},
+    {"kind": "mesh", "width": 2, "memory_controllers": "0-8192"},
+    {"kind": "mesh", "width": 2, "flit_bytes": 256, "line_bytes": 8},
+    {"kind": "mesh", "width": 2, "vcs": 17},
+    {"kind": "mesh", "width": 2, "priority_levels": 0},
+    {"kind": "mesh", "width": 2, "arbitration": "OCOR"},
+    {"kind": "mesh", "width": 2, "clock_ghz": NAN},
+    {"kind": "mesh", "width": 2.0},
+    {"kind": "mesh", "width": "2"},
+    [{"kind": "mesh", "width": 2}],
+]
 LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 1.0], [-1.0, 1.0], [1.0] * 10_000]
 # The keys of each table, as docs/machines.md and docs/workloads.md give them, by the table's name (its last key
 # in the document; "" for the top of a file): a hostile value is injected where the key is read,
@@ -268,6 +313,7 @@ TABLE_KEYS = {
         "numa",
         "core_type",
         "rail",
+        "interconnect",
     ],
     "core_type": [
         "name",
@@ -285,6 +331,22 @@ TABLE_KEYS = {
         "rail",
     ],
     "rail": ["name", "static_w", "memory", "pj_per_byte"],
+    "interconnect": [
+        "kind",
+        "width",
+        "height",
+        "router_stages",
+        "link_cycles",
+        "vcs",
+        "vc_buffer_flits",
+        "flit_bytes",
+        "line_bytes",
+        "clock_ghz",
+        "memory_controllers",
+        "arbitration",
+        "priority_levels",
+        "progress_levels",
+    ],
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],
     "migration": ["cost_us"],
@@ -331,6 +393,12 @@ TABLE_KEYS = {
         "items",
         "ordered",
         "io_seconds",
+        # A critical phase's queue spinlock (docs/queue-spinlock.md).
+        "max_spin",
+        "relax_cycles",
+        "sleep_prep_us",
+        "wakeup_us",
+        "home",
     ],
     # The task runtime (docs/task-runtime.md): an app's or program's options and steps.
     "runtime": ["scheduler", "immediate_successor", "main", "create_instructions", "queue_op_instructions"],
@@ -363,7 +431,33 @@ TABLE_KEYS = {
     ],
     "override": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "skip"],
 }
-WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items", "capacity"}
+WHOLE_KEYS = {
+    "count",
+    "copies",
+    "threads",
+    "runs",
+    "repeat",
+    "priority",
+    "size_kb",
+    "offset",
+    "items",
+    "capacity",
+    # A critical phase's queue spinlock (docs/queue-spinlock.md)
+    "max_spin",
+    "relax_cycles",
+    "home",
+    # [interconnect]'s whole numbers (docs/noc.md)
+    "width",
+    "height",
+    "router_stages",
+    "link_cycles",
+    "vcs",
+    "vc_buffer_flits",
+    "flit_bytes",
+    "line_bytes",
+    "priority_levels",
+    "progress_levels",
+}
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
 
@@ -580,6 +674,10 @@ def hostile_value(rng, key):
         return rng.choice([{}, {"cpi": NAN}, {"cpi": 1.0, "llc_mpki": -1.0}, {"cost_us": 1e308}, {"cost_us": -1}])
     if key == "memory":
         return rng.choice(MEMORY_TABLES)
+    if key == "interconnect":
+        return copy.deepcopy(rng.choice(INTERCONNECT_TABLES))
+    if key == "memory_controllers":
+        return copy.deepcopy(rng.choice(CORE_LISTS + [[0], [2**63], [-1], [0, 0]]))
     roll = rng.random()
     if roll < 0.6:
         return rng.choice(INTEGERS if key in WHOLE_KEYS else FLOATS)
@@ -714,6 +812,30 @@ def _m_uarch(rng, doc, role):
     return f"{show_path(path + (key,))} = {_value(value)[:80]} (microarchitecture)"
 
 
+def _m_interconnect(rng, doc, role):
+    """A machine's `[interconnect]` (docs/noc.md): a mesh fitting its cores (valid, so that the
+    rest of the run goes on with a network), one of INTERCONNECT_TABLES, or a valid mesh with one
+    key made hostile."""
+    if role != "machine":
+        return None
+    cores = sum(
+        t.get("count", 0) for t in doc.get("core_type", []) if isinstance(t, dict) and isinstance(t.get("count"), int)
+    )
+    roll = rng.random()
+    if roll < 0.3 and 0 < cores <= 8100:
+        width = next((w for w in (8, 4, 2, 1) if cores % w == 0 and cores // w <= 90), 1)
+        table = {"kind": "mesh", "width": width, "height": cores // width}
+        table["arbitration"] = rng.choice(["round_robin", "ocor"])
+    elif roll < 0.6:
+        table = copy.deepcopy(rng.choice(INTERCONNECT_TABLES))
+    else:
+        table = {"kind": "mesh", "width": 2}
+        key = rng.choice(TABLE_KEYS["interconnect"])
+        table[key] = hostile_value(rng, key)
+    doc["interconnect"] = table
+    return f"interconnect = {_value(table)[:80]} (network)"
+
+
 def _pipeline(rng):
     """A three-stage pipeline app (docs/pipelines.md): a source, a pool, an ordered sink, two
     queues; its numbers now and then hostile."""
@@ -803,8 +925,30 @@ def _m_pipeline(rng, doc, role):
     return f"app[{len(doc['app']) - 1}] = a pipeline, {breakage} broken"
 
 
+def _m_queue_spinlock(rng, doc, role):
+    """A critical phase turned into a queue spinlock (docs/queue-spinlock.md), its keys valid or
+    hostile: on a machine without a mesh a one-line error naming the machine, on a mesh a run."""
+    critical = [(t, p) for t, p in _tables(doc) if t.get("kind") == "critical"]
+    if role != "workload" or not critical:
+        return None
+    table, path = rng.choice(critical)
+    table["wait"] = rng.choice(["queue_spinlock"] * 4 + ["spin"])
+    valid = {
+        "max_spin": [1, 16, 128],
+        "relax_cycles": [0, 10],
+        "sleep_prep_us": [0, 1.5],
+        "wakeup_us": [0, 5.0],
+        "home": [0, 3, 63],
+    }
+    for key in rng.sample(sorted(valid), rng.randint(1, 3)):
+        table[key] = rng.choice(valid[key]) if rng.random() < 0.6 else hostile_value(rng, key)
+    return f"{show_path(path)} = a queue spinlock ({', '.join(f'{k}={_value(table[k])[:20]}' for k in valid if k in table)})"
+
+
 DOC_MUTATIONS = [
     (_m_pipeline, 5),
+    (_m_queue_spinlock, 4),
+    (_m_interconnect, 5),
     (_m_uarch, 6),
     (_m_number, 30),
     (_m_type, 10),

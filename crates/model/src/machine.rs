@@ -7,6 +7,7 @@
 
 use crate::coreset::CoreSet;
 use crate::error::Result;
+use crate::interconnect::Interconnect;
 use crate::limits;
 use crate::toml_read::{parse, Node};
 
@@ -127,6 +128,9 @@ pub struct Machine {
     /// The file gave `[[rail]]` tables (else `rails` is one per core type): a run's result then
     /// reports each rail's energy and the mean power.
     pub has_rails: bool,
+    /// The on-chip network (`[interconnect]`, docs/noc.md); None: no network, as every machine
+    /// before it, and a run is what it always was.
+    pub interconnect: Option<Interconnect>,
 }
 
 /// What a memory controller can serve (`[memory]`): every memory node has one, of this peak
@@ -304,6 +308,14 @@ impl Machine {
         let memory_bandwidth = read_memory(&mut root)?;
         let has_rails = root.has("rail");
         let rails = read_rails(&mut root, &mut core_types, &rail_names)?;
+        let interconnect = match root.opt_table("interconnect")? {
+            None => None,
+            Some(mut n) => {
+                let ic = Interconnect::read(&mut n, cores.len())?;
+                n.finish()?;
+                Some(ic)
+            }
+        };
         root.finish()?;
 
         let mut m = Machine {
@@ -321,6 +333,7 @@ impl Machine {
             lock_wake_ns,
             rails,
             has_rails,
+            interconnect,
         };
         m.derive_capacities();
         Ok(m)
@@ -397,6 +410,32 @@ impl Machine {
         let mut m = Machine { name, core_types, cores, llcs, ..self.clone() };
         m.derive_capacities();
         m
+    }
+
+    /// The network options of a machine configuration's text (`arbitration=ocor`,
+    /// `priority_levels=4`, `progress_levels=2`: `Interconnect::apply_option`) applied to a copy
+    /// of the machine, and the rest of the text (its `TYPE=N` parts, for `parse_online`; None
+    /// when every part was a network option). Err: what is wrong, one line; a network option on a machine without
+    /// `[interconnect]` is one.
+    pub fn with_network_options(&self, spec: &str) -> std::result::Result<(Machine, Option<String>), String> {
+        let mut m = self.clone();
+        let mut rest: Vec<&str> = Vec::new();
+        for part in spec.split(':') {
+            let Some((key, value)) = part.split_once('=') else {
+                rest.push(part);
+                continue;
+            };
+            let key = key.trim();
+            if !crate::interconnect::OPTION_KEYS.contains(&key) {
+                rest.push(part);
+                continue;
+            }
+            let Some(ic) = m.interconnect.as_mut() else {
+                return Err(format!("{key}={}: the machine has no [interconnect], so no network to set", value.trim()));
+            };
+            ic.apply_option(key, value.trim())?;
+        }
+        Ok((m, (!rest.is_empty()).then(|| rest.join(":"))))
     }
 
     /// The counts per core type of a machine configuration's text `big=4:little=1` (what follows

@@ -7,6 +7,8 @@
 //! fast-core share's rounds, `local::share`) queues and places them; the policy driver
 //! (`driver`) calls the policy and applies its placement; `finish` makes the result or explains
 //! a deadlock. Observers (`observe`) are told what happened; the engine records nothing itself.
+//! On a machine with an `[interconnect]`, the on-chip network (`nocsim`) runs in lock step with
+//! the events, and the queue spinlock (`qspin`) sends its packets through it.
 //! Each layer keeps its own per-thread state, in arrays of its own (`Engine::flow`, `rates`,
 //! `migration`, `shares`); the local scheduler keeps its own (`Cfs`), and reads the rest
 //! through `SchedView`.
@@ -301,6 +303,8 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) uarch_costs: UarchCosts,
     /// The rails' power by time window, if asked for (`SimConfig::power_sample_ns`).
     pub(crate) power_trace: Option<crate::power::PowerTrace>,
+    /// The on-chip network of a machine with an `[interconnect]` (`nocsim`); None: no network.
+    pub(crate) noc: Option<Box<crate::nocsim::NocSim>>,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -353,6 +357,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             policy,
             trace: (cfg.max_segments > 0).then(|| TraceRecorder::new(cfg.max_segments)),
             power_trace: (cfg.power_sample_ns > 0).then(|| crate::power::PowerTrace::new(m, cfg.power_sample_ns)),
+            noc: m.interconnect.as_ref().map(|spec| Box::new(crate::nocsim::NocSim::new(spec, w, cfg.seed))),
             cfg,
             now: 0,
             events: EventQueue::new(m.num_cores()),
@@ -391,6 +396,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Run the workload to completion.
     pub fn run(mut self) -> Result<crate::RunResult, SimError> {
         ampsched_model::perf::check_uarch_cpi(self.m, self.w).map_err(|e| SimError::Input(e.to_string()))?;
+        let nodes = ampsched_model::queue_spinlock::mesh_nodes(self.m);
+        ampsched_model::queue_spinlock::check(self.w, nodes, &self.m.name).map_err(|(key, why)| SimError::Input(format!("{key}: {why}")))?;
         for (i, a) in self.w.apps.iter().enumerate() {
             self.events.push(a.arrival_ns, Event::Arrival { app: i as u32 });
             self.arrivals_left += 1;
@@ -404,7 +411,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
         while self.apps_left > 0 {
             self.check_interrupt()?;
-            let Some((t, ev)) = self.events.pop() else {
+            let Some((t, ev)) = self.next_event() else {
                 return Err(self.deadlock());
             };
             debug_assert!(t >= self.now, "time went backwards");
@@ -440,11 +447,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     let next = self.next_tick(self.cfg.balance_ns);
                     self.events.push(next, Event::Balance);
                 }
+                Event::Network => self.on_network(),
             }
             self.stats.events += 1;
             self.settle()?;
             self.stats.idle_while_waiting_now = self.idle_while_waiting();
-            if self.able == 0 && self.arrivals_left == 0 && self.apps_left > 0 {
+            if self.able == 0 && self.arrivals_left == 0 && self.apps_left > 0 && !self.network_busy() {
                 return Err(self.deadlock());
             }
         }
@@ -460,7 +468,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// included) and the run is the run without skipping, but for its idle policy calls.
     fn next_tick(&self, period: u64) -> u64 {
         let next = self.now.saturating_add(period);
-        if !self.cfg.skip_idle || !self.idle() {
+        if !self.cfg.skip_idle || !self.idle() || self.network_busy() {
             return next;
         }
         match self.events.next_busy_time() {
