@@ -80,11 +80,12 @@ fn uniform_random_at_low_load_has_the_mean_zero_load_latency() {
 #[test]
 fn uniform_random_saturates_near_the_bisection_bound() {
     // Uniform random traffic on a k×k mesh sends half of every node's packets across the
-    // bisection, which has k channels each way of one flit per cycle: k²/2 × λ/2 ≤ k, so λ ≤ 4/k
-    // (Dally & Towles, §3.3): 0.5 flits per node per cycle on 8×8. Offered twice that, the
-    // network accepts less than the bound (separable allocation loses matches, XY routing loads
-    // the middle channels most, head-of-line blocking) but the same order: BookSim and Garnet
-    // meshes saturate at 60–90% of it. The band: 50% to 100%.
+    // bisection, which has k channels each way of one flit per cycle: k²/2 × λ/2 ≤ k, so
+    // λ ≤ 4/k (Dally & Towles, "Principles and Practices of Interconnection Networks"): 0.5
+    // flits per node per cycle on 8×8. Offered twice that, the network accepts less than the
+    // bound (separable allocation loses matches, XY routing loads the middle channels most,
+    // head-of-line blocking) but of the same order, as BookSim's and Garnet's meshes do. The
+    // band: 50% to 100%.
     let spec = mesh(8);
     let bound = 4.0 / 8.0;
     let (accepted, latency) = uniform(&spec, 2.0 * bound, 8, 2000, 5000, 3);
@@ -256,4 +257,20 @@ fn same_seed_same_deliveries() {
         let (c, _) = loaded_run(arbitration, 12);
         assert_ne!(a, c, "another seed, other background traffic, other timings");
     }
+}
+
+#[test]
+fn background_rates_that_are_not_positive_are_off_and_huge_ones_capped() {
+    let spec = mesh(4);
+    let mut net = Network::new(&spec, 128, 1);
+    let rate = |l2: f64| BackgroundRate { l2_per_cycle: l2, mc_per_cycle: 0.0, request_flits: 1, reply_flits: 0 };
+    net.set_background(0, rate(f64::NAN));
+    net.set_background(1, rate(-1.0));
+    net.run_until(1000);
+    assert_eq!(net.stats().total().packets_injected, 0);
+    // An infinite rate ends (at most MAX_BACKGROUND_PER_CYCLE packets a cycle).
+    net.set_background(2, rate(f64::INFINITY));
+    net.run_until(1100);
+    let injected = net.stats().total().packets_injected;
+    assert!(injected > 0 && injected as f64 <= 101.0 * ampsched_sim::noc::MAX_BACKGROUND_PER_CYCLE, "{injected}");
 }
