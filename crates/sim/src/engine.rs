@@ -357,7 +357,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             policy,
             trace: (cfg.max_segments > 0).then(|| TraceRecorder::new(cfg.max_segments)),
             power_trace: (cfg.power_sample_ns > 0).then(|| crate::power::PowerTrace::new(m, cfg.power_sample_ns)),
-            noc: m.interconnect.as_ref().map(|spec| Box::new(crate::nocsim::NocSim::new(spec, w, cfg.seed))),
+            // The network is simulated only for a workload with queue spinlocks (`nocsim`: its only
+            // effect on a run is the lock packets' latency; without them it would change nothing
+            // but the run's cost, billions of cycles of background traffic for seconds of run).
+            noc: m
+                .interconnect
+                .as_ref()
+                .filter(|_| ampsched_model::queue_spinlock::uses_queue_spinlock(w))
+                .map(|spec| Box::new(crate::nocsim::NocSim::new(spec, w, cfg.seed))),
             cfg,
             now: 0,
             events: EventQueue::new(m.num_cores()),

@@ -19,7 +19,10 @@
 //! Budget: every packet injected counts as one of the run's events (`SimConfig::max_events`).
 //!
 //! A machine without an `[interconnect]` has no `NocSim` (`Engine::noc` is None) and none of this
-//! runs: such a run is byte for byte what it was.
+//! runs: such a run is byte for byte what it was. Nor does a workload without queue spinlocks on a
+//! machine with one: the network's only effect on a run is the latency of the lock protocol's
+//! packets, so without them it would change nothing but the cost (two network cycles per ns of
+//! background traffic); its result has no `noc` counts, as on a machine without a network.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
