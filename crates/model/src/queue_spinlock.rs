@@ -46,6 +46,30 @@ pub const DEFAULT_SLEEP_PREP_US: f64 = 1.5;
 /// machine key `lock_wake_us` documents. 5 µs, inside it.
 pub const DEFAULT_WAKEUP_US: f64 = 5.0;
 
+/// How a retry of the spinning phase tests the lock (`spin`): `atomic_try_lock`, which the paper
+/// leaves to "a set of test_and_set like primitives in the hardware" (§4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpinTest {
+    /// Test-and-set: every retry is an atomic request to the lock's home and a reply back.
+    #[default]
+    Tas,
+    /// Test-and-test-and-set over the coherence protocol: a waiter whose failed attempt brought
+    /// the line back shared re-reads its own copy (an L1 hit, no packet) until the holder's
+    /// release, reaching the home, invalidates it (Fig. 4: the home's invalidation); only then
+    /// does it send its atomic request.
+    Ttas,
+}
+
+impl SpinTest {
+    pub fn parse(s: &str) -> Option<SpinTest> {
+        match s {
+            "tas" => Some(SpinTest::Tas),
+            "ttas" => Some(SpinTest::Ttas),
+            _ => None,
+        }
+    }
+}
+
 /// A lock's home node by default, when the phase gives no `home`: a fixed hash of the app's index
 /// and the lock's index over the mesh's nodes, as a lock variable's address would map to an
 /// address-interleaved L2 bank (Table 2: "chip-wide shared" L2, one bank per node). Fibonacci
@@ -71,6 +95,8 @@ pub struct QueueSpinlock {
     pub wakeup_ns: u64,
     /// The lock's home node (`home`); None: `default_home`.
     pub home: Option<u32>,
+    /// How a retry tests the lock (`spin`).
+    pub spin: SpinTest,
 }
 
 impl Default for QueueSpinlock {
@@ -81,6 +107,7 @@ impl Default for QueueSpinlock {
             sleep_prep_ns: us_to_ns(DEFAULT_SLEEP_PREP_US),
             wakeup_ns: us_to_ns(DEFAULT_WAKEUP_US),
             home: None,
+            spin: SpinTest::default(),
         }
     }
 }
@@ -99,7 +126,7 @@ pub const WAKEUP_US: Bounds = limits::LOCK_WAKE_US;
 pub const MAX_HOME: u64 = u16::MAX as u64;
 
 /// The keys only `wait = "queue_spinlock"` takes.
-pub const KEYS: [&str; 5] = ["max_spin", "relax_cycles", "sleep_prep_us", "wakeup_us", "home"];
+pub const KEYS: [&str; 6] = ["max_spin", "relax_cycles", "sleep_prep_us", "wakeup_us", "home", "spin"];
 
 /// Read the queue spinlock's keys of phase `p` (its `wait` is "queue_spinlock").
 pub fn read(p: &mut Node) -> Result<QueueSpinlock> {
@@ -117,7 +144,11 @@ pub fn read(p: &mut Node) -> Result<QueueSpinlock> {
         Some(h) if (0..=MAX_HOME as i64).contains(&h) => Some(h as u32),
         Some(h) => return Err(p.err("home", format!("must be a node id from 0 to {MAX_HOME}, got {h}"))),
     };
-    Ok(QueueSpinlock { max_spin, relax_cycles, sleep_prep_ns, wakeup_ns, home })
+    let spin = match p.opt_str("spin")? {
+        None => d.spin,
+        Some(s) => SpinTest::parse(&s).ok_or_else(|| p.err("spin", format!("'{s}' is not \"ttas\" or \"tas\"")))?,
+    };
+    Ok(QueueSpinlock { max_spin, relax_cycles, sleep_prep_ns, wakeup_ns, home, spin })
 }
 
 /// Refuse a queue spinlock's key on a phase whose wait is not "queue_spinlock".

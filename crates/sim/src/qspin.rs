@@ -17,6 +17,14 @@
 //! max_spin, the least urgent level) and sleeps again if it fails: glibc's low-level lock does so
 //! (`__lll_lock_wait`, nptl/lowlevellock.c: one exchange of the lock word, then futex wait again).
 //!
+//! Test-and-test-and-set (`spin = "ttas"`): a failed attempt's reply brings the lock's line back
+//! shared, and the waiter re-reads its own copy (an L1 hit, `L1_HIT_CYCLES`, no packet) after each
+//! `cpu_relax()`, each read a failed retry counting RTR down, until the holder's release reaching
+//! the home invalidates every sharer (a 1-flit invalidation from the home to each, Fig. 4's
+//! invalidation); its next read then misses and its atomic request leaves, stamped with its RTR.
+//! A thread's first attempt (it has no copy) and a woken thread's attempt leave at once. With
+//! `spin = "tas"` every retry is a request to the home.
+//!
 //! Measured (`QspinAppStats`): COH, the hand-off gap, the sum over hand-offs of the time from a
 //! release reaching the home while threads wait to the next acquisition there (Eq. 1: COH_i =
 //! BT_i − BT_{i−1} − CS_{i−1}); acquisitions won spinning and after a sleep; CS time, from the
@@ -25,7 +33,7 @@
 
 use std::collections::VecDeque;
 
-use ampsched_model::queue_spinlock::{self, QueueSpinlock};
+use ampsched_model::queue_spinlock::{self, QueueSpinlock, SpinTest};
 use ampsched_model::workload::Wait;
 use ampsched_model::{ThreadState, Workload};
 
@@ -39,6 +47,10 @@ use crate::nocsim::CONTROL_FLITS;
 /// L2 bank latency ("6-cycle latency"; the lock's line lives in its home's L2 bank).
 pub const HOME_ACCESS_CYCLES: u64 = 6;
 
+/// Cycles of a test-and-test-and-set waiter's read of its own copy of the lock's line, at its
+/// core's clock: 2, Table 2's L1 latency ("2-cycle latency").
+pub const L1_HIT_CYCLES: u64 = 2;
+
 /// What a tracked packet is, in its tag's low bits; above them the thread id + 1 (never 0: an
 /// untracked packet's tag), and above that the lock (a release or wake-up may arrive after its
 /// sender has gone on to another lock).
@@ -47,6 +59,8 @@ const GRANT: u64 = 2;
 const FAIL: u64 = 3;
 const RELEASE: u64 = 4;
 const WAKE_UP: u64 = 5;
+/// The home's invalidation of a sharer's copy of the lock's line (`spin = "ttas"`).
+const INVALIDATE: u64 = 6;
 const KIND_BITS: u32 = 3;
 const THREAD_BITS: u32 = 32;
 
@@ -70,6 +84,10 @@ pub enum Timer {
     SleepPrepared(u32),
     /// The woken thread's wake-up is over: it is runnable, and attempts once on its core.
     Woken(u32),
+    /// The thread's local spinning (`spin = "ttas"`) used up its retries with its copy still
+    /// valid: it prepares to sleep. Stale unless the thread's local spin count is still the one
+    /// given (an invalidation ended that spin before).
+    SpinOut(u32, u32),
 }
 
 /// Where a thread is in the lock protocol.
@@ -80,6 +98,8 @@ enum Mode {
     Idle,
     /// An attempt in flight, or relaxing between two.
     Trying,
+    /// Reading its valid shared copy of the lock's line (`spin = "ttas"`), no packet in flight.
+    LocalSpin,
     PreparingSleep,
     Sleeping,
     /// Woken at the home, paying its wake-up.
@@ -103,6 +123,15 @@ struct QThread {
     node: u16,
     /// The RTR its last attempt carried (the lock register's value, which its release carries).
     last_rtr: u32,
+    /// Its local spin (`Mode::LocalSpin`): the cycle of its first read, the retries failed
+    /// before it, one read per `spin_period` cycles (relax + L1 hit), and the spin's count
+    /// (which a `Timer::SpinOut` names).
+    spin_from: u64,
+    spin_base: u32,
+    spin_period: u64,
+    spin_count: u32,
+    /// An invalidation reached it while its attempt was in flight: the failure's copy is stale.
+    stale: bool,
 }
 
 /// One lock at its home.
@@ -126,6 +155,9 @@ struct QLock {
     /// The holder has sent its release, not yet at the home: the lock word has changed for a
     /// futex wait, which then returns at once (FUTEX_WAIT's check of the word's value).
     release_sent: bool,
+    /// Threads whose failed attempt left them a shared copy of the line (`spin = "ttas"`), to be
+    /// invalidated when the release reaches the home.
+    sharers: Vec<u32>,
 }
 
 /// What an app's queue spinlocks measured, over its runs (docs/queue-spinlock.md).
@@ -171,6 +203,7 @@ impl Qspin {
                     sleepers: VecDeque::new(),
                     gap_from: None,
                     release_sent: false,
+                    sharers: Vec::new(),
                 });
             }
         }
@@ -205,7 +238,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.book.threads[t as usize].waiting_for = q.locks[l].holder;
         let q = self.qspin();
         let th = q.thread(t);
-        *th = QThread { lock: l, mode: Mode::Trying, retry: 0, sleep_phase: false, owed: false, ..th.clone() };
+        *th = QThread { lock: l, mode: Mode::Trying, retry: 0, sleep_phase: false, owed: false, stale: false, ..th.clone() };
         self.flow[t as usize].step = Step::Acquiring(i);
         let next = self.start_wait(t, Wait::Spin);
         self.qspin_attempt(t, None);
@@ -314,6 +347,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 }
                 // The grant carries the line (the winner's test-and-set leaves it modified in its
                 // cache); a failure is the home's 1-flit answer (Fig. 4a's invalidation).
+                if !granted && lock.options.spin == SpinTest::Ttas && !lock.sharers.contains(&t) {
+                    lock.sharers.push(t);
+                }
                 let (flits, kind) = if granted { (line_flits, GRANT) } else { (CONTROL_FLITS, FAIL) };
                 let reply = Packet { src: p.dst, dst: p.src, flits, class: PacketClass::Normal, progress: 0, tag: tag(t, l, kind) };
                 noc.send(cycle + HOME_ACCESS_CYCLES, reply);
@@ -321,6 +357,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             GRANT => {
                 debug_assert_eq!(q.threads[t as usize].mode, Mode::Trying, "a grant answers an attempt");
                 q.threads[t as usize].mode = Mode::Idle;
+                q.threads[t as usize].stale = false;
                 self.release(t);
             }
             FAIL => {
@@ -330,21 +367,33 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 if !th.sleep_phase {
                     th.retry += 1;
                 }
+                let stale = std::mem::take(&mut th.stale);
                 if th.sleep_phase || th.retry >= options.max_spin {
                     // Alg. 1 line 12: the spinning phase is over (or the woken thread's one
                     // attempt failed): prepare to sleep, on the core.
-                    th.sleep_phase = true;
-                    th.mode = Mode::PreparingSleep;
-                    q.locks[l].preparing += 1;
-                    let at = cycle + noc.ns_to_cycles(options.sleep_prep_ns);
-                    noc.set_timer(at, Timer::SleepPrepared(t));
+                    prepare_sleep(noc, t, cycle);
                 } else {
-                    // cpu_relax() at the core's clock (Alg. 1 line 9).
+                    // cpu_relax() at the core's clock (Alg. 1 line 9), then the next retry.
                     let core = self.book.threads[t as usize].core.unwrap_or(0);
                     let freq = self.dvfs.machine.core_types[self.dvfs.machine.cores[core].core_type].freq_ghz;
-                    let relax_ns = (options.relax_cycles as f64 / freq).ceil() as u64;
-                    let at = cycle + noc.ns_to_cycles(relax_ns);
-                    noc.set_timer(at, Timer::Retry(t));
+                    let to_cycles = |cycles: u64| noc.ns_to_cycles((cycles as f64 / freq).ceil() as u64);
+                    let relax = to_cycles(options.relax_cycles);
+                    if options.spin == SpinTest::Ttas && !stale {
+                        // The failure left a valid shared copy: the retries read it locally,
+                        // one per relax + L1 hit, until it is invalidated or they run out.
+                        let period = to_cycles(options.relax_cycles + L1_HIT_CYCLES).max(1);
+                        let th = &mut noc.qspin.threads[t as usize];
+                        th.mode = Mode::LocalSpin;
+                        th.spin_from = cycle + relax;
+                        th.spin_base = th.retry;
+                        th.spin_period = period;
+                        th.spin_count += 1;
+                        let reads = (options.max_spin - th.retry) as u64;
+                        let spin_out = Timer::SpinOut(t, th.spin_count);
+                        noc.set_timer(cycle + reads * period, spin_out);
+                    } else {
+                        noc.set_timer(cycle + relax, Timer::Retry(t));
+                    }
                 }
             }
             RELEASE => {
@@ -353,6 +402,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 lock.holder = None;
                 lock.release_sent = false;
                 q.apps[lock.app].cs_cycles += cycle - lock.granted_at;
+                // The release's store invalidates every shared copy (`spin = "ttas"`).
+                let home = lock.home;
+                let invalidations: Vec<Packet> = std::mem::take(&mut lock.sharers)
+                    .into_iter()
+                    .map(|s| Packet { src: home, dst: q.threads[s as usize].node, flits: CONTROL_FLITS, class: PacketClass::Normal, progress: 0, tag: tag(s, l, INVALIDATE) })
+                    .collect();
+                for inv in invalidations {
+                    noc.send(cycle, inv);
+                }
+                let q = &mut noc.qspin;
+                let lock = &mut q.locks[l];
                 if !lock.waiters.is_empty() {
                     lock.gap_from = Some(cycle);
                 }
@@ -371,6 +431,27 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     let wakeup_ns = q.locks[l].options.wakeup_ns;
                     let at = cycle + noc.ns_to_cycles(wakeup_ns);
                     noc.set_timer(at, Timer::Woken(s));
+                }
+            }
+            INVALIDATE => {
+                let th = &mut q.threads[t as usize];
+                if th.lock != l {
+                    // It has gone on to another lock; its copy of this one no longer matters.
+                } else if th.mode == Mode::Trying {
+                    // Its attempt is in flight: a failure will bring back a stale copy.
+                    th.stale = true;
+                } else if th.mode == Mode::LocalSpin {
+                    // Its next read misses: the atomic request leaves then, with the RTR of that
+                    // retry, unless every retry had been read before the invalidation came.
+                    let j = cycle.saturating_sub(th.spin_from).div_ceil(th.spin_period);
+                    let retry = th.spin_base as u64 + j;
+                    if retry < q.locks[l].options.max_spin as u64 {
+                        th.retry = retry as u32;
+                        th.mode = Mode::Trying;
+                        th.spin_count += 1;
+                        let at = th.spin_from + j * th.spin_period;
+                        noc.set_timer(at, Timer::Retry(t));
+                    }
                 }
             }
             _ => unreachable!("tag kind {kind}"),
@@ -406,6 +487,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 self.flow[t as usize].act = Act::Off;
                 self.apply_next(t, Next::Block, false);
             }
+            Timer::SpinOut(t, count) => {
+                let noc = self.noc.as_deref_mut().expect("a queue spinlock runs on a network");
+                let th = &mut noc.qspin.threads[t as usize];
+                if th.mode == Mode::LocalSpin && th.spin_count == count {
+                    // Every retry read the copy and saw the lock held (Alg. 1 line 12).
+                    th.retry = noc.qspin.locks[th.lock].options.max_spin;
+                    prepare_sleep(noc, t, cycle);
+                }
+            }
             Timer::Woken(t) => {
                 debug_assert_eq!(self.qspin().threads[t as usize].mode, Mode::Waking);
                 self.qspin().threads[t as usize].mode = Mode::Trying;
@@ -416,4 +506,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
     }
+}
+
+/// Thread `t`'s spinning phase is over at `cycle` (or its woken attempt failed): it prepares to
+/// sleep, on its core (Alg. 1 line 12).
+fn prepare_sleep(noc: &mut crate::nocsim::NocSim, t: u32, cycle: u64) {
+    let th = &mut noc.qspin.threads[t as usize];
+    th.sleep_phase = true;
+    th.mode = Mode::PreparingSleep;
+    let l = th.lock;
+    noc.qspin.locks[l].preparing += 1;
+    let at = cycle + noc.ns_to_cycles(noc.qspin.locks[l].options.sleep_prep_ns);
+    noc.set_timer(at, Timer::SleepPrepared(t));
 }

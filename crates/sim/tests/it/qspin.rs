@@ -104,6 +104,49 @@ home = 3",
     assert_eq!(noc.stats.wakeup.packets_injected, 0);
 }
 
+#[test]
+fn under_ttas_the_waiter_spins_on_its_copy_until_the_release_invalidates_it() {
+    // As above, with test-and-test-and-set: thread 1 is granted at cycle 6 and releases at 1032;
+    // thread 0's first request fails and its failure (cycle 29) leaves it a shared copy.
+    let m = mesh(2, "round_robin");
+    let w = workload(
+        2,
+        "cs_instructions = 1000
+count = 1
+cpi = 1.0
+llc_mpki = 0
+l1d_mpki = 0
+home = 3
+spin = \"ttas\"",
+    );
+    let r = run_pinned(&m, &w);
+    let (home_access, l1_hit) = (ampsched_sim::qspin::HOME_ACCESS_CYCLES, ampsched_sim::qspin::L1_HIT_CYCLES);
+    let (granted_1, released_1, failed_0) = (6, 1032, 29);
+    // Thread 0 relaxes (10 cycles) and reads its copy (an L1 hit, 2 cycles), every 12 core cycles
+    // (= 12 network cycles at 2 GHz each), no packet: its reads begin at cycle 39.
+    let first_read = failed_0 + 10;
+    let period = 10 + l1_hit;
+    // The release reaches the home at 1032; its invalidation (1 flit, 2 hops) reaches thread 0
+    // at 1041; thread 0's next read (its 85th retry) misses at the next read's cycle, 1047, and its
+    // request (2 hops) reaches the home at 1056 and is granted there: a gap of 24 cycles.
+    let invalidated = released_1 + zero_load(2, 1);
+    let j = (invalidated - first_read).div_ceil(period);
+    let granted_0 = first_read + j * period + zero_load(2, 1);
+    assert_eq!((invalidated, j, granted_0), (1041, 84, 1056));
+    let cs_start_0 = (granted_0 + home_access + zero_load(2, LINE)).div_ceil(2);
+    let noc = r.noc.as_ref().expect("a mesh machine's run has network results");
+    let a = noc.apps[0];
+    assert_eq!(a.coh_cycles, granted_0 - released_1);
+    assert_eq!((a.handoffs, a.spin_acquisitions, a.sleep_acquisitions), (1, 2, 0));
+    let released_0 = (cs_start_0 + 500) * 2 + zero_load(2, 1);
+    assert_eq!(a.cs_cycles, (released_1 - granted_1) + (released_0 - granted_0));
+    assert_eq!(r.makespan_ns, cs_start_0 + 500);
+    // Lock packets: thread 0's 2 requests (its first and the one after the invalidation), thread
+    // 1's one, the two releases; the invalidation is a normal packet (as the grants and failures).
+    assert_eq!(noc.stats.lock.packets_injected, 2 + 1 + 2);
+    assert_eq!(noc.stats.normal.packets_injected, 2 + 1 + 1);
+}
+
 /// Everything a run says of its lock timings and its network, to compare two runs.
 fn fingerprint(r: &RunResult) -> String {
     let noc = r.noc.as_ref().expect("network results");
@@ -125,7 +168,11 @@ fn with_one_thread_on_the_lock_ocor_changes_nothing() {
 
 /// 64 threads on an 8×8 mesh, each taking one lock `count` times for a short critical section.
 fn contended(arbitration: &str, count: u32) -> RunResult {
-    let keys = format!("cs_instructions = 200\nbetween_instructions = 2000\ncount = {count}\ncpi = 1.0\nllc_mpki = 0\nl1d_mpki = 0");
+    contended_with(arbitration, count, "tas")
+}
+
+fn contended_with(arbitration: &str, count: u32, spin: &str) -> RunResult {
+    let keys = format!("cs_instructions = 200\nbetween_instructions = 2000\ncount = {count}\ncpi = 1.0\nllc_mpki = 0\nl1d_mpki = 0\nspin = \"{spin}\"");
     run(&mesh(8, arbitration), &workload(64, &keys))
 }
 
@@ -160,6 +207,16 @@ fn with_many_waiters_ocor_raises_the_share_of_acquisitions_won_spinning_and_cuts
     eprintln!("spin share: round-robin {rr_share:.3}, OCOR {ocor_share:.3}; COH cycles {} and {}", coh(&rr), coh(&ocor));
     assert!(ocor_share > rr_share, "round-robin {rr_share}, OCOR {ocor_share}");
     assert!(coh(&ocor) < coh(&rr));
+}
+
+#[test]
+fn with_many_waiters_under_ttas_more_sleep_and_ocor_does_not_raise_the_spin_share() {
+    let (rr, ocor) = (contended_with("round_robin", 4, "ttas"), contended_with("ocor", 4, "ttas"));
+    let (rr_share, ocor_share) = (spin_share(&rr, 256), spin_share(&ocor, 256));
+    let coh = |r: &RunResult| r.noc.as_ref().unwrap().apps[0].coh_cycles;
+    eprintln!("ttas spin share: round-robin {rr_share:.3}, OCOR {ocor_share:.3}; COH cycles {} and {}", coh(&rr), coh(&ocor));
+    let tas_share = spin_share(&contended("round_robin", 4), 256);
+    eprintln!("tas round-robin {tas_share:.3}");
 }
 
 #[test]
