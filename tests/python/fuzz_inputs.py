@@ -192,6 +192,8 @@ ENUMS = {
     "main": ["default", "big", "little", "", "medium"],
     "after": ["none", "all", "same", "", "any"],
     "arbitration": ["round_robin", "ocor", "", "OCOR", "round-robin", "priority"],
+    # A queue spinlock's retry (docs/queue-spinlock.md).
+    "spin": ["ttas", "tas", "", "TTAS", "mcs"],
 }
 # The task runtime's tables (docs/task-runtime.md): steps of each kind with hostile counts and
 # dependences (same across different widths, all on the first block), pipelines without or with
@@ -399,6 +401,7 @@ TABLE_KEYS = {
         "sleep_prep_us",
         "wakeup_us",
         "home",
+        "spin",
     ],
     # The task runtime (docs/task-runtime.md): an app's or program's options and steps.
     "runtime": ["scheduler", "immediate_successor", "main", "create_instructions", "queue_op_instructions"],
@@ -939,6 +942,7 @@ def _m_queue_spinlock(rng, doc, role):
         "sleep_prep_us": [0, 1.5],
         "wakeup_us": [0, 5.0],
         "home": [0, 3, 63],
+        "spin": ["ttas", "tas"],
     }
     for key in rng.sample(sorted(valid), rng.randint(1, 3)):
         table[key] = rng.choice(valid[key]) if rng.random() < 0.6 else hostile_value(rng, key)
