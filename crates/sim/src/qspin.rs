@@ -406,7 +406,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 let home = lock.home;
                 let invalidations: Vec<Packet> = std::mem::take(&mut lock.sharers)
                     .into_iter()
-                    .map(|s| Packet { src: home, dst: q.threads[s as usize].node, flits: CONTROL_FLITS, class: PacketClass::Normal, progress: 0, tag: tag(s, l, INVALIDATE) })
+                    .map(|s| Packet {
+                        src: home,
+                        dst: q.threads[s as usize].node,
+                        flits: CONTROL_FLITS,
+                        class: PacketClass::Normal,
+                        progress: 0,
+                        tag: tag(s, l, INVALIDATE),
+                    })
                     .collect();
                 for inv in invalidations {
                     noc.send(cycle, inv);

@@ -23,7 +23,10 @@ fn wait_of(w: &Workload) -> Wait {
 #[test]
 fn keys_as_written_and_defaults() {
     let w = read("wait = \"queue_spinlock\"\nmax_spin = 64\nrelax_cycles = 20\nsleep_prep_us = 2.5\nwakeup_us = 0\nhome = 5").unwrap();
-    assert_eq!(wait_of(&w), Wait::QueueSpinlock(QueueSpinlock { max_spin: 64, relax_cycles: 20, sleep_prep_ns: 2500, wakeup_ns: 0, home: Some(5), spin: Default::default() }));
+    assert_eq!(
+        wait_of(&w),
+        Wait::QueueSpinlock(QueueSpinlock { max_spin: 64, relax_cycles: 20, sleep_prep_ns: 2500, wakeup_ns: 0, home: Some(5), spin: Default::default() })
+    );
     let w = read("wait = \"queue_spinlock\"").unwrap();
     assert_eq!(wait_of(&w), Wait::QueueSpinlock(QueueSpinlock::default()));
     assert!(queue_spinlock::uses_queue_spinlock(&w));
