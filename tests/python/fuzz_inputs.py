@@ -161,7 +161,7 @@ ENUMS = {
         "pipeline",
         "taskwait",
     ],
-    "wait": ["block", "spin", "spin_then_block", "", "forever"],
+    "wait": ["block", "spin", "spin_then_block", "queue_spinlock", "", "forever"],
     "scope": ["group", "app", "", "machine"],
     "baseline": ["default", "", "rr", "oblivious", "best"],
     "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
@@ -331,6 +331,12 @@ TABLE_KEYS = {
         "items",
         "ordered",
         "io_seconds",
+        # A critical phase's queue spinlock (docs/queue-spinlock.md).
+        "max_spin",
+        "relax_cycles",
+        "sleep_prep_us",
+        "wakeup_us",
+        "home",
     ],
     # The task runtime (docs/task-runtime.md): an app's or program's options and steps.
     "runtime": ["scheduler", "immediate_successor", "main", "create_instructions", "queue_op_instructions"],
@@ -363,7 +369,7 @@ TABLE_KEYS = {
     ],
     "override": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "skip"],
 }
-WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items", "capacity"}
+WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items", "capacity", "max_spin", "relax_cycles", "home"}
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
 
@@ -803,8 +809,23 @@ def _m_pipeline(rng, doc, role):
     return f"app[{len(doc['app']) - 1}] = a pipeline, {breakage} broken"
 
 
+def _m_queue_spinlock(rng, doc, role):
+    """A critical phase turned into a queue spinlock (docs/queue-spinlock.md), its keys valid or
+    hostile: on a machine without a mesh a one-line error naming the machine, on a mesh a run."""
+    critical = [(t, p) for t, p in _tables(doc) if t.get("kind") == "critical"]
+    if role != "workload" or not critical:
+        return None
+    table, path = rng.choice(critical)
+    table["wait"] = rng.choice(["queue_spinlock"] * 4 + ["spin"])
+    valid = {"max_spin": [1, 16, 128], "relax_cycles": [0, 10], "sleep_prep_us": [0, 1.5], "wakeup_us": [0, 5.0], "home": [0, 3, 63]}
+    for key in rng.sample(sorted(valid), rng.randint(1, 3)):
+        table[key] = rng.choice(valid[key]) if rng.random() < 0.6 else hostile_value(rng, key)
+    return f"{show_path(path)} = a queue spinlock ({', '.join(f'{k}={_value(table[k])[:20]}' for k in valid if k in table)})"
+
+
 DOC_MUTATIONS = [
     (_m_pipeline, 5),
+    (_m_queue_spinlock, 4),
     (_m_uarch, 6),
     (_m_number, 30),
     (_m_type, 10),

@@ -250,3 +250,30 @@ mod tests {
         assert!(worst_ns < u64::MAX as f64 / 10.0);
     }
 }
+
+// ---- interconnect (`[interconnect]`, docs/noc.md)
+
+/// A mesh's columns or rows: 1 to 90 (90 × 90 = 8100 nodes, inside `MAX_CORES` = 8192, since
+/// every node holds one core).
+pub const MESH_DIM: Bounds = Bounds::closed(1.0, 90.0, "");
+/// Router pipeline stages per hop: 1 (a single-cycle router) to 16, past the 5-stage canonical
+/// VC router (Dally & Towles, ch. 16) with room.
+pub const ROUTER_STAGES: Bounds = Bounds::closed(1.0, 16.0, "cycles");
+/// Link traversal per hop: 1 to 16 cycles (long, pipelined global wires).
+pub const LINK_CYCLES: Bounds = Bounds::closed(1.0, 16.0, "cycles");
+/// Virtual channels per input port: 1 to 16 (BookSim2's default is 16; Table 2 uses 6).
+pub const NOC_VCS: Bounds = Bounds::closed(1.0, 16.0, "");
+/// Buffer depth of one virtual channel: 1 to 64 flits.
+pub const VC_BUFFER_FLITS: Bounds = Bounds::closed(1.0, 64.0, "flits");
+/// A flit's width: 1 to 256 bytes (a 2048-bit data path, beyond any chip's network).
+pub const FLIT_BYTES: Bounds = Bounds::closed(1.0, 256.0, "B");
+/// The line a data packet carries: 8 to 1024 bytes (as `LINE_BYTES`); with 1-byte flits a packet
+/// is at most 1024 flits.
+pub const NOC_LINE_BYTES: Bounds = Bounds::closed(8.0, 1024.0, "B");
+/// The network's clock: 10 MHz to 100 GHz, as a core's (`FREQ_GHZ`).
+pub const NOC_CLOCK_GHZ: Bounds = FREQ_GHZ;
+/// OCOR's RTR priority levels: 1 (lock packets all alike) to 128 (one per retry at the paper's
+/// spin count of 128: its full-resolution 129-bit encoding, §4.2).
+pub const PRIORITY_LEVELS: Bounds = Bounds::closed(1.0, 128.0, "");
+/// OCOR's progress classes: 1 (progress ignored) to 64.
+pub const PROGRESS_LEVELS: Bounds = Bounds::closed(1.0, 64.0, "");

@@ -7,6 +7,7 @@
 
 use crate::coreset::CoreSet;
 use crate::error::Result;
+use crate::interconnect::Interconnect;
 use crate::limits;
 use crate::toml_read::{parse, Node};
 
@@ -127,6 +128,9 @@ pub struct Machine {
     /// The file gave `[[rail]]` tables (else `rails` is one per core type): a run's result then
     /// reports each rail's energy and the mean power.
     pub has_rails: bool,
+    /// The on-chip network (`[interconnect]`, docs/noc.md); None: no network, as every machine
+    /// before it, and a run is what it always was.
+    pub interconnect: Option<Interconnect>,
 }
 
 /// What a memory controller can serve (`[memory]`): every memory node has one, of this peak
@@ -304,6 +308,14 @@ impl Machine {
         let memory_bandwidth = read_memory(&mut root)?;
         let has_rails = root.has("rail");
         let rails = read_rails(&mut root, &mut core_types, &rail_names)?;
+        let interconnect = match root.opt_table("interconnect")? {
+            None => None,
+            Some(mut n) => {
+                let ic = Interconnect::read(&mut n, cores.len())?;
+                n.finish()?;
+                Some(ic)
+            }
+        };
         root.finish()?;
 
         let mut m = Machine {
@@ -321,6 +333,7 @@ impl Machine {
             lock_wake_ns,
             rails,
             has_rails,
+            interconnect,
         };
         m.derive_capacities();
         Ok(m)

@@ -11,6 +11,7 @@ use crate::cache::MissCurve;
 use crate::error::{InputError, Result};
 use crate::events::EventRates;
 use crate::limits;
+use crate::queue_spinlock::{self, QueueSpinlock};
 use crate::task_program::{After, MainPlacement, RuntimeOptions, Stage as TaskStage, TaskProgram, TaskScheduler, TaskStep, TaskWork, RUNTIME_WORK};
 use crate::toml_read::{parse, Node, NumberOrMap};
 
@@ -152,6 +153,9 @@ pub enum Wait {
     /// Spins for at most `limit` (CPU time, or loop iterations), then blocks (adaptive
     /// mutexes, OpenMP's OMP_WAIT_POLICY/GOMP_SPINCOUNT).
     SpinThenBlock { limit: SpinLimit },
+    /// A critical phase's queue spinlock over the machine's mesh (`wait = "queue_spinlock"`,
+    /// docs/queue-spinlock.md): retries by request packets to the lock's home, then a futex sleep.
+    QueueSpinlock(QueueSpinlock),
 }
 
 /// How long a spin-then-block wait spins before it blocks.
@@ -868,7 +872,7 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>, queues: &[Queue]) -> Resul
                     between_instructions: p.opt_number("between_instructions", &limits::INSTRUCTIONS_BETWEEN)?.unwrap_or(0.0),
                     count: p.count("count", limits::MAX_CRITICAL_COUNT)?,
                     profile: read_profile(&mut p)?,
-                    wait: read_wait(&mut p)?,
+                    wait: read_lock_wait(&mut p)?,
                 }
             }
             "sleep" => Phase::Sleep { ns: s_to_ns(p.number("seconds", &limits::SLEEP_S)?).max(1) },
@@ -1091,7 +1095,21 @@ fn read_signature(n: &mut Node) -> Result<Option<Signature>> {
     Ok(Some(Signature { cpi, misses }))
 }
 
+/// A critical phase's wait: those of `read_wait`, or a queue spinlock with its keys.
+fn read_lock_wait(p: &mut Node) -> Result<Wait> {
+    if p.opt_str("wait")?.as_deref() != Some("queue_spinlock") {
+        return read_wait(p);
+    }
+    for key in ["spin_limit_us", "spin_limit_iterations"] {
+        if p.has(key) {
+            return Err(p.err(key, "only wait = \"spin_then_block\" takes a spin limit"));
+        }
+    }
+    Ok(Wait::QueueSpinlock(queue_spinlock::read(p)?))
+}
+
 fn read_wait(p: &mut Node) -> Result<Wait> {
+    queue_spinlock::refuse_keys(p)?;
     let mode = p.opt_str("wait")?;
     let limit_us = p.opt_number("spin_limit_us", &limits::SPIN_LIMIT_US)?;
     let limit_iterations = p.opt_number("spin_limit_iterations", &limits::SPIN_LIMIT_ITERATIONS)?;
@@ -1108,7 +1126,10 @@ fn read_wait(p: &mut Node) -> Result<Wait> {
         (Some("spin_then_block"), Some((_, limit))) => Ok(Wait::SpinThenBlock { limit }),
         (Some("spin_then_block"), None) => Err(p.err("spin_limit_us", "wait = \"spin_then_block\" needs spin_limit_us or spin_limit_iterations")),
         (None | Some("block") | Some("spin"), Some((key, _))) => Err(p.err(key, "only wait = \"spin_then_block\" takes a spin limit")),
-        (Some(other), _) => Err(p.err("wait", format!("unknown wait '{other}' (expected block, spin or spin_then_block)"))),
+        (Some("queue_spinlock"), _) => Err(p.err("wait", "wait = \"queue_spinlock\" is a lock's: only a critical phase takes it")),
+        (Some(other), _) => {
+            Err(p.err("wait", format!("unknown wait '{other}' (expected block, spin, spin_then_block or, for a critical phase, queue_spinlock)")))
+        }
     }
 }
 

@@ -190,6 +190,9 @@ impl Experiment {
         // A phase's CPI table must cover every core type (or give a `default`): refused here,
         // naming the table's file and key, before any run.
         ampsched_model::perf::check_uarch_cpi(&m, &w)?;
+        // A queue spinlock needs the machine's mesh, its home on it (docs/queue-spinlock.md).
+        let nodes = ampsched_model::queue_spinlock::mesh_nodes(&m);
+        ampsched_model::queue_spinlock::check(&w, nodes, machine_arg).map_err(|(key, why)| InputError::new(&workload_file, key, why))?;
         // `count = "cores"` groups (a managed runtime's GC threads) get this machine's cores.
         let w = w.for_machine(m.num_cores() as u32).map_err(|why| InputError::new(&workload_file, "count", why))?;
         Ok(Experiment { machine: m, workload: w, settings, workload_file, solo_s: None, profiled: None, events_used: std::cell::Cell::new(0), cache })

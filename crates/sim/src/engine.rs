@@ -391,6 +391,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Run the workload to completion.
     pub fn run(mut self) -> Result<crate::RunResult, SimError> {
         ampsched_model::perf::check_uarch_cpi(self.m, self.w).map_err(|e| SimError::Input(e.to_string()))?;
+        let nodes = ampsched_model::queue_spinlock::mesh_nodes(self.m);
+        ampsched_model::queue_spinlock::check(self.w, nodes, &self.m.name).map_err(|(key, why)| SimError::Input(format!("{key}: {why}")))?;
         for (i, a) in self.w.apps.iter().enumerate() {
             self.events.push(a.arrival_ns, Event::Arrival { app: i as u32 });
             self.arrivals_left += 1;

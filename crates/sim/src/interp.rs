@@ -211,7 +211,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 f.act = Act::Off;
                 Next::Block
             }
-            Wait::Spin => {
+            // A queue spinlock's spinning phase burns its core until `qspin` ends it.
+            Wait::Spin | Wait::QueueSpinlock(_) => {
                 f.act = Act::Spin { budget: None, in_cycles: false };
                 Next::Spin
             }

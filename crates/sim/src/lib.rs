@@ -15,6 +15,7 @@ pub mod local;
 mod memory;
 pub mod metrics;
 mod migrate;
+pub mod noc;
 pub mod observe;
 pub mod power;
 mod prefetch;

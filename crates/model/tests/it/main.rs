@@ -6,4 +6,5 @@
 mod book;
 mod coreset;
 mod levels;
+mod queue_spinlock;
 mod task_program;

@@ -12,6 +12,7 @@ mod interrupt;
 mod lock_wake;
 mod many_cores;
 mod memory;
+mod noc;
 mod pipelines;
 mod placement;
 mod program_groups;
