@@ -134,12 +134,13 @@ MESHES = {4: "noc-mesh-4", 16: "noc-mesh-16", 32: "noc-mesh-32", 64: MACHINE}
 ASYM = "noc-mesh-64-asym"
 ARBITRATIONS = ("round_robin", "ocor")
 LABEL = {"round_robin": "round-robin", "ocor": "OCOR"}
-# One thread per core, placed by the local scheduler (the paper's Linux, 64 threads on 64 cores); §6's study puts
-# WASH's lock-aware placement beside it.
-POLICIES = {"default": "oblivious", "wash": "wash"}
+# One thread per core, thread j on core j, nothing migrates: the paper's 64 threads on 64 cores, and the placement
+# the catalog calibrated the programs under (catalog/programs/nocbench.py). §6's study puts WASH's lock-aware
+# placement beside it.
+POLICIES = {"default": "bound", "wash": "wash"}
 
 missing_policies, check_policies = policy_roles(
-    "noc-locks", POLICIES, "the default placement (oblivious) and, on the asymmetric mesh, WASH (wash)"
+    "noc-locks", POLICIES, "the default placement (bound) and, on the asymmetric mesh, WASH (wash)"
 )
 
 
@@ -314,6 +315,11 @@ def _p(x: float) -> str:
     return f"{x:.1f}%"
 
 
+def _chg(reduction_pct: float) -> str:
+    """A reduction (%) as the change it is: 39.4 -> "-39.4%", an increase -5 -> "+5.0%"."""
+    return pct(-reduction_pct)
+
+
 def _why(r: Results, p: str) -> str:
     """What a program's reductions come from, as the reasons quote it: its baseline COH share, spin share before and
     after, and lock-packet rate."""
@@ -337,7 +343,7 @@ def table_3_claims(r: Results) -> list:
                     f"§5.2, Table 3, {fig}",
                     f"{p} ({row.suite}): {'COH' if what == 'coh' else 'ROI time'} reduction under OCOR, 64 threads",
                     f"-{theirs:g}%",
-                    f"-{_p(ours)}",
+                    f"{_chg(ours)}",
                     theirs,
                     ours,
                     _why(r, p),
@@ -358,10 +364,10 @@ def average_claims(r: Results) -> list:
                 "Abstract, §5.2, Table 3",
                 f"The average {name} reduction (the mean of the two suite means, as the paper's)",
                 f"-{theirs:g}%",
-                f"-{_p(ours)} (over the 25 programs: -{_p(statistics.fmean(values.values()))})",
+                f"{_chg(ours)} (over the 25 programs: {_chg(statistics.fmean(values.values()))})",
                 theirs,
                 ours,
-                f"suite means {', '.join(f'{s} -{_p(v)}' for s, v in suite_means(values).items())}",
+                f"suite means {', '.join(f'{s} {_chg(v)}' for s, v in suite_means(values).items())}",
             )
         )
     for s, (c, t) in SUITE_MEANS.items():
@@ -373,7 +379,7 @@ def average_claims(r: Results) -> list:
                 "§5.2, Table 3",
                 f"{s}'s average COH and ROI time reductions",
                 f"COH -{c:g}%, ROI -{t:g}%",
-                f"COH -{_p(ours[0])}, ROI -{_p(ours[1])}",
+                f"COH {_chg(ours[0])}, ROI {_chg(ours[1])}",
                 (c, t),
                 ours,
                 f"see {s}'s rows of Table 3",
@@ -399,7 +405,7 @@ def extreme_claims(r: Results) -> list:
                 "Abstract, §5.2",
                 f"The largest {'COH' if what == 'coh' else 'ROI time'} reduction of the 25 programs is {top}'s",
                 f"{top} -{theirs:g}% (the runner-up within 0.3 points)",
-                f"{top} -{_p(values[top])}; largest {best} -{_p(values[best])}",
+                f"{top} {_chg(values[top])}; largest {best} {_chg(values[best])}",
                 f"{top}'s the largest, or within the one rule's allowance of it ({allowance(values[best]):.3g} points)",
                 agrees(values[best], values[top]),
                 f"{best} leads; {_why(r, top)}",
@@ -414,7 +420,7 @@ def extreme_claims(r: Results) -> list:
                 "Abstract, §5.2, Fig. 11a, Fig. 14b",
                 f"imagick gains the least of the 25 programs ({'COH' if what == 'coh' else 'ROI time'} reduction)",
                 "imagick",
-                f"{least} -{_p(values[least])} (imagick -{_p(values['imagick'])})",
+                f"{least} {_chg(values[least])} (imagick {_chg(values['imagick'])})",
                 "imagick's reduction the smallest",
                 least == "imagick",
                 _why(r, least),
@@ -581,7 +587,7 @@ def scaling_claims(r: Results) -> list:
                 "§5.2.4, Fig. 15",
                 f"{p}'s COH reduction at {', '.join(map(str, THREADS))} threads (noc-mesh-N)",
                 ", ".join(f"-{v:g}%" for v in values),
-                ", ".join(f"-{_p(v)}" for v in series[p]),
+                ", ".join(f"{_chg(v)}" for v in series[p]),
                 values,
                 series[p],
                 f"{p}'s spin-phase share at 64 threads {_p(r.spin(p)[0])} -> {_p(r.spin(p)[1])}",
@@ -609,7 +615,7 @@ def levels_claims(r: Results) -> list:
     """Fig. 16: more priority levels, more COH reduction, with diminishing returns; the program that gains more has
     more headroom. The paper gives no numbers: conditions chosen before any result."""
     series = {p: [r.coh(p, levels=n) for n in LEVELS] for p in FIG_16}
-    show = "; ".join(f"{p} " + ", ".join(f"{n}: -{_p(v)}" for n, v in zip(LEVELS, s)) for p, s in series.items())
+    show = "; ".join(f"{p} " + ", ".join(f"{n}: {_chg(v)}" for n, v in zip(LEVELS, s)) for p, s in series.items())
     grows = {p: all(b >= a - FLOOR_POINTS for a, b in zip(s, s[1:])) and s[-1] > s[0] for p, s in series.items()}
     # Diminishing: the last doubling (8 -> 16) adds less than the first (1 -> 2).
     diminishing = {p: s[-1] - s[-2] < s[1] - s[0] for p, s in series.items()}
@@ -729,14 +735,16 @@ COLORS = {"paper": "#969696", "round_robin": "#6baed6", "ocor": "#31a354", "wash
 
 
 def _bars(ax, groups, series, width=0.8):
-    """Grouped bars: `series` a list of (label, color, values) over `groups`."""
+    """Grouped bars: `series` a list of (label, color, values) over `groups`; returns each series' offset from its
+    group's tick (to mark a paper's value on the bar it is the counterpart of)."""
     w = width / len(series)
-    for k, (label, color, values) in enumerate(series):
-        xs = [j + (k - len(series) / 2 + 0.5) * w for j in range(len(groups))]
-        ax.bar(xs, values, w, color=color, label=label)
+    offsets = [(k - len(series) / 2 + 0.5) * w for k in range(len(series))]
+    for (label, color, values), dx in zip(series, offsets):
+        ax.bar([j + dx for j in range(len(groups))], values, w, color=color, label=label)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, fontsize=6, rotation=60, ha="right")
     ax.tick_params(labelsize=7)
+    return offsets
 
 
 def figure_table_3(ctx, r: Results):
@@ -775,7 +783,7 @@ def figure_shares(ctx, r: Results):
     fig = Figure(figsize=(12, 6))
     names = [TABLE_3[p].short for p in PROGRAMS]
     ax = fig.add_subplot(2, 1, 1)
-    _bars(
+    dx = _bars(
         ax,
         names,
         [
@@ -787,13 +795,17 @@ def figure_shares(ctx, r: Results):
     )
     anchors = {**{p: h for p, (_, h) in FIG_2.items()}, **FIG_14A}
     ax.scatter(
-        [PROGRAMS.index(p) for p in anchors], list(anchors.values()), marker="x", color="k", zorder=3,
+        [PROGRAMS.index(p) + dx[2] for p in anchors], list(anchors.values()), marker="x", color="k", zorder=3,
         label="paper's COH share (Figs. 2, 14a)",
+    )  # fmt: skip
+    ax.scatter(
+        [PROGRAMS.index(p) + dx[0] for p in FIG_2], [c for c, _ in FIG_2.values()], marker="+", color="k", zorder=3,
+        label="paper's CS share (Fig. 2)",
     )  # fmt: skip
     ax.set_title("share of ROI time (%)", fontsize=8)
     ax.legend(fontsize=6, ncol=5)
     ax = fig.add_subplot(2, 1, 2)
-    _bars(
+    dx = _bars(
         ax,
         names,
         [
@@ -802,7 +814,7 @@ def figure_shares(ctx, r: Results):
         ],
     )
     i = PROGRAMS.index("botsspar")
-    ax.scatter([i, i], FIG_11B_BOTSS, marker="x", color="k", zorder=3, label="paper (botsspar)")
+    ax.scatter([i + dx[0], i + dx[1]], FIG_11B_BOTSS, marker="x", color="k", zorder=3, label="paper (botsspar)")
     ax.set_title("acquisitions won in the spinning phase (%)", fontsize=8)
     ax.legend(fontsize=6)
     fig.tight_layout()
@@ -961,16 +973,16 @@ def _asym_md(r: Results, programs) -> str:
                 _f(r.run(p, asym=True).coh_share),
                 _f(r.coh(p, asym=True)),
                 _f(r.coh(p, asym=True, policy="wash")),
-                pct(g[("ocor", "default")]),
-                pct(g[("round_robin", "wash")]),
-                pct(g[("ocor", "wash")]),
-                pct(composed),
+                _chg(g[("ocor", "default")]),
+                _chg(g[("round_robin", "wash")]),
+                _chg(g[("ocor", "wash")]),
+                _chg(composed),
                 f"{_f(r.run(p, asym=True).spin_share)} -> {_f(r.run(p, 'ocor', asym=True).spin_share)}",
             ]
         )
     header = [
         "program", "ROI ms (RR, oblivious)", "COH % of ROI", "COH red. by OCOR, oblivious", "COH red. by OCOR, wash",
-        "ROI red.: OCOR", "ROI red.: WASH", "ROI red.: OCOR + WASH", "OCOR and WASH if independent", "spin-phase % RR -> OCOR (oblivious)",
+        "ROI time: OCOR", "ROI time: WASH", "ROI time: OCOR + WASH", "OCOR and WASH if independent", "spin-phase % RR -> OCOR (oblivious)",
     ]  # fmt: skip
     return markdown_table(header, rows, "l" + "r" * 9)
 
@@ -990,8 +1002,8 @@ def build(ctx):
 with one thread per core, its locks queue spinlocks (docs/queue-spinlock.md). Machines: the catalog meshes with the
 routers' arbitration as a run option, `{machine(64)}` (round-robin, the paper's "Original"), `{machine(64, "ocor")}`
 (Table 1's order with the machine's 8 lock priority levels) and `{machine(64, "ocor", 4)}` for Fig. 16's other level
-counts; Fig. 15 runs `noc-mesh-4`, `noc-mesh-16` and `noc-mesh-32` the same way. Placement: `{POLICIES["default"]}` (the
-local scheduler, one thread per core), and on `{ASYM}` also `{POLICIES["wash"]}`. Seeds {plan["seeds"]}; each
+counts; Fig. 15 runs `noc-mesh-4`, `noc-mesh-16` and `noc-mesh-32` the same way. Placement: `{POLICIES["default"]}` (thread j on
+core j, as the catalog calibrated the programs), and on `{ASYM}` also `{POLICIES["wash"]}`. Seeds {plan["seeds"]}; each
 quantity is the mean over the seeds (acquisitions summed)."""
     notes = f"""- **What is measured.** COH is the sum of an app's hand-off gaps, each from a lock's release to its next
   acquisition (the paper's Eq. 1 read operationally; the paper does not say how it measured it). The ROI is the app's
@@ -1046,15 +1058,17 @@ def asym_md(r: Results, programs) -> str:
     independent = 100.0 * (1 - (1 - gain[("ocor", "default")] / 100) * (1 - gain[("round_robin", "wash")] / 100))
     return f"""The paper's chip is symmetric. `{ASYM}` keeps its mesh and halves the clock of 32 of its cores (the
 bottom four rows; the catalog file says why), and {len(programs)} of the programs ({", ".join(programs)}) run on it
-under round-robin and OCOR routers, placed by the local scheduler (`{POLICIES["default"]}`) or by WASH's lock-aware
+under round-robin and OCOR routers, placed one thread per core in order (`{POLICIES["default"]}`: half the threads on slow cores) or by WASH's lock-aware
 placement (`{POLICIES["wash"]}`: it binds the threads others wait on longest, the lock holders, to the fast cores). No
 paper numbers: a study, not claims. Means over the {len(programs)} programs:
 
-- OCOR's ROI time reduction on the asymmetric mesh: {pct(gain[("ocor", "default")])} under the default placement
-  (on the symmetric `{MACHINE}`, the same programs: {pct(ocor_sym)}), {pct(ocor_wash)} once WASH places the threads;
-- WASH's alone, under round-robin routers: {pct(gain[("round_robin", "wash")])};
-- both: {pct(gain[("ocor", "wash")])}, against {pct(independent)} if the two gains compounded independently.
+- OCOR changes the ROI time on the asymmetric mesh by {_chg(gain[("ocor", "default")])} under the default placement
+  (on the symmetric `{MACHINE}`, the same programs: {_chg(ocor_sym)}), by {_chg(ocor_wash)} once WASH places the
+  threads;
+- WASH alone, under round-robin routers: {_chg(gain[("round_robin", "wash")])};
+- both: {_chg(gain[("ocor", "wash")])}, against {_chg(independent)} if the two gains compounded independently.
 
-Reductions against round-robin with the default placement, per program:
+Per program, COH reductions (%) by OCOR, and ROI time changes against round-robin routers with the default
+placement:
 
 {_asym_md(r, programs)}"""
