@@ -124,6 +124,10 @@ FAIRNESS_MACHINES = ("kimhuh-", "odroid-")
 # see every workload there, and elsewhere they would add thousands of runs for no new path.
 BIGLITTLE_FAMILY = set(POLICIES[POLICIES.index("gts") :])  # the last four of POLICIES
 BIGLITTLE_MACHINES = ("exynos5422", "odroid-")
+# Issue 29's NoC machines and programs (catalog noc-*: a mesh network, queue spinlocks) are outside the
+# grid, so it stays the runs it was: a noc-* workload needs a noc-* machine, and their runs are checked
+# by tests/python/test_nocbench_catalog.py and the noc-locks reproduction.
+NOC = "noc-"
 # `make test` checks every QUICK_STRIDE-th quick-eligible run: a thirteenth (about 15 s on 2 CPUs
 # beside other jobs) keeps the Python tests within their share of the 10 minutes; 13 is prime to
 # len(POLICIES) = 31, so the picks rotate through the policies.
@@ -195,7 +199,9 @@ def grid(quick=False):
     return [
         (m["name"], w["name"], p)
         for m in machines
+        if not m["name"].startswith(NOC)
         for w in workloads
+        if not w["name"].startswith(NOC)
         for p in POLICIES
         if in_grid(m, p) and (not quick or quick_eligible(m, w, p))
     ]

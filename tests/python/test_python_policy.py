@@ -32,7 +32,9 @@ def catalog_pairs():
     names = {
         kind: [e["name"] for e in json.loads(ampsched._core.list_catalog(kind))] for kind in ("machines", "workloads")
     }
-    machines, workloads = names["machines"], names["workloads"]
+    # Issue 29's NoC machines and programs (noc-*) are left out: a noc-* workload needs a mesh, and
+    # tests/python/test_nocbench_catalog.py runs them.
+    machines, workloads = ([n for n in names[k] if not n.startswith("noc-")] for k in ("machines", "workloads"))
     if os.environ.get("AMPSCHED_TEST_ALL_PAIRS") == "1":
         return [(m, w) for m in machines for w in workloads]
     pairs = [(machines[i % len(machines)], w) for i, w in enumerate(workloads)]

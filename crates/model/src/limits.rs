@@ -225,32 +225,6 @@ pub const POWER_SAMPLE_S: Bounds = Bounds::closed(1e-6, 86_400.0, "s");
 /// make a run crawl; at most 1000 s, which no run's policy would reach.
 pub const QUANTUM_MS: Bounds = Bounds::closed(0.1, 1e6, "ms");
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bounds_include_their_ends_as_documented() {
-        assert!(FREQ_GHZ.contains(0.01) && FREQ_GHZ.contains(100.0));
-        assert!(!FREQ_GHZ.contains(1e-11) && !FREQ_GHZ.contains(100.000_001));
-        assert!(!SLEEP_S.contains(0.0) && SLEEP_S.contains(1e6) && !SLEEP_S.contains(1e6 + 1.0));
-        assert!(!CPI.contains(f64::NAN) && !CPI.contains(f64::INFINITY));
-        assert_eq!(FREQ_GHZ.describe(), "from 0.01 to 100 GHz");
-        assert_eq!(SLEEP_S.describe(), "greater than 0 and at most 1000000 s");
-        assert_eq!(INSTRUCTIONS.describe(), "greater than 0 and at most 1e15");
-        assert_eq!(number_text(1e308), "1e308");
-        assert_eq!(number_text(-2.5e-11), "-2.5e-11");
-        assert_eq!(number_text(0.0), "0");
-    }
-
-    #[test]
-    fn the_budget_fits_u64_nanoseconds_with_room() {
-        // The largest budget plus the longest sleep and a slice stays below u64::MAX ns.
-        let worst_ns = (MAX_SIM_S.max + SLEEP_S.max) * 1e9 + 1e8;
-        assert!(worst_ns < u64::MAX as f64 / 10.0);
-    }
-}
-
 // ---- interconnect (`[interconnect]`, docs/noc.md)
 
 /// A mesh's columns or rows: 1 to 90 (90 × 90 = 8100 nodes, inside `MAX_CORES` = 8192, since
@@ -277,3 +251,29 @@ pub const NOC_CLOCK_GHZ: Bounds = FREQ_GHZ;
 pub const PRIORITY_LEVELS: Bounds = Bounds::closed(1.0, 128.0, "");
 /// OCOR's progress classes: 1 (progress ignored) to 64.
 pub const PROGRESS_LEVELS: Bounds = Bounds::closed(1.0, 64.0, "");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_include_their_ends_as_documented() {
+        assert!(FREQ_GHZ.contains(0.01) && FREQ_GHZ.contains(100.0));
+        assert!(!FREQ_GHZ.contains(1e-11) && !FREQ_GHZ.contains(100.000_001));
+        assert!(!SLEEP_S.contains(0.0) && SLEEP_S.contains(1e6) && !SLEEP_S.contains(1e6 + 1.0));
+        assert!(!CPI.contains(f64::NAN) && !CPI.contains(f64::INFINITY));
+        assert_eq!(FREQ_GHZ.describe(), "from 0.01 to 100 GHz");
+        assert_eq!(SLEEP_S.describe(), "greater than 0 and at most 1000000 s");
+        assert_eq!(INSTRUCTIONS.describe(), "greater than 0 and at most 1e15");
+        assert_eq!(number_text(1e308), "1e308");
+        assert_eq!(number_text(-2.5e-11), "-2.5e-11");
+        assert_eq!(number_text(0.0), "0");
+    }
+
+    #[test]
+    fn the_budget_fits_u64_nanoseconds_with_room() {
+        // The largest budget plus the longest sleep and a slice stays below u64::MAX ns.
+        let worst_ns = (MAX_SIM_S.max + SLEEP_S.max) * 1e9 + 1e8;
+        assert!(worst_ns < u64::MAX as f64 / 10.0);
+    }
+}

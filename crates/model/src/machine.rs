@@ -412,6 +412,32 @@ impl Machine {
         m
     }
 
+    /// The network options of a machine configuration's text (`arbitration=ocor`,
+    /// `priority_levels=4`, `progress_levels=2`: `Interconnect::apply_option`) applied to a copy
+    /// of the machine, and the rest of the text (its `TYPE=N` parts, for `parse_online`; None
+    /// when every part was a network option). Err: what is wrong, one line; a network option on a machine without
+    /// `[interconnect]` is one.
+    pub fn with_network_options(&self, spec: &str) -> std::result::Result<(Machine, Option<String>), String> {
+        let mut m = self.clone();
+        let mut rest: Vec<&str> = Vec::new();
+        for part in spec.split(':') {
+            let Some((key, value)) = part.split_once('=') else {
+                rest.push(part);
+                continue;
+            };
+            let key = key.trim();
+            if !crate::interconnect::OPTION_KEYS.contains(&key) {
+                rest.push(part);
+                continue;
+            }
+            let Some(ic) = m.interconnect.as_mut() else {
+                return Err(format!("{key}={}: the machine has no [interconnect], so no network to set", value.trim()));
+            };
+            ic.apply_option(key, value.trim())?;
+        }
+        Ok((m, (!rest.is_empty()).then(|| rest.join(":"))))
+    }
+
     /// The counts per core type of a machine configuration's text `big=4:little=1` (what follows
     /// the machine's name in `exynos5422:big=4:little=1`): each named type has that many cores
     /// online, a type not named keeps all of its cores. Err: what is wrong, one line.

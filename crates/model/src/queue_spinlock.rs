@@ -146,10 +146,9 @@ pub fn of_lock(w: &Workload, a: usize, lock: usize) -> Option<QueueSpinlock> {
     })
 }
 
-/// The node count of machine `m`'s mesh; None: it has no `[interconnect]` (no machine has one
-/// before the interconnect's format lands, so every queue spinlock is refused).
-pub fn mesh_nodes(_m: &crate::Machine) -> Option<u32> {
-    None
+/// The node count of machine `m`'s mesh; None: it has no `[interconnect]`.
+pub fn mesh_nodes(m: &crate::Machine) -> Option<u32> {
+    m.interconnect.as_ref().map(|i| i.nodes() as u32)
 }
 
 /// Where a workload with queue spinlocks meets its machine, whose mesh has `nodes` nodes (None:

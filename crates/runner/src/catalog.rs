@@ -61,14 +61,19 @@ pub fn machine(arg: &str) -> Result<Machine, InputError> {
 ///
 /// `NAME:TYPE=N:...` (e.g. `exynos5422:big=4:little=1`) is a machine configuration: NAME (a
 /// catalog name or a file) with only N cores of TYPE online (`Machine::with_online`), the edits
-/// applied first.
+/// applied first. On a machine with `[interconnect]`, `arbitration=round_robin|ocor`,
+/// `priority_levels=N` and `progress_levels=N` among them set its network
+/// (`Machine::with_network_options`, docs/noc.md).
 pub fn machine_with(arg: &str, sets: &[String]) -> Result<Machine, InputError> {
     match split_config(arg) {
         None => machine_file(arg, sets),
         Some((base, spec)) => {
             let m = machine_file(base, sets)?;
-            let online = m.parse_online(spec).map_err(|why| InputError::new("--machine", arg, why))?;
-            Ok(m.with_online(&online, format!("{}:{spec}", m.name)))
+            let (m, rest) = m.with_network_options(spec).map_err(|why| InputError::new("--machine", arg, why))?;
+            let name = format!("{}:{spec}", m.name);
+            let Some(rest) = rest else { return Ok(Machine { name, ..m }) };
+            let online = m.parse_online(&rest).map_err(|why| InputError::new("--machine", arg, why))?;
+            Ok(m.with_online(&online, name))
         }
     }
 }

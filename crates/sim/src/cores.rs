@@ -108,6 +108,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         // run's simulated-time budget ends it long before the clock could get there.
         core.work_end = self.now.saturating_add(self.migration[t as usize].debt_ns).saturating_add(work);
         self.events.push(core.work_end.min(core.slice_end), Event::Core { core: c as u32 });
+        if self.noc.is_some() {
+            self.noc_planned(c, t);
+        }
     }
 
     pub(crate) fn on_core_event(&mut self, c: usize) {
@@ -144,6 +147,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.sched.put_prev(t, c);
         self.llc_changed(c);
         self.undo_unpaid_move(t);
+        if self.noc.is_some() {
+            self.noc_stopped(c);
+        }
     }
 
     /// Give core `c` something to run: keep its thread, switch at slice end, or pick/pull one.

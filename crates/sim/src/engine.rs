@@ -301,6 +301,8 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) uarch_costs: UarchCosts,
     /// The rails' power by time window, if asked for (`SimConfig::power_sample_ns`).
     pub(crate) power_trace: Option<crate::power::PowerTrace>,
+    /// The on-chip network of a machine with an `[interconnect]` (`nocsim`); None: no network.
+    pub(crate) noc: Option<Box<crate::nocsim::NocSim>>,
 }
 
 /// What the simulator measures for a policy: everything but the program hints a workload does
@@ -353,6 +355,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             policy,
             trace: (cfg.max_segments > 0).then(|| TraceRecorder::new(cfg.max_segments)),
             power_trace: (cfg.power_sample_ns > 0).then(|| crate::power::PowerTrace::new(m, cfg.power_sample_ns)),
+            noc: m.interconnect.as_ref().map(|spec| Box::new(crate::nocsim::NocSim::new(spec, w, cfg.seed))),
             cfg,
             now: 0,
             events: EventQueue::new(m.num_cores()),
@@ -406,7 +409,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
         while self.apps_left > 0 {
             self.check_interrupt()?;
-            let Some((t, ev)) = self.events.pop() else {
+            let Some((t, ev)) = self.next_event() else {
                 return Err(self.deadlock());
             };
             debug_assert!(t >= self.now, "time went backwards");
@@ -442,11 +445,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     let next = self.next_tick(self.cfg.balance_ns);
                     self.events.push(next, Event::Balance);
                 }
+                Event::Network => self.on_network(),
             }
             self.stats.events += 1;
             self.settle()?;
             self.stats.idle_while_waiting_now = self.idle_while_waiting();
-            if self.able == 0 && self.arrivals_left == 0 && self.apps_left > 0 {
+            if self.able == 0 && self.arrivals_left == 0 && self.apps_left > 0 && !self.network_busy() {
                 return Err(self.deadlock());
             }
         }
@@ -462,7 +466,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// included) and the run is the run without skipping, but for its idle policy calls.
     fn next_tick(&self, period: u64) -> u64 {
         let next = self.now.saturating_add(period);
-        if !self.cfg.skip_idle || !self.idle() {
+        if !self.cfg.skip_idle || !self.idle() || self.network_busy() {
             return next;
         }
         match self.events.next_busy_time() {

@@ -24,6 +24,9 @@ pub enum Event {
     Quantum,
     /// The local scheduler's periodic load balancing.
     Balance,
+    /// The on-chip network's next occurrence (`nocsim`): never in the list, made by
+    /// `Engine::next_event` in lock step with it.
+    Network,
 }
 
 /// When an event fires (high 64 bits) and its insertion number (low 64): the order of the
@@ -71,6 +74,14 @@ impl EventQueue {
     pub fn next_busy_time(&self) -> Option<u64> {
         let others = self.others.iter().filter(|Reverse((_, ev))| !matches!(ev, Event::Quantum | Event::Balance)).map(|Reverse((k, _))| *k);
         others.chain(self.cores.first().map(|(k, _)| k)).min().map(time_of)
+    }
+
+    /// The time of the next event, if any (`nocsim` runs the network up to it).
+    pub fn peek_time(&mut self) -> Option<u64> {
+        self.cores.drop_fired();
+        let other = self.others.peek().map(|Reverse((k, _))| *k);
+        let core = self.cores.first().map(|(k, _)| k);
+        [other, core].into_iter().flatten().min().map(time_of)
     }
 
     pub fn pop(&mut self) -> Option<(u64, Event)> {

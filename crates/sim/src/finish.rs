@@ -141,7 +141,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         for run in self.apps.iter().filter_map(|r| r.runtime.as_deref()) {
             task_runtime.add(&run.stats);
         }
+        let noc = self.noc_result();
         RunResult {
+            noc,
             makespan_ns: self.now,
             events: self.stats.events,
             policy_calls: self.stats.policy_calls,

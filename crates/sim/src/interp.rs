@@ -304,6 +304,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     }
                     self.flow[t as usize].step = Step::Between(0);
                 }
+                (Phase::Critical { lock, wait: Wait::QueueSpinlock(_), .. }, Step::Between(i)) => return self.qspin_acquire(t, *lock, i),
                 (Phase::Critical { lock, cs_instructions, wait, .. }, Step::Between(i)) => {
                     let app = self.flow[t as usize].app as usize;
                     match self.apps[app].locks[*lock].acquire(t, self.now) {
@@ -324,8 +325,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                     self.flow[t as usize].step = Step::Inside(i);
                     return Next::Compute;
                 }
-                (Phase::Critical { lock, count, between_instructions, .. }, Step::Inside(i)) => {
-                    self.unlock(t, *lock);
+                (Phase::Critical { lock, count, between_instructions, wait, .. }, Step::Inside(i)) => {
+                    if let Wait::QueueSpinlock(_) = wait {
+                        self.qspin_release(t, *lock);
+                    } else {
+                        self.unlock(t, *lock);
+                    }
                     if i + 1 == *count {
                         self.next_phase(t);
                         continue;
@@ -498,7 +503,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// End the wait of thread `t` (a barrier, serial section or lock let it go).
-    fn release(&mut self, t: u32) {
+    pub(crate) fn release(&mut self, t: u32) {
         let f = &mut self.flow[t as usize];
         debug_assert!(f.waiting);
         f.waiting = false;

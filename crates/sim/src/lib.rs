@@ -16,9 +16,11 @@ mod memory;
 pub mod metrics;
 mod migrate;
 pub mod noc;
+mod nocsim;
 pub mod observe;
 pub mod power;
 mod prefetch;
+pub mod qspin;
 pub mod queue;
 pub mod result;
 pub mod runtime;
@@ -30,5 +32,6 @@ pub use engine::{simulate, simulator_signals, Engine, SimConfig, SimError, DEFAU
 pub use interrupt::{Interrupt, Progress};
 pub use local::{runqueue, Cfs, LocalScheduler};
 pub use metrics::{metrics, AppMetrics, Metrics};
+pub use nocsim::NocResult;
 pub use result::RunResult;
 pub use runtime::TaskRuntimeStats;

@@ -74,6 +74,9 @@ pub struct RunResult {
     pub power_trace: Option<crate::power::PowerTrace>,
     /// What the task runtime measured, summed over the task apps' runs (all zero without one).
     pub task_runtime: crate::runtime::TaskRuntimeStats,
+    /// The on-chip network and its queue spinlocks, for a machine with an `[interconnect]`
+    /// (`nocsim`, docs/queue-spinlock.md); None for every other machine.
+    pub noc: Option<crate::nocsim::NocResult>,
 }
 
 impl RunResult {

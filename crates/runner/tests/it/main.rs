@@ -18,6 +18,7 @@ mod fairness;
 mod fairness_progress;
 mod hass;
 mod idle_skip;
+mod interconnect;
 mod interrupt;
 mod ipc_driven;
 mod machine_config;

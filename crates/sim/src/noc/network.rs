@@ -142,8 +142,11 @@ struct Router {
     rr_out: [usize; PORTS],
     /// Per output port, over the next router's VCs (which free VC a granted packet takes).
     rr_vc: [usize; PORTS],
-    /// Packets in its VCs.
+    /// Packets in its VCs, in all and per input port.
     load: u32,
+    port_load: [u32; PORTS],
+    /// No packet in its VCs can move before this cycle (their heads are still on the links).
+    wake: u64,
     /// The network interface: packets waiting to enter, and when its channel is next free.
     ni: VecDeque<u32>,
     ni_busy: u64,
@@ -420,7 +423,10 @@ impl Network {
         let i = self.vc_index(router, port, vc);
         self.channels[i].used += need;
         self.channels[i].queue.push_back(Queued { id, arrive, out });
-        self.routers[router].load += 1;
+        let r = &mut self.routers[router];
+        r.load += 1;
+        r.port_load[port] += 1;
+        r.wake = r.wake.min(arrive);
     }
 
     /// One cycle: injections due, then every router holding packets, in node order.
@@ -443,7 +449,8 @@ impl Network {
             self.generate(node, stream, generation);
         }
         for r in 0..self.routers.len() {
-            if self.routers[r].load > 0 || !self.routers[r].ni.is_empty() {
+            let router = &self.routers[r];
+            if !router.ni.is_empty() || (router.load > 0 && router.wake <= now) {
                 self.step_router(r, now);
             }
         }
@@ -472,9 +479,10 @@ impl Network {
             return;
         }
         // Stage 1: each free input port proposes one VC whose head can go now.
+        let mut proposed = false;
         for p in 0..PORTS {
             self.proposals[p] = None;
-            if self.routers[r].in_busy[p] > now {
+            if self.routers[r].port_load[p] == 0 || self.routers[r].in_busy[p] > now {
                 continue;
             }
             self.requests.clear();
@@ -504,6 +512,11 @@ impl Network {
             let v = self.requests[w].slot;
             let out = self.channels[self.vc_index(r, p, v)].queue.front().expect("a proposed head").out as usize;
             self.proposals[p] = Some((v, out, self.requests[w].priority));
+            proposed = true;
+        }
+        if !proposed {
+            self.update_wake(r, now);
+            return;
         }
         // Stage 2: each output port grants one proposal.
         for o in 0..PORTS {
@@ -525,6 +538,24 @@ impl Network {
             let (v, _, _) = self.proposals[p].take().expect("the winner proposed");
             self.grant(r, p, v, o, now);
         }
+        self.update_wake(r, now);
+    }
+
+    /// When router `r` next needs a look: the next cycle if a head has arrived (it may win
+    /// then), else the first arrival; never while it is empty.
+    fn update_wake(&mut self, r: usize, now: u64) {
+        let mut wake = u64::MAX;
+        for p in 0..PORTS {
+            if self.routers[r].port_load[p] == 0 {
+                continue;
+            }
+            for v in 0..self.vcs {
+                if let Some(head) = self.channels[self.vc_index(r, p, v)].queue.front() {
+                    wake = wake.min(head.arrive.max(now + 1));
+                }
+            }
+        }
+        self.routers[r].wake = wake;
     }
 
     /// The head of VC `(r, p, v)` leaves by output `o` at `now`.
@@ -539,6 +570,7 @@ impl Network {
         router.in_busy[p] = tail_gone;
         router.out_busy[o] = tail_gone;
         router.load -= 1;
+        router.port_load[p] -= 1;
         let head_next = now + self.stages + self.link;
         if o == LOCAL {
             let t = head_next + flits as u64 - 1;

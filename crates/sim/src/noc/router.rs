@@ -14,8 +14,9 @@
 //!      `progress_levels - 1` ("Slow Progress First");
 //!   2. the one-hot priority level: a lock attempt's RTR segment, 1 (RTR in the last
 //!      max_spin/levels retries) to `levels` (the first ones), then `levels + 1` for wake-ups
-//!      ("Least RTR First", "Wakeup Request Last");
-//! any such packet beating every normal one ("Locking Request Packet First"). Ties between
+//!      ("Least RTR First", "Wakeup Request Last").
+//!
+//! Any such packet beats every normal one ("Locking Request Packet First"). Ties between
 //! equal keys are broken at random with the network's seeded generator (the paper's LPA
 //! "random selection"); normal packets among themselves keep round-robin. Within a virtual
 //! channel packets leave in order (FIFO): only a channel's head packet competes.

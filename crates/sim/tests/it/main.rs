@@ -17,6 +17,7 @@ mod pipelines;
 mod placement;
 mod program_groups;
 mod progress;
+mod qspin;
 mod restarts;
 mod share_cost;
 mod shares;

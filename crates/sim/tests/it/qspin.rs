@@ -1,0 +1,97 @@
+//! The queue spinlock over a mesh (`ampsched_sim::qspin`, docs/queue-spinlock.md): a hand-off
+//! derived by hand from the zero-load latencies, OCOR against round-robin with one waiter and with
+//! many, and determinism with the network on.
+
+use ampsched_model::workload::Programs;
+use ampsched_model::{CoreSet, Machine, Workload};
+use ampsched_sim::RunResult;
+
+use crate::common::simulate;
+
+/// A k×k mesh of 2 GHz cores (the network at 2 GHz too), with the given arbitration.
+fn mesh(k: u32, arbitration: &str) -> Machine {
+    let text = format!(
+        "name = \"mesh{k}\"\nmemory_latency_ns = 100.0\n[[core_type]]\nname = \"c\"\ncount = {}\nfreq_ghz = 2.0\n\
+         [interconnect]\nkind = \"mesh\"\nwidth = {k}\narbitration = \"{arbitration}\"\n",
+        k * k
+    );
+    Machine::from_toml("mesh.toml", &text).unwrap()
+}
+
+fn workload(threads: u32, keys: &str) -> Workload {
+    let text = format!("[[app]]\nname = \"a\"\nthreads = {threads}\n[[app.phase]]\nkind = \"critical\"\nlock = \"l\"\n{keys}\nwait = \"queue_spinlock\"\n");
+    Workload::from_toml("w.toml", &text, &Programs::new()).unwrap()
+}
+
+fn run(m: &Machine, w: &Workload) -> RunResult {
+    simulate(m, w, None, |_, _| {})
+}
+
+/// Thread i on core i (the policy pins each thread at its start).
+fn run_pinned(m: &Machine, w: &Workload) -> RunResult {
+    simulate(m, w, None, |view, out| {
+        for t in view.threads {
+            out.set(t.id, CoreSet::single(t.id as usize));
+        }
+    })
+}
+
+/// The cycles of one hop (Table 2's 2-stage routers and 1-cycle links: `noc`'s zero-load latency
+/// is (hops + 1) × HOP + flits − 1).
+const HOP: u64 = 3;
+const LINE: u64 = 8;
+
+fn zero_load(hops: u64, flits: u64) -> u64 {
+    (hops + 1) * HOP + flits - 1
+}
+
+#[test]
+fn the_hand_off_gap_of_two_threads_from_the_zero_load_latencies() {
+    // A 2×2 mesh, the lock's home at node 3; thread 0 on core 0 (2 hops from the home), thread 1
+    // on core 1 (1 hop). No background traffic (no misses), so every packet is alone on its links.
+    let m = mesh(2, "round_robin");
+    let w = workload(
+        2,
+        "cs_instructions = 1000
+count = 1
+cpi = 1.0
+llc_mpki = 0
+l1d_mpki = 0
+home = 3",
+    );
+    let r = run_pinned(&m, &w);
+    let home_access = ampsched_sim::qspin::HOME_ACCESS_CYCLES;
+    // Both ask at cycle 0. Thread 1's request reaches the home first (1 hop) and is granted.
+    let granted_1 = zero_load(1, 1);
+    // Its grant, a line, 1 hop back: it enters its critical section at that cycle's ns (cycles
+    // at 2 GHz are half ns, rounded up), retires 1000 instructions at CPI 1 and 2 GHz (500 ns),
+    // and its release (1 flit, 1 hop) reaches the home.
+    let cs_start_1 = (granted_1 + home_access + zero_load(1, LINE)).div_ceil(2);
+    let released_1 = (cs_start_1 + 500) * 2 + zero_load(1, 1);
+    // Thread 0's first request reaches the home at cycle 9 and fails; the home's answer (1 flit,
+    // 2 hops) leaves after the home's access, but behind the grant's 8 flits in the home's network
+    // interface (one flit a cycle from cycle 12): at cycle 20. Then thread 0 relaxes (10 cycles at
+    // its 2 GHz clock = 5 ns = 10 network cycles) and retries: alone on the mesh from then on,
+    // each retry costs request (2 hops) + home access + failure (2 hops) + relax cycles.
+    let failed_0 = (granted_1 + home_access + LINE).max(zero_load(2, 1) + home_access) + zero_load(2, 1);
+    assert_eq!(failed_0, 29);
+    let first_retry = failed_0 + 10 + zero_load(2, 1);
+    let period = zero_load(2, 1) + home_access + zero_load(2, 1) + 10;
+    assert_eq!(period, 34);
+    // The first retry to reach the home after the release is granted.
+    let k = (released_1 - first_retry).div_ceil(period);
+    let granted_0 = first_retry + k * period;
+    assert!(granted_0 > released_1 && granted_0 - period < released_1);
+    let cs_start_0 = (granted_0 + home_access + zero_load(2, LINE)).div_ceil(2);
+    let released_0 = (cs_start_0 + 500) * 2 + zero_load(2, 1);
+    let noc = r.noc.as_ref().expect("a mesh machine's run has network results");
+    let a = noc.apps[0];
+    assert_eq!((granted_1, cs_start_1, released_1, granted_0, cs_start_0), (6, 13, 1032, 1034, 528));
+    assert_eq!(a.coh_cycles, granted_0 - released_1, "the hand-off gap: release at the home to the next grant there");
+    assert_eq!((a.handoffs, a.spin_acquisitions, a.sleep_acquisitions), (1, 2, 0));
+    assert_eq!(a.cs_cycles, (released_1 - granted_1) + (released_0 - granted_0));
+    assert_eq!(r.makespan_ns, cs_start_0 + 500);
+    // Thread 0 sent k + 2 lock requests (its first, its first retry, k more), thread 1 one.
+    assert_eq!(noc.stats.lock.packets_injected, k + 3);
+    assert_eq!(noc.stats.wakeup.packets_injected, 0);
+}
