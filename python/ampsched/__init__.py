@@ -83,6 +83,7 @@ __all__ = [
     "list_policies",
     "list_programs",
     "sf_estimation_error",
+    "noc_traffic",
     "catalog",
     "topology",
     "agent",
@@ -669,6 +670,53 @@ def list_policies():
 def list_programs():
     """Catalog programs (the apps workloads are made of): name, description, source."""
     return _catalog("programs")
+
+
+def noc_traffic(
+    machine,
+    injection_rate: float,
+    cycles: int = 100_000,
+    seed: int = None,
+    pattern: str = "uniform",
+    warmup: int = None,
+    packet_flits: int = None,
+) -> dict:
+    """Synthetic traffic on `machine`'s network alone (its `[interconnect]`; a configuration
+    such as "noc-mesh-64:arbitration=ocor" sets its options): every node offers `injection_rate`
+    flits per cycle in packets of `packet_flits` (default: a cache line's) to uniformly random
+    destinations ("uniform", the one pattern) for `warmup` cycles (default: a tenth of `cycles`,
+    at least 1,000), then `cycles` more are measured. Returns a dict: machine, pattern,
+    injection_rate, offered and accepted (flits per node per cycle over the measured cycles),
+    mean_latency (cycles, injection to tail arrival, source queueing included), packets
+    (delivered while measuring), bisection_bound (4 / k, the uniform-random throughput bound of a
+    k-wide mesh) and zero_load_latency (at the mean uniform distance). A list of such dicts is
+    the latency-throughput curve (docs/noc.md)."""
+    core = _require_core()
+
+    def whole(name, value, allow_none):
+        if value is None and allow_none:
+            return None
+        if not _is_int(value) or value < 0 or value >= 2**64:
+            raise core.InputError(f"noc_traffic: {name}: must be a whole number, got {_shown(value)}")
+        return value
+
+    cycles = whole("cycles", cycles, False)
+    warmup = whole("warmup", warmup, True)
+    packet_flits = whole("packet_flits", packet_flits, True)
+    if packet_flits is not None and packet_flits > 65535:
+        raise core.InputError(f"noc_traffic: packet_flits: must be from 1 to 1024, got {packet_flits}")
+    row = json.loads(
+        core.noc_traffic(
+            _text("machine", machine),
+            _number("injection_rate", injection_rate),
+            cycles,
+            warmup,
+            _seed(seed),
+            _text("pattern", pattern),
+            packet_flits,
+        )
+    )
+    return {"machine": machine, "pattern": pattern, "injection_rate": float(injection_rate), **row}
 
 
 # The suite the Sáez thesis's ch. 4 estimates SFs for (its Fig. 4.1), `sf_estimation_error`'s default.

@@ -71,6 +71,20 @@ MACHINE_CONFIGS = [
     "exynos5422:big=99999999999999999999999",
     "exynos5422:big=1:big=2",
     "exynos5422::big=1",
+    # The network options (docs/noc.md): refused on a machine without [interconnect], checked
+    # on the catalog's meshes.
+    "exynos5422:arbitration=ocor",
+    "exynos5422:priority_levels=4",
+    "noc-mesh-16:arbitration=ocor",
+    "noc-mesh-16:arbitration=ocor:priority_levels=1",
+    "noc-mesh-16:priority_levels=128:progress_levels=64",
+    "noc-mesh-16:priority_levels=0",
+    "noc-mesh-16:priority_levels=129",
+    "noc-mesh-16:priority_levels=1e9",
+    "noc-mesh-16:progress_levels=-1",
+    "noc-mesh-16:arbitration=",
+    "noc-mesh-16:arbitration=fifo",
+    "noc-mesh-16:c=4:arbitration=ocor",
     "dvfs-2x:fast=1",
     "nosuch:big=1",
     ":big=1",
@@ -160,6 +174,8 @@ ENUMS = {
         "tasks",
         "pipeline",
         "taskwait",
+        "mesh",
+        "torus",
     ],
     "wait": ["block", "spin", "spin_then_block", "queue_spinlock", "", "forever"],
     "scope": ["group", "app", "", "machine"],
@@ -175,6 +191,7 @@ ENUMS = {
     "scheduler": ["fifo", "cats", "steal", "", "FIFO", "bf"],
     "main": ["default", "big", "little", "", "medium"],
     "after": ["none", "all", "same", "", "any"],
+    "arbitration": ["round_robin", "ocor", "", "OCOR", "round-robin", "priority"],
 }
 # The task runtime's tables (docs/task-runtime.md): steps of each kind with hostile counts and
 # dependences (same across different widths, all on the first block), pipelines without or with
@@ -252,6 +269,34 @@ MEMORY_TABLES = [
     {"bandwidth_gbps": 10.0, "channels": 2},
     {"bandwidth_gbps": "fast"},
 ]
+# `[interconnect]` tables (docs/noc.md): valid for the small machines' 4 cores, and every way to
+# get one wrong (the core count, a missing kind, bounds and beyond, unknown nodes, wrong types).
+INTERCONNECT_TABLES = [
+    {},
+    {"kind": "mesh", "width": 2},
+    {"kind": "mesh", "width": 2, "height": 2, "arbitration": "ocor", "priority_levels": 128, "progress_levels": 64},
+    {"kind": "mesh", "width": 4, "height": 1, "router_stages": 16, "link_cycles": 16, "vcs": 1, "vc_buffer_flits": 1},
+    {"kind": "mesh", "width": 2, "flit_bytes": 1, "line_bytes": 1024, "memory_controllers": [0, 3]},
+    {"kind": "mesh", "width": 2, "clock_ghz": 0.01},
+    {"kind": "mesh", "width": 8},
+    {"kind": "mesh", "width": 90, "height": 90},
+    {"kind": "mesh", "width": 0},
+    {"kind": "mesh", "width": 2, "height": 2**63},
+    {"kind": "torus", "width": 2},
+    {"width": 2},
+    {"kind": "mesh", "width": 2, "memory_controllers": [4]},
+    {"kind": "mesh", "width": 2, "memory_controllers": []},
+    {"kind": "mesh", "width": 2, "memory_controllers": [1, 1]},
+    {"kind": "mesh", "width": 2, "memory_controllers": "0-8192"},
+    {"kind": "mesh", "width": 2, "flit_bytes": 256, "line_bytes": 8},
+    {"kind": "mesh", "width": 2, "vcs": 17},
+    {"kind": "mesh", "width": 2, "priority_levels": 0},
+    {"kind": "mesh", "width": 2, "arbitration": "OCOR"},
+    {"kind": "mesh", "width": 2, "clock_ghz": NAN},
+    {"kind": "mesh", "width": 2.0},
+    {"kind": "mesh", "width": "2"},
+    [{"kind": "mesh", "width": 2}],
+]
 LEVELS = [[], [0], [0.0, 1.0], [2.0, 1.0], [1.0, 1.0], [NAN], [1e308], [5e-324, 1.0], [-1.0, 1.0], [1.0] * 10_000]
 # The keys of each table, as docs/machines.md and docs/workloads.md give them, by the table's name (its last key
 # in the document; "" for the top of a file): a hostile value is injected where the key is read,
@@ -268,6 +313,7 @@ TABLE_KEYS = {
         "numa",
         "core_type",
         "rail",
+        "interconnect",
     ],
     "core_type": [
         "name",
@@ -285,6 +331,22 @@ TABLE_KEYS = {
         "rail",
     ],
     "rail": ["name", "static_w", "memory", "pj_per_byte"],
+    "interconnect": [
+        "kind",
+        "width",
+        "height",
+        "router_stages",
+        "link_cycles",
+        "vcs",
+        "vc_buffer_flits",
+        "flit_bytes",
+        "line_bytes",
+        "clock_ghz",
+        "memory_controllers",
+        "arbitration",
+        "priority_levels",
+        "progress_levels",
+    ],
     "llc": ["size_kb", "cores"],
     "numa": ["cores"],
     "migration": ["cost_us"],
@@ -369,7 +431,33 @@ TABLE_KEYS = {
     ],
     "override": ["machines", "workloads", "policies", "seeds", "slice_ms", "max_sim_s", "max_events", "skip"],
 }
-WHOLE_KEYS = {"count", "copies", "threads", "runs", "repeat", "priority", "size_kb", "offset", "items", "capacity", "max_spin", "relax_cycles", "home"}
+WHOLE_KEYS = {
+    "count",
+    "copies",
+    "threads",
+    "runs",
+    "repeat",
+    "priority",
+    "size_kb",
+    "offset",
+    "items",
+    "capacity",
+    # [interconnect]'s whole numbers (docs/noc.md)
+    "width",
+    "height",
+    "router_stages",
+    "link_cycles",
+    "vcs",
+    "vc_buffer_flits",
+    "flit_bytes",
+    "line_bytes",
+    "priority_levels",
+    "progress_levels",
+    # the queue spinlock's whole numbers (docs/queue-spinlock.md)
+    "max_spin",
+    "relax_cycles",
+    "home",
+}
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
 
@@ -586,6 +674,10 @@ def hostile_value(rng, key):
         return rng.choice([{}, {"cpi": NAN}, {"cpi": 1.0, "llc_mpki": -1.0}, {"cost_us": 1e308}, {"cost_us": -1}])
     if key == "memory":
         return rng.choice(MEMORY_TABLES)
+    if key == "interconnect":
+        return copy.deepcopy(rng.choice(INTERCONNECT_TABLES))
+    if key == "memory_controllers":
+        return copy.deepcopy(rng.choice(CORE_LISTS + [[0], [2**63], [-1], [0, 0]]))
     roll = rng.random()
     if roll < 0.6:
         return rng.choice(INTEGERS if key in WHOLE_KEYS else FLOATS)

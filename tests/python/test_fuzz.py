@@ -142,6 +142,20 @@ API_CALLS = [
     ('write_report([], "r.html")', INPUT),
     ("write_report([{}], 5)", INPUT),
     ("results_frame(5)", INPUT),
+    # The network alone (docs/noc.md): a machine without one, and every argument wrong.
+    ('ampsched.noc_traffic("exynos5422", 0.1)', INPUT),
+    ("ampsched.noc_traffic(5, 0.1)", INPUT),
+    ('ampsched.noc_traffic("exynos5422:arbitration=ocor", 0.1)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", float("nan"))', INPUT),
+    ('ampsched.noc_traffic("exynos5422", "0.1")', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 2 ** 2000)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, cycles=2 ** 64)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, cycles=1.5)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, cycles=-1)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, seed=-1)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, pattern=5)', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, warmup="x")', INPUT),
+    ('ampsched.noc_traffic("exynos5422", 0.1, packet_flits=2 ** 70)', INPUT),
 ]
 
 # The child prints the class of what the call raised ("OK" if nothing), and nothing else.

@@ -214,6 +214,26 @@ fn sf_estimation(py: Python<'_>, machine: &str, workload: &str, base_cpi: f64) -
     result.map_err(|e| run_error(py, e, &mut Vec::new()))
 }
 
+/// Synthetic traffic on `machine`'s network alone (`ampsched_runner::noc_traffic`): one row of
+/// the latency-throughput curve, as JSON.
+#[pyfunction]
+#[pyo3(signature = (machine, injection_rate, cycles, warmup, seed, pattern, packet_flits=None))]
+fn noc_traffic(
+    py: Python<'_>,
+    machine: &str,
+    injection_rate: f64,
+    cycles: u64,
+    warmup: Option<u64>,
+    seed: u64,
+    pattern: String,
+    packet_flits: Option<u16>,
+) -> PyResult<String> {
+    use ampsched_runner::noc_traffic::{traffic, TrafficSpec};
+    let m = ampsched_runner::catalog::machine(machine).map_err(|e| to_py(e.into()))?;
+    let spec = TrafficSpec { injection_rate, cycles, warmup, seed, pattern, packet_flits };
+    py.allow_threads(|| traffic(&m, &spec)).map(|t| t.to_json().to_string()).map_err(|e| to_py(e.into()))
+}
+
 /// Compare policies. `policy_objects`, if given, has one entry per policy: a Python policy
 /// object (then the policy's text is its label) or None for a registered spec.
 #[pyfunction]
@@ -515,6 +535,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(sf_estimation, m)?)?;
+    m.add_function(wrap_pyfunction!(noc_traffic, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(default_compare, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;

@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod mix;
+pub mod noc_traffic;
 pub mod speedup_training;
 pub mod task_options;
 

@@ -16,7 +16,12 @@
 //! (`BANDWIDTH_MPKI`), without `[memory]` and with it (`BANDWIDTH_GBPS`): what solving the
 //! memory controllers' queues and re-planning their threads at each change costs per event.
 //!
-//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N] [--policy-heavy] [--bandwidth]
+//! The network case (`--noc`, alone): the mesh sub-engine alone (`ampsched_sim::noc`) on Table
+//! 2's 8×8 mesh for `NOC_CYCLES` cycles: uniform-random traffic at loads a run's background
+//! reaches, and miss-like traffic (1-flit requests answered by 8-flit lines), under round-robin
+//! and OCOR: CPU time per simulated network cycle (docs/noc.md).
+//!
+//! Usage: ampsched-bench [--quick] [--repeat N] [--threads N] [--policy-heavy] [--bandwidth] [--noc]
 //! (`--threads N`: only the scaling cases of N threads; `--policy-heavy`: only the policy-heavy case.)
 
 use std::cmp::Reverse;
@@ -168,6 +173,10 @@ fn main() {
         bandwidth(quick, repeat);
         return;
     }
+    if args.iter().any(|a| a == "--noc") {
+        noc(quick, repeat);
+        return;
+    }
     let m = machine(4, 12);
     if !policy_heavy_only {
         scaling(&m, quick, repeat, only);
@@ -274,6 +283,68 @@ fn bandwidth(quick: bool, repeat: usize) {
                 base = cpu;
             }
             println!("| {name} | {n} | {:.1} | {} | {cpu:.3} | {ns:.1} | {:.2} |", run.sim_s, run.events, cpu / base);
+        }
+    }
+}
+
+/// Network cycles of the network case: a 64-thread run of a few simulated milliseconds at 2 GHz.
+const NOC_CYCLES: u64 = 3_000_000;
+
+/// The network case (module comment): each load as uniform-random 8-flit packets (the
+/// synthetic traffic of `ampsched.noc_traffic`) and as L2 misses (a 1-flit request to a random
+/// bank, an 8-flit line back; a tenth of them to a memory controller besides), under each
+/// arbitration.
+fn noc(quick: bool, repeat: usize) {
+    use ampsched_model::Arbitration;
+    use ampsched_runner::noc_traffic::{traffic, TrafficSpec};
+    use ampsched_sim::noc::{BackgroundRate, Network};
+    let text =
+        "name = \"bench-mesh\"\nmemory_latency_ns = 80\n[[core_type]]\nname = \"c\"\ncount = 64\nfreq_ghz = 2.0\n[interconnect]\nkind = \"mesh\"\nwidth = 8\n";
+    let base = Machine::from_toml("bench", text).expect("bench mesh is valid");
+    let cycles = if quick { NOC_CYCLES / 10 } else { NOC_CYCLES };
+    println!("Network case: Table 2's 8×8 mesh, {cycles} cycles (after a warm-up of a tenth), CPU time best of {repeat}");
+    println!();
+    println!("| traffic | offered flits/node/cycle | arbitration | accepted | mean latency (cycles) | packets | CPU s | ns per cycle |");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|");
+    for arbitration in [Arbitration::RoundRobin, Arbitration::Ocor] {
+        let mut m = base.clone();
+        m.interconnect.as_mut().expect("a mesh").arbitration = arbitration;
+        for rate in [0.1, 0.3] {
+            let spec = TrafficSpec { injection_rate: rate, cycles, warmup: None, seed: 1, pattern: "uniform".into(), packet_flits: None };
+            let (cpu, t) = best_of(repeat, || traffic(&m, &spec).expect("valid traffic"));
+            let total = cycles + (cycles / 10).max(1_000);
+            println!(
+                "| uniform, 8-flit packets | {rate} | {} | {:.3} | {:.1} | {} | {cpu:.3} | {:.0} |",
+                arbitration.name(),
+                t.accepted,
+                t.mean_latency,
+                t.packets,
+                cpu * 1e9 / total as f64
+            );
+        }
+        // Misses: requests per node per cycle to L2 banks, a tenth as many to memory controllers.
+        let ic = m.interconnect.clone().expect("a mesh");
+        for misses in [0.01, 0.03] {
+            let (cpu, s) = best_of(repeat, || {
+                let mut net = Network::new(&ic, 128, 1);
+                let rate = BackgroundRate { l2_per_cycle: misses, mc_per_cycle: misses / 10.0, request_flits: 1, reply_flits: ic.line_flits() };
+                for node in 0..64 {
+                    net.set_background(node, rate);
+                }
+                net.run_until(cycles);
+                net.stats()
+            });
+            let t = s.total();
+            println!(
+                "| misses, {misses} L2 + {} MC requests/node/cycle, 1-flit request + 8-flit line | {:.3} | {} | {:.3} | {:.1} | {} | {cpu:.3} | {:.0} |",
+                misses / 10.0,
+                t.flits_injected as f64 / 64.0 / cycles as f64,
+                arbitration.name(),
+                t.flits_delivered as f64 / 64.0 / cycles as f64,
+                t.mean_latency(),
+                t.packets_delivered,
+                cpu * 1e9 / cycles as f64
+            );
         }
     }
 }

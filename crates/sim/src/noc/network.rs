@@ -127,8 +127,9 @@ struct Vc {
     queue: VecDeque<Queued>,
     /// Credits (flits of buffer) taken by the packets queued or still leaving.
     used: u32,
-    /// Credits coming back: (cycle, flits), in cycle order (packets leave a VC one after the other).
-    returns: VecDeque<(u64, u32)>,
+    /// Credits coming back when the last packet to leave has left: (cycle, flits). One at most:
+    /// the next packet leaves by the same input port, busy until that cycle.
+    returning: Option<(u64, u32)>,
 }
 
 /// The per-router arbitration state: when each port is free, and the round-robin pointers.
@@ -145,8 +146,6 @@ struct Router {
     /// Packets in its VCs, in all and per input port.
     load: u32,
     port_load: [u32; PORTS],
-    /// No packet in its VCs can move before this cycle (their heads are still on the links).
-    wake: u64,
     /// The network interface: packets waiting to enter, and when its channel is next free.
     ni: VecDeque<u32>,
     ni_busy: u64,
@@ -186,8 +185,13 @@ pub struct Network {
     channels: Vec<Vc>,
     flights: Vec<Flight>,
     free_flights: Vec<u32>,
-    /// Packets in network interfaces or VCs (not yet granted their last hop).
-    in_network: u64,
+    /// Per router, the first cycle at which it may have something to do (a head arrives, a port
+    /// frees, a lost arbitration is retried, its interface may inject): it is stepped only then,
+    /// which gives the same results as stepping it every cycle (a step with nothing able to
+    /// move changes nothing), and the network jumps over cycles where no router needs one.
+    wake: Vec<u64>,
+    /// The least of `wake`.
+    next_wake: u64,
     /// (cycle, sequence, flight): deliveries scheduled.
     deliveries: BinaryHeap<Reverse<(u64, u64, u32)>>,
     /// (cycle, sequence, flight): injections for a later cycle than `now`.
@@ -227,7 +231,8 @@ impl Network {
             channels: vec![Vc::default(); n * PORTS * vcs],
             flights: Vec::new(),
             free_flights: Vec::new(),
-            in_network: 0,
+            wake: vec![u64::MAX; n],
+            next_wake: u64::MAX,
             deliveries: BinaryHeap::new(),
             future: BinaryHeap::new(),
             schedule: BinaryHeap::new(),
@@ -283,8 +288,7 @@ impl Network {
             }
         };
         if t == self.now {
-            self.routers[packet.src as usize].ni.push_back(id);
-            self.in_network += 1;
+            self.to_interface(id);
         } else {
             self.sequence += 1;
             self.future.push(Reverse((t, self.sequence, id)));
@@ -324,16 +328,14 @@ impl Network {
             if self.now >= limit {
                 return None;
             }
-            if self.in_network == 0 {
-                // Nothing moves before the next event: jump to it.
-                let next = [self.deliveries.peek().map(|r| r.0 .0), self.future.peek().map(|r| r.0 .0), self.schedule.peek().map(|r| r.0 .0)]
-                    .into_iter()
-                    .flatten()
-                    .fold(limit, u64::min);
-                if next > self.now {
-                    self.now = next;
-                    continue;
-                }
+            // Nothing moves before the next event: jump to it.
+            let next = [self.deliveries.peek().map(|r| r.0 .0), self.future.peek().map(|r| r.0 .0), self.schedule.peek().map(|r| r.0 .0)]
+                .into_iter()
+                .flatten()
+                .fold(limit.min(self.next_wake), u64::min);
+            if next > self.now {
+                self.now = next;
+                continue;
             }
             self.cycle();
             self.now += 1;
@@ -391,17 +393,29 @@ impl Network {
         (flits as u32).min(self.depth)
     }
 
-    /// Free credits of a VC at `now`, after the returns due.
+    /// Free credits of a VC at `now`, after the return due.
     fn free(&mut self, index: usize, now: u64) -> u32 {
         let vc = &mut self.channels[index];
-        while let Some(&(t, n)) = vc.returns.front() {
-            if t > now {
-                break;
+        if let Some((t, n)) = vc.returning {
+            if t <= now {
+                vc.used -= n;
+                vc.returning = None;
             }
-            vc.used -= n;
-            vc.returns.pop_front();
         }
         self.depth - vc.used
+    }
+
+    /// The most free credits of a VC of `(router, port)`.
+    fn most_free(&mut self, router: usize, port: usize, now: u64) -> u32 {
+        (0..self.vcs).map(|v| self.free(self.vc_index(router, port, v), now)).max().unwrap_or(0)
+    }
+
+    /// Hand flight `id` to its source's interface, now.
+    fn to_interface(&mut self, id: u32) {
+        let src = self.flights[id as usize].packet.src as usize;
+        self.routers[src].ni.push_back(id);
+        self.wake[src] = self.wake[src].min(self.now);
+        self.next_wake = self.next_wake.min(self.now);
     }
 
     /// The first VC at or after `start` of `(router, port)` with `need` free credits.
@@ -426,7 +440,8 @@ impl Network {
         let r = &mut self.routers[router];
         r.load += 1;
         r.port_load[port] += 1;
-        r.wake = r.wake.min(arrive);
+        self.wake[router] = self.wake[router].min(arrive);
+        self.next_wake = self.next_wake.min(arrive);
     }
 
     /// One cycle: injections due, then every router holding packets, in node order.
@@ -437,9 +452,7 @@ impl Network {
                 break;
             }
             self.future.pop();
-            let src = self.flights[id as usize].packet.src as usize;
-            self.routers[src].ni.push_back(id);
-            self.in_network += 1;
+            self.to_interface(id);
         }
         while let Some(&Reverse((t, node, stream, generation))) = self.schedule.peek() {
             if t > now {
@@ -448,11 +461,13 @@ impl Network {
             self.schedule.pop();
             self.generate(node, stream, generation);
         }
+        // A router's grant may wake one already passed in this loop (`enqueue`): both count.
+        self.next_wake = u64::MAX;
         for r in 0..self.routers.len() {
-            let router = &self.routers[r];
-            if !router.ni.is_empty() || (router.load > 0 && router.wake <= now) {
-                self.step_router(r, now);
+            if self.wake[r] <= now {
+                self.wake[r] = self.step_router(r, now);
             }
+            self.next_wake = self.next_wake.min(self.wake[r]);
         }
     }
 
@@ -473,31 +488,48 @@ impl Network {
         self.schedule.push(Reverse(((next.ceil() as u64).max(self.now), node, stream, generation)));
     }
 
-    fn step_router(&mut self, r: usize, now: u64) {
-        self.inject_from_ni(r, now);
+    /// Step router `r` at `now`; returns the cycle it next needs a step (`wake`).
+    fn step_router(&mut self, r: usize, now: u64) -> u64 {
+        let mut wake = self.inject_from_ni(r, now);
         if self.routers[r].load == 0 {
-            return;
+            return wake;
         }
-        // Stage 1: each free input port proposes one VC whose head can go now.
+        // Stage 1: each free input port proposes one VC whose head can go now. Downstream room
+        // is looked up once per output port: the most free credits of its VCs.
+        let mut room = [u32::MAX; PORTS];
         let mut proposed = false;
         for p in 0..PORTS {
             self.proposals[p] = None;
-            if self.routers[r].port_load[p] == 0 || self.routers[r].in_busy[p] > now {
+            if self.routers[r].port_load[p] == 0 {
+                continue;
+            }
+            if self.routers[r].in_busy[p] > now {
+                wake = wake.min(self.routers[r].in_busy[p]);
                 continue;
             }
             self.requests.clear();
             for v in 0..self.vcs {
                 let i = self.vc_index(r, p, v);
                 let Some(&head) = self.channels[i].queue.front() else { continue };
-                if head.arrive > now || self.routers[r].out_busy[head.out as usize] > now {
+                let out = head.out as usize;
+                if head.arrive > now {
+                    wake = wake.min(head.arrive);
+                    continue;
+                }
+                if self.routers[r].out_busy[out] > now {
+                    wake = wake.min(self.routers[r].out_busy[out]);
                     continue;
                 }
                 let f = &self.flights[head.id as usize].packet;
                 let (class, progress, flits) = (f.class, f.progress, f.flits);
-                if head.out as usize != LOCAL {
-                    let (next, in_port) = self.mesh.neighbour(r as u16, head.out as usize);
-                    let need = self.need(flits);
-                    if self.free_vc(next as usize, in_port, need, 0, now).is_none() {
+                if out != LOCAL {
+                    if room[out] == u32::MAX {
+                        let (next, in_port) = self.mesh.neighbour(r as u16, out);
+                        room[out] = self.most_free(next as usize, in_port, now);
+                    }
+                    if room[out] < self.need(flits) {
+                        // Credits may come back any cycle.
+                        wake = wake.min(now + 1);
                         continue;
                     }
                 }
@@ -515,8 +547,7 @@ impl Network {
             proposed = true;
         }
         if !proposed {
-            self.update_wake(r, now);
-            return;
+            return wake;
         }
         // Stage 2: each output port grants one proposal.
         for o in 0..PORTS {
@@ -537,25 +568,14 @@ impl Network {
             let p = self.requests[w].slot;
             let (v, _, _) = self.proposals[p].take().expect("the winner proposed");
             self.grant(r, p, v, o, now);
+            // Its port is busy while the packet streams out; its other VCs wait as long.
+            wake = wake.min(self.routers[r].in_busy[p]);
         }
-        self.update_wake(r, now);
-    }
-
-    /// When router `r` next needs a look: the next cycle if a head has arrived (it may win
-    /// then), else the first arrival; never while it is empty.
-    fn update_wake(&mut self, r: usize, now: u64) {
-        let mut wake = u64::MAX;
-        for p in 0..PORTS {
-            if self.routers[r].port_load[p] == 0 {
-                continue;
-            }
-            for v in 0..self.vcs {
-                if let Some(head) = self.channels[self.vc_index(r, p, v)].queue.front() {
-                    wake = wake.min(head.arrive.max(now + 1));
-                }
-            }
+        // A proposal not granted is retried next cycle.
+        if self.proposals.iter().any(Option::is_some) {
+            wake = wake.min(now + 1);
         }
-        self.routers[r].wake = wake;
+        wake
     }
 
     /// The head of VC `(r, p, v)` leaves by output `o` at `now`.
@@ -565,7 +585,9 @@ impl Network {
         let flits = self.flights[head.id as usize].packet.flits;
         let need = self.need(flits);
         let tail_gone = now + flits as u64;
-        self.channels[i].returns.push_back((tail_gone, need));
+        self.free(i, now);
+        debug_assert!(self.channels[i].returning.is_none(), "the last packet's credits are back before the next leaves");
+        self.channels[i].returning = Some((tail_gone, need));
         let router = &mut self.routers[r];
         router.in_busy[p] = tail_gone;
         router.out_busy[o] = tail_gone;
@@ -575,7 +597,6 @@ impl Network {
         if o == LOCAL {
             let t = head_next + flits as u64 - 1;
             self.flights[head.id as usize].delivery = Some(t);
-            self.in_network -= 1;
             self.sequence += 1;
             self.deliveries.push(Reverse((t, self.sequence, head.id)));
         } else {
@@ -587,11 +608,13 @@ impl Network {
         }
     }
 
-    /// The network interface of node `r` sends its next packet into a free local VC.
-    fn inject_from_ni(&mut self, r: usize, now: u64) {
-        let Some(&id) = self.routers[r].ni.front() else { return };
+    /// The network interface of node `r` sends its next packet into a free local VC. Returns
+    /// when it next needs a step: when its channel frees, or the next cycle if it waits for
+    /// credits or has more to send.
+    fn inject_from_ni(&mut self, r: usize, now: u64) -> u64 {
+        let Some(&id) = self.routers[r].ni.front() else { return u64::MAX };
         if self.routers[r].ni_busy > now {
-            return;
+            return self.routers[r].ni_busy;
         }
         let flits = self.flights[id as usize].packet.flits;
         let need = self.need(flits);
@@ -602,7 +625,12 @@ impl Network {
             router.ni_busy = now + flits as u64;
             router.ni_rr = (vc + 1) % self.vcs;
             self.enqueue(r, LOCAL, vc, id, now);
+            if self.routers[r].ni.is_empty() {
+                return u64::MAX;
+            }
+            return self.routers[r].ni_busy;
         }
+        now + 1
     }
 }
 
