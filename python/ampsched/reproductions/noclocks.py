@@ -690,8 +690,13 @@ ASYM_PROGRAMS = ("imagick", "bodytrack", "ferret", "canneal", "swaptions", "ilbd
 
 # The full version: three seeds (a seed changes the lock homes' tie-breaks, the background traffic's draws and the
 # routers' random ties). The quick version (the tests'): one seed, every program and claim.
-FULL = {"seeds": "1-3", "asym": ASYM_PROGRAMS}
-QUICK = {"seeds": "1", "asym": ASYM_PROGRAMS[:4]}
+FULL = {"seeds": "1-3", "asym": ASYM_PROGRAMS, "traffic_cycles": 20_000}
+QUICK = {"seeds": "1", "asym": ASYM_PROGRAMS[:4], "traffic_cycles": 5_000}
+# The network's closed forms (docs/noc.md): uniform-random traffic of cache lines on noc-mesh-64's mesh alone, the
+# offered load in flits per node per cycle from near zero (the zero-load latency) past the bisection bound 4/k = 0.5
+# of an 8x8 mesh (saturation).
+OFFERED = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+TRAFFIC_SEED = 1
 QUICK_ESTIMATES = ()
 
 
@@ -726,7 +731,15 @@ def measure(ctx, plan) -> Results:
     sweep([machine(n, a) for n in THREADS[:-1] for a in ARBITRATIONS], FIG_15)  # Fig. 15
     sweep([machine(64, "ocor", n) for n in LEVELS if n != DEFAULT_LEVELS], FIG_16)  # Fig. 16
     sweep([machine(64, a, asym=True) for a in ARBITRATIONS], plan["asym"], POLICIES)  # §6
-    return Results(runs, closed_forms(plan))
+    return Results(runs, closed_forms(plan["traffic_cycles"]))
+
+
+def closed_forms(cycles: int) -> list:
+    """The latency-throughput curve of `MACHINE`'s mesh under uniform-random traffic (ampsched.noc_traffic), one dict
+    per offered load, each with the zero-load latency and the bisection bound of its closed forms."""
+    import ampsched
+
+    return [ampsched.noc_traffic(MACHINE, rate, cycles=cycles, seed=TRAFFIC_SEED) for rate in OFFERED]
 
 
 # ---- figures
@@ -867,6 +880,39 @@ def figure_scaling(ctx, r: Results):
         "Redraws Yao & Lu's Fig. 15 (left: COH reduction at 4 to 64 threads on noc-mesh-N, the paper's beside ours) "
         "and Fig. 16 (middle: COH reduction with 1 to 16 lock priority levels, ours; the paper's text gives no "
         "numbers), and checks the relation ROI reduction = COH share x COH reduction on our 25 programs (right).",
+    )
+
+
+def figure_network(ctx, curve):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 3.4))
+    offered = [c["offered"] for c in curve]
+    ax = fig.add_subplot(1, 2, 1)
+    ax.plot(offered, [c["mean_latency"] for c in curve], "o-", color=COLORS["round_robin"], label="mean latency")
+    ax.axhline(curve[0]["zero_load_latency"], color="k", ls="--", lw=0.8, label="zero-load latency (closed form)")
+    ax.axvline(curve[0]["bisection_bound"], color="#e6550d", ls=":", lw=1, label="bisection bound 4/k")
+    ax.set_yscale("log")
+    ax.set_xlabel("offered load (flits/node/cycle)", fontsize=7)
+    ax.set_ylabel("packet latency (cycles)", fontsize=7)
+    ax.legend(fontsize=6)
+    ax = fig.add_subplot(1, 2, 2)
+    ax.plot(offered, [c["accepted"] for c in curve], "o-", color=COLORS["round_robin"], label="accepted")
+    ax.plot(offered, offered, "k--", lw=0.7, label="offered")
+    ax.axhline(curve[0]["bisection_bound"], color="#e6550d", ls=":", lw=1, label="bisection bound 4/k")
+    ax.set_xlabel("offered load (flits/node/cycle)", fontsize=7)
+    ax.set_ylabel("accepted throughput (flits/node/cycle)", fontsize=7)
+    ax.legend(fontsize=6)
+    for a in fig.axes:
+        a.tick_params(labelsize=7)
+    fig.tight_layout()
+    ctx.figure(
+        fig,
+        "network",
+        f"Not a figure of Yao & Lu: {MACHINE}'s mesh alone under uniform-random traffic of cache lines "
+        "(ampsched.noc_traffic): latency and accepted throughput against the offered load, with the closed forms "
+        "BookSim and Garnet users check theirs against (the zero-load latency at the mean distance, the bisection "
+        "bound 4/k of a k x k mesh).",
     )
 
 
@@ -1040,11 +1086,26 @@ quantity is the mean over the seeds (acquisitions summed)."""
          + _table_3_md(r)),  # fmt: skip
         ("Fig. 15: thread counts", _scaling_md(r)),
         ("Fig. 16: priority levels", _levels_md(r)),
-        ("The network's closed forms", closed_forms_md(r.closed_forms)),
+        ("The network's closed forms", closed_forms_md(r.closed_forms, plan["traffic_cycles"])),
         ("Beyond the paper: half the cores slow", asym_md(r, plan["asym"])),
         ("Notes", notes),
     ]
     return Report(claims=claims(r), machines=[*MESHES.values(), ASYM], workloads=workloads, sections=sections)
+
+
+def closed_forms_md(curve, cycles: int) -> str:
+    first, bound = curve[0], curve[0]["bisection_bound"]
+    saturated = max(c["accepted"] for c in curve)
+    rows = [
+        [f"{c['offered']:.3f}", f"{c['accepted']:.3f}", f"{c['mean_latency']:.1f}", str(c["packets"])] for c in curve
+    ]
+    return f"""`{MACHINE}`'s mesh alone (docs/noc.md), uniform-random traffic of cache lines (8 flits), each load
+measured over {cycles:,} cycles after noc_traffic's warm-up. At the lightest load the mean latency is
+{first["mean_latency"]:.1f} cycles against the zero-load closed form's {first["zero_load_latency"]:.2f} (hops x the
+router and link delay + serialisation, at the mean uniform distance); the accepted throughput levels off at
+{saturated:.3f} flits per node per cycle, {100 * saturated / bound:.0f}% of the bisection bound 4/k = {bound:g}.
+
+{markdown_table(["offered", "accepted", "mean latency (cycles)", "packets"], rows, "rrrr")}"""
 
 
 def asym_md(r: Results, programs) -> str:
