@@ -603,7 +603,8 @@ def scaling_claims(r: Results) -> list:
             "; ".join(f"{p} {' < '.join(_p(v) for v in s)}" for p, s in series.items()),
             "strictly increasing, the first positive",
             all(rising.values()) and all(s[0] > 0 for s in series.values()),
-            "not increasing for " + ", ".join(p for p, ok in rising.items() if not ok) if not all(rising.values())
+            "not increasing for " + ", ".join(p for p, ok in rising.items() if not ok)
+            if not all(rising.values())
             else "a reduction at 4 threads is not positive",
             kind="independent",
         )
@@ -1082,8 +1083,10 @@ quantity is the mean over the seeds (acquisitions summed)."""
   hardware cost of OCOR's priority bits, which the paper only argues; Fig. 12's group structure (its text does not
   list the groups)."""
     sections = [
-        ("Table 3, ours beside the paper's", "Reductions and shares in %, 64 threads on `noc-mesh-64`.\n\n"
-         + _table_3_md(r)),  # fmt: skip
+        (
+            "Table 3, ours beside the paper's",
+            "Reductions and shares in %, 64 threads on `noc-mesh-64`.\n\n" + _table_3_md(r),
+        ),  # fmt: skip
         ("Fig. 15: thread counts", _scaling_md(r)),
         ("Fig. 16: priority levels", _levels_md(r)),
         ("The network's closed forms", closed_forms_md(r.closed_forms, plan["traffic_cycles"])),
@@ -1110,7 +1113,9 @@ router and link delay + serialisation, at the mean uniform distance); the accept
 
 def asym_md(r: Results, programs) -> str:
     """§6 of the issue as a study: no paper numbers, so no claims; what OCOR and WASH do on the asymmetric mesh."""
-    gain = {(a, pol): statistics.fmean(asym_gain(r, p, a, pol) for p in programs) for a in ARBITRATIONS for pol in POLICIES}
+    gain = {
+        (a, pol): statistics.fmean(asym_gain(r, p, a, pol) for p in programs) for a in ARBITRATIONS for pol in POLICIES
+    }
     ocor_sym = statistics.fmean(r.roi(p) for p in programs)
     ocor_wash = statistics.fmean(
         reduction(r.run(p, asym=True, policy="wash").roi_ns, r.run(p, "ocor", asym=True, policy="wash").roi_ns)
