@@ -110,6 +110,8 @@ def _scalars(raw: dict) -> dict:
     # rail's energy is a column rail_energy_j.RAIL, as in a sweep's rows.
     out = {k: v for k, v in raw.items() if not isinstance(v, (list, dict))}
     out.update((f"rail_energy_j.{rail}", j) for rail, j in (raw.get("rail_energy_j") or {}).items())
+    # A run on a machine with a mesh: its network's one-value counts as noc.KEY (docs/queue-spinlock.md).
+    out.update((f"noc.{k}", v) for k, v in (raw.get("noc") or {}).items() if not isinstance(v, (list, dict)))
     return out
 
 

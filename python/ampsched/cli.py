@@ -1047,6 +1047,20 @@ def format_agent_compare(raw: dict) -> str:
 # its estimate, true efficiency and errors (docs/policies/fairness.md, "The estimation-error report").
 EFFICIENCY_ERROR = ("efficiency_error", "efficiency_error_max", "efficiency_interval_error")
 EFFICIENCY_APP_KEYS = ("efficiency_estimate", "efficiency_true", "efficiency_error", "efficiency_interval_error")
+# A run on a machine with a mesh (docs/queue-spinlock.md): per app its queue spinlocks, per run
+# the network's counts.
+QSPIN_APP_KEYS = ("coh_ns", "handoffs", "spin_acquisitions", "sleep_acquisitions", "spin_share", "cs_ns", "roi_ns")
+NOC_KEYS = (
+    "packets",
+    "lock_packets",
+    "wakeup_packets",
+    "flits",
+    "cycles",
+    "injection_rate",
+    "lock_injection_rate",
+    "latency",
+    "latency_lock",
+)
 
 
 def format_run(r: dict, width=None) -> str:
@@ -1060,13 +1074,16 @@ def format_run(r: dict, width=None) -> str:
     if "avg_power_w" in r:  # a machine with power rails (docs/power.md): the mean power and each rail's energy
         rows.append(["avg_power_w", NOT_MODELLED if r["avg_power_w"] is None else r["avg_power_w"]])
         rows += [[f"rail_energy_j.{rail}", joules] for rail, joules in (r.get("rail_energy_j") or {}).items()]
+    rows += [[f"noc.{k}", r["noc"].get(k)] for k in NOC_KEYS if "noc" in r]
+    qspin = [[a.get("name")] + [a.get(k) for k in QSPIN_APP_KEYS] for a in r.get("apps", []) if "coh_ns" in a]
     return "\n\n".join(
         [
             _heading(r, "policy", "machine", "workload", "seed", "slice_ms"),
             format_table(["metric", "value"], rows, same_decimals=False),
             format_table(["app"] + app_keys, apps, width=width),
-            format_table(["core", "type", "busy_s", "energy_j"], cores, width=width),
         ]
+        + ([format_table(["app", *QSPIN_APP_KEYS], qspin, width=width)] if qspin else [])
+        + [format_table(["core", "type", "busy_s", "energy_j"], cores, width=width)]
         + ([f"note: {ENERGY_NOTE}"] if energy_unmodelled([r]) else [])
     )
 

@@ -909,7 +909,13 @@ def _m_queue_spinlock(rng, doc, role):
         return None
     table, path = rng.choice(critical)
     table["wait"] = rng.choice(["queue_spinlock"] * 4 + ["spin"])
-    valid = {"max_spin": [1, 16, 128], "relax_cycles": [0, 10], "sleep_prep_us": [0, 1.5], "wakeup_us": [0, 5.0], "home": [0, 3, 63]}
+    valid = {
+        "max_spin": [1, 16, 128],
+        "relax_cycles": [0, 10],
+        "sleep_prep_us": [0, 1.5],
+        "wakeup_us": [0, 5.0],
+        "home": [0, 3, 63],
+    }
     for key in rng.sample(sorted(valid), rng.randint(1, 3)):
         table[key] = rng.choice(valid[key]) if rng.random() < 0.6 else hostile_value(rng, key)
     return f"{show_path(path)} = a queue spinlock ({', '.join(f'{k}={_value(table[k])[:20]}' for k in valid if k in table)})"

@@ -735,6 +735,7 @@ impl Experiment {
             timeline_truncated: self.settings.timeline.then_some(r.segments.len() > TIMELINE_SEGMENTS || r.segments_dropped > 0),
             timeline,
             power_trace: r.power_trace.as_ref().map(|trace| power_trace_json(m, r, trace)),
+            noc: r.noc.as_ref().map(noc_json),
         };
         serde_json::to_value(row).expect("a run result is plain data")
     }
@@ -747,6 +748,35 @@ fn power_trace_json(m: &Machine, r: &RunResult, trace: &ampsched_sim::power::Pow
     let rails: Map<String, Value> =
         m.rails.iter().enumerate().map(|(i, rail)| (rail.name.clone(), json!(power.iter().map(|p| p[i]).collect::<Vec<f64>>()))).collect();
     json!({"interval_s": trace.interval_ns as f64 / 1e9, "time_s": times, "power_w": rails})
+}
+
+/// A run's on-chip network as its JSON gives it (`RunResult::noc`, docs/queue-spinlock.md):
+/// packets and flits injected (all, lock, wake-up), network cycles simulated, injection rates per
+/// node per cycle (all packets, lock packets, flits; and each node's packets), and the mean
+/// latency by class in cycles (null for a class that sent nothing).
+fn noc_json(n: &ampsched_sim::NocResult) -> Value {
+    let s = &n.stats;
+    let total = s.total();
+    let nodes = s.node_packets_injected.len().max(1) as f64;
+    let per_node_cycle = |x: u64| if s.cycles > 0 { x as f64 / nodes / s.cycles as f64 } else { 0.0 };
+    let latency = |c: &ampsched_sim::noc::ClassStats| (c.packets_delivered > 0).then(|| c.mean_latency());
+    let node_rates: Vec<f64> = s.node_packets_injected.iter().map(|&p| if s.cycles > 0 { p as f64 / s.cycles as f64 } else { 0.0 }).collect();
+    json!({
+        "packets": total.packets_injected,
+        "lock_packets": s.lock.packets_injected,
+        "wakeup_packets": s.wakeup.packets_injected,
+        "flits": total.flits_injected,
+        "cycles": s.cycles,
+        "clock_ghz": n.clock_ghz,
+        "injection_rate": per_node_cycle(total.packets_injected),
+        "lock_injection_rate": per_node_cycle(s.lock.packets_injected),
+        "flit_injection_rate": per_node_cycle(total.flits_injected),
+        "latency": latency(&total),
+        "latency_normal": latency(&s.normal),
+        "latency_lock": latency(&s.lock),
+        "latency_wakeup": latency(&s.wakeup),
+        "node_injection_rate": node_rates,
+    })
 }
 
 /// The batch path of a design-space study: registered policy `policy` on each mix of `mixes`
@@ -867,8 +897,10 @@ fn merge_rotations(runs: Vec<RunResult>) -> RunResult {
                 *x += y;
             }
         }
-        // A power trace over time is one run's; the rotations' mean energy has none.
+        // A power trace over time is one run's; the rotations' mean energy has none. Nor do
+        // the network's counts sum to one run's.
         out.power_trace = None;
+        out.noc = None;
     }
     out
 }
@@ -950,6 +982,9 @@ struct RunRow<'a> {
     /// The rails' power over time, if the run asked for it (`Settings::power_sample_s`).
     #[serde(skip_serializing_if = "Option::is_none")]
     power_trace: Option<Value>,
+    /// The on-chip network, for a machine with an `[interconnect]` (`noc_json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    noc: Option<Value>,
 }
 
 #[derive(Serialize)]

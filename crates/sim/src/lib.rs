@@ -31,7 +31,7 @@ pub mod trace;
 pub use engine::{simulate, simulator_signals, Engine, SimConfig, SimError, DEFAULT_SLICE_NS};
 pub use interrupt::{Interrupt, Progress};
 pub use local::{runqueue, Cfs, LocalScheduler};
-pub use metrics::{metrics, AppMetrics, Metrics};
+pub use metrics::{metrics, AppMetrics, Metrics, QspinMetrics};
 pub use nocsim::NocResult;
 pub use result::RunResult;
 pub use runtime::TaskRuntimeStats;

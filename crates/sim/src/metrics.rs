@@ -19,6 +19,44 @@ pub struct AppMetrics {
     pub slowdown: f64,
     /// Share of the app's CPU time that was on fast cores.
     pub fast_share: f64,
+    /// Its queue spinlocks, for a run with an on-chip network (docs/queue-spinlock.md); absent
+    /// (no keys at all) otherwise.
+    #[serde(flatten)]
+    pub queue_spinlock: Option<QspinMetrics>,
+}
+
+/// What an app's queue spinlocks measured (`qspin::QspinAppStats`), in ns, summed over the app's
+/// runs; `roi_ns` is its measured runs' time (the paper's region of interest: the whole
+/// multi-threaded run). Serialized into the app's row, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct QspinMetrics {
+    /// The competition overhead: the sum of the hand-off gaps (a release reaching the lock's home
+    /// while threads wait, to the next acquisition there; Eq. 1's COH).
+    pub coh_ns: f64,
+    pub handoffs: u64,
+    /// Acquisitions won in the spinning phase, and after leaving it (a sleep).
+    pub spin_acquisitions: u64,
+    pub sleep_acquisitions: u64,
+    /// spin / (spin + sleep); null without acquisitions.
+    pub spin_share: Option<f64>,
+    /// Time the app's queue spinlocks were held (grant at the home to the release reaching it).
+    pub cs_ns: f64,
+    pub roi_ns: f64,
+}
+
+impl QspinMetrics {
+    fn of(s: &crate::qspin::QspinAppStats, clock_ghz: f64, roi_ns: u64) -> QspinMetrics {
+        let acquisitions = s.spin_acquisitions + s.sleep_acquisitions;
+        QspinMetrics {
+            coh_ns: s.coh_cycles as f64 / clock_ghz,
+            handoffs: s.handoffs,
+            spin_acquisitions: s.spin_acquisitions,
+            sleep_acquisitions: s.sleep_acquisitions,
+            spin_share: (acquisitions > 0).then(|| s.spin_acquisitions as f64 / acquisitions as f64),
+            cs_ns: s.cs_cycles as f64 / clock_ghz,
+            roi_ns: roi_ns as f64,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -55,7 +93,8 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
         .apps
         .iter()
         .zip(solo_s)
-        .map(|(a, &solo)| {
+        .enumerate()
+        .map(|(i, (a, &solo))| {
             let turnaround_s = a.turnaround_s();
             let (mut fast, mut total) = (0u64, 0u64);
             for &t in &a.thread_ids {
@@ -71,6 +110,7 @@ pub fn metrics(m: &Machine, r: &RunResult, solo_s: &[f64]) -> Metrics {
                 solo_s: solo,
                 slowdown: turnaround_s / solo,
                 fast_share: if total > 0 { fast as f64 / total as f64 } else { 0.0 },
+                queue_spinlock: r.noc.as_ref().map(|n| QspinMetrics::of(&n.apps[i], n.clock_ghz, a.turnarounds_ns.iter().sum())),
             }
         })
         .collect();

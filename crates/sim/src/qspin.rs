@@ -93,6 +93,8 @@ struct QThread {
     progress: u32,
     /// The node its last request left from (where the reply goes).
     node: u16,
+    /// The RTR its last attempt carried (the lock register's value, which its release carries).
+    last_rtr: u32,
 }
 
 /// One lock at its home.
@@ -199,9 +201,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         th.owed = false;
         th.node = c as u16;
         let (l, retry, sleep_phase, progress) = (th.lock, th.retry, th.sleep_phase, th.progress);
-        let lock = &noc.qspin.locks[l];
+        let max_spin = noc.qspin.locks[l].options.max_spin;
         // Alg. 1 line 5; after a sleep, the least urgent spinning level.
-        let rtr = if sleep_phase { lock.options.max_spin } else { lock.options.max_spin - retry };
+        let rtr = if sleep_phase { max_spin } else { max_spin - retry };
+        noc.qspin.threads[t as usize].last_rtr = rtr;
+        let lock = &noc.qspin.locks[l];
         let packet = Packet { src: c as u16, dst: lock.home, flits: CONTROL_FLITS, class: PacketClass::Lock { rtr }, progress, tag: tag(t, REQUEST) };
         let at = at.unwrap_or_else(|| noc.cycle_at(now));
         noc.send(at, packet);
@@ -216,14 +220,20 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let noc = self.noc.as_deref_mut().expect("a queue spinlock runs on a network");
         let l = noc.qspin.first_lock[app] + lock;
         let th = noc.qspin.thread(t);
+        // The release is an atomic store to the lock word (Alg. 2 line 2), before PROG++: the
+        // network interface stamps it as it stamped the thread's winning attempt, with the
+        // register Alg. 1 line 6 last wrote (its RTR and the old PROG): a request to the lock's
+        // line while the lock register is valid (the paper leaves open how the NI recognises
+        // lock traffic, §4.2; this is its option of tagging the lock address's requests).
+        let stamped = PacketClass::Lock { rtr: th.last_rtr };
+        let release = Packet { src: c as u16, dst: 0, flits: CONTROL_FLITS, class: stamped, progress: th.progress, tag: tag(t, RELEASE) };
         th.progress += 1;
         let progress = th.progress;
         let lk = &noc.qspin.locks[l];
         debug_assert_eq!(lk.holder, Some(t));
         let (home, wake) = (lk.home, !lk.sleepers.is_empty() || lk.preparing > 0);
         let at = noc.cycle_at(now);
-        let release = Packet { src: c as u16, dst: home, flits: CONTROL_FLITS, class: PacketClass::Normal, progress, tag: tag(t, RELEASE) };
-        noc.send(at, release);
+        noc.send(at, Packet { dst: home, ..release });
         if wake {
             let wake_up = Packet { src: c as u16, dst: home, flits: CONTROL_FLITS, class: PacketClass::WakeUp, progress, tag: tag(t, WAKE_UP) };
             noc.send(at, wake_up);

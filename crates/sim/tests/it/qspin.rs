@@ -91,7 +91,69 @@ home = 3",
     assert_eq!((a.handoffs, a.spin_acquisitions, a.sleep_acquisitions), (1, 2, 0));
     assert_eq!(a.cs_cycles, (released_1 - granted_1) + (released_0 - granted_0));
     assert_eq!(r.makespan_ns, cs_start_0 + 500);
-    // Thread 0 sent k + 2 lock requests (its first, its first retry, k more), thread 1 one.
-    assert_eq!(noc.stats.lock.packets_injected, k + 3);
+    // Lock packets: thread 0's k + 2 requests (its first, its first retry, k more), thread 1's
+    // one, and the two releases (stamped as lock traffic, docs/queue-spinlock.md).
+    assert_eq!(noc.stats.lock.packets_injected, k + 3 + 2);
     assert_eq!(noc.stats.wakeup.packets_injected, 0);
+}
+
+/// Everything a run says of its lock timings and its network, to compare two runs.
+fn fingerprint(r: &RunResult) -> String {
+    let noc = r.noc.as_ref().expect("network results");
+    format!("{} {:?} {:?} {:?}", r.makespan_ns, noc.apps, noc.stats, r.threads.iter().map(|t| (t.spin_ns, t.per_type.clone())).collect::<Vec<_>>())
+}
+
+#[test]
+fn with_one_thread_on_the_lock_ocor_changes_nothing() {
+    // One thread takes the lock 50 times, nothing else on the mesh (no misses): no two packets
+    // ever meet at a router, so arbitration has nothing to decide and the run is the same to the
+    // byte under round-robin and under OCOR's priorities.
+    let w = workload(1, "cs_instructions = 500\nbetween_instructions = 300\ncount = 50\ncpi = 1.0\nllc_mpki = 0\nl1d_mpki = 0");
+    let rr = run(&mesh(4, "round_robin"), &w);
+    let ocor = run(&mesh(4, "ocor"), &w);
+    assert_eq!(fingerprint(&rr), fingerprint(&ocor));
+    let a = rr.noc.as_ref().unwrap().apps[0];
+    assert_eq!((a.spin_acquisitions, a.sleep_acquisitions, a.handoffs, a.coh_cycles), (50, 0, 0, 0), "an uncontended lock is granted at the first try");
+}
+
+/// 64 threads on an 8×8 mesh, each taking one lock `count` times for a short critical section.
+fn contended(arbitration: &str, count: u32) -> RunResult {
+    let keys = format!("cs_instructions = 200\nbetween_instructions = 2000\ncount = {count}\ncpi = 1.0\nllc_mpki = 0\nl1d_mpki = 0");
+    run(&mesh(8, arbitration), &workload(64, &keys))
+}
+
+/// The acquisitions won spinning, of all (every thread's critical sections, each acquired once).
+fn spin_share(r: &RunResult, acquisitions: u64) -> f64 {
+    let a = r.noc.as_ref().unwrap().apps[0];
+    assert_eq!(a.spin_acquisitions + a.sleep_acquisitions, acquisitions, "every critical section acquired once");
+    a.spin_acquisitions as f64 / acquisitions as f64
+}
+
+#[test]
+fn with_many_waiters_some_sleep_under_either_arbitration() {
+    // 64 waiters on one lock: the queue is longer than a spinning phase, so some go to sleep and
+    // are woken (the baseline the paper improves on), and every acquisition is counted once.
+    let (rr, ocor) = (contended("round_robin", 4), contended("ocor", 4));
+    for r in [&rr, &ocor] {
+        let share = spin_share(r, 64 * 4);
+        assert!(share > 0.5 && share < 0.95, "{share}");
+        assert!(r.noc.as_ref().unwrap().stats.wakeup.packets_injected > 0);
+    }
+}
+
+#[test]
+#[ignore = "not true of this model yet: at 64 threads on 8x8 the spin share is 0.828 under round-robin and 0.820 \
+            under OCOR (docs/queue-spinlock.md, 'OCOR in this model')"]
+fn with_many_waiters_ocor_raises_the_share_of_acquisitions_won_spinning() {
+    let (rr, ocor) = (spin_share(&contended("round_robin", 4), 256), spin_share(&contended("ocor", 4), 256));
+    assert!(ocor > rr, "round-robin {rr}, OCOR {ocor}");
+}
+
+#[test]
+fn a_run_with_the_network_on_is_deterministic() {
+    // With background traffic (the network's own random arrivals) and contention.
+    let keys = "cs_instructions = 300\nbetween_instructions = 3000\ncount = 3\ncpi = 1.0\nllc_mpki = 2\nl1d_mpki = 30";
+    let m = mesh(4, "ocor");
+    let first = fingerprint(&run(&m, &workload(16, keys)));
+    assert_eq!(first, fingerprint(&run(&m, &workload(16, keys))));
 }
