@@ -39,6 +39,7 @@ import pathlib
 import sys
 import tempfile
 import textwrap
+import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -216,28 +217,31 @@ ACQUISITIONS = ACQUISITIONS_PER_THREAD * CALIBRATION_THREADS
 # round-robin arbitration), a fixed seed.
 POLICY = "bound"
 SEED = 1
-# Close enough: the COH share within 1 point of ROI (the paper's numbers are given to 0.1, but a
-# 64-thread run of 4 rounds moves by about that from one program size to the next), the CS share
-# within 15 % of itself (or 0.3 points, for imagick's 1.1 %).
+# Close enough: the COH share within 1 point of ROI (the paper gives it to 0.1; a run of 4 rounds
+# moves by a few tenths from one program size to the next), the CS share within 15 % of itself (or
+# 0.3 points, for imagick's 1.1 %).
 COH_TOLERANCE = 1.0
 CS_TOLERANCE_REL = 0.15
 CS_TOLERANCE_ABS = 0.3
-MAX_ITERATIONS = 10
-# One step changes a knob by at most this factor (the search's damping: a share is monotone in its
-# knob but not linear).
-MAX_STEP = 4.0
 # Instructions are written with this many significant digits.
 DIGITS = 4
 
-# The closed-form first estimate (the search's start). Times in ns at 2 GHz (CPI 1: 2 instructions
-# per ns). A hand-off to a sleeping waiter costs about the engine's default wake-up, 5 µs
-# (docs/queue-spinlock.md's `wakeup_us`), plus a retry's round trip; to a spinning waiter a few tens
-# of ns. ESTIMATE_SLEEP_SHARE of the hand-offs go to sleepers: with 64 waiters most outlive the
-# spinning phase's 128 retries (~3.5 µs).
-INSTRUCTIONS_PER_NS = 2.0 / CPI
-WAKEUP_HANDOFF_NS = 5050.0
-SPIN_HANDOFF_NS = 30.0
-ESTIMATE_SLEEP_SHARE = 0.8
+# The search, in two steps (the barrier separates a round's lock burst from its parallel step, so the
+# burst's COH/CS ratio does not depend on the parallel step, and the parallel step only dilutes both
+# shares alike):
+# 1. the CS length, from runs of the rounds without their parallel step (BURST_PARALLEL
+#    instructions, the least the format takes): a geometric scan of SCAN_POINTS lengths from SCAN_MIN
+#    instructions, each SCAN_STEP times the last, then BISECT_STEPS bisections (in log scale) of the
+#    scan's interval where COH/CS crosses the target's ratio (the nearest point if it never does);
+# 2. the parallel step, in closed form from the burst's run (the time that makes COH the target share
+#    of the ROI, at the core's time per instruction), then corrected from full runs by the measured
+#    ratio of lock-free time to the target's, at most FULL_RUNS runs.
+BURST_PARALLEL = CALIBRATION_THREADS  # one instruction per thread
+SCAN_MIN = 10
+SCAN_STEP = 2.0
+SCAN_POINTS = 12  # 10 to 20,480 instructions: 5 ns to 10 µs at 2 GHz
+BISECT_STEPS = 5
+FULL_RUNS = 4
 
 
 def targets(name):
@@ -247,20 +251,6 @@ def targets(name):
     return {"cs": cs, "coh": coh, "cs_source": cs_src, "coh_source": coh_src}
 
 
-def estimate(name):
-    """The closed-form first estimate of (cs_instructions, parallel_instructions): one round's lock
-    burst is ACQUISITIONS hand-offs of CS + gap (the lock saturated), the gap's mean from the sleep
-    share above; the CS length gives the target COH/CS ratio, the parallel step the rest of the
-    round (the lock's share of the ROI is CS + COH)."""
-    t = targets(name)
-    gap = ESTIMATE_SLEEP_SHARE * WAKEUP_HANDOFF_NS + (1 - ESTIMATE_SLEEP_SHARE) * SPIN_HANDOFF_NS
-    cs_ns = gap * t["cs"] / t["coh"]
-    burst_ns = ACQUISITIONS * (cs_ns + gap)
-    lock_share = (t["cs"] + t["coh"]) / 100
-    parallel_ns = burst_ns * (1 - lock_share) / lock_share
-    return whole(cs_ns * INSTRUCTIONS_PER_NS), round_sig(parallel_ns * CALIBRATION_THREADS * INSTRUCTIONS_PER_NS)
-
-
 def round_sig(x, digits=DIGITS):
     return float(f"{x:.{digits}g}")
 
@@ -268,6 +258,15 @@ def round_sig(x, digits=DIGITS):
 def whole(x):
     """A small instruction count: DIGITS significant digits, whole."""
     return max(1, int(round(round_sig(x))))
+
+
+def ns_per_instruction(name):
+    """A thread's time per instruction on noc-mesh-64 outside locks (docs/model.md): CPI cycles at
+    2 GHz, plus each LLC miss's memory latency over the misses overlapped."""
+    machine = tomllib.loads(MACHINE_FILE.read_text(encoding="utf-8"))
+    core = machine["core_type"][0]
+    _, llc = misses(name)
+    return CPI * core["cpi_scale"] / core["freq_ghz"] + llc / 1000 * machine["memory_latency_ns"] / min(MLP, core["max_mlp"])
 
 
 def phases(name, cs_instructions, parallel_instructions):
@@ -300,10 +299,11 @@ def fmt(v):
     return str(v)
 
 
-def measure(name, knobs, machine=None, threads=None):
-    """Run the program alone (as a workload file with the same group) on `machine` (default Table 2's
-    noc-mesh-64 file) and return its shares: {cs, coh} % of ROI, the spin-phase share of acquisitions,
-    and the injection rates of lock packets and of all packets (per node per cycle)."""
+def measure(name, knobs, machine=None):
+    """Run the program alone (a workload file holding the same group) on `machine` (default Table 2's
+    noc-mesh-64 file) and return its shares: {cs, coh} % of ROI, the spin-phase share of
+    acquisitions (%), the injection rates of lock packets and of all packets (per node per cycle),
+    and the ROI (ns)."""
     import ampsched
 
     machine = machine or str(MACHINE_FILE)
@@ -318,18 +318,37 @@ def measure(name, knobs, machine=None, threads=None):
 def shares(raw):
     """The calibration's quantities from a run's raw result (docs/queue-spinlock.md's fields)."""
     app = raw["apps"][0]
-    q = app["qspin"] if "qspin" in app else app
-    roi = q["roi_ns"]
-    acquisitions = q["spin_acquisitions"] + q["sleep_acquisitions"]
+    roi = app["roi_ns"]
     noc = raw["noc"]
     return {
-        "cs": 100 * q["cs_ns"] / roi,
-        "coh": 100 * q["coh_ns"] / roi,
-        "spin_share": 100 * q["spin_acquisitions"] / acquisitions if acquisitions else 0.0,
+        "cs": 100 * app["cs_ns"] / roi,
+        "coh": 100 * app["coh_ns"] / roi,
+        "spin_share": 100 * (app["spin_share"] or 0.0),
         "lock_rate": noc["lock_injection_rate"],
         "all_rate": noc["injection_rate"],
         "roi_ns": roi,
+        "coh_ns": app["coh_ns"],
+        "cs_ns": app["cs_ns"],
     }
+
+
+# Before a program is calibrated (a new one, or the generator run without its calibration): a
+# closed-form placeholder, marked in the files (iterations 0). A round's lock burst as ACQUISITIONS
+# hand-offs, each a CS and a gap of ESTIMATE_GAP_NS (between a spinning waiter's few tens of ns and a
+# sleeper's 5 µs wake-up, docs/queue-spinlock.md); the CS length from the target's COH/CS ratio, the
+# parallel step from the lock's target share of the ROI.
+ESTIMATE_GAP_NS = 1000.0
+
+
+def estimate(name):
+    """(cs_instructions, parallel_instructions), the closed-form placeholder."""
+    t = targets(name)
+    cs_ns = ESTIMATE_GAP_NS * t["cs"] / t["coh"]
+    burst_ns = ACQUISITIONS * (cs_ns + ESTIMATE_GAP_NS)
+    lock_share = (t["cs"] + t["coh"]) / 100
+    free_ns = burst_ns * (1 - lock_share) / lock_share
+    per_ns = 1 / ns_per_instruction(name)
+    return whole(cs_ns * per_ns), round_sig(free_ns * CALIBRATION_THREADS * per_ns)
 
 
 def close_enough(m, t):
@@ -337,37 +356,61 @@ def close_enough(m, t):
 
 
 def calibrate(name, log=print):
-    """The search: from the closed-form estimate, run, then rescale the CS length by the measured
-    COH/CS ratio over the target's (COH is mostly hand-off gaps that do not grow with the CS) and the
-    parallel step by the measured lock-free share's odds over the target's, until both shares are
-    within tolerance (or MAX_ITERATIONS). Deterministic: the same runs in the same order."""
+    """The search (see above). Deterministic: the same runs in the same order. Returns the knobs, the
+    runs made, and the last full run's measurement."""
     t = targets(name)
-    cs_i, par_i = estimate(name)
-    best = None
-    for it in range(1, MAX_ITERATIONS + 1):
-        knobs = {"cs_instructions": cs_i, "parallel_instructions": par_i}
-        m = measure(name, knobs)
-        err = abs(m["coh"] - t["coh"]) / COH_TOLERANCE + abs(m["cs"] - t["cs"]) / max(CS_TOLERANCE_REL * t["cs"], CS_TOLERANCE_ABS)
-        log(f"  {name} #{it}: cs_instructions {cs_i:g}, parallel_instructions {par_i:g} -> CS {m['cs']:.2f} % "
-            f"(target {t['cs']}), COH {m['coh']:.2f} % (target {t['coh']})")
-        if best is None or err < best[0]:
-            best = (err, knobs, m, it)
-        if close_enough(m, t):
+    want = math.log(t["coh"] / t["cs"])
+    runs = 0
+
+    def burst(cs_i):
+        nonlocal runs
+        runs += 1
+        m = measure(name, {"cs_instructions": cs_i, "parallel_instructions": BURST_PARALLEL})
+        gap = math.log(max(m["coh_ns"], 1e-9) / max(m["cs_ns"], 1e-9))
+        log(f"  {name} burst cs_instructions {cs_i}: COH/CS {math.exp(gap):.2f} (target {t['coh'] / t['cs']:.2f})")
+        return gap - want, m
+
+    scan = [whole(SCAN_MIN * SCAN_STEP**i) for i in range(SCAN_POINTS)]
+    points = [(c, *burst(c)) for c in scan]
+    lo = hi = None
+    for (c0, e0, _), (c1, e1, _) in zip(points, points[1:]):
+        if e0 * e1 <= 0:
+            lo, hi = (c0, e0), (c1, e1)
             break
-        ratio_m = m["coh"] / max(m["cs"], 1e-9)
-        ratio_t = t["coh"] / t["cs"]
-        cs_i = whole(cs_i * clamp(ratio_m / ratio_t))
-        lock_m = (m["cs"] + m["coh"]) / 100
-        lock_t = (t["cs"] + t["coh"]) / 100
-        free_odds_m = (1 - lock_m) / max(lock_m, 1e-9)
-        free_odds_t = (1 - lock_t) / lock_t
-        par_i = round_sig(par_i * clamp(free_odds_t / max(free_odds_m, 1e-9)))
-    _, knobs, m, it = best
-    return {**knobs, "iterations": it, "measured": {k: round(v, 4) for k, v in m.items()}}
-
-
-def clamp(factor):
-    return min(max(factor, 1 / MAX_STEP), MAX_STEP)
+    if lo is None:
+        cs_i, _, m_burst = min(points, key=lambda p: abs(p[1]))
+    else:
+        cs_i, err_best, m_burst = min((p for p in points if p[0] in (lo[0], hi[0])), key=lambda p: abs(p[1]))
+        err_best = abs(err_best)
+        for _ in range(BISECT_STEPS):
+            mid = whole(math.sqrt(lo[0] * hi[0]))
+            if mid in (lo[0], hi[0]):
+                break
+            e, m = burst(mid)
+            if abs(e) < err_best:
+                cs_i, m_burst, err_best = mid, m, abs(e)
+            lo, hi = ((mid, e), hi) if e * lo[1] > 0 else (lo, (mid, e))
+    # The parallel step: the lock-free time that makes COH the target share, in closed form.
+    free_ns = max(m_burst["coh_ns"] * 100 / t["coh"] - m_burst["roi_ns"], 0.0)
+    par_i = round_sig(max(free_ns * CALIBRATION_THREADS / ns_per_instruction(name), BURST_PARALLEL))
+    best = None
+    for _ in range(FULL_RUNS):
+        knobs = {"cs_instructions": cs_i, "parallel_instructions": par_i}
+        runs += 1
+        m = measure(name, knobs)
+        log(f"  {name} full cs_instructions {cs_i}, parallel_instructions {par_i:g}: CS {m['cs']:.2f} % "
+            f"(target {t['cs']}), COH {m['coh']:.2f} % (target {t['coh']}), spin {m['spin_share']:.1f} %")
+        err = abs(m["coh"] - t["coh"])
+        if best is None or err < best[0]:
+            best = (err, knobs, m)
+        if err <= COH_TOLERANCE / 4 or m["coh"] <= 0:
+            break
+        # The ROI's lock-free part scales with the parallel step: rescale it so COH is the target share.
+        free_m = m["roi_ns"] * (1 - m["coh"] / 100)
+        free_t = m["coh_ns"] * 100 / t["coh"] - m["coh_ns"]
+        par_i = round_sig(max(par_i * max(free_t, 0.0) / max(free_m, 1e-9), BURST_PARALLEL))
+    _, knobs, m = best
+    return {**knobs, "iterations": runs, "measured": {k: round(v, 6) for k, v in m.items()}}
 
 
 def load_calibration():
