@@ -128,7 +128,10 @@ def test_the_largest_accepts_the_named_program_within_the_rule():
         assert claim.verdict == verdict
 
 
-# ---- the reproduction, quick
+# ---- the reproduction, quick: in `make test-all` only while it is too slow for `make test` (nl.QUICK_IS_SLOW says
+# why)
+
+quick_test = pytest.mark.slow if nl.QUICK_IS_SLOW else (lambda test: test)
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +145,7 @@ def quick(tmp_path_factory):
     return quick_run("noc-locks", 2, tmp_path_factory)
 
 
+@quick_test
 def test_the_quick_reproduction_runs_and_draws_the_paper_s_figures(quick):
     folder, claims, text = quick
     ids = list(claims["id"])
@@ -153,6 +157,7 @@ def test_the_quick_reproduction_runs_and_draws_the_paper_s_figures(quick):
     assert "## Beyond the paper: half the cores slow" in text
 
 
+@quick_test
 def test_claims_the_committed_document_marks_reproduced_stay_reproduced_in_quick_mode(quick):
     if not os.path.isfile(DOCUMENT):
         pytest.skip("docs/reproduction/noc-locks.md is not committed yet (`ampsched reproduce noc-locks`)")
