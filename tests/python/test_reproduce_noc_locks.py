@@ -15,8 +15,8 @@ if ampsched._core is None:
 pytest.importorskip("matplotlib")
 
 from ampsched import reproductions  # noqa: E402
-from ampsched.reproductions import noclocks as nl  # noqa: E402
-from ampsched.reproductions.noclocks import Results, Run  # noqa: E402
+from ampsched.reproductions import noc_locks as nl  # noqa: E402
+from ampsched.reproductions.noc_locks import Results, Run  # noqa: E402
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
 DOCUMENT = os.path.join(REPO, "docs", "reproduction", "noc-locks.md")
