@@ -1052,7 +1052,7 @@ def build(ctx):
     figure_network(ctx, r.closed_forms)
     figure_asym(ctx, r, plan["asym"])
     workloads = f"""Workloads (the 25 programs of Table 3, [`catalog/programs/nocbench.toml`](../../catalog/programs/nocbench.toml),
-[the catalog](nocbench-catalog.md)): {catalog_links("workloads", [workload(p) for p in PROGRAMS])}. Each is one app
+[the catalog](../nocbench-catalog.md)): {catalog_links("workloads", [workload(p) for p in PROGRAMS])}. Each is one app
 with one thread per core, its locks queue spinlocks (docs/queue-spinlock.md). Machines: the catalog meshes with the
 routers' arbitration as a run option, `{machine(64)}` (round-robin, the paper's "Original"), `{machine(64, "ocor")}`
 (Table 1's order with the machine's 8 lock priority levels) and `{machine(64, "ocor", 4)}` for Fig. 16's other level
