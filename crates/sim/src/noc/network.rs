@@ -143,9 +143,11 @@ struct Router {
     rr_out: [usize; PORTS],
     /// Per output port, over the next router's VCs (which free VC a granted packet takes).
     rr_vc: [usize; PORTS],
-    /// Packets in its VCs, in all and per input port.
+    /// Packets in its VCs, in all and per input port; and per input port, the VCs holding any
+    /// (bit v: VC v), so that a step looks at those only.
     load: u32,
     port_load: [u32; PORTS],
+    occupied: [u16; PORTS],
     /// The network interface: packets waiting to enter, and when its channel is next free.
     ni: VecDeque<u32>,
     ni_busy: u64,
@@ -440,6 +442,7 @@ impl Network {
         let r = &mut self.routers[router];
         r.load += 1;
         r.port_load[port] += 1;
+        r.occupied[port] |= 1 << vc;
         self.wake[router] = self.wake[router].min(arrive);
         self.next_wake = self.next_wake.min(arrive);
     }
@@ -508,7 +511,10 @@ impl Network {
                 continue;
             }
             self.requests.clear();
-            for v in 0..self.vcs {
+            let mut occupied = self.routers[r].occupied[p];
+            while occupied != 0 {
+                let v = occupied.trailing_zeros() as usize;
+                occupied &= occupied - 1;
                 let i = self.vc_index(r, p, v);
                 let Some(&head) = self.channels[i].queue.front() else { continue };
                 let out = head.out as usize;
@@ -569,7 +575,9 @@ impl Network {
             let (v, _, _) = self.proposals[p].take().expect("the winner proposed");
             self.grant(r, p, v, o, now);
             // Its port is busy while the packet streams out; its other VCs wait as long.
-            wake = wake.min(self.routers[r].in_busy[p]);
+            if self.routers[r].port_load[p] > 0 {
+                wake = wake.min(self.routers[r].in_busy[p]);
+            }
         }
         // A proposal not granted is retried next cycle.
         if self.proposals.iter().any(Option::is_some) {
@@ -593,6 +601,9 @@ impl Network {
         router.out_busy[o] = tail_gone;
         router.load -= 1;
         router.port_load[p] -= 1;
+        if self.channels[i].queue.is_empty() {
+            router.occupied[p] &= !(1 << v);
+        }
         let head_next = now + self.stages + self.link;
         if o == LOCAL {
             let t = head_next + flits as u64 - 1;

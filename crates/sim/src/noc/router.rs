@@ -61,6 +61,13 @@ pub struct Request {
 /// Returns the index in `requests` (non-empty) of the winner.
 pub fn arbitrate(policy: Arbitration, requests: &[Request], rr: &mut usize, slots: usize, progress_levels: u32, rng: &mut Rng) -> usize {
     debug_assert!(!requests.is_empty());
+    if let [only] = requests {
+        // Alone, it wins; the pointer moves as the full arbitration would move it.
+        if policy == Arbitration::RoundRobin || only.priority.level.is_none() {
+            *rr = (only.slot + 1) % slots;
+        }
+        return 0;
+    }
     if policy == Arbitration::Ocor {
         if let Some(i) = highest_priority(requests, progress_levels, rng) {
             return i;
