@@ -8,7 +8,8 @@
 //! a failure as a 1-flit control message; after a failure the thread relaxes `relax_cycles` at its
 //! core's clock and retries. After `max_spin` failures it prepares to sleep (`sleep_prep_ns`, on
 //! its core), then sleeps off its core in the home's futex queue; if the lock is free when its
-//! preparation ends, the futex wait returns at once (the lock word changed) and it attempts once.
+//! preparation ends, or its holder's release is on the way, the futex wait returns at once (the
+//! lock word changed) and it attempts once.
 //! Release (Alg. 2): a 1-flit release to the home (the lock is free when it arrives), PROG++, and,
 //! if the lock has sleepers (or threads preparing to sleep: the lock word says "contended"), a
 //! 1-flit wake-up request (the lowest priority). A wake-up reaching the home wakes the longest
@@ -37,20 +38,26 @@ use crate::nocsim::CONTROL_FLITS;
 /// L2 bank latency ("6-cycle latency"; the lock's line lives in its home's L2 bank).
 pub const HOME_ACCESS_CYCLES: u64 = 6;
 
-/// What a tracked packet is, in its tag's low bits (the thread id + 1 above them).
+/// What a tracked packet is, in its tag's low bits; above them the thread id + 1 (never 0: an
+/// untracked packet's tag), and above that the lock (a release or wake-up may arrive after its
+/// sender has gone on to another lock).
 const REQUEST: u64 = 1;
 const GRANT: u64 = 2;
 const FAIL: u64 = 3;
 const RELEASE: u64 = 4;
 const WAKE_UP: u64 = 5;
 const KIND_BITS: u32 = 3;
+const THREAD_BITS: u32 = 32;
 
-fn tag(t: u32, kind: u64) -> u64 {
-    ((t as u64 + 1) << KIND_BITS) | kind
+fn tag(t: u32, lock: usize, kind: u64) -> u64 {
+    debug_assert!((lock as u64) < 1 << (64 - KIND_BITS - THREAD_BITS));
+    (lock as u64) << (KIND_BITS + THREAD_BITS) | (t as u64 + 1) << KIND_BITS | kind
 }
 
-fn untag(tag: u64) -> (u32, u64) {
-    ((tag >> KIND_BITS) as u32 - 1, tag & ((1 << KIND_BITS) - 1))
+/// (thread, lock, kind) of a tag.
+fn untag(tag: u64) -> (u32, usize, u64) {
+    let thread = ((tag >> KIND_BITS) & ((1 << THREAD_BITS) - 1)) as u32 - 1;
+    (thread, (tag >> (KIND_BITS + THREAD_BITS)) as usize, tag & ((1 << KIND_BITS) - 1))
 }
 
 /// A timer of the protocol, in network cycles (`NocSim::set_timer`).
@@ -112,6 +119,9 @@ struct QLock {
     sleepers: VecDeque<u32>,
     /// A release reached the home at this cycle with threads waiting: a hand-off gap is open.
     gap_from: Option<u64>,
+    /// The holder has sent its release, not yet at the home: the lock word has changed for a
+    /// futex wait, which then returns at once (FUTEX_WAIT's check of the word's value).
+    release_sent: bool,
 }
 
 /// What an app's queue spinlocks measured, over its runs (docs/queue-spinlock.md).
@@ -145,7 +155,18 @@ impl Qspin {
                 let options = queue_spinlock::of_lock(w, a, l).unwrap_or_default();
                 let home = options.home.unwrap_or_else(|| queue_spinlock::default_home(a, l, nodes)) as u16;
                 q.apps[a].uses |= queue_spinlock::of_lock(w, a, l).is_some();
-                q.locks.push(QLock { app: a, home, options, holder: None, granted_at: 0, waiting: 0, preparing: 0, sleepers: VecDeque::new(), gap_from: None });
+                q.locks.push(QLock {
+                    app: a,
+                    home,
+                    options,
+                    holder: None,
+                    granted_at: 0,
+                    waiting: 0,
+                    preparing: 0,
+                    sleepers: VecDeque::new(),
+                    gap_from: None,
+                    release_sent: false,
+                });
             }
         }
         q
@@ -206,7 +227,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let rtr = if sleep_phase { max_spin } else { max_spin - retry };
         noc.qspin.threads[t as usize].last_rtr = rtr;
         let lock = &noc.qspin.locks[l];
-        let packet = Packet { src: c as u16, dst: lock.home, flits: CONTROL_FLITS, class: PacketClass::Lock { rtr }, progress, tag: tag(t, REQUEST) };
+        let packet = Packet { src: c as u16, dst: lock.home, flits: CONTROL_FLITS, class: PacketClass::Lock { rtr }, progress, tag: tag(t, l, REQUEST) };
         let at = at.unwrap_or_else(|| noc.cycle_at(now));
         noc.send(at, packet);
     }
@@ -226,16 +247,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         // line while the lock register is valid (the paper leaves open how the NI recognises
         // lock traffic, §4.2; this is its option of tagging the lock address's requests).
         let stamped = PacketClass::Lock { rtr: th.last_rtr };
-        let release = Packet { src: c as u16, dst: 0, flits: CONTROL_FLITS, class: stamped, progress: th.progress, tag: tag(t, RELEASE) };
+        let release = Packet { src: c as u16, dst: 0, flits: CONTROL_FLITS, class: stamped, progress: th.progress, tag: tag(t, l, RELEASE) };
         th.progress += 1;
         let progress = th.progress;
-        let lk = &noc.qspin.locks[l];
+        let lk = &mut noc.qspin.locks[l];
         debug_assert_eq!(lk.holder, Some(t));
+        lk.release_sent = true;
         let (home, wake) = (lk.home, !lk.sleepers.is_empty() || lk.preparing > 0);
         let at = noc.cycle_at(now);
         noc.send(at, Packet { dst: home, ..release });
         if wake {
-            let wake_up = Packet { src: c as u16, dst: home, flits: CONTROL_FLITS, class: PacketClass::WakeUp, progress, tag: tag(t, WAKE_UP) };
+            let wake_up = Packet { src: c as u16, dst: home, flits: CONTROL_FLITS, class: PacketClass::WakeUp, progress, tag: tag(t, l, WAKE_UP) };
             noc.send(at, wake_up);
         }
     }
@@ -250,11 +272,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     /// A tracked packet reached its destination at `cycle`.
     pub(crate) fn qspin_delivered(&mut self, cycle: u64, p: Packet) {
-        let (t, kind) = untag(p.tag);
+        let (t, l, kind) = untag(p.tag);
         let noc = self.noc.as_deref_mut().expect("a queue spinlock runs on a network");
         let line_flits = noc.line_flits;
         let q = &mut noc.qspin;
-        let l = q.threads[t as usize].lock;
         match kind {
             REQUEST => {
                 let lock = &mut q.locks[l];
@@ -277,7 +298,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 // The grant carries the line (the winner's test-and-set leaves it modified in its
                 // cache); a failure is the home's 1-flit answer (Fig. 4a's invalidation).
                 let (flits, kind) = if granted { (line_flits, GRANT) } else { (CONTROL_FLITS, FAIL) };
-                let reply = Packet { src: p.dst, dst: p.src, flits, class: PacketClass::Normal, progress: 0, tag: tag(t, kind) };
+                let reply = Packet { src: p.dst, dst: p.src, flits, class: PacketClass::Normal, progress: 0, tag: tag(t, l, kind) };
                 noc.send(cycle + HOME_ACCESS_CYCLES, reply);
             }
             GRANT => {
@@ -311,13 +332,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 let lock = &mut q.locks[l];
                 debug_assert_eq!(lock.holder, Some(t));
                 lock.holder = None;
+                lock.release_sent = false;
                 q.apps[lock.app].cs_cycles += cycle - lock.granted_at;
                 if lock.waiting > 0 {
                     lock.gap_from = Some(cycle);
                 }
             }
             WAKE_UP => {
-                // The releaser's lock is the one it last held.
                 if let Some(s) = q.locks[l].sleepers.pop_front() {
                     q.threads[s as usize].mode = Mode::Waking;
                     let wakeup_ns = q.locks[l].options.wakeup_ns;
@@ -337,8 +358,10 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 let q = self.qspin();
                 let l = q.threads[t as usize].lock;
                 q.locks[l].preparing -= 1;
-                if q.locks[l].holder.is_none() {
-                    // The futex wait finds the lock word changed and returns: one attempt.
+                if q.locks[l].holder.is_none() || q.locks[l].release_sent {
+                    // The futex wait finds the lock word changed (free, or its release on the
+                    // way: the holder will send no wake-up for this thread) and returns at once:
+                    // one attempt.
                     q.threads[t as usize].mode = Mode::Trying;
                     self.qspin_attempt(t, Some(cycle));
                     return;

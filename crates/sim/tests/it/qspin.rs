@@ -157,3 +157,23 @@ fn a_run_with_the_network_on_is_deterministic() {
     let first = fingerprint(&run(&m, &workload(16, keys)));
     assert_eq!(first, fingerprint(&run(&m, &workload(16, keys))));
 }
+
+#[test]
+fn short_spins_and_free_sleeps_lose_no_wake_up_and_two_locks_keep_apart() {
+    // Threads that spin once or twice and sleep at no cost, going straight from one lock to the
+    // other: a release still on its way when a waiter decides to sleep, and a release or wake-up
+    // arriving after its sender took the next lock, are the races; the run must end (no waiter
+    // left asleep) with every critical section of both locks counted once.
+    let text = "[[app]]\nname = \"a\"\nthreads = 16\n\
+        [[app.phase]]\nkind = \"critical\"\nlock = \"x\"\ncs_instructions = 300\ncount = 5\nl1d_mpki = 0\nllc_mpki = 0\n\
+        wait = \"queue_spinlock\"\nmax_spin = 2\nsleep_prep_us = 0\nwakeup_us = 0\nhome = 0\n\
+        [[app.phase]]\nkind = \"critical\"\nlock = \"y\"\ncs_instructions = 200\ncount = 5\nl1d_mpki = 0\nllc_mpki = 0\n\
+        wait = \"queue_spinlock\"\nmax_spin = 1\nsleep_prep_us = 0\nwakeup_us = 0.5\nhome = 15\n";
+    let w = Workload::from_toml("w.toml", text, &Programs::new()).unwrap();
+    for arbitration in ["round_robin", "ocor"] {
+        let r = run(&mesh(4, arbitration), &w);
+        let a = r.noc.as_ref().unwrap().apps[0];
+        assert_eq!(a.spin_acquisitions + a.sleep_acquisitions, 2 * 16 * 5, "{arbitration}");
+        assert!(a.sleep_acquisitions > 0, "{arbitration}: with one or two retries, some must sleep");
+    }
+}
