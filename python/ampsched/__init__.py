@@ -140,7 +140,9 @@ class Result:
               the solo profiling runs, Kim & Huh §7.5).
     apps      one row per app: name, threads, runs, turnaround_s, solo_s, slowdown, fast_share
               (and for a fairness policy efficiency_estimate, efficiency_true, efficiency_error,
-              efficiency_interval_error).
+              efficiency_interval_error; on a machine with a mesh coh_ns, handoffs,
+              spin_acquisitions, sleep_acquisitions, spin_share, cs_ns, roi_ns: its queue
+              spinlocks, docs/queue-spinlock.md, and summary's noc.* columns the network's counts).
     threads   one row per thread: id, app, group, kind, cpu_s, fast_s, fast_share, migrations
               (and sf_error, for a policy that estimates speedup factors: hass-s, hass-d).
     cores     one row per core: id, type, fast, busy_s, energy_j.

@@ -442,6 +442,10 @@ WHOLE_KEYS = {
     "offset",
     "items",
     "capacity",
+    # A critical phase's queue spinlock (docs/queue-spinlock.md)
+    "max_spin",
+    "relax_cycles",
+    "home",
     # [interconnect]'s whole numbers (docs/noc.md)
     "width",
     "height",
@@ -453,10 +457,6 @@ WHOLE_KEYS = {
     "line_bytes",
     "priority_levels",
     "progress_levels",
-    # the queue spinlock's whole numbers (docs/queue-spinlock.md)
-    "max_spin",
-    "relax_cycles",
-    "home",
 }
 VOCABULARY = sorted({k for keys in TABLE_KEYS.values() for k in keys})
 UNKNOWN_KEYS = ["colour", "Name", "freq_Ghz", "count ", "x-y", "\u00e9", "", LONG[:200]]
@@ -812,6 +812,30 @@ def _m_uarch(rng, doc, role):
     return f"{show_path(path + (key,))} = {_value(value)[:80]} (microarchitecture)"
 
 
+def _m_interconnect(rng, doc, role):
+    """A machine's `[interconnect]` (docs/noc.md): a mesh fitting its cores (valid, so that the
+    rest of the run goes on with a network), one of INTERCONNECT_TABLES, or a valid mesh with one
+    key made hostile."""
+    if role != "machine":
+        return None
+    cores = sum(
+        t.get("count", 0) for t in doc.get("core_type", []) if isinstance(t, dict) and isinstance(t.get("count"), int)
+    )
+    roll = rng.random()
+    if roll < 0.3 and 0 < cores <= 8100:
+        width = next((w for w in (8, 4, 2, 1) if cores % w == 0 and cores // w <= 90), 1)
+        table = {"kind": "mesh", "width": width, "height": cores // width}
+        table["arbitration"] = rng.choice(["round_robin", "ocor"])
+    elif roll < 0.6:
+        table = copy.deepcopy(rng.choice(INTERCONNECT_TABLES))
+    else:
+        table = {"kind": "mesh", "width": 2}
+        key = rng.choice(TABLE_KEYS["interconnect"])
+        table[key] = hostile_value(rng, key)
+    doc["interconnect"] = table
+    return f"interconnect = {_value(table)[:80]} (network)"
+
+
 def _pipeline(rng):
     """A three-stage pipeline app (docs/pipelines.md): a source, a pool, an ordered sink, two
     queues; its numbers now and then hostile."""
@@ -924,6 +948,7 @@ def _m_queue_spinlock(rng, doc, role):
 DOC_MUTATIONS = [
     (_m_pipeline, 5),
     (_m_queue_spinlock, 4),
+    (_m_interconnect, 5),
     (_m_uarch, 6),
     (_m_number, 30),
     (_m_type, 10),

@@ -7,6 +7,8 @@
 //! fast-core share's rounds, `local::share`) queues and places them; the policy driver
 //! (`driver`) calls the policy and applies its placement; `finish` makes the result or explains
 //! a deadlock. Observers (`observe`) are told what happened; the engine records nothing itself.
+//! On a machine with an `[interconnect]`, the on-chip network (`nocsim`) runs in lock step with
+//! the events, and the queue spinlock (`qspin`) sends its packets through it.
 //! Each layer keeps its own per-thread state, in arrays of its own (`Engine::flow`, `rates`,
 //! `migration`, `shares`); the local scheduler keeps its own (`Cfs`), and reads the rest
 //! through `SchedView`.

@@ -20,7 +20,8 @@
 //! Measured (`QspinAppStats`): COH, the hand-off gap, the sum over hand-offs of the time from a
 //! release reaching the home while threads wait to the next acquisition there (Eq. 1: COH_i =
 //! BT_i − BT_{i−1} − CS_{i−1}); acquisitions won spinning and after a sleep; CS time, from the
-//! grant at the home to the release reaching it.
+//! grant at the home to the release reaching it. The policy's view gets the waits as the FIFO
+//! locks (`sync`) give theirs: each waiter's wait, whom it waits for, and what each holder caused.
 
 use std::collections::VecDeque;
 
@@ -113,8 +114,11 @@ struct QLock {
     holder: Option<u32>,
     /// The cycle the holder's request was granted at the home.
     granted_at: u64,
-    /// Threads acquiring it (trying, preparing to sleep, asleep or waking).
-    waiting: u32,
+    /// Threads acquiring it (trying, preparing to sleep, asleep or waking), each with the ns
+    /// its wait began (for the policy's lock waits, booked as the FIFO locks book theirs).
+    waiters: Vec<(u32, u64)>,
+    /// The ns the holder was granted the lock at.
+    holder_since_ns: u64,
     preparing: u32,
     sleepers: VecDeque<u32>,
     /// A release reached the home at this cycle with threads waiting: a hand-off gap is open.
@@ -161,7 +165,8 @@ impl Qspin {
                     options,
                     holder: None,
                     granted_at: 0,
-                    waiting: 0,
+                    waiters: Vec::new(),
+                    holder_since_ns: 0,
                     preparing: 0,
                     sleepers: VecDeque::new(),
                     gap_from: None,
@@ -193,9 +198,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// app: its first attempt leaves now; it waits, spinning on its core, until granted.
     pub(crate) fn qspin_acquire(&mut self, t: u32, lock: usize, i: u32) -> Next {
         let app = self.flow[t as usize].app as usize;
+        let now = self.now;
         let q = self.qspin();
         let l = q.first_lock[app] + lock;
-        q.locks[l].waiting += 1;
+        q.locks[l].waiters.push((t, now));
+        self.book.threads[t as usize].waiting_for = q.locks[l].holder;
+        let q = self.qspin();
         let th = q.thread(t);
         *th = QThread { lock: l, mode: Mode::Trying, retry: 0, sleep_phase: false, owed: false, ..th.clone() };
         self.flow[t as usize].step = Step::Acquiring(i);
@@ -274,7 +282,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn qspin_delivered(&mut self, cycle: u64, p: Packet) {
         let (t, l, kind) = untag(p.tag);
         let noc = self.noc.as_deref_mut().expect("a queue spinlock runs on a network");
-        let line_flits = noc.line_flits;
+        let (line_flits, now_ns) = (noc.line_flits, noc.ns_of(cycle));
         let q = &mut noc.qspin;
         match kind {
             REQUEST => {
@@ -283,7 +291,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 if granted {
                     lock.holder = Some(t);
                     lock.granted_at = cycle;
-                    lock.waiting -= 1;
+                    lock.holder_since_ns = now_ns;
+                    // The policy's view: how long it waited, and whom the others wait for now.
+                    let i = lock.waiters.iter().position(|&(w, _)| w == t).expect("a granted thread was waiting");
+                    let (_, since) = lock.waiters.swap_remove(i);
+                    let v = &mut self.book.threads[t as usize];
+                    v.lock_wait_ns += now_ns.saturating_sub(since);
+                    v.waiting_for = None;
+                    for &(w, _) in &lock.waiters {
+                        self.book.threads[w as usize].waiting_for = Some(t);
+                    }
                     let app = &mut q.apps[lock.app];
                     if let Some(from) = lock.gap_from.take() {
                         app.coh_cycles += cycle - from;
@@ -302,11 +319,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 noc.send(cycle + HOME_ACCESS_CYCLES, reply);
             }
             GRANT => {
+                debug_assert_eq!(q.threads[t as usize].mode, Mode::Trying, "a grant answers an attempt");
                 q.threads[t as usize].mode = Mode::Idle;
                 self.release(t);
             }
             FAIL => {
                 let th = &mut q.threads[t as usize];
+                debug_assert_eq!(th.mode, Mode::Trying, "a failure answers an attempt");
                 let options = q.locks[l].options;
                 if !th.sleep_phase {
                     th.retry += 1;
@@ -334,9 +353,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 lock.holder = None;
                 lock.release_sent = false;
                 q.apps[lock.app].cs_cycles += cycle - lock.granted_at;
-                if lock.waiting > 0 {
+                if !lock.waiters.is_empty() {
                     lock.gap_from = Some(cycle);
                 }
+                // What the holder made each waiter wait (`ViewBook::add_lock_wait`).
+                let mut caused = 0;
+                for &(w, since) in &lock.waiters {
+                    let waited = now_ns.saturating_sub(since.max(lock.holder_since_ns));
+                    caused += waited;
+                    self.book.add_lock_wait(w, t, waited);
+                }
+                self.book.threads[t as usize].lock_wait_caused_ns += caused;
             }
             WAKE_UP => {
                 if let Some(s) = q.locks[l].sleepers.pop_front() {
@@ -353,10 +380,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// A timer of the protocol is due at `cycle`.
     pub(crate) fn qspin_timer(&mut self, cycle: u64, timer: Timer) {
         match timer {
-            Timer::Retry(t) => self.qspin_attempt(t, Some(cycle)),
+            Timer::Retry(t) => {
+                debug_assert_eq!(self.qspin().threads[t as usize].mode, Mode::Trying);
+                self.qspin_attempt(t, Some(cycle));
+            }
             Timer::SleepPrepared(t) => {
                 let q = self.qspin();
                 let l = q.threads[t as usize].lock;
+                debug_assert_eq!(q.threads[t as usize].mode, Mode::PreparingSleep);
                 q.locks[l].preparing -= 1;
                 if q.locks[l].holder.is_none() || q.locks[l].release_sent {
                     // The futex wait finds the lock word changed (free, or its release on the
@@ -376,6 +407,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                 self.apply_next(t, Next::Block, false);
             }
             Timer::Woken(t) => {
+                debug_assert_eq!(self.qspin().threads[t as usize].mode, Mode::Waking);
                 self.qspin().threads[t as usize].mode = Mode::Trying;
                 // Runnable again, spinning on the lock; its attempt leaves once it is on a core.
                 self.flow[t as usize].act = Act::Spin { budget: None, in_cycles: false };

@@ -14,15 +14,18 @@ pub const SOUTH: usize = 3;
 pub const WEST: usize = 4;
 pub const PORTS: usize = 5;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Mesh {
     pub width: u16,
     pub height: u16,
+    /// Each node's (x, y), looked up rather than divided out at every hop.
+    coords: Vec<(u16, u16)>,
 }
 
 impl Mesh {
     pub fn new(spec: &Interconnect) -> Mesh {
-        Mesh { width: spec.width, height: spec.height }
+        let coords = (0..spec.width as u32 * spec.height as u32).map(|n| ((n % spec.width as u32) as u16, (n / spec.width as u32) as u16)).collect();
+        Mesh { width: spec.width, height: spec.height, coords }
     }
 
     pub fn nodes(&self) -> usize {
@@ -30,7 +33,7 @@ impl Mesh {
     }
 
     fn xy(&self, node: u16) -> (u16, u16) {
-        (node % self.width, node / self.width)
+        self.coords[node as usize]
     }
 
     /// The output port a packet for `dst` takes at router `here`: X first, then Y (north is

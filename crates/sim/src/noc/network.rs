@@ -122,15 +122,19 @@ struct Queued {
     out: u8,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Vc {
-    queue: VecDeque<Queued>,
-    /// Credits (flits of buffer) taken by the packets queued or still leaving.
+/// A VC's buffer credits, kept apart from its queue so that a router's look at its neighbour's
+/// room reads a few contiguous words.
+#[derive(Debug, Clone, Copy)]
+struct Credits {
+    /// Flits of buffer taken by the packets queued or still leaving.
     used: u32,
-    /// Credits coming back when the last packet to leave has left: (cycle, flits). One at most:
-    /// the next packet leaves by the same input port, busy until that cycle.
-    returning: Option<(u64, u32)>,
+    /// Credits coming back at `back_at` (u64::MAX: none), when the last packet to leave has
+    /// left. One return at most: the next packet leaves by the same input port, busy until then.
+    back: u32,
+    back_at: u64,
 }
+
+const NO_RETURN: Credits = Credits { used: 0, back: 0, back_at: u64::MAX };
 
 /// The per-router arbitration state: when each port is free, and the round-robin pointers.
 #[derive(Debug, Clone, Default)]
@@ -184,7 +188,8 @@ pub struct Network {
     now: u64,
     routers: Vec<Router>,
     /// Indexed ((router × PORTS + port) × vcs + vc).
-    channels: Vec<Vc>,
+    queues: Vec<VecDeque<Queued>>,
+    credits: Vec<Credits>,
     flights: Vec<Flight>,
     free_flights: Vec<u32>,
     /// Per router, the first cycle at which it may have something to do (a head arrives, a port
@@ -230,7 +235,8 @@ impl Network {
             rng: Rng::new(seed),
             now: 0,
             routers: vec![Router::default(); n],
-            channels: vec![Vc::default(); n * PORTS * vcs],
+            queues: vec![VecDeque::new(); n * PORTS * vcs],
+            credits: vec![NO_RETURN; n * PORTS * vcs],
             flights: Vec::new(),
             free_flights: Vec::new(),
             wake: vec![u64::MAX; n],
@@ -397,14 +403,13 @@ impl Network {
 
     /// Free credits of a VC at `now`, after the return due.
     fn free(&mut self, index: usize, now: u64) -> u32 {
-        let vc = &mut self.channels[index];
-        if let Some((t, n)) = vc.returning {
-            if t <= now {
-                vc.used -= n;
-                vc.returning = None;
-            }
+        let c = &mut self.credits[index];
+        if c.back_at <= now {
+            c.used -= c.back;
+            c.back = 0;
+            c.back_at = u64::MAX;
         }
-        self.depth - vc.used
+        self.depth - c.used
     }
 
     /// The most free credits of a VC of `(router, port)`.
@@ -437,8 +442,8 @@ impl Network {
         let out = self.mesh.route(router as u16, dst) as u8;
         let need = self.need(flits);
         let i = self.vc_index(router, port, vc);
-        self.channels[i].used += need;
-        self.channels[i].queue.push_back(Queued { id, arrive, out });
+        self.credits[i].used += need;
+        self.queues[i].push_back(Queued { id, arrive, out });
         let r = &mut self.routers[router];
         r.load += 1;
         r.port_load[port] += 1;
@@ -516,7 +521,7 @@ impl Network {
                 let v = occupied.trailing_zeros() as usize;
                 occupied &= occupied - 1;
                 let i = self.vc_index(r, p, v);
-                let Some(&head) = self.channels[i].queue.front() else { continue };
+                let Some(&head) = self.queues[i].front() else { continue };
                 let out = head.out as usize;
                 if head.arrive > now {
                     wake = wake.min(head.arrive);
@@ -548,7 +553,7 @@ impl Network {
             let w = arbitrate(self.arbitration, &self.requests, &mut rr, self.vcs, self.progress_levels, &mut self.rng);
             self.routers[r].rr_in[p] = rr;
             let v = self.requests[w].slot;
-            let out = self.channels[self.vc_index(r, p, v)].queue.front().expect("a proposed head").out as usize;
+            let out = self.queues[self.vc_index(r, p, v)].front().expect("a proposed head").out as usize;
             self.proposals[p] = Some((v, out, self.requests[w].priority));
             proposed = true;
         }
@@ -556,17 +561,22 @@ impl Network {
             return wake;
         }
         // Stage 2: each output port grants one proposal.
+        let mut wanted = [0u8; PORTS];
+        for (p, proposal) in self.proposals.iter().enumerate() {
+            if let Some((_, out, _)) = proposal {
+                wanted[*out] |= 1 << p;
+            }
+        }
         for o in 0..PORTS {
+            if wanted[o] == 0 {
+                continue;
+            }
             self.requests.clear();
             for p in 0..PORTS {
-                if let Some((_, out, priority)) = self.proposals[p] {
-                    if out == o {
-                        self.requests.push(Request { slot: p, priority });
-                    }
+                if wanted[o] & (1 << p) != 0 {
+                    let (_, _, priority) = self.proposals[p].expect("a proposal");
+                    self.requests.push(Request { slot: p, priority });
                 }
-            }
-            if self.requests.is_empty() {
-                continue;
             }
             let mut rr = self.routers[r].rr_out[o];
             let w = arbitrate(self.arbitration, &self.requests, &mut rr, PORTS, self.progress_levels, &mut self.rng);
@@ -589,19 +599,20 @@ impl Network {
     /// The head of VC `(r, p, v)` leaves by output `o` at `now`.
     fn grant(&mut self, r: usize, p: usize, v: usize, o: usize, now: u64) {
         let i = self.vc_index(r, p, v);
-        let head = self.channels[i].queue.pop_front().expect("a granted head");
+        let head = self.queues[i].pop_front().expect("a granted head");
         let flits = self.flights[head.id as usize].packet.flits;
         let need = self.need(flits);
         let tail_gone = now + flits as u64;
         self.free(i, now);
-        debug_assert!(self.channels[i].returning.is_none(), "the last packet's credits are back before the next leaves");
-        self.channels[i].returning = Some((tail_gone, need));
+        debug_assert!(self.credits[i].back_at == u64::MAX, "the last packet's credits are back before the next leaves");
+        self.credits[i].back = need;
+        self.credits[i].back_at = tail_gone;
         let router = &mut self.routers[r];
         router.in_busy[p] = tail_gone;
         router.out_busy[o] = tail_gone;
         router.load -= 1;
         router.port_load[p] -= 1;
-        if self.channels[i].queue.is_empty() {
+        if self.queues[i].is_empty() {
             router.occupied[p] &= !(1 << v);
         }
         let head_next = now + self.stages + self.link;
