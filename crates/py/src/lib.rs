@@ -224,6 +224,7 @@ fn sf_estimation(py: Python<'_>, machine: &str, workload: &str, base_cpi: f64) -
 /// the latency-throughput curve, as JSON.
 #[pyfunction]
 #[pyo3(signature = (machine, injection_rate, cycles, warmup, seed, pattern, packet_flits=None))]
+#[allow(clippy::too_many_arguments)]
 fn noc_traffic(
     py: Python<'_>,
     machine: &str,

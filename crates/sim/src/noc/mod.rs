@@ -28,7 +28,7 @@ mod network;
 pub mod router;
 
 pub use mesh::Mesh;
-pub use network::{BackgroundRate, ClassStats, Network, NetworkStats};
+pub use network::{BackgroundRate, ClassStats, Network, NetworkStats, MAX_BACKGROUND_PER_CYCLE};
 
 /// What a packet is to a router (the paper's priority check bit C is `class != Normal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

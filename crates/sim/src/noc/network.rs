@@ -167,6 +167,11 @@ struct Background {
     generation: u32,
 }
 
+/// The most packets per cycle a background stream generates: an interface injects at most one
+/// flit a cycle, so sixteen packets a cycle is far past saturation already; the cap keeps an
+/// infinite rate from generating without end within one cycle.
+pub const MAX_BACKGROUND_PER_CYCLE: f64 = 16.0;
+
 const L2_STREAM: u8 = 0;
 const MC_STREAM: u8 = 1;
 
@@ -296,7 +301,7 @@ impl Network {
             }
         };
         if t == self.now {
-            self.to_interface(id);
+            self.hand_to_interface(id);
         } else {
             self.sequence += 1;
             self.future.push(Reverse((t, self.sequence, id)));
@@ -304,8 +309,12 @@ impl Network {
     }
 
     /// Set the background traffic `node` generates from now on (a zero rate stops it).
-    pub fn set_background(&mut self, node: u16, rate: BackgroundRate) {
+    pub fn set_background(&mut self, node: u16, mut rate: BackgroundRate) {
         let now = self.now as f64;
+        // A rate that is not a positive number is no traffic (NaN included); a huge one is capped.
+        let capped = |r: f64| if r > 0.0 { r.min(MAX_BACKGROUND_PER_CYCLE) } else { 0.0 };
+        rate.l2_per_cycle = capped(rate.l2_per_cycle);
+        rate.mc_per_cycle = capped(rate.mc_per_cycle);
         let b = &mut self.background[node as usize];
         b.rate = rate;
         b.generation += 1;
@@ -418,7 +427,7 @@ impl Network {
     }
 
     /// Hand flight `id` to its source's interface, now.
-    fn to_interface(&mut self, id: u32) {
+    fn hand_to_interface(&mut self, id: u32) {
         let src = self.flights[id as usize].packet.src as usize;
         self.routers[src].ni.push_back(id);
         self.wake[src] = self.wake[src].min(self.now);
@@ -460,7 +469,7 @@ impl Network {
                 break;
             }
             self.future.pop();
-            self.to_interface(id);
+            self.hand_to_interface(id);
         }
         while let Some(&Reverse((t, node, stream, generation))) = self.schedule.peek() {
             if t > now {

@@ -257,3 +257,19 @@ fn same_seed_same_deliveries() {
         assert_ne!(a, c, "another seed, other background traffic, other timings");
     }
 }
+
+#[test]
+fn background_rates_that_are_not_positive_are_off_and_huge_ones_capped() {
+    let spec = mesh(4);
+    let mut net = Network::new(&spec, 128, 1);
+    let rate = |l2: f64| BackgroundRate { l2_per_cycle: l2, mc_per_cycle: 0.0, request_flits: 1, reply_flits: 0 };
+    net.set_background(0, rate(f64::NAN));
+    net.set_background(1, rate(-1.0));
+    net.run_until(1000);
+    assert_eq!(net.stats().total().packets_injected, 0);
+    // An infinite rate ends (at most MAX_BACKGROUND_PER_CYCLE packets a cycle).
+    net.set_background(2, rate(f64::INFINITY));
+    net.run_until(1100);
+    let injected = net.stats().total().packets_injected;
+    assert!(injected > 0 && injected as f64 <= 101.0 * ampsched_sim::noc::MAX_BACKGROUND_PER_CYCLE, "{injected}");
+}
