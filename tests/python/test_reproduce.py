@@ -29,12 +29,6 @@ def runnable():
     return reproductions.registry()
 
 
-def quick_in_this_run(name) -> bool:
-    """Whether this test run runs `name`'s quick version: every one in `make test-all`; in `make test`, those whose
-    module does not say its quick version is too slow for it (`QUICK_IS_SLOW`: why, and what it costs)."""
-    return os.environ.get("AMPSCHED_TEST_ALL") == "1" or not getattr(reproductions.load(name), "QUICK_IS_SLOW", None)
-
-
 def test_every_reproduction_can_run():
     assert {name: reproductions.unavailable(name) for name in reproductions.registry()} == {
         name: [] for name in reproductions.registry()
@@ -65,10 +59,10 @@ def quick_run(name, jobs, tmp_path_factory):
 class QuickRuns(Mapping):
     """Every reproduction's quick version, with two jobs, each run when a test first reads it: a
     `-k` that selects one test runs only the reproductions it reads; `make test` runs them all
-    once (the fixture is the module's), but those too slow for it (`quick_in_this_run`)."""
+    once (the fixture is the module's)."""
 
     def __init__(self, tmp_path_factory):
-        self._names, self._factory, self._done = [n for n in runnable() if quick_in_this_run(n)], tmp_path_factory, {}
+        self._names, self._factory, self._done = list(runnable()), tmp_path_factory, {}
 
     def __getitem__(self, name):
         if name not in self._names:
