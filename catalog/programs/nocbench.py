@@ -492,7 +492,8 @@ HEADER = """\
 #
 # Table (targets and their sources; knobs; measured: the committed calibration's chosen run; lock rate
 # and all rate: the lock-packet and all-packet injection rates over the largest of the 25, as Fig. 12
-# normalises them; runs: the search's runs, 0 = the closed-form placeholder, not yet searched):
+# normalises them; roi µs: the run's ROI; runs: the search's runs (the last calibration's, which kept
+# the CS lengths of the one before: --calibrate-parallel), 0 = the closed-form placeholder):
 """
 
 
@@ -509,7 +510,7 @@ def table(cal):
     calibration's chosen run measured (CS and COH shares, the spin-phase share of acquisitions, and
     the lock-packet and all-packet injection rates normalised to their largest, as Fig. 12 does)."""
     rows = ["# program        rate  net   mem            l1d/llc mpki  between/cs  cs instr  parallel instr  "
-            "target cs/coh %  measured cs/coh %  spin %  lock rate  all rate  runs  coh source; cs source"]
+            "target cs/coh %  measured cs/coh %  spin %  lock rate  all rate  roi µs  runs  coh source; cs source"]
     lock, net = normalised(cal, "lock_rate"), normalised(cal, "all_rate")
     for n in NAMES:
         t = targets(n)
@@ -517,7 +518,7 @@ def table(cal):
         m = c["measured"]
         got = f"{m['cs']:5.2f}/{m['coh']:5.2f}" if m else "    -/-    "
         spin = f"{m['spin_share']:6.1f}" if m else "     -"
-        rates = f"{lock[n]:9.2f}  {net[n]:8.2f}" if m else f"{'-':>9}  {'-':>8}"
+        rates = f"{lock[n]:9.2f}  {net[n]:8.2f}  {m['roi_ns'] / 1e3:6.0f}" if m else f"{'-':>9}  {'-':>8}  {'-':>6}"
         l1d, llc = misses(n)
         rows.append(f"# {n:<14} {TABLE_3[n][0]:<5} {TABLE_3[n][1]:<5} {memory_intensity(n):<14} {l1d:4g}/{llc:<7g}  "
                     f"{between_per_cs(n):10g}  {c['cs_instructions']:8g}  {c['parallel_instructions']:14g}  "

@@ -84,7 +84,7 @@ MACHINE_CONFIGS = [
     "noc-mesh-16:progress_levels=-1",
     "noc-mesh-16:arbitration=",
     "noc-mesh-16:arbitration=fifo",
-    "noc-mesh-16:c=4:arbitration=ocor",
+    "noc-mesh-16:alpha=4:arbitration=ocor",
     "dvfs-2x:fast=1",
     "nosuch:big=1",
     ":big=1",

@@ -1,7 +1,8 @@
 //! Synthetic traffic on a machine's network alone (no threads): every node offers packets at
 //! the same rate to uniformly random destinations, the open-loop measurement BookSim and Garnet's
-//! synthetic traffic mode make (Dally & Towles, §23.1: offered and accepted throughput, mean
-//! latency after a warm-up). What `ampsched.noc_traffic` and the benchmark call; the network is
+//! synthetic traffic mode make (offered and accepted throughput, mean latency after a warm-up:
+//! Dally & Towles, "Principles and Practices of Interconnection Networks", on performance
+//! measurement). What `ampsched.noc_traffic` and the benchmark call; the network is
 //! `ampsched_sim::noc`, docs/noc.md.
 
 use ampsched_model::{InputError, Machine};

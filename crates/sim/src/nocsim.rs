@@ -16,6 +16,8 @@
 //! retries are the tracked packets of `qspin`). The rates are set whenever a core is planned
 //! (its thread, phase, clock or co-runners changed) and cleared when it stops running.
 //!
+//! Budget: every packet injected counts as one of the run's events (`SimConfig::max_events`).
+//!
 //! A machine without an `[interconnect]` has no `NocSim` (`Engine::noc` is None) and none of this
 //! runs: such a run is byte for byte what it was.
 
@@ -60,6 +62,8 @@ pub(crate) struct NocSim {
     background: Vec<BackgroundRate>,
     /// `Counters::more`'s index of L1D misses.
     l1d_index: usize,
+    /// Packets injected that the engine's event budget has been charged for.
+    charged: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +97,7 @@ impl NocSim {
             next: None,
             background: vec![BackgroundRate::default(); spec.nodes()],
             l1d_index,
+            charged: 0,
         }
     }
 
@@ -181,7 +186,14 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn next_event(&mut self) -> Option<(u64, Event)> {
         let Some(noc) = self.noc.as_deref_mut() else { return self.events.pop() };
         let limit = self.events.peek_time().map(|t| noc.cycle_at(t));
-        match noc.find_next(limit) {
+        let next = noc.find_next(limit);
+        // Every packet the network moved counts as an event of the run's budget (`max_events`),
+        // background ones included: they are its work, which the engine's events alone would not
+        // bound (a long program's misses on a mesh are billions of packets).
+        let injected = noc.net.packets_injected();
+        self.stats.events += injected - noc.charged;
+        noc.charged = injected;
+        match next {
             Some((c, _)) => Some((noc.ns_of(c).max(self.now), Event::Network)),
             None => self.events.pop(),
         }

@@ -1,7 +1,7 @@
 //! The mesh's topology and its routing: node (x, y) is row-major id y × width + x; each router
 //! has five ports (its own node's, and one to each neighbour), and a packet goes along X first,
 //! then along Y (dimension-order XY routing, deadlock-free on a mesh without further rules:
-//! Dally & Towles, "Principles and Practices of Interconnection Networks", §14.2). Table 2 of
+//! Dally & Towles, "Principles and Practices of Interconnection Networks", on deadlock). Table 2 of
 //! Yao & Lu uses it.
 
 use ampsched_model::Interconnect;

@@ -122,6 +122,46 @@ struct Queued {
     out: u8,
 }
 
+/// Every VC's queue, as a ring of fixed capacity inline in one array: a VC holds at most its
+/// depth in packets (each takes a credit at least), so no queue grows, and a router's look at
+/// its VCs reads the array instead of following a pointer per VC.
+#[derive(Debug, Clone)]
+struct Queues {
+    slots: Vec<Queued>,
+    /// Per VC: the index of its head in its ring, and its length.
+    rings: Vec<(u16, u16)>,
+    capacity: usize,
+}
+
+impl Queues {
+    fn new(vcs: usize, capacity: usize) -> Queues {
+        Queues { slots: vec![Queued { id: 0, arrive: 0, out: 0 }; vcs * capacity], rings: vec![(0, 0); vcs], capacity }
+    }
+
+    fn front(&self, vc: usize) -> Option<Queued> {
+        let (head, len) = self.rings[vc];
+        (len > 0).then(|| self.slots[vc * self.capacity + head as usize])
+    }
+
+    fn is_empty(&self, vc: usize) -> bool {
+        self.rings[vc].1 == 0
+    }
+
+    fn push_back(&mut self, vc: usize, q: Queued) {
+        let (head, len) = self.rings[vc];
+        assert!((len as usize) < self.capacity, "a VC holds at most its depth in packets");
+        self.slots[vc * self.capacity + (head as usize + len as usize) % self.capacity] = q;
+        self.rings[vc].1 = len + 1;
+    }
+
+    fn pop_front(&mut self, vc: usize) -> Option<Queued> {
+        let q = self.front(vc)?;
+        let (head, len) = self.rings[vc];
+        self.rings[vc] = (((head as usize + 1) % self.capacity) as u16, len - 1);
+        Some(q)
+    }
+}
+
 /// A VC's buffer credits, kept apart from its queue so that a router's look at its neighbour's
 /// room reads a few contiguous words.
 #[derive(Debug, Clone, Copy)]
@@ -193,7 +233,7 @@ pub struct Network {
     now: u64,
     routers: Vec<Router>,
     /// Indexed ((router × PORTS + port) × vcs + vc).
-    queues: Vec<VecDeque<Queued>>,
+    queues: Queues,
     credits: Vec<Credits>,
     flights: Vec<Flight>,
     free_flights: Vec<u32>,
@@ -240,7 +280,7 @@ impl Network {
             rng: Rng::new(seed),
             now: 0,
             routers: vec![Router::default(); n],
-            queues: vec![VecDeque::new(); n * PORTS * vcs],
+            queues: Queues::new(n * PORTS * vcs, spec.vc_buffer_flits as usize),
             credits: vec![NO_RETURN; n * PORTS * vcs],
             flights: Vec::new(),
             free_flights: Vec::new(),
@@ -375,6 +415,12 @@ impl Network {
         bound
     }
 
+    /// Packets injected so far, every class (what the engine charges its event budget with:
+    /// `nocsim`), without copying the statistics.
+    pub fn packets_injected(&self) -> u64 {
+        self.stats.normal.packets_injected + self.stats.lock.packets_injected + self.stats.wakeup.packets_injected
+    }
+
     pub fn stats(&self) -> NetworkStats {
         NetworkStats { cycles: self.now - self.stats_start, ..self.stats.clone() }
     }
@@ -452,7 +498,7 @@ impl Network {
         let need = self.need(flits);
         let i = self.vc_index(router, port, vc);
         self.credits[i].used += need;
-        self.queues[i].push_back(Queued { id, arrive, out });
+        self.queues.push_back(i, Queued { id, arrive, out });
         let r = &mut self.routers[router];
         r.load += 1;
         r.port_load[port] += 1;
@@ -530,7 +576,7 @@ impl Network {
                 let v = occupied.trailing_zeros() as usize;
                 occupied &= occupied - 1;
                 let i = self.vc_index(r, p, v);
-                let Some(&head) = self.queues[i].front() else { continue };
+                let Some(head) = self.queues.front(i) else { continue };
                 let out = head.out as usize;
                 if head.arrive > now {
                     wake = wake.min(head.arrive);
@@ -562,7 +608,7 @@ impl Network {
             let w = arbitrate(self.arbitration, &self.requests, &mut rr, self.vcs, self.progress_levels, &mut self.rng);
             self.routers[r].rr_in[p] = rr;
             let v = self.requests[w].slot;
-            let out = self.queues[self.vc_index(r, p, v)].front().expect("a proposed head").out as usize;
+            let out = self.queues.front(self.vc_index(r, p, v)).expect("a proposed head").out as usize;
             self.proposals[p] = Some((v, out, self.requests[w].priority));
             proposed = true;
         }
@@ -608,7 +654,7 @@ impl Network {
     /// The head of VC `(r, p, v)` leaves by output `o` at `now`.
     fn grant(&mut self, r: usize, p: usize, v: usize, o: usize, now: u64) {
         let i = self.vc_index(r, p, v);
-        let head = self.queues[i].pop_front().expect("a granted head");
+        let head = self.queues.pop_front(i).expect("a granted head");
         let flits = self.flights[head.id as usize].packet.flits;
         let need = self.need(flits);
         let tail_gone = now + flits as u64;
@@ -621,7 +667,7 @@ impl Network {
         router.out_busy[o] = tail_gone;
         router.load -= 1;
         router.port_load[p] -= 1;
-        if self.queues[i].is_empty() {
+        if self.queues.is_empty(i) {
             router.occupied[p] &= !(1 << v);
         }
         let head_next = now + self.stages + self.link;

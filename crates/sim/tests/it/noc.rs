@@ -80,11 +80,12 @@ fn uniform_random_at_low_load_has_the_mean_zero_load_latency() {
 #[test]
 fn uniform_random_saturates_near_the_bisection_bound() {
     // Uniform random traffic on a k×k mesh sends half of every node's packets across the
-    // bisection, which has k channels each way of one flit per cycle: k²/2 × λ/2 ≤ k, so λ ≤ 4/k
-    // (Dally & Towles, §3.3): 0.5 flits per node per cycle on 8×8. Offered twice that, the
-    // network accepts less than the bound (separable allocation loses matches, XY routing loads
-    // the middle channels most, head-of-line blocking) but the same order: BookSim and Garnet
-    // meshes saturate at 60–90% of it. The band: 50% to 100%.
+    // bisection, which has k channels each way of one flit per cycle: k²/2 × λ/2 ≤ k, so
+    // λ ≤ 4/k (Dally & Towles, "Principles and Practices of Interconnection Networks"): 0.5
+    // flits per node per cycle on 8×8. Offered twice that, the network accepts less than the
+    // bound (separable allocation loses matches, XY routing loads the middle channels most,
+    // head-of-line blocking) but of the same order, as BookSim's and Garnet's meshes do. The
+    // band: 50% to 100%.
     let spec = mesh(8);
     let bound = 4.0 / 8.0;
     let (accepted, latency) = uniform(&spec, 2.0 * bound, 8, 2000, 5000, 3);
