@@ -706,10 +706,12 @@ ASYM_PROGRAMS = ("imagick", "bodytrack", "canneal", "ilbdc")
 # Seeds: a seed changes the background traffic's draws and the routers' random ties (the locks' homes are fixed
 # hashes). The catalog's programs are short (4 rounds of a few tens of microseconds at 64 threads), and a round's
 # hand-offs are chaotic: one seed's COH reduction of a program moves by tens of points from seed to seed (the Table 3
-# section shows its standard deviation), so the full version averages ten seeds. What it costs: a 64-thread run of
-# one of these programs takes about 0.3 to 1 s of CPU to simulate, twice with its solo reference; the full version
-# about 3 minutes of CPU, the quick one (one seed, two programs on the asymmetric mesh, a shorter traffic curve)
-# about 25 s. With one seed the quick version's verdicts are estimates of the full version's (QUICK_ESTIMATES).
+# section shows its standard deviation), so the full version averages ten seeds. What it costs (measured): a 64-thread
+# run of one of these programs takes 0.1 to 1 s of CPU to simulate, twice with its solo reference; the full version
+# 127 s of CPU (78 s on two jobs), the quick one (one seed, two programs on the asymmetric mesh, a shorter traffic
+# curve) 26 s (18 to 37 s on two jobs beside other work). With one seed the quick version's verdicts can differ from
+# the full version's where the seeds' spread decides; none of the full version's reproduced claims does so today, so
+# QUICK_ESTIMATES is empty.
 FULL = {"seeds": "1-10", "asym": ASYM_PROGRAMS, "traffic_cycles": 20_000}
 QUICK = {"seeds": "1", "asym": ("imagick", "ilbdc"), "traffic_cycles": 5_000}
 QUICK_ESTIMATES = ()
