@@ -116,13 +116,19 @@ fn run_row(
     })
 }
 
-/// A result's `rail_energy_j` {rail: J} as scalar columns `rail_energy_j.RAIL` (a sweep row
-/// keeps scalars only; `ampsched.Result.summary` names them the same way).
+/// A result's `rail_energy_j` {rail: J} as scalar columns `rail_energy_j.RAIL`, and a network's
+/// one-value counts `noc` {KEY: value} as `noc.KEY` (a sweep row keeps scalars only;
+/// `ampsched.Result.summary` names them the same way).
 fn flatten_rails(result: &mut serde_json::Value) {
     let Some(fields) = result.as_object_mut() else { return };
     if let Some(serde_json::Value::Object(rails)) = fields.remove("rail_energy_j") {
         for (rail, joules) in rails {
             fields.insert(format!("rail_energy_j.{rail}"), joules);
+        }
+    }
+    if let Some(serde_json::Value::Object(noc)) = fields.remove("noc") {
+        for (key, value) in noc.into_iter().filter(|(_, v)| !v.is_array() && !v.is_object()) {
+            fields.insert(format!("noc.{key}"), value);
         }
     }
 }
