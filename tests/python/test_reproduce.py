@@ -94,29 +94,54 @@ def test_every_reproduction_has_a_committed_document():
         assert os.path.isfile(os.path.join(DOCS, f"{name}.md")), f"run `ampsched reproduce {name}` and commit it"
 
 
-def test_claims_the_committed_document_marks_reproduced_stay_reproduced(quick_runs):
-    for name, (_, claims, _) in quick_runs.items():
-        committed = reproductions.read_claims(os.path.join(DOCS, f"{name}.md"))
-        now = dict(zip(claims["id"], claims["verdict"]))
-        assert set(now) == set(committed), f"{name}: the claims changed; regenerate the document"
-        # A reproduction's QUICK_ESTIMATES: claims of spread its quick version measures on fewer
-        # seeds (it says so in the claim), whose verdict may differ from the full version's.
-        estimates = set(getattr(reproductions.load(name), "QUICK_ESTIMATES", ()))
-        broken = [
-            cid
-            for cid, verdict in committed.items()
-            if verdict == "reproduced" and now[cid] != "reproduced" and cid not in estimates
-        ]
-        assert not broken, f"{name}: no longer reproduced in the quick version: {broken}"
-        assert estimates <= set(now), f"{name}: QUICK_ESTIMATES names claims it does not have"
+# The reproductions whose own test module checks their quick version (with `check_quick`): `make
+# test` runs each test module on one pytest-xdist worker (`--dist loadfile`), and a quick version
+# that two modules read would run on both.
+OWN_MODULE = {"biglittle": "test_reproduce_biglittle.py", "noc-locks": "test_reproduce_noc_locks.py"}
 
 
-def test_every_claim_says_what_kind_of_evidence_it_is(quick_runs):
-    # independent, calibrated or by construction, in every reproduction: never left unclassified.
-    for name, (_, claims, _) in quick_runs.items():
-        kinds = claims["evidence"].str.split(",").str[0]
-        unclassified = list(claims["id"][~kinds.isin(reproductions.EVIDENCE)])
-        assert not unclassified, f"{name}: claims without an evidence kind: {unclassified}"
+def test_a_reproduction_with_its_own_module_has_it():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name, module in OWN_MODULE.items():
+        assert name in runnable()
+        with open(os.path.join(here, module)) as f:
+            assert f'check_quick("{name}"' in f.read(), f"{module} does not check {name}'s quick version"
+
+
+def check_quick(name, quick):
+    """The checks every reproduction's quick version passes (`quick`: what `quick_run` returned)."""
+    claims_stay_reproduced(name, quick[1])
+    claims_say_their_evidence(name, quick[1])
+    document_has_its_parts(name, *quick)
+
+
+@pytest.mark.parametrize("name", [n for n in runnable() if n not in OWN_MODULE])
+def test_the_quick_version(quick_runs, name):
+    check_quick(name, quick_runs[name])
+
+
+def claims_stay_reproduced(name, claims):
+    """The claims the committed document marks reproduced stay reproduced."""
+    committed = reproductions.read_claims(os.path.join(DOCS, f"{name}.md"))
+    now = dict(zip(claims["id"], claims["verdict"]))
+    assert set(now) == set(committed), f"{name}: the claims changed; regenerate the document"
+    # A reproduction's QUICK_ESTIMATES: claims of spread its quick version measures on fewer
+    # seeds (it says so in the claim), whose verdict may differ from the full version's.
+    estimates = set(getattr(reproductions.load(name), "QUICK_ESTIMATES", ()))
+    broken = [
+        cid
+        for cid, verdict in committed.items()
+        if verdict == "reproduced" and now[cid] != "reproduced" and cid not in estimates
+    ]
+    assert not broken, f"{name}: no longer reproduced in the quick version: {broken}"
+    assert estimates <= set(now), f"{name}: QUICK_ESTIMATES names claims it does not have"
+
+
+def claims_say_their_evidence(name, claims):
+    """independent, calibrated or by construction, in every reproduction: never left unclassified."""
+    kinds = claims["evidence"].str.split(",").str[0]
+    unclassified = list(claims["id"][~kinds.isin(reproductions.EVIDENCE)])
+    assert not unclassified, f"{name}: claims without an evidence kind: {unclassified}"
 
 
 def assert_same_with_one_job(quick_runs, names, tmp_path_factory):
@@ -142,28 +167,27 @@ def test_every_quick_document_and_figures_are_byte_identical_whatever_the_job_co
     assert_same_with_one_job(quick_runs, [n for n in quick_runs if n != JOBS_CHECKED], tmp_path_factory)
 
 
-def test_the_document_has_its_parts(quick_runs):
-    for name, (folder, claims, text) in quick_runs.items():
-        assert f"ampsched reproduce {name}" in text
-        assert "## Claims" in text and "## Machines and workloads" in text
-        for verdict, reason in zip(claims["verdict"], claims["reason"]):
-            assert verdict in reproductions.VERDICTS
-            assert (verdict == "reproduced") == (reason == "")
-        # Every figure the text shows is written, with a caption naming a figure.
-        for f in os.listdir(folder):
-            if f.endswith(".png"):
-                assert f"]({f})" in text
-                with open(folder / f, "rb") as png:
-                    assert png.read(8) == b"\x89PNG\r\n\x1a\n"
-        # Catalog links point at files that exist, from docs/reproduction/, and every machine
-        # the reproduction names is linked.
-        links = re.findall(r"\]\((\.\./\.\./catalog/[^)]+\.toml)\)", text)
-        assert links, name
-        for link in links:
-            assert os.path.isfile(os.path.join(DOCS, link)), link
-        for m in reproductions.load(name).MACHINES if hasattr(reproductions.load(name), "MACHINES") else ():
-            if os.path.isfile(os.path.join(DOCS, f"../../catalog/machines/{m}.toml")):
-                assert f"../../catalog/machines/{m}.toml" in links, m
+def document_has_its_parts(name, folder, claims, text):
+    assert f"ampsched reproduce {name}" in text
+    assert "## Claims" in text and "## Machines and workloads" in text
+    for verdict, reason in zip(claims["verdict"], claims["reason"]):
+        assert verdict in reproductions.VERDICTS
+        assert (verdict == "reproduced") == (reason == "")
+    # Every figure the text shows is written, with a caption naming a figure.
+    for f in os.listdir(folder):
+        if f.endswith(".png"):
+            assert f"]({f})" in text
+            with open(folder / f, "rb") as png:
+                assert png.read(8) == b"\x89PNG\r\n\x1a\n"
+    # Catalog links point at files that exist, from docs/reproduction/, and every machine
+    # the reproduction names is linked.
+    links = re.findall(r"\]\((\.\./\.\./catalog/[^)]+\.toml)\)", text)
+    assert links, name
+    for link in links:
+        assert os.path.isfile(os.path.join(DOCS, link)), link
+    for m in reproductions.load(name).MACHINES if hasattr(reproductions.load(name), "MACHINES") else ():
+        if os.path.isfile(os.path.join(DOCS, f"../../catalog/machines/{m}.toml")):
+            assert f"../../catalog/machines/{m}.toml" in links, m
 
 
 # ---- thesis-uf: the formulas, by hand

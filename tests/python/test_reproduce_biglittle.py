@@ -209,3 +209,9 @@ def test_claims_the_committed_document_marks_reproduced_stay_reproduced_in_quick
         c for c, v in committed.items() if v == "reproduced" and now[c] != "reproduced" and c not in bl.QUICK_ESTIMATES
     ]
     assert not broken, f"no longer reproduced in the quick version: {broken}"
+
+
+def test_the_quick_version_passes_every_reproduction_s_checks(quick):
+    from test_reproduce import check_quick
+
+    check_quick("biglittle", quick)

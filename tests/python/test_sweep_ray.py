@@ -132,6 +132,7 @@ def test_cli_on_a_running_cluster(local_sweep, cluster, tmp_path):
     assert_same_rows(ampsched.read_sweep(out), local_sweep[0])
 
 
+@pytest.mark.slow  # thesis-uf's quick version twice and a cluster's share of CPU: ~30 s of make test
 def test_reproduce_on_a_running_cluster(cluster, tmp_path):
     # A reproduction's sweeps on Ray: the same document, byte for byte, as on the local backend.
     from ampsched import reproductions
