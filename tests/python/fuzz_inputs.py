@@ -931,9 +931,16 @@ def _m_pipeline(rng, doc, role):
 def _m_queue_spinlock(rng, doc, role):
     """A critical phase turned into a queue spinlock (docs/queue-spinlock.md), its keys valid or
     hostile: on a machine without a mesh a one-line error naming the machine, on a mesh a run."""
-    critical = [(t, p) for t, p in _tables(doc) if t.get("kind") == "critical"]
-    if role != "workload" or not critical:
+    if role != "workload" or not isinstance(doc.get("app"), list):
         return None
+    critical = [(t, p) for t, p in _tables(doc) if t.get("kind") == "critical"]
+    if not critical:
+        # Most catalog workloads name programs, whose critical phases are not in the file: a
+        # lock-bound app is added, as a queue spinlock's program has one (catalog/programs/nocbench.toml).
+        phase = {"kind": "critical", "lock": "fuzz", "cs_instructions": 1000, "between_instructions": 10000}
+        phase.update({"count": 2, "cpi": 1.0, "llc_mpki": 0.5})
+        doc["app"].append({"name": "locks-fuzz", "threads": 4, "phase": [phase]})
+        critical = [(phase, ("app", len(doc["app"]) - 1, "phase", 0))]
     table, path = rng.choice(critical)
     table["wait"] = rng.choice(["queue_spinlock"] * 4 + ["spin"])
     valid = {
