@@ -714,7 +714,7 @@ fn assign_smt_cores(types: &[CoreType], cores: &mut [Core]) {
     let mut last = vec![usize::MAX; types.len()];
     for c in cores {
         let t = c.core_type;
-        if in_type[t] % types[t].smt == 0 {
+        if in_type[t].is_multiple_of(types[t].smt) {
             last[t] = next;
             next += 1;
         }
@@ -744,7 +744,7 @@ fn read_smt(n: &mut Node, count: usize) -> Result<(usize, f64)> {
         (1, Some(_)) => Err(n.err("smt_sibling_speed", "only meaningful with smt = 2 (the type has one hardware thread per core)")),
         (1, None) => Ok((1, 1.0)),
         (_, None) => Err(n.err("smt_sibling_speed", format!("missing required key (smt = {smt}: each busy sibling's speed, relative to alone)"))),
-        (_, Some(_)) if count % smt != 0 => {
+        (_, Some(_)) if !count.is_multiple_of(smt) => {
             Err(n.err("smt", format!("count = {count} is not a multiple of smt = {smt} (count gives hardware threads: {smt} per physical core)")))
         }
         (_, Some(s)) => Ok((smt, s)),
