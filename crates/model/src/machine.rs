@@ -456,7 +456,9 @@ impl Machine {
     /// cores of each type, renumbered in the same order; their Linux CPUs, LLC domains (a domain
     /// left without cores is dropped), memory nodes and the machine's memory kept. A type with no
     /// core online is gone from the machine, as a hotplugged-off cluster (its power rail stays
-    /// and draws nothing). Capacities are derived again: 1024 is the fastest type online.
+    /// and draws nothing). True capacities are derived again (1024 is the fastest type online);
+    /// a reported capacity the file gave is kept, as Linux normalises its capacities once, at
+    /// boot. SMT pairs stay pairs; a thread whose sibling is offline is alone on its core.
     /// `online` gives one count per type, each at most the type's count, not all 0
     /// (`parse_online` checks a user's text).
     pub fn with_online(&self, online: &[usize], name: String) -> Machine {
