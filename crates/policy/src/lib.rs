@@ -12,6 +12,7 @@ pub mod common;
 pub mod fairness;
 pub mod options;
 pub mod thesis;
+pub mod today;
 pub mod wash;
 
 use ampsched_model::{InputError, Machine, OsScheduler, Policy, Signals};
