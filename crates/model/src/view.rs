@@ -268,6 +268,12 @@ pub struct ThreadView {
     /// the node of the first core it ran on, as Linux reports in /proc/PID/numa_maps. None until
     /// it has run, and in the live agent, which does not read numa_maps.
     pub home_node: Option<usize>,
+    /// Its utilisation clamps on Linux's capacity scale (0..=1024): the workload group's
+    /// `uclamp_min` / `uclamp_max` in the simulator, sched_getattr(2)'s `sched_util_min` /
+    /// `sched_util_max` live (0 and 1024, no clamp, on a kernel without uclamp). The OS always
+    /// knows them: no `Signals` need.
+    pub uclamp_min: u32,
+    pub uclamp_max: u32,
 }
 
 impl ThreadView {
@@ -292,6 +298,8 @@ impl ThreadView {
             spin_ns: 0,
             migrations: 0,
             home_node: None,
+            uclamp_min: 0,
+            uclamp_max: crate::limits::UCLAMP_MAX,
         }
     }
 

@@ -3,3 +3,5 @@
 //! kernel/sched/fair.c, the sched-ext/scx repository's schedulers), states its rule in a few
 //! lines and what it simplifies. The capacity rules and the utilisation estimate they share are
 //! in `common::utilization`.
+
+pub mod linux_capacity;
