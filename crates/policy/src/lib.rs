@@ -81,6 +81,7 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &biglittle::iks::INFO,
     &biglittle::cluster_bound::INFO,
     &today::linux_capacity::INFO,
+    &today::smt_aware::INFO,
     &baseline::best_static::INFO,
 ];
 

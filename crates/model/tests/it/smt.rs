@@ -54,10 +54,7 @@ fn bad_smt_keys_name_the_key() {
     );
     assert_eq!(machine(2, "smt = 4\nsmt_sibling_speed = 0.6", "").unwrap_err(), "m.toml: core_type[0].smt: must be a whole number from 1 to 2, got 4");
     assert_eq!(machine(2, "smt = 0", "").unwrap_err(), "m.toml: core_type[0].smt: must be a whole number from 1 to 2, got 0");
-    assert_eq!(
-        machine(2, "smt = 2\nsmt_sibling_speed = 1.5", "").unwrap_err(),
-        "m.toml: core_type[0].smt_sibling_speed: must be from 0.1 to 1, got 1.5"
-    );
+    assert_eq!(machine(2, "smt = 2\nsmt_sibling_speed = 1.5", "").unwrap_err(), "m.toml: core_type[0].smt_sibling_speed: must be from 0.1 to 1, got 1.5");
 }
 
 #[test]

@@ -5,3 +5,4 @@
 //! in `common::utilization`.
 
 pub mod linux_capacity;
+pub mod smt_aware;
