@@ -373,7 +373,19 @@ TABLE_KEYS = {
         "uclamp_min",
         "uclamp_max",
     ],
-    "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers", "work", "uclamp_min", "uclamp_max"],
+    "group": [
+        "name",
+        "count",
+        "kind",
+        "repeat",
+        "phase",
+        "program",
+        "signature",
+        "workers",
+        "work",
+        "uclamp_min",
+        "uclamp_max",
+    ],
     "queue": ["name", "capacity"],
     "phase": [
         "kind",
@@ -978,7 +990,9 @@ def _m_uclamp(rng, doc, role):
             table, path = groups[j], ("app", i, "group", j)
     valid = [0, 100, 512, 700, 1024]
     for key in rng.sample(["uclamp_min", "uclamp_max"], rng.randint(1, 2)):
-        table[key] = rng.choice(valid) if rng.random() < 0.6 else rng.choice([1025, -1, 0.5, "big", hostile_value(rng, key)])
+        table[key] = (
+            rng.choice(valid) if rng.random() < 0.6 else rng.choice([1025, -1, 0.5, "big", hostile_value(rng, key)])
+        )
     return f"{show_path(path)} = uclamp ({', '.join(f'{k}={_value(table[k])[:20]}' for k in ('uclamp_min', 'uclamp_max') if k in table)})"
 
 

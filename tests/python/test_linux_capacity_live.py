@@ -44,7 +44,7 @@ def test_linux_capacity_moves_a_new_heavy_thread_to_the_big_cpu_live(programs, i
     def measure():
         r_c, _, rep_c = agent_run(args, "linux-capacity", tmp_path / "c.json", *EMULATE)
         r_o, _, rep_o = agent_run(args, "oblivious", tmp_path / "o.json", *EMULATE)
-        (cap, cap_sections), (obl, obl_sections) = forkjoin_output(r_c.stdout), forkjoin_output(r_o.stdout)
+        (cap, cap_sections), (_, obl_sections) = forkjoin_output(r_c.stdout), forkjoin_output(r_o.stdout)
         main = {"linux-capacity": main_thread(rep_c), "oblivious": main_thread(rep_o)}
         facts = f"linux-capacity: {cap_sections}; oblivious: {obl_sections}; agent: {main}"
         # The samples of a reaction's work (the agent's first sample and the move), + 1 for a partial one.
