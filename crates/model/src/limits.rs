@@ -9,6 +9,10 @@
 //! adds it to the clock unchecked (the core's event is its slice end, at most 100 ms on), and a
 //! run that outlives its simulated-time budget (`MAX_SIM_S`) stops with an error.
 
+/// A group's `uclamp_min` / `uclamp_max`: a utilisation clamp on Linux's capacity scale, 0 to
+/// `SCHED_CAPACITY_SCALE` = 1024, as sched_setattr(2) takes it (`sched_util_min`, `sched_util_max`).
+pub const UCLAMP_MAX: u32 = 1024;
+
 /// A closed range `[min, max]`, or `(min, max]` when `min_open`: the documented bounds of one key.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {

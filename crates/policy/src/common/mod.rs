@@ -18,6 +18,7 @@ pub mod speedup;
 pub mod speedup_model;
 pub mod tlp;
 pub mod uf;
+pub mod utilization;
 
 pub use changes::Changes;
 pub use fair_share::FairShare;
@@ -28,3 +29,4 @@ pub use per_thread::PerThread;
 pub use ratio_rank::RatioRank;
 pub use speedup::{CoreTypeRatio, SpeedupPredictor};
 pub use tlp::{AppClass, AppThreads, AppTlp, Tlp};
+pub use utilization::Utilization;

@@ -7,4 +7,5 @@ mod biglittle;
 mod fairness_model;
 mod options;
 mod partitions;
+mod smt_aware;
 mod topology;
