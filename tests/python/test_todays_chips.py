@@ -143,6 +143,22 @@ PIXEL6_EM = {
 # The file rounds each power to 0.1 mW.
 EM_ROUNDING_W = 0.00005
 
+# The x86 files' power is an estimate that splits the vendor's package power limits over the cores with
+# every hardware thread busy (each header says how): the uncore share the header assumes, then the package
+# power at each DVFS level (base, then turbo) from the product specifications: Processor Base Power and
+# Maximum Turbo Power (Intel), TDP (AMD, at base only: its boost clocks are per CCD, past the PPT with
+# every core at them). The types the split covers (Meteor Lake's LP E-cores are derived from its E-cores).
+PACKAGE_POWER = {
+    "alder-lake-8p16e": (20, [125, 253], ["pcore", "ecore"]),
+    "raptor-lake-6p8e": (10, [55, 157], ["pcore", "ecore"]),
+    "hybrid-flat-capacity": (20, [125, 181], ["pcore", "ecore"]),
+    "meteor-lake-6p8e2lp": (5, [28, 115], ["pcore", "ecore"]),
+    "lunar-lake-4p4lpe": (5, [17, 37], ["pcore", "lpecore"]),
+    "ryzen-7950x3d": (20, [120], ["ccd0-vcache", "ccd1-freq"]),
+}
+# Each thread's power is rounded to 0.01 W (0.05 W for the 7950X3D's), 32 threads at most.
+PACKAGE_ROUNDING_W = 1.0
+
 
 def _file(name):
     with open(os.path.join(MACHINES, f"{name}.toml"), "rb") as f:
@@ -247,6 +263,15 @@ def test_the_7950x3d_is_cache_asymmetric_not_core_asymmetric():
     assert ccd1["freq_ghz"] > ccd0["freq_ghz"]
     # The larger L3 is the slower CCD's: the first domain holds the ccd0-vcache type's cores (listed first).
     assert _file("ryzen-7950x3d")["core_type"][0]["name"] == "ccd0-vcache"
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGE_POWER))
+def test_the_x86_power_estimates_add_up_to_the_package_power_limits(name):
+    uncore, package, covered = PACKAGE_POWER[name]
+    types = _types(_file(name))
+    for level, watts in enumerate(package):
+        busy = sum(types[n]["count"] * types[n]["power_levels_w"][level] for n in covered)
+        assert uncore + busy == pytest.approx(watts, abs=PACKAGE_ROUNDING_W), (level, watts)
 
 
 def test_pixel6_missorted_is_pixel6_with_the_reported_order_reversed(parsed):
