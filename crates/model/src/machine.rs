@@ -624,9 +624,14 @@ impl Machine {
         mask
     }
 
-    /// Cores of the highest capacity ("fast cores", FC), whatever their type.
+    /// Cores of the highest capacity ("fast cores", FC), whatever their type, as the OS sees them.
     pub fn fast_cores(&self) -> CoreSet {
         CoreSet::from_cores(self.cores.iter().filter(|c| self.is_fast(c.id)).map(|c| c.id))
+    }
+
+    /// Cores of the highest peak rate, as the hardware is (`is_truly_fast_type`).
+    pub fn true_fast_cores(&self) -> CoreSet {
+        CoreSet::from_cores(self.cores.iter().filter(|c| self.is_truly_fast(c.id)).map(|c| c.id))
     }
 
     /// The distinct capacities of the machine, highest first, each with its cores: the thesis's
@@ -678,6 +683,10 @@ impl Machine {
 
     pub fn is_fast(&self, core: usize) -> bool {
         self.is_fast_type(self.cores[core].core_type)
+    }
+
+    pub fn is_truly_fast(&self, core: usize) -> bool {
+        self.is_truly_fast_type(self.cores[core].core_type)
     }
 
     pub fn core_type_of(&self, core: usize) -> &CoreType {
