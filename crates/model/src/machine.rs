@@ -70,7 +70,8 @@ pub struct CoreType {
     /// cores go offline, as Linux normalises its capacities once, at boot).
     pub capacity_given: bool,
     /// Linux-style capacity from the peak instruction rate, `freq_ghz / cpi_scale`, 1024 for the
-    /// fastest type: the truth, which the engine and a run's metrics follow.
+    /// fastest type: the truth, which the engine and a run's metrics follow. A policy reads
+    /// `capacity`, never this: it would know what the OS cannot.
     pub true_capacity: u32,
     /// Hardware threads per physical core: 1 (no SMT) or 2 (`limits::MAX_SMT`). `count` counts
     /// hardware threads, a multiple of this; siblings are consecutive cores of the type.
