@@ -223,9 +223,8 @@ impl Utilization {
                 continue;
             }
             let counters = view.interval_of(t);
-            let invariant_ns: f64 = (0..m.core_types.len())
-                .map(|ty| counters[ty].time_ns as f64 * m.core_types[ty].capacity as f64 / SCHED_CAPACITY_SCALE as f64 * freq[ty])
-                .sum();
+            let invariant_ns: f64 =
+                (0..m.core_types.len()).map(|ty| counters[ty].time_ns as f64 * m.core_types[ty].capacity as f64 / SCHED_CAPACITY_SCALE as f64 * freq[ty]).sum();
             let fraction = (invariant_ns / span as f64).min(1.0);
             let d = decay(span);
             tr.util = tr.util * d + SCHED_CAPACITY_SCALE as f64 * fraction * (1.0 - d);
