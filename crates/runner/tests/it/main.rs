@@ -31,6 +31,7 @@ mod power;
 mod properties;
 mod rate_cache;
 mod speedup_model;
+mod today_scx;
 mod uarch;
 mod view;
 mod wash;
