@@ -46,6 +46,7 @@
 
 use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
+use super::set_if_changed;
 use crate::common::core_class::CoreClasses;
 use crate::common::utilization::{Utilization, SCHED_CAPACITY_SCALE};
 use crate::options::{OptionInfo, OptionKind, Options};
@@ -203,10 +204,7 @@ impl Compaction {
     }
 
     fn place(&self, view: &SystemView, t: ThreadId, out: &mut Placement) {
-        let target = self.target(t);
-        if view.thread(t).allowed != target {
-            out.set(t, target);
-        }
+        set_if_changed(view, t, &self.target(t), out);
     }
 }
 
