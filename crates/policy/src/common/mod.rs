@@ -4,6 +4,7 @@
 //! thread-level parallelism (class and serial-phase boost).
 
 pub mod changes;
+pub mod core_class;
 pub mod efficiency;
 pub mod fair_share;
 pub mod filing;

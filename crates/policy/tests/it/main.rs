@@ -8,4 +8,5 @@ mod fairness_model;
 mod options;
 mod partitions;
 mod smt_aware;
+mod today_scx;
 mod topology;
