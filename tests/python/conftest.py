@@ -89,6 +89,16 @@ def env_with_package():
     return env
 
 
+def cli(*args):
+    """`python -m ampsched ARGS` in a child process: its exit status, stdout and stderr."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env_with_package(), timeout=600
+    )
+
+
 @pytest.fixture
 def sample_results():
     """Two policies as `_core.compare(..., timeline=True)` would return them. "fair" has

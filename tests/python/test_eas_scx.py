@@ -3,21 +3,12 @@ their listing (which run live) and the one-line errors of a machine they cannot 
 are tested against hand-derived numbers in Rust (crates/policy/tests/it/today_scx.rs,
 crates/runner/tests/it/today_scx.rs)."""
 
-import subprocess
-import sys
-
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import cli
 
 pytest.importorskip("ampsched._core")
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env_with_package(), timeout=600
-    )
 
 
 def test_listing_eas_needs_the_wake_up_path_and_the_scx_policies_run_live():

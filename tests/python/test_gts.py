@@ -4,13 +4,11 @@ their listing (no live form) and their one-line errors. The schedulers' own beha
 in crates/sim (tests/it/gts.rs, src/local/{gts,pelt}.rs)."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import cli
 
 pytest.importorskip("ampsched._core")
 
@@ -25,12 +23,6 @@ threads = 8
 kind = "compute"
 instructions = 1.6e8
 """
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env_with_package(), timeout=600
-    )
 
 
 @pytest.fixture

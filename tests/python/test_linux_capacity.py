@@ -3,21 +3,12 @@ live refusal, and the workload format's uclamp keys with their one-line errors. 
 are tested against hand-derived numbers in Rust (crates/runner/tests/it/linux_capacity.rs,
 crates/policy/tests/it/smt_aware.rs, crates/policy/src/common/utilization.rs)."""
 
-import subprocess
-import sys
-
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import cli
 
 pytest.importorskip("ampsched._core")
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "ampsched", *args], capture_output=True, text=True, env=env_with_package(), timeout=600
-    )
 
 
 def test_listing_linux_capacity_runs_live_and_smt_aware_needs_the_wake_up_path():

@@ -29,6 +29,7 @@ pub mod perf;
 pub mod procfs;
 pub mod report;
 pub mod runtime_threads;
+pub mod sched_attr;
 pub mod topology;
 pub mod trace;
 pub mod uclamp;

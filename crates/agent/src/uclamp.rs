@@ -11,27 +11,10 @@ use std::sync::OnceLock;
 
 use ampsched_model::limits::UCLAMP_MAX;
 
-/// SCHED_ATTR_SIZE_VER1: struct sched_attr up to `sched_util_max`.
-const ATTR_SIZE_VER1: u32 = 56;
+use crate::sched_attr;
 
 /// The sysctl that exists only on a kernel with CONFIG_UCLAMP_TASK.
 const UCLAMP_SYSCTL: &str = "/proc/sys/kernel/sched_util_clamp_max";
-
-/// struct sched_attr (sched_setattr(2)) up to `sched_util_max`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct SchedAttrV1 {
-    size: u32,
-    policy: u32,
-    flags: u64,
-    nice: i32,
-    priority: u32,
-    runtime: u64,
-    deadline: u64,
-    period: u64,
-    util_min: u32,
-    util_max: u32,
-}
 
 /// Whether the running kernel tracks utilisation clamps.
 pub fn kernel_has_uclamp() -> bool {
@@ -45,12 +28,7 @@ pub fn read(tid: u32) -> (u32, u32) {
     if !kernel_has_uclamp() {
         return NONE;
     }
-    let mut a = SchedAttrV1::default();
-    // SAFETY: the kernel writes at most ATTR_SIZE_VER1 bytes into the struct, which has that size.
-    let r = unsafe { libc::syscall(libc::SYS_sched_getattr, tid as libc::pid_t, &mut a as *mut SchedAttrV1, ATTR_SIZE_VER1, 0u32) };
-    if r != 0 {
-        return NONE;
-    }
+    let Ok(a) = sched_attr::get(tid, sched_attr::SIZE_VER1) else { return NONE };
     let max = a.util_max.min(UCLAMP_MAX);
     (a.util_min.min(max), max)
 }
@@ -58,8 +36,6 @@ pub fn read(tid: u32) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const _: () = assert!(std::mem::size_of::<SchedAttrV1>() == ATTR_SIZE_VER1 as usize);
 
     /// This thread has no clamps set: (0, 1024), with or without uclamp in the kernel.
     #[test]

@@ -9,45 +9,18 @@ use std::collections::BTreeMap;
 use ampsched_model::ThreadState;
 
 use crate::monitor::Monitor;
+use crate::sched_attr::{self, SchedAttr};
 
 use ampsched_model::defaults::{MAX_SLICE_NS, MIN_SLICE_NS};
-/// SCHED_ATTR_SIZE_VER0: the fields up to `sched_period`, enough for a fair-class thread.
-const ATTR_SIZE: u32 = 48;
-
-/// struct sched_attr (sched_setattr(2)), up to `sched_period`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct SchedAttr {
-    size: u32,
-    policy: u32,
-    flags: u64,
-    nice: i32,
-    priority: u32,
-    runtime: u64,
-    deadline: u64,
-    period: u64,
-}
+/// The fields up to `sched_period` are all a fair-class thread's slice needs.
+const ATTR_SIZE: u32 = sched_attr::SIZE_VER0;
 
 fn get_attr(tid: u32) -> std::io::Result<SchedAttr> {
-    let mut a = SchedAttr::default();
-    // SAFETY: the kernel writes at most ATTR_SIZE bytes into the struct, which has that size.
-    let r = unsafe { libc::syscall(libc::SYS_sched_getattr, tid as libc::pid_t, &mut a as *mut SchedAttr, ATTR_SIZE, 0u32) };
-    if r == 0 {
-        Ok(a)
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    sched_attr::get(tid, ATTR_SIZE)
 }
 
 fn set_attr(tid: u32, a: &SchedAttr) -> std::io::Result<()> {
-    let a = SchedAttr { size: ATTR_SIZE, ..*a };
-    // SAFETY: the kernel reads `size` bytes of the struct.
-    let r = unsafe { libc::syscall(libc::SYS_sched_setattr, tid as libc::pid_t, &a as *const SchedAttr, 0u32) };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    sched_attr::set(tid, a, ATTR_SIZE)
 }
 
 fn is_fair_class(policy: u32) -> bool {
