@@ -328,7 +328,7 @@ pub fn simulator_signals(w: &Workload) -> Signals {
 impl<'a> Engine<'a, Cfs> {
     /// An engine with the CFS-like local scheduler.
     pub fn new(m: &'a Machine, w: &'a Workload, model: &'a dyn PerfModel, policy: &'a mut dyn Policy, cfg: SimConfig) -> Self {
-        let sched = Cfs::new(m.cores.iter().map(|c| c.llc as u32).collect(), cfg.slice_ns, cfg.seed);
+        let sched = Cfs::for_machine(m, cfg.slice_ns, cfg.seed);
         Engine::with_scheduler(m, w, model, policy, cfg, sched)
     }
 }

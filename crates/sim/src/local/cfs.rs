@@ -3,7 +3,7 @@
 //! shares the last core's LLC), pulls by idle cores, and periodic balancing of queue lengths.
 
 use ampsched_model::rng::Rng;
-use ampsched_model::CoreSet;
+use ampsched_model::{CoreSet, Machine};
 
 use super::runqueue::{weight_of_nice, RunQueue};
 use super::{LocalScheduler, SchedView};
@@ -11,6 +11,9 @@ use super::{LocalScheduler, SchedView};
 /// How far down another core's queue an idle core looks for a thread allowed on it: bounds the
 /// cost of a pull when affinities exclude most queued threads.
 const PULL_SCAN_LIMIT: usize = 64;
+
+/// `Cfs::sibling`'s mark of a core without another hardware thread.
+const NO_SIBLING: u32 = u32::MAX;
 
 /// The weight vruntime is scaled to: a nice-0 thread's vruntime is its run time.
 const NICE_0_WEIGHT: u32 = 1024;
@@ -35,6 +38,9 @@ pub struct Cfs {
     queues: Vec<RunQueue>,
     /// Per core, the index of its LLC domain (the machine's `[[llc]]`).
     llc_of: Vec<u32>,
+    /// Per core, its other hardware thread (`NO_SIBLING` for a core without one); None on a
+    /// machine without SMT, which then places exactly as before SMT was modelled.
+    sibling: Option<Vec<u32>>,
     threads: Vec<Entity>,
     /// The default time slice; also the most sleeper credit a waking thread gets.
     slice_ns: u64,
@@ -45,7 +51,17 @@ impl Cfs {
     /// `llc_of` gives each core's LLC domain (its length is the number of cores); `seed` draws
     /// among equally good cores for a waking thread.
     pub fn new(llc_of: Vec<u32>, slice_ns: u64, seed: u64) -> Cfs {
-        Cfs { queues: vec![RunQueue::default(); llc_of.len()], llc_of, threads: Vec::new(), slice_ns, rng: Rng::new(seed) }
+        Cfs { queues: vec![RunQueue::default(); llc_of.len()], llc_of, sibling: None, threads: Vec::new(), slice_ns, rng: Rng::new(seed) }
+    }
+
+    /// For machine `m`: its LLC domains, and its SMT siblings when it has any.
+    pub fn for_machine(m: &Machine, slice_ns: u64, seed: u64) -> Cfs {
+        let mut cfs = Cfs::new(m.cores.iter().map(|c| c.llc as u32).collect(), slice_ns, seed);
+        if m.has_smt() {
+            let other = |c: usize| m.smt_siblings(c).iter().find(|&s| s != c).map_or(NO_SIBLING, |s| s as u32);
+            cfs.sibling = Some((0..m.cores.len()).map(other).collect());
+        }
+        cfs
     }
 
     /// The threads queued on core `c`, in the order it would run them.
@@ -56,6 +72,14 @@ impl Cfs {
     /// Threads running or queued on core `c` (Linux's nr_running).
     fn nr(&self, sys: &SchedView, c: usize) -> usize {
         self.queues[c].len() + sys.is_running(c) as usize
+    }
+
+    /// What `select_core` minimises: the core's nr_running, then, for an idle hardware thread,
+    /// whether its sibling is busy (always false without SMT).
+    fn load(&self, sys: &SchedView, c: usize) -> (usize, bool) {
+        let nr = self.nr(sys, c);
+        let sibling_busy = nr == 0 && self.sibling.as_ref().is_some_and(|s| s[c] != NO_SIBLING && self.nr(sys, s[c] as usize) > 0);
+        (nr, sibling_busy)
     }
 
     /// An idle core takes a queued thread that may run on it, from the busiest other core.
@@ -103,7 +127,10 @@ impl LocalScheduler for Cfs {
     /// cores, one in the last core's LLC domain when there is one, so that a thread moved to
     /// another core type keeps its cache where the machine allows (Linux's select_idle_sibling
     /// looks in the previous core's LLC first; the Sáez thesis's partition framework, §5.2.4
-    /// footnote 7 and §6.2.3, prefers a target core in the source core's LLC).
+    /// footnote 7 and §6.2.3, prefers a target core in the source core's LLC). With SMT, an idle
+    /// hardware thread whose sibling is idle too (a fully idle core) comes before one whose
+    /// sibling is busy (Linux kernel/sched/fair.c, `select_idle_sibling`: `select_idle_core`
+    /// while the LLC has an idle core); the last core, idle, is still kept first, as there.
     fn select_core(&mut self, sys: &SchedView, t: u32) -> usize {
         let allowed = sys.allowed(t);
         let last = sys.last_ran(t);
@@ -113,12 +140,12 @@ impl LocalScheduler for Cfs {
             }
         }
         let last_llc = last.map(|p| self.llc_of[p]);
-        let mut best_nr = usize::MAX;
+        let mut best_nr = (usize::MAX, false);
         let mut ties = 0usize;
         let mut near_ties = 0usize;
         let mut choice = allowed.first().unwrap_or(0);
         for c in allowed.iter() {
-            let nr = self.nr(sys, c);
+            let nr = self.load(sys, c);
             let near = last_llc == Some(self.llc_of[c]);
             if nr < best_nr {
                 best_nr = nr;
@@ -135,7 +162,7 @@ impl LocalScheduler for Cfs {
             }
         }
         let Some(prev) = last else { return choice };
-        if allowed.contains(prev) && self.nr(sys, prev) == best_nr {
+        if allowed.contains(prev) && self.load(sys, prev) == best_nr {
             return prev;
         }
         // The draw above stands when it is near already (every tie on a one-LLC machine), so
@@ -144,7 +171,7 @@ impl LocalScheduler for Cfs {
             return choice;
         }
         let pick = self.rng.below(near_ties);
-        allowed.iter().filter(|&c| self.llc_of[c] == self.llc_of[prev] && self.nr(sys, c) == best_nr).nth(pick).unwrap_or(choice)
+        allowed.iter().filter(|&c| self.llc_of[c] == self.llc_of[prev] && self.load(sys, c) == best_nr).nth(pick).unwrap_or(choice)
     }
 
     /// Placed by its lag relative to the core's floor. A thread that slept gets at most one
@@ -297,7 +324,7 @@ mod tests {
     //! Every expected value follows from the rule of `Cfs` it names.
 
     use super::*;
-    use ampsched_model::CoreSet;
+    use ampsched_model::{CoreSet, Machine};
 
     const SLICE_NS: u64 = 4_000_000;
 
@@ -389,6 +416,28 @@ mod tests {
         for seed in 0..50 {
             assert_eq!(cfs(&[0, 0, 1, 1], 2, seed).select_core(&sys.view(), 1), 1, "seed {seed}");
         }
+    }
+
+    /// SMT (two physical cores of two hardware threads, 0-1 and 2-3; one LLC): thread 0 runs on
+    /// hardware thread 0, so of the idle hardware threads 1, 2, 3 a new thread takes 2 or 3 (the
+    /// fully idle core), never 1 (its sibling busy); over seeds both 2 and 3 are drawn. Its own
+    /// idle last core is still kept first, sibling busy or not (`select_idle_sibling`'s target).
+    #[test]
+    fn with_smt_a_fully_idle_core_comes_before_a_busy_cores_sibling() {
+        let mut sys = System::new(4, 2);
+        sys.running = vec![Some(0), None, None, None];
+        let smt = |seed| {
+            let mut s = cfs(&[0, 0, 0, 0], 2, seed);
+            s.sibling = Some(vec![1, 0, 3, 2]);
+            s
+        };
+        let drawn: std::collections::BTreeSet<usize> = (0..40).map(|seed| smt(seed).select_core(&sys.view(), 1)).collect();
+        assert_eq!(drawn, [2, 3].into());
+        // Without the sibling table the same draw reaches core 1 too.
+        let plain: std::collections::BTreeSet<usize> = (0..40).map(|seed| cfs(&[0, 0, 0, 0], 2, seed).select_core(&sys.view(), 1)).collect();
+        assert_eq!(plain, [1, 2, 3].into());
+        sys.last_ran[1] = Some(1);
+        assert_eq!(smt(7).select_core(&sys.view(), 1), 1);
     }
 
     /// With several near idle cores the draw is among them only: last core 1 of LLC 0 (cores

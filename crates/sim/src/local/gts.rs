@@ -79,7 +79,7 @@ impl Gts {
         let big = m.fast_cores();
         let little = CoreSet::first_n(m.num_cores()).difference(&big);
         Gts {
-            cfs: Cfs::new(m.cores.iter().map(|c| c.llc as u32).collect(), slice_ns, seed),
+            cfs: Cfs::for_machine(m, slice_ns, seed),
             p,
             multiplier: pelt::multiplier(p.load_avg_period_ms),
             slice_ns,

@@ -71,7 +71,7 @@ impl Switcher {
         }
         let n = m.num_cores();
         Ok(Switcher {
-            cfs: Cfs::new(m.cores.iter().map(|c| c.llc as u32).collect(), slice_ns, seed),
+            cfs: Cfs::for_machine(m, slice_ns, seed),
             p,
             rule,
             on_big: vec![false; pairs.len()],
