@@ -12,6 +12,7 @@ pub mod common;
 pub mod fairness;
 pub mod options;
 pub mod thesis;
+pub mod today;
 pub mod wash;
 
 use ampsched_model::{InputError, Machine, OsScheduler, Policy, Signals};
@@ -79,6 +80,10 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &biglittle::cluster_switch::INFO,
     &biglittle::iks::INFO,
     &biglittle::cluster_bound::INFO,
+    &today::linux_eas::INFO,
+    &today::compaction::INFO,
+    &today::p2dq_eas::INFO,
+    &today::primary_domain::INFO,
     &baseline::best_static::INFO,
 ];
 
@@ -146,6 +151,7 @@ pub fn build(spec: &PolicySpec, m: &Machine) -> Result<Box<dyn Policy>, InputErr
     let (inner, os) = split_os(spec)?;
     let info = info(&inner.name)?;
     let options = Options::new(&inner, info.options)?;
+    today::check_machine(info, &options, m, &spec.canonical())?;
     let policy = match info.build {
         Build::Policy(make) => make(&options, m),
         Build::Oracle => return Err(InputError::new("--policy", &spec.name, "this policy is an oracle and is built by the runner's search")),

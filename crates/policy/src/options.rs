@@ -21,6 +21,9 @@ pub enum OptionKind {
     Flag(bool),
     /// One of a few words.
     Choice { default: &'static str, choices: &'static [&'static str] },
+    /// A word or list the policy reads itself (`primary-domain`'s `domain`: a mode or a CPU
+    /// list), any text without ':'; the policy's own check (`today::check`) refuses a bad one.
+    Text(&'static str),
 }
 
 impl OptionKind {
@@ -68,6 +71,7 @@ impl OptionInfo {
             OptionKind::Integer { min, max, .. } => format!("integer {min}..{max}"),
             OptionKind::Flag(_) => "true|false".into(),
             OptionKind::Choice { choices, .. } => choices.join("|"),
+            OptionKind::Text(_) => "text".into(),
         }
     }
 }
@@ -150,6 +154,7 @@ impl<'a> Options<'a> {
             OptionKind::Integer { min, max, .. } => v.parse::<i64>().is_ok_and(|i| (min..=max).contains(&i)),
             OptionKind::Flag(_) => v == "true" || v == "false",
             OptionKind::Choice { choices, .. } => choices.contains(&v.as_str()),
+            OptionKind::Text(_) => !v.is_empty(),
         };
         let expected = match info.kind {
             OptionKind::Range { min, max, .. } => format!("a number from {min} to {max}"),
@@ -157,6 +162,7 @@ impl<'a> Options<'a> {
             OptionKind::Integer { min, max, .. } => format!("a whole number from {min} to {max}"),
             OptionKind::Flag(_) => "true or false".to_string(),
             OptionKind::Choice { choices, .. } => format!("one of {}", choices.join(", ")),
+            OptionKind::Text(_) => "not empty".to_string(),
         };
         if ok {
             Ok(())
@@ -193,6 +199,13 @@ impl<'a> Options<'a> {
         match self.info(name).kind {
             OptionKind::Flag(default) => self.given(name).map_or(default, |v| v == "true"),
             other => panic!("option '{name}' is {other:?}, not a flag"),
+        }
+    }
+
+    pub fn text(&self, name: &str) -> &str {
+        match self.info(name).kind {
+            OptionKind::Text(default) => self.given(name).unwrap_or(default),
+            other => panic!("option '{name}' is {other:?}, not text"),
         }
     }
 

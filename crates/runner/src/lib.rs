@@ -1209,7 +1209,7 @@ fn option_default(o: &OptionInfo) -> Value {
         OptionKind::Number(x) | OptionKind::Range { default: x, .. } => number(x),
         OptionKind::Integer { default, .. } => json!(default),
         OptionKind::Flag(b) => json!(b),
-        OptionKind::Choice { default, .. } => json!(default),
+        OptionKind::Choice { default, .. } | OptionKind::Text(default) => json!(default),
     }
 }
 

@@ -4,6 +4,7 @@
 //! thread-level parallelism (class and serial-phase boost).
 
 pub mod changes;
+pub mod core_class;
 pub mod efficiency;
 pub mod fair_share;
 pub mod filing;
@@ -18,6 +19,7 @@ pub mod speedup;
 pub mod speedup_model;
 pub mod tlp;
 pub mod uf;
+pub mod utilization;
 
 pub use changes::Changes;
 pub use fair_share::FairShare;
@@ -28,3 +30,4 @@ pub use per_thread::PerThread;
 pub use ratio_rank::RatioRank;
 pub use speedup::{CoreTypeRatio, SpeedupPredictor};
 pub use tlp::{AppClass, AppThreads, AppTlp, Tlp};
+pub use utilization::Utilization;

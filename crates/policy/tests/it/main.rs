@@ -7,4 +7,5 @@ mod biglittle;
 mod fairness_model;
 mod options;
 mod partitions;
+mod today_scx;
 mod topology;

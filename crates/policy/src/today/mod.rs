@@ -1,0 +1,33 @@
+//! Today's schedulers: what Linux mainline and sched_ext schedulers run on asymmetric chips now,
+//! beside the literature's policies. Each file opens with the public source it follows (Linux
+//! kernel/sched/fair.c, the sched-ext/scx repository's schedulers), states its rule in a few
+//! lines and what it simplifies. The capacity rules and the utilisation estimate they share are
+//! in `common::utilization`.
+
+pub mod compaction;
+pub mod linux_eas;
+pub mod p2dq_eas;
+pub mod primary_domain;
+
+use ampsched_model::{InputError, Machine};
+
+use crate::options::Options;
+use crate::PolicyInfo;
+
+/// The decision period of the policies that stand for a per-wake-up rule with affinities set
+/// every quantum: Linux's scheduler tick at CONFIG_HZ=250, the common distribution default, so a
+/// thread is looked at again about as often as the kernel looks at a running one.
+pub const DECISION_MS: f64 = 4.0;
+
+/// What a policy of this family checks against the machine before it is built: `linux-eas`
+/// needs an energy model (powers), `primary-domain` a domain the machine has.
+pub fn check_machine(info: &PolicyInfo, o: &Options, m: &Machine, spec: &str) -> Result<(), InputError> {
+    let why = if info.name == linux_eas::INFO.name {
+        linux_eas::check_machine(m).err()
+    } else if info.name == primary_domain::INFO.name {
+        primary_domain::resolve(o.text("domain"), m).err()
+    } else {
+        None
+    };
+    why.map_or(Ok(()), |why| Err(InputError::new("--policy", spec, why)))
+}
