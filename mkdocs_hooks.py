@@ -7,10 +7,15 @@
 - `<!-- reproduction-verdicts -->` in a page becomes a table of every reproduction with the
   verdict counts its document states ("Verdicts: ...") and its independent claims
   ("Independent: ..."), with their totals, so no page copies them by hand.
+- `<!-- machine-table: NAME NAME ... -->` in a page becomes a table of those catalog machines read
+  from their files (catalog/machines/NAME.toml): each core type's count, threads per core, clocks,
+  microarchitecture and any reported capacity, and the LLC domains, so no page copies a machine's
+  numbers by hand.
 """
 
 import os
 import re
+import tomllib
 
 from mkdocs.structure.files import File
 
@@ -23,6 +28,8 @@ VERDICTS_LINE = re.compile(r"^Verdicts: (.+?)\.?$", re.M)
 TITLE_LINE = re.compile(r"^# Reproduction `[^`]+`: (.+)$", re.M)
 # The evidence line below it: "Independent: R of N reproduced (numeric: r of n)."
 INDEPENDENT_LINE = re.compile(r"^Independent: (\d+) of (\d+) reproduced \(numeric: (\d+) of (\d+)\)\.$", re.M)
+MACHINE_TABLE_MARK = re.compile(r"<!-- machine-table: ([^>]+?) -->")
+KB_PER_MB = 1024
 
 
 def on_files(files, config):
@@ -62,9 +69,37 @@ def _verdicts_table(docs_dir):
     return "\n".join(rows)
 
 
+def _core_type_text(t):
+    """One core type as a table cell: count (and how many cores with SMT), clocks, microarchitecture, its
+    Linux CPUs and a reported capacity if the file gives one."""
+    smt = t.get("smt", 1)
+    count = f"{t['count']} ({t['count'] // smt} cores × {smt} threads)" if smt > 1 else f"{t['count']}"
+    levels = t.get("freq_levels_ghz", [t["freq_ghz"]])
+    clocks = f"{levels[0]:g}–{levels[-1]:g} GHz ({len(levels)} levels)" if len(levels) > 1 else f"{levels[0]:g} GHz"
+    cpus = t.get("cpus", "as numbered")
+    cpus = ",".join(str(c) for c in cpus) if isinstance(cpus, list) else cpus
+    text = f"`{t['name']}`: {count} × {t.get('uarch', '?')} at {clocks}, cpi_scale {t.get('cpi_scale', 1.0):g}"
+    if smt > 1:
+        text += f", sibling speed {t['smt_sibling_speed']:g}"
+    if "capacity" in t:
+        text += f", **reports capacity {t['capacity']}**"
+    return text + f"; Linux CPUs {cpus}"
+
+
+def _machine_table(names):
+    rows = ["| machine | what it models | core types | LLC domains (model core ids) |", "|---|---|---|---|"]
+    for name in names.split():
+        with open(os.path.join(ROOT, CATALOG, "machines", f"{name}.toml"), "rb") as f:
+            m = tomllib.load(f)
+        types = "<br>".join(_core_type_text(t) for t in m["core_type"])
+        llcs = "<br>".join(f"{llc['size_kb'] / KB_PER_MB:g} MB on cores {llc['cores']}" for llc in m.get("llc", []))
+        rows.append(f"| [`{name}`]({CATALOG}/machines/{name}.toml) | {m.get('description', '')} | {types} | {llcs} |")
+    return "\n".join(rows)
+
+
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri.startswith(REPRODUCTION + "/"):
         markdown = markdown.replace("](../../" + CATALOG + "/", "](../" + CATALOG + "/")
     if VERDICTS_MARK in markdown:
         markdown = markdown.replace(VERDICTS_MARK, _verdicts_table(config["docs_dir"]))
-    return markdown
+    return MACHINE_TABLE_MARK.sub(lambda match: _machine_table(match.group(1)), markdown)
