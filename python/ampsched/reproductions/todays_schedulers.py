@@ -16,6 +16,8 @@ the mean over the seeds. A policy a machine refuses (a policy that needs an ener
 without one) is shown as refused, with the engine's reason, never replaced.
 """
 
+import os
+
 from . import Report, policy_roles
 from ._format import catalog_link, catalog_links, judge, judge_number, judge_numbers, markdown_table, pct
 
@@ -62,6 +64,9 @@ PIXEL6 = "pixel6"
 MISSORTED = "pixel6-missorted"
 FLAT = "hybrid-flat-capacity"
 RYZEN = "ryzen-7950x3d"
+# `hybrid-flat-capacity` with its capacities reported right: the same file without its `capacity` keys (so
+# each type reports the capacity derived from its speed), written by the reproduction (see `_generated`).
+FLAT_RIGHT = "hybrid-flat-capacity:reported-right"
 
 # The papers' workloads, on their own machines (the Sáez thesis: set #1's MH1 on 2FC-2SC and a chapter 5
 # pair on 4FC-12SC; WASH: a non-scalable and a scalable program on 2B4S; Kim & Huh: a big.LITTLE mix and an
@@ -88,7 +93,7 @@ GAME, FORKJOIN, PHONE_IDLE, PHONE_UI = "today-game", "today-forkjoin", "today-ph
 LISA_70, LISA_80 = "today-phone-2big3small-70", "today-phone-2big3small-80"
 USER_CASES = {
     "full": {
-        GAME: (LUNAR, RAPTOR, FLAT, ALDER, METEOR, APPLE, RYZEN),
+        GAME: (LUNAR, RAPTOR, FLAT, FLAT_RIGHT, ALDER, METEOR, APPLE, RYZEN),
         FORKJOIN: (LUNAR, RAPTOR, ALDER, METEOR, APPLE, SNAPDRAGON, PIXEL6),
         PHONE_IDLE: (PIXEL6, SNAPDRAGON, APPLE, LUNAR),
         PHONE_UI: (PIXEL6, MISSORTED, SNAPDRAGON),
@@ -96,7 +101,7 @@ USER_CASES = {
         LISA_80: (PIXEL6,),
     },
     "quick": {
-        GAME: (LUNAR, RAPTOR, FLAT),
+        GAME: (LUNAR, FLAT, FLAT_RIGHT),
         FORKJOIN: (LUNAR,),
         PHONE_IDLE: (PIXEL6,),
         PHONE_UI: (PIXEL6, MISSORTED),
@@ -124,9 +129,33 @@ TIE = 0.01
 
 
 def _machines(mode):
+    """The catalog machines run (the generated variant is described with the workloads)."""
     paper = {m for _, m, _ in PAPER_CASES[mode]}
     today = set(TODAY_PAPER_CHIPS[mode]) | {m for ms in USER_CASES[mode].values() for m in ms}
-    return sorted(paper) + sorted(today - paper)
+    return sorted(paper) + sorted(today - paper - {FLAT_RIGHT})
+
+
+def _generated(workdir):
+    """{label: path} of the machines the reproduction writes: FLAT_RIGHT, `hybrid-flat-capacity` with
+    its `capacity` keys removed and its name changed (nothing else: the same cores, speeds and power)."""
+    import ampsched
+
+    lines = ampsched._require_core().catalog_text("machines", FLAT).splitlines()
+    out, top = [], True  # top: before the first table, where the machine's own name and description are
+    for line in lines:
+        key = line.split("=")[0].strip()
+        top = top and not line.lstrip().startswith("[")
+        if key == "capacity":
+            continue
+        if top and key == "name":
+            line = 'name = "hybrid-flat-capacity-reported-right"'
+        elif top and key == "description":
+            line = f'description = "{FLAT} with each type reporting the capacity of its speed"'
+        out.append(line)
+    path = os.path.join(workdir, "hybrid-flat-capacity-reported-right.toml")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return {FLAT_RIGHT: path}
 
 
 def build(ctx):
@@ -134,9 +163,12 @@ def build(ctx):
     mode = "quick" if ctx.quick else "full"
     policies = [POLICIES[r] for r in ORDER]
     seeds = SEEDS_RUN[mode]
+    paths = _generated(ctx.workdir)
+    labels = {path: label for label, path in paths.items()}
     results = {}
     for machines, workloads in _sweeps(mode):
-        results.update(_measure(ctx, machines, workloads, policies, seeds))
+        runs = _measure(ctx, [paths.get(m, m) for m in machines], workloads, policies, seeds)
+        results.update({(labels.get(m, m), w, p): r for (m, w, p), r in runs.items()})
     wanted = set(_cases(mode))
     results = {k: v for k, v in results.items() if k[:2] in wanted}
     claims = _claims(results)
@@ -330,12 +362,12 @@ def _claims(results):
 
     # A hybrid chip reporting capacity 1024 everywhere (ublue-os/bazzite #5122).
     flat = _get(results, FLAT, GAME, kernel, "frame_ms")
-    right = _get(results, RAPTOR, GAME, kernel, "frame_ms")
+    right = _get(results, FLAT_RIGHT, GAME, kernel, "frame_ms")
     add(
         judge(
             "flat-capacity-game-slower",
             "ublue-os/bazzite issue #5122",
-            f"A hybrid chip that reports capacity 1024 on every core ({FLAT}, otherwise {RAPTOR}): linux-capacity "
+            f"A hybrid chip that reports capacity 1024 on every core ({FLAT}): linux-capacity "
             "no longer tells P from E, and the game's heavy thread runs on E-cores too",
             "game threads across P- and E-cores",
             f"frame time {pct(100 * (flat / right - 1))} against the same chip reporting its capacities "
@@ -441,9 +473,7 @@ def _cell(results, m, w, p, key, fmt):
 def _policy_table(results, columns):
     """One row per policy; columns: (heading, machine, workload, key, fmt)."""
     header = ["policy"] + [c[0] for c in columns]
-    rows = [
-        [p] + [_cell(results, m, w, POLICIES[p], key, fmt) for _, m, w, key, fmt in columns] for p in ORDER
-    ]
+    rows = [[p] + [_cell(results, m, w, POLICIES[p], key, fmt) for _, m, w, key, fmt in columns] for p in ORDER]
     return markdown_table(header, rows, "l" + "r" * len(columns))
 
 
@@ -524,19 +554,24 @@ def _which_table(results, mode):
     header = ["chip"] + [USE[w][0] for w in USE]
     rows = []
     for chip in chips:
-        row = [catalog_link("machines", chip)]
+        row = [_machine_ref(chip)]
         for w, (_, key) in USE.items():
             row.append(_best(results, chip, w, key) if chip in cases.get(w, ()) else "not run")
         rows.append(row)
     return "\n".join(
         [
             "Drawn from the tables above: per chip and use, the policy (or policies, within "
-            f"{TIE:.0%} of the best) with the lowest frame time, makespan or energy. \"not run\": that case does "
+            f'{TIE:.0%} of the best) with the lowest frame time, makespan or energy. "not run": that case does '
             "not run on that chip.",
             "",
             markdown_table(header, rows),
         ]
     )
+
+
+def _machine_ref(m):
+    """A catalog machine's link; the generated variant by its label."""
+    return f"`{m}` (generated)" if m == FLAT_RIGHT else catalog_link("machines", m)
 
 
 def _figures(ctx, results, mode):
@@ -566,6 +601,39 @@ def _figures(ctx, results, mode):
         "The user cases: the game's frame time, the fork-join app's makespan and the idle phone's energy per "
         "policy on each chip (the seeds' policies first, then today's); from our runs.",
     )
+    if PAPER_CASES[mode]:
+        _paper_figure(ctx, results, mode)
+
+
+def _paper_figure(ctx, results, mode):
+    """ANTT over oblivious's per policy: the papers' workloads on their machines, then on today's chips."""
+    from matplotlib.figure import Figure
+
+    cases = [(m, w) for _, m, w in PAPER_CASES[mode]]
+    cases += [(m, w) for m in TODAY_PAPER_CHIPS[mode] for w in TODAY_PAPER_WORKLOADS]
+    fig = Figure(figsize=(14, 5))
+    ax = fig.add_subplot(1, 1, 1)
+    width = 0.8 / len(ORDER)
+    base = POLICIES["oblivious"]
+    for j, p in enumerate(ORDER):
+        ys = []
+        for m, w in cases:
+            v, b = _get(results, m, w, POLICIES[p], "antt"), _get(results, m, w, base, "antt")
+            ys.append(v / b if v is not None and b else 0.0)
+        ax.bar([k + j * width for k in range(len(cases))], ys, width, label=p, color=_colour(j))
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(cases))])
+    ax.set_xticklabels([f"{w}\n{m}" for m, w in cases], fontsize=7, rotation=60, ha="right")
+    ax.set_ylabel("ANTT / oblivious's")
+    ax.set_title("The papers' workloads: ANTT relative to oblivious (lower is better); 0: refused")
+    ax.legend(ncol=7, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    ctx.figure(
+        fig,
+        "papers-workloads",
+        "The Sáez thesis's, WASH's and Kim & Huh's workloads on their machines and on today's chips: each "
+        "policy's ANTT over oblivious's; from our runs.",
+    )
 
 
 def _colour(j):
@@ -578,7 +646,11 @@ def _colour(j):
 
 def _workloads_text(mode):
     user = catalog_links("workloads", list(USER_CASES[mode]))
-    text = f"The user cases: {user}, each citing the public report it models. "
+    text = (
+        f"The user cases: {user}, each citing the public report it models. `{FLAT_RIGHT}` is generated: "
+        f"{catalog_link('machines', FLAT)} without its `capacity` keys, so that each core type reports the "
+        "capacity of its speed (the same cores, speeds and power otherwise). "
+    )
     if PAPER_CASES[mode]:
         paper = catalog_links("workloads", list(dict.fromkeys(w for _, _, w in PAPER_CASES[mode])))
         today = catalog_links("workloads", TODAY_PAPER_WORKLOADS)
