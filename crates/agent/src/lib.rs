@@ -13,6 +13,7 @@
 //! - `report`: the `--json` report;
 //! - `trace`: `--trace`, what ran where, sampled, in the simulator's trace format;
 //! - `runtime_threads`: application or runtime helper thread, by name (`--runtime-threads`);
+//! - `uclamp`: a thread's utilisation clamps (sched_getattr(2));
 //! - `guardian`: a process outside the agent's fate that restores what it changed if it dies;
 //! - `agent`: the loop, and the guarantees on exit.
 
@@ -30,5 +31,6 @@ pub mod report;
 pub mod runtime_threads;
 pub mod topology;
 pub mod trace;
+pub mod uclamp;
 
 pub use agent::{abandon, call_policy, check_policy, resolve_topology, run, run_with, run_with_policy, stop_requested, AgentConfig, AgentError};

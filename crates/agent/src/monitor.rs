@@ -485,6 +485,7 @@ impl Monitor {
         let enforced = (running_on != allowed).then_some(running_on);
         let mut view = ThreadView::started(id, self.procs[p].app, group, index_in_group, kind, allowed, now_ns);
         view.core = self.machine.core_of_cpu(st.processor);
+        (view.uclamp_min, view.uclamp_max) = crate::uclamp::read(tid);
         self.book.add_thread(view);
         if let Some(c) = self.counting.as_mut() {
             c.open(id, tid, &st.comm);

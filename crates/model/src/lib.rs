@@ -33,4 +33,4 @@ pub use view::{
     AppView, CoreView, Counters, Diagnostics, LockEdge, PerType, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, ThreadState, ThreadView,
     Trigger, Triggers, Watched,
 };
-pub use workload::{App, Baseline, Group, Phase, Profile, Scope, Signature, SoloIps, ThreadKind, Wait, Workload};
+pub use workload::{App, Baseline, Group, Phase, Profile, Scope, Signature, SoloIps, ThreadKind, Uclamp, Wait, Workload};

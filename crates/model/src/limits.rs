@@ -9,6 +9,10 @@
 //! adds it to the clock unchecked (the core's event is its slice end, at most 100 ms on), and a
 //! run that outlives its simulated-time budget (`MAX_SIM_S`) stops with an error.
 
+/// A group's `uclamp_min` / `uclamp_max`: a utilisation clamp on Linux's capacity scale, 0 to
+/// `SCHED_CAPACITY_SCALE` = 1024, as sched_setattr(2) takes it (`sched_util_min`, `sched_util_max`).
+pub const UCLAMP_MAX: u32 = 1024;
+
 /// A closed range `[min, max]`, or `(min, max]` when `min_open`: the documented bounds of one key.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {
@@ -89,6 +93,21 @@ pub const MEMORY_BANDWIDTH_GBPS: Bounds = Bounds::closed(0.01, 1e5, "GB/s");
 pub const LINE_BYTES: Bounds = Bounds::closed(8.0, 1024.0, "B");
 /// The fixed cost of a migration: the thesis measures tens of µs; a second is room.
 pub const MIGRATION_COST_US: Bounds = Bounds::closed(0.0, 1e6, "µs");
+/// Hardware threads per physical core (`[[core_type]] smt`): 1 (no SMT) or 2, the two-way SMT of
+/// Intel's Hyper-Threading P-cores and AMD's Zen cores. Four- and eight-way SMT (IBM POWER,
+/// Oracle SPARC) would need a speed per number of busy siblings, which the model does not have.
+pub const MAX_SMT: u64 = 2;
+/// A busy hardware thread's speed while its sibling is busy too, relative to the thread alone on
+/// the core (`smt_sibling_speed`, docs/smt.md): 1 is the most (two siblings then double the
+/// core's throughput; a thread never runs faster for sharing its core); 0.5 is a core that SMT
+/// gains nothing on, and below it SMT costs throughput, as it does for some cache- or
+/// bandwidth-bound programs. 0.1 is the floor: a tenfold slowdown is past any measured pair, and
+/// it keeps a phase's time within ten times its time alone.
+pub const SMT_SIBLING_SPEED: Bounds = Bounds::closed(0.1, 1.0, "");
+/// The capacity the OS reports for a core type (`[[core_type]] capacity`, Linux's sysfs
+/// `cpu_capacity`): a whole number from 1 to Linux's SCHED_CAPACITY_SCALE, 1024, which the
+/// kernel gives its biggest CPU (Documentation/scheduler/sched-capacity.rst, §1.2).
+pub const MAX_REPORTED_CAPACITY: u64 = 1024;
 /// A blocked lock waiter's wake-up latency (`Machine::lock_wake_ns`): 0 (not modelled) to
 /// 10 ms, a scheduler tick and more on a loaded machine; measured values are a few to tens of µs.
 pub const LOCK_WAKE_US: Bounds = Bounds::closed(0.0, 1e4, "µs");

@@ -4,6 +4,20 @@
 //! Cores are numbered in the order their types are listed. Capacity follows the Linux
 //! convention (Documentation/scheduler/sched-capacity.rst): 1024 is the fastest core, and
 //! the others are scaled by their peak instruction rate, `freq_ghz / cpi_scale`.
+//!
+//! Two capacities, two questions. `CoreType::true_capacity` is that peak rate, always: what the
+//! hardware does, which the engine's speeds and a run's metrics (slowdown references, "fast"
+//! time) follow (`true_fastest_type`, `is_truly_fast_type`). `CoreType::capacity` is what the
+//! OS reports (Linux's sysfs `cpu_capacity`): the same number unless the type gives `capacity`,
+//! as a firmware table that sorts the cores wrongly or a hybrid chip reporting 1024 everywhere
+//! does; policies read it (`fastest_type`, `is_fast_type`, `fast_cores`), so such a machine
+//! misleads them as it misleads Linux. Without a `capacity` key the two are equal.
+//!
+//! SMT (docs/smt.md): a core type's `count` is its hardware threads (logical CPUs, "cores" here
+//! as everywhere in the model); with `smt = 2` each consecutive pair of its cores is one physical
+//! core (`Core::smt_core`, `Machine::smt_siblings`), and a busy thread runs at
+//! `smt_sibling_speed` times its speed alone while its sibling is busy too (`ampsched_sim`'s
+//! `smt`).
 
 use crate::coreset::CoreSet;
 use crate::error::Result;
@@ -49,8 +63,21 @@ pub struct CoreType {
     /// its powers are 0 by default, not measured, and a run reports no energy
     /// (`Machine::models_energy`).
     pub power_given: bool,
-    /// Linux-style capacity, 1024 for the fastest type.
+    /// The capacity the OS reports for the type (Linux's sysfs `cpu_capacity`), what policies
+    /// read: `true_capacity` unless the file gives `capacity` (`capacity_given`).
     pub capacity: u32,
+    /// The file gave `capacity`: the OS reports it whatever the peak rates are (kept as given when
+    /// cores go offline, as Linux normalises its capacities once, at boot).
+    pub capacity_given: bool,
+    /// Linux-style capacity from the peak instruction rate, `freq_ghz / cpi_scale`, 1024 for the
+    /// fastest type: the truth, which the engine and a run's metrics follow.
+    pub true_capacity: u32,
+    /// Hardware threads per physical core: 1 (no SMT) or 2 (`limits::MAX_SMT`). `count` counts
+    /// hardware threads, a multiple of this; siblings are consecutive cores of the type.
+    pub smt: usize,
+    /// Each busy hardware thread's speed while its sibling is busy too, relative to running alone
+    /// on the core (0.5: SMT gains nothing; 1: it doubles the core's throughput). 1 when `smt` = 1.
+    pub smt_sibling_speed: f64,
     /// The power rail the type's cores draw from (index into `Machine::rails`).
     pub rail: usize,
 }
@@ -81,6 +108,9 @@ pub struct Core {
     pub llc: usize,
     /// Index of the memory (NUMA) node the core belongs to (0 on a machine without `[[numa]]`).
     pub node: usize,
+    /// The machine-wide index of the physical core this hardware thread is on (cores of a type
+    /// with `smt` = 1 have one each; `Machine::smt_siblings`).
+    pub smt_core: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -207,6 +237,8 @@ impl Machine {
             if !freq_levels_ghz.contains(&start_freq_ghz) {
                 return Err(n.err("start_freq_ghz", format!("must be one of the type's levels {freq_levels_ghz:?}")));
             }
+            let (smt, smt_sibling_speed) = read_smt(&mut n, count)?;
+            let reported = n.opt_count("capacity", limits::MAX_REPORTED_CAPACITY)?;
             let ct = CoreType {
                 name,
                 count,
@@ -220,7 +252,11 @@ impl Machine {
                 power_active_w,
                 power_idle_w,
                 power_given,
-                capacity: 0,
+                capacity: reported.unwrap_or(0),
+                capacity_given: reported.is_some(),
+                true_capacity: 0,
+                smt,
+                smt_sibling_speed,
                 rail: 0,
             };
             if core_types.iter().any(|t: &CoreType| t.name == ct.name) {
@@ -241,9 +277,10 @@ impl Machine {
             for i in 0..ct.count {
                 let id = cores.len();
                 let cpu = type_cpus[t].as_ref().map_or(id, |l| l[i]);
-                cores.push(Core { id, core_type: t, cpu, llc: usize::MAX, node: 0 });
+                cores.push(Core { id, core_type: t, cpu, llc: usize::MAX, node: 0, smt_core: 0 });
             }
         }
+        assign_smt_cores(&core_types, &mut cores);
         let mut seen = std::collections::BTreeSet::new();
         if let Some(dup) = cores.iter().find(|c| !seen.insert(c.cpu)) {
             return Err(root.err("core_type", format!("CPU {} is given to two cores (check the `cpus` lists)", dup.cpu)));
@@ -257,11 +294,18 @@ impl Machine {
             n.finish()?;
             llcs.push(Llc { size_kb, cores: set });
         }
-        // A core listed in no domain has a private last-level cache.
+        // A core listed in no domain has a private last-level cache, its SMT sibling's if that
+        // is not listed either (the threads of a physical core share its caches).
+        let mut private_of_smt_core = vec![usize::MAX; cores.last().map_or(0, |c| c.smt_core + 1)];
         for (c, core) in cores.iter_mut().enumerate() {
             if llc_of[c] == usize::MAX {
-                llc_of[c] = llcs.len();
-                llcs.push(Llc { size_kb: None, cores: CoreSet::single(c) });
+                let private = &mut private_of_smt_core[core.smt_core];
+                if *private == usize::MAX {
+                    *private = llcs.len();
+                    llcs.push(Llc { size_kb: None, cores: CoreSet::EMPTY });
+                }
+                llc_of[c] = *private;
+                llcs[*private].cores.insert(c);
             }
             core.llc = llc_of[c];
         }
@@ -336,15 +380,40 @@ impl Machine {
             interconnect,
         };
         m.derive_capacities();
+        m.check_smt_domains(source)?;
         Ok(m)
     }
 
+    /// Each type's `true_capacity` from its peak rate, and its reported `capacity` the same
+    /// unless the file gave one.
     fn derive_capacities(&mut self) {
         let peak = |t: &CoreType| t.freq_ghz / t.cpi_scale;
         let max = self.core_types.iter().map(peak).fold(0.0, f64::max);
         for t in &mut self.core_types {
-            t.capacity = ((peak(t) / max) * CAPACITY_SCALE as f64).round().max(1.0) as u32;
+            t.true_capacity = ((peak(t) / max) * CAPACITY_SCALE as f64).round().max(1.0) as u32;
+            if !t.capacity_given {
+                t.capacity = t.true_capacity;
+            }
         }
+    }
+
+    /// Siblings share a physical core, so its caches and memory node: a file whose `[[llc]]` or
+    /// `[[numa]]` tables part them is refused.
+    fn check_smt_domains(&self, source: &str) -> Result<()> {
+        for c in &self.cores {
+            for s in self.smt_siblings(c.id).iter().filter(|&s| s > c.id) {
+                let (key, what) = if self.cores[s].llc != c.llc {
+                    ("llc", "[[llc]] domains")
+                } else if self.cores[s].node != c.node {
+                    ("numa", "[[numa]] nodes")
+                } else {
+                    continue;
+                };
+                let msg = format!("cores {} and {s} are SMT siblings (one physical core) but in different {what}", c.id);
+                return Err(crate::InputError::new(source, key, msg));
+            }
+        }
+        Ok(())
     }
 
     /// Whether a run on this machine can report energy: every core type gives a power. A type
@@ -355,9 +424,10 @@ impl Machine {
         self.core_types.iter().all(|t| t.power_given)
     }
 
-    /// An all-fast machine with the same number of cores: the reference for slowdowns.
+    /// An all-fast machine with the same number of cores: the reference for slowdowns. Fast is
+    /// the truly fastest type (peak rate), not what the OS reports: a metric measures the hardware.
     pub fn all_fast(&self) -> Machine {
-        self.all_of_type(self.fastest_type())
+        self.all_of_type(self.true_fastest_type())
     }
 
     /// The same machine (cores, LLC domains, memory) with every core of type `ty`: where an
@@ -369,6 +439,14 @@ impl Machine {
         m.core_types = vec![CoreType { count: self.cores.len(), ..only.clone() }];
         for c in &mut m.cores {
             c.core_type = 0;
+        }
+        // The chip's physical cores stay as they are when the type has SMT (a type without it
+        // would have no pair: the chip's other cores keep theirs alone); without, every hardware
+        // thread is a core of its own.
+        if only.smt == 1 {
+            for c in &mut m.cores {
+                c.smt_core = c.id;
+            }
         }
         m
     }
@@ -405,10 +483,12 @@ impl Machine {
             }
             let id = cores.len();
             llcs[llc_map[c.llc]].cores.insert(id);
-            cores.push(Core { id, core_type: type_map[t], cpu: c.cpu, llc: llc_map[c.llc], node: c.node });
+            cores.push(Core { id, core_type: type_map[t], cpu: c.cpu, llc: llc_map[c.llc], node: c.node, smt_core: 0 });
         }
         let mut m = Machine { name, core_types, cores, llcs, ..self.clone() };
         m.derive_capacities();
+        // The lowest-numbered cores of each type stay online, so the pairs are the same pairs.
+        assign_smt_cores(&m.core_types, &mut m.cores);
         m
     }
 
@@ -477,15 +557,31 @@ impl Machine {
         CoreSet::first_n(self.cores.len())
     }
 
-    /// The type with the highest capacity (the first listed, on a tie).
+    /// The type with the highest reported capacity (the first listed, on a tie): the type the
+    /// OS believes fastest, what policies ask. The engine and metrics ask `true_fastest_type`.
     pub fn fastest_type(&self) -> usize {
-        let mut best = 0;
-        for (i, t) in self.core_types.iter().enumerate() {
-            if t.capacity > self.core_types[best].capacity {
-                best = i;
-            }
-        }
-        best
+        highest(&self.core_types, |t| t.capacity)
+    }
+
+    /// The type with the highest peak rate (`true_capacity`; the first listed, on a tie).
+    pub fn true_fastest_type(&self) -> usize {
+        highest(&self.core_types, |t| t.true_capacity)
+    }
+
+    /// The hardware threads of `core`'s physical core, `core` included (itself alone without SMT).
+    pub fn smt_siblings(&self, core: usize) -> CoreSet {
+        let p = self.cores[core].smt_core;
+        CoreSet::from_cores(self.cores.iter().filter(|c| c.smt_core == p).map(|c| c.id))
+    }
+
+    /// Whether some physical core has two hardware threads.
+    pub fn has_smt(&self) -> bool {
+        self.cores.windows(2).any(|w| w[0].smt_core == w[1].smt_core)
+    }
+
+    /// The number of physical cores.
+    pub fn num_smt_cores(&self) -> usize {
+        self.cores.last().map_or(0, |c| c.smt_core + 1)
     }
 
     pub fn cores_of_type(&self, t: usize) -> CoreSet {
@@ -496,11 +592,18 @@ impl Machine {
         s
     }
 
-    /// The one definition of a fast core type: the highest capacity on the machine (several
-    /// types may share it, e.g. two clusters of the same big core). Everything that asks "is
-    /// this fast?" (partitions, the engine's fast-time accounting, metrics) asks here.
+    /// The one definition of a fast core type as the OS sees it: the highest reported capacity
+    /// on the machine (several types may share it, e.g. two clusters of the same big core).
+    /// Policies and the OS models (partitions, GTS, cluster switching) ask here.
     pub fn is_fast_type(&self, t: usize) -> bool {
         self.core_types[t].capacity == self.core_types[self.fastest_type()].capacity
+    }
+
+    /// The one definition of a fast core type as the hardware is: the highest peak rate. The
+    /// engine's fast-time accounting and a run's metrics ask here. Equal to `is_fast_type` on a
+    /// machine that gives no `capacity`.
+    pub fn is_truly_fast_type(&self, t: usize) -> bool {
+        self.core_types[t].true_capacity == self.core_types[self.true_fastest_type()].true_capacity
     }
 
     /// `is_fast_type` for every type, as a mask indexed by core type.
@@ -508,6 +611,15 @@ impl Machine {
         let mut mask = [false; MAX_CORE_TYPES];
         for t in 0..self.core_types.len() {
             mask[t] = self.is_fast_type(t);
+        }
+        mask
+    }
+
+    /// `is_truly_fast_type` for every type, as a mask indexed by core type.
+    pub fn true_fast_type_mask(&self) -> [bool; MAX_CORE_TYPES] {
+        let mut mask = [false; MAX_CORE_TYPES];
+        for t in 0..self.core_types.len() {
+            mask[t] = self.is_truly_fast_type(t);
         }
         mask
     }
@@ -580,6 +692,52 @@ impl Machine {
     /// The core on Linux CPU `cpu`, if the machine has one there.
     pub fn core_of_cpu(&self, cpu: usize) -> Option<usize> {
         self.cores.iter().find(|c| c.cpu == cpu).map(|c| c.id)
+    }
+}
+
+/// Number the physical cores (`Core::smt_core`): each type's cores, in order, in groups of its
+/// `smt` (a type left with a count that is not a multiple, by `Machine::with_online`, has its
+/// last hardware thread alone on its core, as Linux leaves a core whose sibling is offline).
+fn assign_smt_cores(types: &[CoreType], cores: &mut [Core]) {
+    let mut next = 0;
+    let mut in_type = vec![0usize; types.len()];
+    let mut last = vec![usize::MAX; types.len()];
+    for c in cores {
+        let t = c.core_type;
+        if in_type[t] % types[t].smt == 0 {
+            last[t] = next;
+            next += 1;
+        }
+        in_type[t] += 1;
+        c.smt_core = last[t];
+    }
+}
+
+/// The index of the first type whose `key` is highest.
+fn highest(types: &[CoreType], key: impl Fn(&CoreType) -> u32) -> usize {
+    let mut best = 0;
+    for (i, t) in types.iter().enumerate() {
+        if key(t) > key(&types[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
+/// A core type's `smt` and `smt_sibling_speed`: two-way SMT needs the speed (no default: it is a
+/// property of the core to cite) and an even `count` (hardware threads); without SMT the speed
+/// is meaningless and refused.
+fn read_smt(n: &mut Node, count: usize) -> Result<(usize, f64)> {
+    let smt = n.opt_count("smt", limits::MAX_SMT)?.unwrap_or(1) as usize;
+    let speed = n.opt_number("smt_sibling_speed", &limits::SMT_SIBLING_SPEED)?;
+    match (smt, speed) {
+        (1, Some(_)) => Err(n.err("smt_sibling_speed", "only meaningful with smt = 2 (the type has one hardware thread per core)")),
+        (1, None) => Ok((1, 1.0)),
+        (_, None) => Err(n.err("smt_sibling_speed", format!("missing required key (smt = {smt}: each busy sibling's speed, relative to alone)"))),
+        (_, Some(_)) if count % smt != 0 => {
+            Err(n.err("smt", format!("count = {count} is not a multiple of smt = {smt} (count gives hardware threads: {smt} per physical core)")))
+        }
+        (_, Some(s)) => Ok((smt, s)),
     }
 }
 

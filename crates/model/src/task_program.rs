@@ -240,6 +240,7 @@ impl TaskProgram {
             workers: Workers::Persistent,
             signature: signature.clone(),
             solo_ips: None,
+            uclamp: crate::workload::Uclamp::NONE,
         };
         vec![group(MAIN_GROUP, 1), group(WORKER_GROUP, workers)]
     }

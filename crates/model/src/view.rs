@@ -71,8 +71,13 @@ impl Signals {
     /// second it wanted a CPU there. The live agent measures it from schedstat's run-queue wait, with or
     /// without hardware counters; what the rate means depends on the source (see the field).
     pub const PROGRESS: Signals = Signals(1 << 6);
+    /// The OS's wake-up path: the policy is called at each `Start` and `Wake` before the thread
+    /// runs, and its placement applies to that very wake-up (a per-wake-up CPU choice, as
+    /// Linux's `select_task_rq` makes). The simulator gives it; the live agent sees a wake-up
+    /// only at its next sample, after the kernel has already placed the thread, so never live.
+    pub const WAKEUP: Signals = Signals(1 << 7);
 
-    const NAMES: [(Signals, &'static str, &'static str); 7] = [
+    const NAMES: [(Signals, &'static str, &'static str); 8] = [
         (Signals::COUNTERS, "counters", "per-thread hardware counters (instructions, cycles, LLC misses)"),
         (Signals::LOCKS, "locks", "lock waits and who caused them"),
         (Signals::SPIN, "spin", "spin-wait time"),
@@ -80,6 +85,7 @@ impl Signals {
         (Signals::SIMULATOR, "simulator", "the simulator itself (an oracle)"),
         (Signals::PROFILE, "profile", "offline solo profiles (each program's instructions per second alone on each core type)"),
         (Signals::PROGRESS, "progress", "per-thread runnable wall time per core type (CPU-time progress rates)"),
+        (Signals::WAKEUP, "wakeup", "the OS's wake-up path (a CPU chosen at each wake-up, before the thread runs)"),
     ];
 
     /// The signal a short name ("counters", "locks", ...) stands for; the error lists the
@@ -268,6 +274,12 @@ pub struct ThreadView {
     /// the node of the first core it ran on, as Linux reports in /proc/PID/numa_maps. None until
     /// it has run, and in the live agent, which does not read numa_maps.
     pub home_node: Option<usize>,
+    /// Its utilisation clamps on Linux's capacity scale (0..=1024): the workload group's
+    /// `uclamp_min` / `uclamp_max` in the simulator, sched_getattr(2)'s `sched_util_min` /
+    /// `sched_util_max` live (0 and 1024, no clamp, on a kernel without uclamp). The OS always
+    /// knows them: no `Signals` need.
+    pub uclamp_min: u32,
+    pub uclamp_max: u32,
 }
 
 impl ThreadView {
@@ -292,6 +304,8 @@ impl ThreadView {
             spin_ns: 0,
             migrations: 0,
             home_node: None,
+            uclamp_min: 0,
+            uclamp_max: crate::limits::UCLAMP_MAX,
         }
     }
 

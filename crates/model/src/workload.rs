@@ -322,6 +322,42 @@ pub struct Group {
     /// measured by the runner's offline profiling runs when a policy needs them, never read
     /// from a file.
     pub solo_ips: Option<SoloIps>,
+    /// The group's utilisation clamps (`uclamp_min`, `uclamp_max`): what Linux's sched_setattr(2)
+    /// sets per task, hints that capacity-aware policies read (`ThreadView::uclamp_min`, `_max`).
+    pub uclamp: Uclamp,
+}
+
+/// A task's utilisation clamps on Linux's capacity scale (0..=1024, min <= max): the default, 0
+/// and 1024, clamps nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Uclamp {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Default for Uclamp {
+    fn default() -> Self {
+        Uclamp::NONE
+    }
+}
+
+impl Uclamp {
+    pub const NONE: Uclamp = Uclamp { min: 0, max: limits::UCLAMP_MAX };
+
+    /// `uclamp_min` and `uclamp_max` of a table, each 0..=1024, min <= max.
+    fn read(n: &mut Node) -> Result<Uclamp> {
+        let one = |n: &mut Node, key: &'static str| match n.opt_int(key)? {
+            None => Ok(None),
+            Some(v) if (0..=limits::UCLAMP_MAX as i64).contains(&v) => Ok(Some(v as u32)),
+            Some(v) => Err(n.err(key, format!("must be a whole number from 0 to {} (Linux's capacity scale), got {v}", limits::UCLAMP_MAX))),
+        };
+        let min = one(n, "uclamp_min")?.unwrap_or(Uclamp::NONE.min);
+        let max = one(n, "uclamp_max")?.unwrap_or(Uclamp::NONE.max);
+        if min > max {
+            return Err(n.err("uclamp_min", format!("{min} is above uclamp_max ({max}): a clamp's minimum must not exceed its maximum")));
+        }
+        Ok(Uclamp { min, max })
+    }
 }
 
 impl Group {
@@ -649,6 +685,8 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     let policy_managed = !n.opt_bool("os_scheduled")?.unwrap_or(false);
     let mut locks = Vec::new();
     let group_nodes = n.tables("group")?;
+    // An app without [[app.group]] clamps all its threads; with groups, each group gives its own.
+    let app_uclamp = if group_nodes.is_empty() { Some(Uclamp::read(n)?) } else { None };
     let program = if group_nodes.is_empty() { n.opt_str("program")? } else { None };
     let task_program = program.as_ref().and_then(|p| programs.get(p)).and_then(|p| p.tasks.as_deref());
     let grouped = program.as_ref().and_then(|p| programs.get(p)).filter(|p| !p.groups.is_empty());
@@ -698,12 +736,13 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
             workers,
             signature: None,
             solo_ips: None,
+            uclamp: Uclamp::NONE,
         }];
         check_queues(n, &mut groups, &mut queues)?;
         groups[0].signature = given.or_else(|| Signature::of_phases(&groups[0].phases));
         groups
     } else {
-        for key in ["threads", "phase", "program", "repeat", "signature", "workers"] {
+        for key in ["threads", "phase", "program", "repeat", "signature", "workers", "uclamp_min", "uclamp_max"] {
             if n.has(key) {
                 return Err(n.err(key, "an app with [[app.group]] gives this per group"));
             }
@@ -711,6 +750,10 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         queues = read_queues(n)?;
         read_groups(n, group_nodes, programs, &mut locks, &mut queues)?
     };
+    let mut groups = groups;
+    if let Some(u) = app_uclamp {
+        groups.iter_mut().for_each(|g| g.uclamp = u);
+    }
     // A run that takes no time would restart forever at the same instant.
     let works = |p: &Phase| !matches!(p, Phase::Barrier { .. });
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
@@ -754,12 +797,13 @@ fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks
         }
         let workers = read_workers(&mut g, &phases, body.workers)?;
         given.push(read_signature(&mut g)?);
+        let uclamp = Uclamp::read(&mut g)?;
         if groups.iter().any(|other| other.name == gname) {
             // As core types: a name that picks out two things picks out neither.
             return Err(g.err("name", format!("duplicate group name '{gname}' in this app")));
         }
         g.finish()?;
-        groups.push(Group { name: gname, count, count_per_core, shared_work, kind, repeat, phases, workers, signature: None, solo_ips: None });
+        groups.push(Group { name: gname, count, count_per_core, shared_work, kind, repeat, phases, workers, signature: None, solo_ips: None, uclamp });
     }
     check_queues(parent, &mut groups, queues)?;
     for (group, given) in groups.iter_mut().zip(given) {

@@ -1,5 +1,5 @@
 //! ampsched's schedulers, one file each in the folder of its family (`baseline/`, `thesis/`,
-//! `wash/`, `fairness/`, `biglittle/`), each opening with the paper it comes from and its
+//! `wash/`, `fairness/`, `biglittle/`, `today/`), each opening with the paper it comes from and its
 //! algorithm. What policies share (partitions, moves, per-thread state) is in `common/`.
 //!
 //! Adding a policy is one file and one line: the file defines `pub const INFO: PolicyInfo`
@@ -80,6 +80,8 @@ pub const POLICIES: &[&PolicyInfo] = &[
     &biglittle::cluster_switch::INFO,
     &biglittle::iks::INFO,
     &biglittle::cluster_bound::INFO,
+    &today::linux_capacity::INFO,
+    &today::smt_aware::INFO,
     &today::linux_eas::INFO,
     &today::compaction::INFO,
     &today::p2dq_eas::INFO,

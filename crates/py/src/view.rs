@@ -408,6 +408,16 @@ impl Thread {
     fn home_node(&self) -> Option<usize> {
         self.v.home_node
     }
+    /// Its utilisation clamps, 0..=1024 (Linux's uclamp: the workload group's `uclamp_min`,
+    /// `uclamp_max`; sched_getattr(2) live, 0 and 1024 on a kernel without uclamp).
+    #[getter]
+    fn uclamp_min(&self) -> u32 {
+        self.v.uclamp_min
+    }
+    #[getter]
+    fn uclamp_max(&self) -> u32 {
+        self.v.uclamp_max
+    }
 
     fn __repr__(&self) -> String {
         let core = self.v.core.map_or("no core".to_string(), |c| format!("core {c}"));

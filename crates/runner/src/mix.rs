@@ -113,6 +113,7 @@ pub fn workload(arg: &str, programs: &Programs) -> Result<Workload, InputError> 
                 workers: program.workers,
                 signature,
                 solo_ips: None,
+                uclamp: ampsched_model::Uclamp::NONE,
             };
             (vec![group], program.locks.clone(), program.queues.clone())
         };

@@ -310,7 +310,7 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
 /// What the simulator measures for a policy: everything but the program hints a workload does
 /// not give, and the solo profiles only once the runner has measured them.
 pub fn simulator_signals(w: &Workload) -> Signals {
-    let mut all = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN | Signals::SIMULATOR | Signals::PROGRESS;
+    let mut all = Signals::COUNTERS | Signals::LOCKS | Signals::SPIN | Signals::SIMULATOR | Signals::PROGRESS | Signals::WAKEUP;
     if w.has_signatures() {
         all = all | Signals::HINTS;
     }

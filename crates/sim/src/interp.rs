@@ -138,7 +138,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         // A task program's main thread starts tied to its cluster (`main = "big" | "little"`).
         let pin = app.tasks.as_deref().filter(|_| g == 0).and_then(|tp| crate::runtime::main_pin(self.m, tp.options.main));
         let all = pin.unwrap_or_else(|| self.m.all_cores());
-        self.book.add_thread(ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now));
+        let mut view = ThreadView::started(id, a as u32, g as u16, index, app.groups[g].kind, all.clone(), self.now);
+        (view.uclamp_min, view.uclamp_max) = (app.groups[g].uclamp.min, app.groups[g].uclamp.max);
+        self.book.add_thread(view);
         self.sched.add_thread(id, app.priority);
         self.counters.add_thread();
         self.add_thread_state(Flow::new(a as u32, g as u32, pc), all);

@@ -7,4 +7,5 @@ mod book;
 mod coreset;
 mod levels;
 mod queue_spinlock;
+mod smt;
 mod task_program;

@@ -5,9 +5,11 @@
 //! in `common::utilization`.
 
 pub mod compaction;
+pub mod linux_capacity;
 pub mod linux_eas;
 pub mod p2dq_eas;
 pub mod primary_domain;
+pub mod smt_aware;
 
 use ampsched_model::{InputError, Machine};
 

@@ -7,5 +7,6 @@ mod biglittle;
 mod fairness_model;
 mod options;
 mod partitions;
+mod smt_aware;
 mod today_scx;
 mod topology;

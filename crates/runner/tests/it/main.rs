@@ -21,6 +21,7 @@ mod idle_skip;
 mod interconnect;
 mod interrupt;
 mod ipc_driven;
+mod linux_capacity;
 mod machine_config;
 mod mix;
 mod model;
