@@ -766,13 +766,16 @@ def test_todays_schedulers_which_table_names_the_lowest_and_its_ties():
     T = todays_schedulers
     metric = T.USE[T.GAME][1]
     results = {
-        ("chip", T.GAME, T.POLICIES["linux-capacity"]): {metric: 10.0},
-        ("chip", T.GAME, T.POLICIES["hass-d"]): {metric: 10.09},  # 0.9% above: a tie
-        ("chip", T.GAME, T.POLICIES["pa"]): {metric: 10.11},  # 1.1% above: not
+        ("chip", T.GAME, T.POLICIES["linux-capacity"]): {metric: 10.0, "energy_j": 5.0},
+        ("chip", T.GAME, T.POLICIES["hass-d"]): {metric: 10.09, "energy_j": 4.0},  # 0.9% above: a tie
+        ("chip", T.GAME, T.POLICIES["pa"]): {metric: 10.11, "energy_j": 1.0},  # 1.1% above: not
         ("chip", T.GAME, T.POLICIES["compaction"]): {"refused": "needs an energy model"},
     }
     assert T._best(results, "chip", T.GAME, metric) == "hass-d, linux-capacity"
     assert T._best(results, "other", T.GAME, metric) == "-"
+    # The pick: of the tied, the lower energy (hass-d's 4 J); among today's, linux-capacity alone.
+    assert T._pick(results, "chip", T.GAME, T.ORDER) == "hass-d (10.1 ms a frame)"
+    assert T._pick(results, "chip", T.GAME, T.TODAY) == "linux-capacity (10.0 ms a frame)"
 
 
 def test_todays_schedulers_jank_is_the_time_over_a_60hz_budget():
