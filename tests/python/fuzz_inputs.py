@@ -331,6 +331,10 @@ TABLE_KEYS = {
         "power_levels_w",
         "cpus",
         "rail",
+        # SMT and the reported capacity (docs/smt.md)
+        "smt",
+        "smt_sibling_speed",
+        "capacity",
     ],
     "rail": ["name", "static_w", "memory", "pj_per_byte"],
     "interconnect": [
@@ -445,6 +449,7 @@ WHOLE_KEYS = {
     "offset",
     "items",
     "capacity",
+    "smt",
     # A critical phase's queue spinlock (docs/queue-spinlock.md)
     "max_spin",
     "relax_cycles",
@@ -839,6 +844,41 @@ def _m_interconnect(rng, doc, role):
     return f"interconnect = {_value(table)[:80]} (network)"
 
 
+def _m_smt(rng, doc, role):
+    """A core type's SMT and reported capacity (docs/smt.md): valid (two-way SMT on an even count,
+    a capacity in range), or broken the ways the format refuses: a count that is not a multiple of
+    smt, smt_sibling_speed without smt (or smt without it), either out of range, a capacity out of
+    1..1024."""
+    types = [(t, p) for t, p in _tables(doc) if _table_name(p, role) == "core_type"]
+    if role != "machine" or not types:
+        return None
+    table, path = rng.choice(types)
+    count = table.get("count") if isinstance(table.get("count"), int) else 2
+    breakage = rng.choice(
+        ["none", "none", "odd count", "speed without smt", "smt without speed", "smt", "speed", "capacity"]
+    )
+    if breakage == "none":
+        if count % 2 == 0:
+            table.update(smt=2, smt_sibling_speed=rng.choice([0.1, 0.5, 0.62, 1.0]))
+        table["capacity"] = rng.choice([1, 160, 512, 1024])
+    elif breakage == "odd count":
+        table.update(count=count | 1, smt=2, smt_sibling_speed=0.6)
+    elif breakage == "speed without smt":
+        table.pop("smt", None)
+        table["smt_sibling_speed"] = 0.6
+    elif breakage == "smt without speed":
+        table.pop("smt_sibling_speed", None)
+        table.update(count=count + count % 2, smt=2)
+    elif breakage == "smt":
+        table.update(smt=rng.choice([0, 3, 8, -1, 2**64, 1.5, 2.0, "2", True]), smt_sibling_speed=0.6)
+    elif breakage == "speed":
+        table.update(count=count + count % 2, smt=2, smt_sibling_speed=rng.choice([0, 0.05, 1.01, 2, -0.5, NAN, "0.6"]))
+    else:
+        table["capacity"] = rng.choice([0, 1025, -1, 2**32, 1.5, 1024.0, NAN, "1024"])
+    shown = {k: table[k] for k in ("count", "smt", "smt_sibling_speed", "capacity") if k in table}
+    return f"{show_path(path)} = {_value(shown)[:80]} (smt, {breakage} broken)"
+
+
 def _pipeline(rng):
     """A three-stage pipeline app (docs/pipelines.md): a source, a pool, an ordered sink, two
     queues; its numbers now and then hostile."""
@@ -961,6 +1001,7 @@ DOC_MUTATIONS = [
     (_m_queue_spinlock, 4),
     (_m_interconnect, 5),
     (_m_uarch, 6),
+    (_m_smt, 12),
     (_m_number, 30),
     (_m_type, 10),
     (_m_string, 8),

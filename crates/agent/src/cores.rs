@@ -10,7 +10,7 @@ use ampsched_model::{InputError, Machine};
 
 const CAPACITY_SCALE_F64: f64 = CAPACITY_SCALE as f64;
 
-use crate::topology::{CoreTypeInfo, Topology};
+use crate::topology::{CoreTypeInfo, Topology, TypeSmt, ASSUMED_SMT_SIBLING_SPEED};
 
 /// One `NAME=CPUS[:SPEED]` item of `--cores` or `--emulate`.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,17 +183,32 @@ impl Topology {
         let _ = writeln!(s, "source = \"ampsched topology\"");
         let _ = writeln!(s, "memory_latency_ns = 100.0");
         let top_freq = self.core_types[0].max_freq_khz.map(|k| k as f64 / 1e6).unwrap_or(1.0);
-        for t in &self.core_types {
+        // Each type's CPUs in core order (SMT siblings consecutive, `Topology::type_smt`).
+        let smt: Vec<TypeSmt> = self.core_types.iter().map(|t| self.type_smt(&t.cpus)).collect();
+        for (t, smt) in self.core_types.iter().zip(&smt) {
             let freq = t.max_freq_khz.map(|k| k as f64 / 1e6).unwrap_or(top_freq);
             // capacity = 1024 · (freq / cpi_scale) / (top_freq / 1)
             let cpi_scale = (freq / top_freq) / (t.capacity as f64 / CAPACITY_SCALE_F64);
             let _ = writeln!(s, "\n[[core_type]]\nname = \"{}\"\ncount = {}", t.name, t.cpus.len());
-            let _ = writeln!(s, "cpus = \"{}\"", format_ranges(&t.cpus));
+            if smt.cpus.windows(2).all(|w| w[0] < w[1]) {
+                let _ = writeln!(s, "cpus = \"{}\"", format_ranges(&smt.cpus));
+            } else {
+                // Siblings apart in Linux's numbering (CPU n and n + N/2): listed pair by pair.
+                let _ = writeln!(s, "cpus = {:?}", smt.cpus);
+            }
             let _ = writeln!(s, "freq_ghz = {freq:?}\ncpi_scale = {:?}", (cpi_scale * 1e4).round() / 1e4);
+            if smt.smt > 1 {
+                let _ = writeln!(s, "# SMT from sysfs thread_siblings_list; smt_sibling_speed is ASSUMED (not in sysfs): Intel's");
+                let _ = writeln!(s, "# \"up to 30%\" for Hyper-Threading (Marr et al., Intel Technology Journal 6(1), 2002).");
+                let _ = writeln!(s, "smt = {}\nsmt_sibling_speed = {ASSUMED_SMT_SIBLING_SPEED:?}", smt.smt);
+            }
+            if let Some(note) = &smt.note {
+                let _ = writeln!(s, "# {note}");
+            }
         }
         let core_of = |cpu: usize| -> usize {
             let mut i = 0;
-            for t in &self.core_types {
+            for t in &smt {
                 if let Some(p) = t.cpus.iter().position(|&c| c == cpu) {
                     return i + p;
                 }

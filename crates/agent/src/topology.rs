@@ -11,6 +11,11 @@
 //! The first source that tells CPUs apart decides. LLC domains come from the highest-level
 //! cache's `shared_cpu_list`. A machine where no source tells CPUs apart is symmetric.
 //!
+//! SMT: each CPU's `cpuN/topology/thread_siblings_list` names the hardware threads of its
+//! physical core (Linux Documentation/admin-guide/cputopology.rst). A core type whose every CPU
+//! has exactly one online sibling, of the same type, is a two-way SMT type (`Topology::type_smt`);
+//! how fast two busy siblings run is not in sysfs, and is assumed (`ASSUMED_SMT_SIBLING_SPEED`).
+//!
 //! Everything reads below a root directory, so tests can build a sysfs tree of their own.
 
 use std::collections::BTreeMap;
@@ -28,6 +33,29 @@ pub struct Cpu {
     pub max_freq_khz: Option<u64>,
     /// Index into `Topology::llcs`.
     pub llc: Option<usize>,
+    /// The online hardware threads of its physical core (`thread_siblings_list`), itself
+    /// included; itself alone without SMT or where sysfs does not say.
+    pub siblings: Vec<usize>,
+}
+
+/// Each busy hardware thread's speed beside a busy sibling, relative to alone
+/// (`smt_sibling_speed`), for an SMT type the agent detects: sysfs does not give it (it depends
+/// on the programs), so it is ASSUMED. 0.65: two threads give 1.3 times one thread's
+/// throughput, the "up to 30%" Intel reported for Hyper-Threading (Marr et al., "Hyper-Threading
+/// Technology Architecture and Microarchitecture", Intel Technology Journal 6(1), 2002). The
+/// written machine file says so; edit it for a measured value.
+pub const ASSUMED_SMT_SIBLING_SPEED: f64 = 0.65;
+
+/// How a core type's CPUs are SMT siblings (`Topology::type_smt`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeSmt {
+    /// Hardware threads per physical core: 1 or 2.
+    pub smt: usize,
+    /// The type's CPUs in the machine's core order: ascending, each SMT core's two threads
+    /// consecutive (its lower CPU first), as the machine format takes siblings.
+    pub cpus: Vec<usize>,
+    /// Why a type with siblings is not modelled as SMT (some offline, of another type, more than two).
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,7 +169,20 @@ pub fn detect(root: &Path) -> Result<Topology, String> {
         }
     }
 
-    let cpus: Vec<Cpu> = online.iter().map(|&c| Cpu { id: c, perf: perf[&c], max_freq_khz: freq.get(&c).copied(), llc: llc_of.get(&c).copied() }).collect();
+    // SMT siblings: the online threads of each CPU's physical core.
+    let siblings = |c: usize| -> Vec<usize> {
+        let listed = read_list(&path(c, "topology/thread_siblings_list")).unwrap_or_default();
+        let mut s: Vec<usize> = listed.into_iter().filter(|s| online.contains(s)).collect();
+        if !s.contains(&c) {
+            s.push(c);
+        }
+        s.sort();
+        s
+    };
+    let cpus: Vec<Cpu> = online
+        .iter()
+        .map(|&c| Cpu { id: c, perf: perf[&c], max_freq_khz: freq.get(&c).copied(), llc: llc_of.get(&c).copied(), siblings: siblings(c) })
+        .collect();
     let mut levels: Vec<f64> = cpus.iter().map(|c| c.perf).collect();
     levels.sort_by(|a, b| b.total_cmp(a));
     levels.dedup();
@@ -167,10 +208,41 @@ pub fn detect(root: &Path) -> Result<Topology, String> {
             CoreTypeInfo { name, max_freq_khz: freq.get(&members[0]).copied(), cpus: members, capacity }
         })
         .collect();
-    Ok(Topology { cpus, core_types, llcs, source, notes })
+    let mut topo = Topology { cpus, core_types, llcs, source, notes };
+    let smt_notes: Vec<String> = topo.core_types.iter().filter_map(|t| topo.type_smt(&t.cpus).note).collect();
+    topo.notes.extend(smt_notes);
+    Ok(topo)
 }
 
 impl Topology {
+    /// How the CPUs `cpus` of one core type are SMT siblings: two-way SMT when every one has
+    /// exactly one online sibling and that sibling is of the type too; else none (with a note
+    /// when some CPU has siblings: the machine format's SMT pairs a type's consecutive cores, so
+    /// a lone thread, a pair across two types or a wider core cannot be written).
+    pub fn type_smt(&self, cpus: &[usize]) -> TypeSmt {
+        let mut sorted = cpus.to_vec();
+        sorted.sort();
+        let siblings = |c: usize| self.cpus.iter().find(|x| x.id == c).map_or(&[][..], |x| &x.siblings[..]);
+        if sorted.iter().all(|&c| siblings(c).len() <= 1) {
+            return TypeSmt { smt: 1, cpus: sorted, note: None };
+        }
+        let paired = sorted.iter().all(|&c| siblings(c).len() == 2 && siblings(c).iter().all(|s| sorted.contains(s)));
+        if !paired {
+            let note = format!(
+                "CPUs {} have SMT siblings, but not each exactly one online sibling of the same core type: SMT is not modelled for them",
+                crate::cores::format_ranges(&sorted)
+            );
+            return TypeSmt { smt: 1, cpus: sorted, note: Some(note) };
+        }
+        let mut order = Vec::with_capacity(sorted.len());
+        for &c in &sorted {
+            if !order.contains(&c) {
+                order.extend(siblings(c).iter().copied());
+            }
+        }
+        TypeSmt { smt: 2, cpus: order, note: None }
+    }
+
     /// What `ampsched topology --json` prints.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::json;
@@ -179,7 +251,7 @@ impl Topology {
             "symmetric": self.core_types.len() == 1,
             "core_types": self.core_types.iter().map(|t| json!({
                 "name": t.name, "cpus": crate::cores::format_ranges(&t.cpus), "count": t.cpus.len(),
-                "capacity": t.capacity, "max_freq_khz": t.max_freq_khz,
+                "capacity": t.capacity, "max_freq_khz": t.max_freq_khz, "smt": self.type_smt(&t.cpus).smt,
             })).collect::<Vec<_>>(),
             "cpus": self.cpus.iter().map(|c| json!({
                 "cpu": c.id, "core_type": self.core_types.iter().find(|t| t.cpus.contains(&c.id)).map(|t| t.name.clone()),

@@ -70,7 +70,8 @@ pub struct CoreType {
     /// cores go offline, as Linux normalises its capacities once, at boot).
     pub capacity_given: bool,
     /// Linux-style capacity from the peak instruction rate, `freq_ghz / cpi_scale`, 1024 for the
-    /// fastest type: the truth, which the engine and a run's metrics follow.
+    /// fastest type: the truth, which the engine and a run's metrics follow. A policy reads
+    /// `capacity`, never this: it would know what the OS cannot.
     pub true_capacity: u32,
     /// Hardware threads per physical core: 1 (no SMT) or 2 (`limits::MAX_SMT`). `count` counts
     /// hardware threads, a multiple of this; siblings are consecutive cores of the type.
@@ -624,9 +625,14 @@ impl Machine {
         mask
     }
 
-    /// Cores of the highest capacity ("fast cores", FC), whatever their type.
+    /// Cores of the highest capacity ("fast cores", FC), whatever their type, as the OS sees them.
     pub fn fast_cores(&self) -> CoreSet {
         CoreSet::from_cores(self.cores.iter().filter(|c| self.is_fast(c.id)).map(|c| c.id))
+    }
+
+    /// Cores of the highest peak rate, as the hardware is (`is_truly_fast_type`).
+    pub fn true_fast_cores(&self) -> CoreSet {
+        CoreSet::from_cores(self.cores.iter().filter(|c| self.is_truly_fast(c.id)).map(|c| c.id))
     }
 
     /// The distinct capacities of the machine, highest first, each with its cores: the thesis's
@@ -678,6 +684,10 @@ impl Machine {
 
     pub fn is_fast(&self, core: usize) -> bool {
         self.is_fast_type(self.cores[core].core_type)
+    }
+
+    pub fn is_truly_fast(&self, core: usize) -> bool {
+        self.is_truly_fast_type(self.cores[core].core_type)
     }
 
     pub fn core_type_of(&self, core: usize) -> &CoreType {

@@ -141,13 +141,26 @@ pub fn speedup_factor(model: &dyn PerfModel, m: &Machine, profile: &Profile, fas
 }
 
 /// The core types a speedup factor compares: the fastest (highest capacity) and the slowest
-/// (lowest capacity; on a machine of one capacity, the fastest again, and every SF is 1).
+/// (lowest capacity; on a machine of one capacity, the fastest again, and every SF is 1). The
+/// capacities the OS reports: what a policy compares (a mis-sorted machine misleads it).
 pub fn sf_types(m: &Machine) -> (usize, usize) {
+    (m.fastest_type(), lowest_type(m, |t| t.capacity))
+}
+
+/// `sf_types` as the hardware is (peak rates, `CoreType::true_capacity`): what a metric compares
+/// (the true SF a policy's estimate is checked against). The same on a machine that gives no
+/// `capacity`.
+pub fn true_sf_types(m: &Machine) -> (usize, usize) {
+    (m.true_fastest_type(), lowest_type(m, |t| t.true_capacity))
+}
+
+/// The first type whose `capacity` is lowest.
+fn lowest_type(m: &Machine, capacity: impl Fn(&crate::CoreType) -> u32) -> usize {
     let mut slow = 0;
     for (i, t) in m.core_types.iter().enumerate() {
-        if t.capacity < m.core_types[slow].capacity {
+        if capacity(t) < capacity(&m.core_types[slow]) {
             slow = i;
         }
     }
-    (m.fastest_type(), slow)
+    slow
 }

@@ -313,7 +313,8 @@ impl ThreadView {
         self.per_type.iter().map(|c| c.time_ns).sum()
     }
 
-    /// Time on fast cores (`Machine::is_fast_type`), ns.
+    /// Time on fast cores (`Machine::is_fast_type`), ns: the cores the OS believes fast (reported
+    /// capacities), as a policy or the agent's share enforcement counts it.
     pub fn fast_time_ns(&self, m: &Machine) -> u64 {
         (0..m.core_types.len()).filter(|&t| m.is_fast_type(t)).map(|t| self.per_type[t].time_ns).sum()
     }

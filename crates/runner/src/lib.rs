@@ -345,7 +345,8 @@ impl Experiment {
         }
         let profiles = self.solo_profiles()?;
         let m = &self.machine;
-        let (fast, slow) = ampsched_model::perf::sf_types(m);
+        // The observed SF between the truly fastest and slowest types: the measure of the estimates.
+        let (fast, slow) = ampsched_model::perf::true_sf_types(m);
         let mut rows = Vec::new();
         for (app, ips) in self.workload.apps.iter().zip(&profiles) {
             for (g, (group, rate)) in app.groups.iter().zip(ips).enumerate() {
@@ -436,7 +437,8 @@ impl Experiment {
     /// `efficiency_interval_error`).
     fn add_efficiency_error(&mut self, v: &mut Value, result: &RunResult, estimates: &[(u32, Vec<f64>)]) -> Result<(), Error> {
         let profiles = self.solo_profiles()?;
-        let (fast, slow) = ampsched_model::perf::sf_types(&self.machine);
+        // The true efficiency is the hardware's (`true_sf_types`), whatever the OS reports.
+        let (fast, slow) = ampsched_model::perf::true_sf_types(&self.machine);
         // Per app: sums over its estimated threads of their mean estimate, their true efficiency
         // and their mean per-interval error; and the count.
         let mut per_app = vec![(0.0, 0.0, 0.0, 0u32); self.workload.apps.len()];
@@ -684,7 +686,8 @@ impl Experiment {
             .map(|(i, c)| CoreRow {
                 id: c.id,
                 core_type: &m.core_types[c.core_type as usize].name,
-                fast: m.is_fast(c.id as usize),
+                // A run's metric: fast as the hardware is, not as a reported capacity says.
+                fast: m.is_truly_fast(c.id as usize),
                 busy_s: c.busy_ns as f64 / 1e9,
                 energy_j: met.core_energy_j.as_ref().map(|e| e[i]),
             })
@@ -1140,7 +1143,14 @@ pub fn list(kind: &str) -> Result<Value, Error> {
                 let types: Vec<Value> = m
                     .core_types
                     .iter()
-                    .map(|t| json!({"name": t.name, "count": t.count, "freq_ghz": t.freq_ghz, "capacity": t.capacity}))
+                    .map(|t| {
+                        let mut v = json!({"name": t.name, "count": t.count, "freq_ghz": t.freq_ghz, "capacity": t.capacity});
+                        // A reported capacity that is not the peak rate's: both, so a listing shows the gap.
+                        if t.capacity_given {
+                            v["true_capacity"] = json!(t.true_capacity);
+                        }
+                        v
+                    })
                     .collect();
                 Ok(json!({"name": n, "description": m.description, "source": m.source, "cores": m.num_cores(), "core_types": types}))
             })

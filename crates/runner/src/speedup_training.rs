@@ -89,8 +89,10 @@ fn thread_rates(m: &Machine, w: &Workload) -> Result<Vec<(f64, u64, Vec<f64>)>, 
 /// The samples of every program in `names` on `machine`'s all-big and all-small versions.
 pub fn collect(machine: &Machine, names: &[String]) -> Result<Vec<Sample>, Error> {
     let programs = catalog::programs()?;
-    let big = machine.all_of_type(machine.fastest_type());
-    let slowest = (0..machine.core_types.len()).min_by_key(|&t| machine.core_types[t].capacity).unwrap_or(0);
+    // Profiling measures the hardware: its truly biggest and smallest types (peak rates), whatever
+    // capacities the OS reports.
+    let (fastest, slowest) = ampsched_model::perf::true_sf_types(machine);
+    let big = machine.all_of_type(fastest);
     let small = machine.all_of_type(slowest);
     let mut out = Vec::new();
     for name in names {

@@ -79,6 +79,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             let misses = self.counters.hot[t as usize][ty].llc_misses - misses_before;
             trace.add(self.m.core_types[ty].rail, self.now - elapsed, self.now, self.dvfs.above_idle_w(c), misses);
         }
+        // A fast-core share is the OS's: fast as its reported capacities say (`fast_type_mask`).
         if let Some(share) = &mut self.shares[t as usize] {
             share.rounds.charge(self.fast_type_mask[ty], elapsed);
         }
@@ -146,6 +147,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         self.sched.put_prev(t, c);
         self.llc_changed(c);
+        self.busy_changed(c);
         self.undo_unpaid_move(t);
         if self.noc.is_some() {
             self.noc_stopped(c);
@@ -211,6 +213,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         core.run_start = self.now;
         core.slice_end = self.now + self.sched.slice_ns(t);
         self.llc_changed(c);
+        self.busy_changed(c);
     }
 
     /// Queue runnable thread `t` where the local scheduler chooses (on its share's side, if it

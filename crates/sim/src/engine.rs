@@ -283,8 +283,13 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     pub(crate) placement: Placement,
     pub(crate) stats: Stats,
     pub(crate) trace: Option<TraceRecorder>,
+    /// The fast types and cores as the OS sees them (`Machine::is_fast_type`: reported
+    /// capacities): what fast-core shares (`local::share`) and a policy's fast side act on.
     pub(crate) fast_type_mask: [bool; MAX_CORE_TYPES],
     pub(crate) fast_cores: CoreSet,
+    /// The truly fast cores (`Machine::is_truly_fast_type`: peak rates), for what a run measures
+    /// (the task runtime's tasks run on fast cores, the result's fast time).
+    pub(crate) true_fast_cores: CoreSet,
     /// Reused buffer for the local scheduler's balancing moves.
     moved: Vec<(u32, usize)>,
     /// Some phase's miss rate depends on its LLC capacity, and some LLC is shared: co-runners
@@ -295,6 +300,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// The memory controllers' bandwidth and queues (`memory::Controllers`); None on a machine
     /// without `[memory]`, which then pays nothing for them.
     pub(crate) controllers: Option<crate::memory::Controllers<'a>>,
+    /// The hardware threads' siblings (`smt::Smt`); None on a machine without SMT, which then
+    /// pays nothing for it.
+    pub(crate) smt: Option<Box<crate::smt::Smt>>,
     /// Per thread: the sum of |SF estimate − true SF| over its samples and their number
     /// (`sf_truth`); empty while the policy gives no estimates.
     pub(crate) sf_error: Vec<(f64, u64)>,
@@ -391,10 +399,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             stats: Stats::default(),
             fast_type_mask: m.fast_type_mask(),
             fast_cores: m.fast_cores(),
+            true_fast_cores: m.true_fast_cores(),
             moved: Vec::new(),
             shared_curves: w.has_miss_curves() && m.llcs.iter().any(|l| l.cores.len() > 1),
             llc_dirty: Vec::new(),
             controllers: m.memory_bandwidth.map(|bw| crate::memory::Controllers::new(bw, m.numa_nodes)),
+            smt: crate::smt::Smt::new(m),
             sf_error: Vec::new(),
             uarch_costs: UarchCosts::new(m, w),
         }
@@ -522,10 +532,12 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             }
         }
         self.reschedule_dirty();
-        // A re-planned core may switch threads at its slice end, which changes its domain again.
+        // A re-planned core may switch threads at its slice end, which changes its domain (and
+        // its sibling's speed) again.
         loop {
-            while !self.llc_dirty.is_empty() {
+            while !self.llc_dirty.is_empty() || self.smt_dirty() {
                 self.refresh_llcs();
+                self.refresh_smt();
                 self.reschedule_dirty();
             }
             // Then the memory controllers, from the miss rates the LLC shares give.

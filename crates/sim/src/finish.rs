@@ -153,7 +153,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             apps,
             threads: self.book.threads,
             cores,
-            fast_types: self.fast_type_mask,
+            // The result's fast time is a metric: the truly fast types, not the reported ones.
+            fast_types: self.m.true_fast_type_mask(),
             segments: trace.segments,
             segments_dropped: trace.segments_dropped,
             marks: trace.marks,

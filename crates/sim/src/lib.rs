@@ -25,6 +25,7 @@ pub mod queue;
 pub mod result;
 pub mod runtime;
 mod sf_truth;
+mod smt;
 pub mod sync;
 pub mod trace;
 

@@ -24,6 +24,9 @@
 //! latency (the FOA model's access rates are taken at it), so that the cache and the queue do
 //! not feed each other: the miss rates are known before the queues are solved. A machine
 //! without `[memory]` has no controllers and runs exactly as before.
+//!
+//! SMT siblings change each other's speed the same way (`smt`): marked when a core starts or
+//! stops running a thread, re-planned at the end of the handler with the LLC shares.
 
 use ampsched_model::bandwidth;
 use ampsched_model::cache::{foa_capacity_kb, refill_lines};
@@ -221,10 +224,15 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     /// ns per instruction on core `c` of instructions that cost `cost` there (`core_cpi`) and
-    /// miss `mpki` times per thousand, each miss taking `latency_ns`: what the performance model says.
+    /// miss `mpki` times per thousand, each miss taking `latency_ns`: what the performance model
+    /// says, slowed by a busy SMT sibling (`smt`).
     fn tpi_on(&self, c: usize, cost: CoreCpi, mpki: f64, latency_ns: f64) -> f64 {
         let m = &self.dvfs.machine;
-        self.model.ns_per_instruction_on(&m.core_types[m.cores[c].core_type], cost, mpki, latency_ns)
+        let alone = self.model.ns_per_instruction_on(&m.core_types[m.cores[c].core_type], cost, mpki, latency_ns);
+        if self.smt.is_none() {
+            return alone;
+        }
+        alone / self.smt_factor(c)
     }
 
     /// Thread `t`'s rate on core `c` with `profile`, beside the threads running in `c`'s LLC
@@ -277,7 +285,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     pub(crate) fn ensure_rate(&mut self, c: usize) {
         let t = self.running[c].expect("a rate is for a running thread");
         let key = RateKey { core: c as u32, pc: self.flow[t as usize].pc, clock_epoch: self.dvfs.epoch };
-        let stale = self.rates[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c);
+        let stale = self.rates[t as usize].rate_key != key || !self.cfg.rate_cache || self.llc_pending(c) || self.smt_pending(c);
         // A thread that spins or waits has no rate: it gets one, and a key, when it computes.
         if stale && self.computing_profile(t).is_some() {
             self.update_rate(c);
@@ -333,8 +341,9 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             rate.home_node = self.dvfs.machine.cores[c].node as u16;
             self.book.threads[t as usize].home_node = Some(self.dvfs.machine.cores[c].node);
         }
-        // The same where the controllers' waits may have changed while it waited.
-        if self.shared_curves || self.controllers.is_some() {
+        // The same where the controllers' waits, or whether its sibling is busy, may have
+        // changed while it waited.
+        if self.shared_curves || self.controllers.is_some() || self.smt.is_some() {
             rate.rate_key = NO_RATE;
         }
     }

@@ -2,7 +2,7 @@
 //! estimate of it (the run's `sf_error`).
 //!
 //! The truth is the engine's own rate model read for both ends of the machine: the phase's
-//! time per instruction on the slowest core type over that on the fastest (`perf::sf_types`),
+//! time per instruction on the slowest core type over that on the fastest (`perf::true_sf_types`),
 //! each with the phase's CPI and miss overlap on that type (`Profile::on_core`), at
 //! the miss rate it has now (its LLC capacity beside its co-runners now, its curve read there)
 //! and the memory latency it has now (local or remote node), the same on both types. So it is
@@ -14,7 +14,7 @@
 //! for each thread running then: per thread the mean absolute error over its samples, and
 //! over the run the mean over all samples (so a thread weighs by how often it was running).
 
-use ampsched_model::perf::sf_types;
+use ampsched_model::perf::true_sf_types;
 
 use crate::engine::Engine;
 use crate::local::LocalScheduler;
@@ -25,7 +25,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let t = self.running[c]?;
         let profile = self.computing_profile(t)?;
         let r = self.rate(t, c, profile);
-        let (fast, slow) = sf_types(self.m);
+        // The truly fastest and slowest types (peak rates), not the OS's reported capacities.
+        let (fast, slow) = true_sf_types(self.m);
         let ns = |ty: usize| self.model.ns_per_instruction_on(&self.m.core_types[ty], self.core_cpi(t, ty, profile), r.mpki, r.latency_ns);
         Some(ns(slow) / ns(fast))
     }

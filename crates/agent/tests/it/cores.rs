@@ -7,7 +7,7 @@ use ampsched_model::Machine;
 
 fn symmetric(n: usize) -> Topology {
     Topology {
-        cpus: (0..n).map(|id| Cpu { id, perf: 1.0, max_freq_khz: Some(3_000_000), llc: Some(0) }).collect(),
+        cpus: (0..n).map(|id| Cpu { id, perf: 1.0, max_freq_khz: Some(3_000_000), llc: Some(0), siblings: vec![id] }).collect(),
         core_types: vec![CoreTypeInfo { name: "cpu".into(), cpus: (0..n).collect(), capacity: 1024, max_freq_khz: Some(3_000_000) }],
         llcs: vec![(Some(8192), (0..n).collect())],
         source: "none",

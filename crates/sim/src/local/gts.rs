@@ -73,7 +73,8 @@ pub struct Gts {
 }
 
 impl Gts {
-    /// GTS over `m`'s cores: the fastest core type is the big domain (`Machine::fast_cores`).
+    /// GTS over `m`'s cores: the fastest core type is the big domain (`Machine::fast_cores`: as
+    /// the OS's reported capacities say, so a mis-sorted machine misleads it as it would Linux).
     pub fn new(m: &Machine, p: GtsParams, slice_ns: u64, seed: u64) -> Gts {
         let big = m.fast_cores();
         let little = CoreSet::first_n(m.num_cores()).difference(&big);

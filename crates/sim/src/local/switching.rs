@@ -52,6 +52,7 @@ impl Switcher {
     /// paper: IKS "requires #LITTLE == #big"; cluster switching swaps equal clusters). `what`
     /// names the scheduler in the error.
     pub fn new(m: &Machine, p: SwitchParams, rule: Rule, slice_ns: u64, seed: u64, what: &str) -> Result<Switcher, String> {
+        // Big as the OS's reported capacities say (the switcher is the OS's).
         let big: Vec<usize> = m.fast_cores().iter().collect();
         let little: Vec<usize> = (0..m.num_cores()).filter(|&c| !m.is_fast(c)).collect();
         if m.core_types.len() != 2 || big.len() != little.len() {

@@ -192,14 +192,16 @@ impl TaskRun {
 }
 
 /// The cores a runtime thread is tied to: the main thread's cluster for `main = "big"` or
-/// `"little"` (the fastest or the slowest core type).
+/// `"little"` (the fastest or the slowest core type). The truly fastest and slowest (peak
+/// rates): a workload pins to a cluster it knows, as an experiment's `taskset` names its CPUs,
+/// not to what a reported capacity claims.
 pub(crate) fn main_pin(m: &ampsched_model::Machine, placement: MainPlacement) -> Option<CoreSet> {
-    let fast = m.fast_cores();
+    let fast = m.true_fast_cores();
     match placement {
         MainPlacement::Default => None,
         MainPlacement::Big => Some(fast),
         MainPlacement::Little => {
-            let (_, slow) = ampsched_model::perf::sf_types(m);
+            let (_, slow) = ampsched_model::perf::true_sf_types(m);
             Some(CoreSet::from_cores(m.cores.iter().enumerate().filter(|(_, c)| c.core_type == slow).map(|(i, _)| i)))
         }
     }
@@ -347,7 +349,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Whether `t` is on (or queued on, or last ran on) a fast core.
     fn on_fast(&self, t: u32) -> bool {
         let c = self.book.threads[t as usize].core.or(self.last_ran[t as usize].map(|c| c as usize));
-        c.is_some_and(|c| self.fast_cores.contains(c))
+        c.is_some_and(|c| self.true_fast_cores.contains(c))
     }
 
     /// The main program goes on from its cursor (thread `t` holds it).

@@ -21,5 +21,6 @@ mod qspin;
 mod restarts;
 mod share_cost;
 mod shares;
+mod smt;
 mod task_runtime;
 mod workers;
