@@ -69,8 +69,15 @@ SOURCES["pixel6-missorted"] = SOURCES["pixel6"]
 # 1024, truncated): 1024/498/160, as scx_lavd printed them on a Pixel 6 (sched-ext/scx #1991).
 PIXEL6_DMIPS_MHZ = {"prime": (1024, 2802), "mid": (620, 2253), "little": (250, 1803)}
 PIXEL6_LINUX_CAPACITY = {"prime": 1024, "mid": 498, "little": 160}
-# sm8650.dtsi's capacity-dmips-mhz per type.
-SNAPDRAGON_8G3_DMIPS = {"prime": 1894, "perf-high": 1792, "perf": 1792, "efficiency": 1024}
+# sm8650.dtsi's capacity-dmips-mhz per type, with each domain's top clock (MHz; Qualcomm's product brief and
+# AnandTech's launch article), and the capacities Linux derives from them as for the Pixel 6.
+SNAPDRAGON_8G3_DMIPS_MHZ = {
+    "prime": (1894, 3300),
+    "perf-high": (1792, 3150),
+    "perf": (1792, 2960),
+    "efficiency": (1024, 2270),
+}
+SNAPDRAGON_8G3_LINUX_CAPACITY = {"prime": 1024, "perf-high": 924, "perf": 869, "efficiency": 380}
 
 # gs101.dtsi: each cluster's dynamic-power-coefficient and OPP table (MHz, µV). The kernel's energy model
 # is C × mV² × MHz / 10^9 mW at each OPP, mV the OPP's µV / 1000 truncated (drivers/opp/of.c, `_get_power`).
@@ -135,6 +142,22 @@ PIXEL6_EM = {
 }
 # The file rounds each power to 0.1 mW.
 EM_ROUNDING_W = 0.00005
+
+# The x86 files' power is an estimate that splits the vendor's package power limits over the cores with
+# every hardware thread busy (each header says how): the uncore share the header assumes, then the package
+# power at each DVFS level (base, then turbo) from the product specifications: Processor Base Power and
+# Maximum Turbo Power (Intel), TDP (AMD, at base only: its boost clocks are per CCD, past the PPT with
+# every core at them). The types the split covers (Meteor Lake's LP E-cores are derived from its E-cores).
+PACKAGE_POWER = {
+    "alder-lake-8p16e": (20, [125, 253], ["pcore", "ecore"]),
+    "raptor-lake-6p8e": (10, [55, 157], ["pcore", "ecore"]),
+    "hybrid-flat-capacity": (20, [125, 181], ["pcore", "ecore"]),
+    "meteor-lake-6p8e2lp": (5, [28, 115], ["pcore", "ecore"]),
+    "lunar-lake-4p4lpe": (5, [17, 37], ["pcore", "lpecore"]),
+    "ryzen-7950x3d": (20, [120], ["ccd0-vcache", "ccd1-freq"]),
+}
+# Each thread's power is rounded to 0.01 W (0.05 W for the 7950X3D's), 32 threads at most.
+PACKAGE_ROUNDING_W = 1.0
 
 
 def _file(name):
@@ -202,17 +225,26 @@ def test_the_derived_capacity_order_is_the_sources_fastest_first(name, parsed):
     assert engine == _true_capacity(_file(name))
 
 
+def _check_device_tree_capacities(name, dmips_mhz, linux_capacity, parsed):
+    """Linux's capacities from the device tree's dmips and clocks are the source's; the file's clocks and
+    cpi_scale reproduce them (the kernel truncates, the engine rounds: within one)."""
+    top = max(d * mhz for d, mhz in dmips_mhz.values())
+    assert {n: d * mhz * CAPACITY_SCALE // top for n, (d, mhz) in dmips_mhz.items()} == linux_capacity
+    engine = {t["name"]: t["capacity"] for t in parsed[name]["core_types"]}
+    assert all(abs(engine[n] - linux_capacity[n]) <= 1 for n in linux_capacity), engine
+    types = _types(_file(name))
+    top_dmips = max(d for d, _ in dmips_mhz.values())
+    for n, (dmips, mhz) in dmips_mhz.items():
+        assert types[n]["freq_ghz"] == mhz / 1000, n
+        assert types[n]["cpi_scale"] == pytest.approx(top_dmips / dmips, abs=1e-4), n
+
+
 def test_pixel6_capacities_are_the_device_trees_1024_498_160(parsed):
-    top = max(d * mhz for d, mhz in PIXEL6_DMIPS_MHZ.values())
-    linux = {n: d * mhz * CAPACITY_SCALE // top for n, (d, mhz) in PIXEL6_DMIPS_MHZ.items()}
-    assert linux == PIXEL6_LINUX_CAPACITY
-    engine = {t["name"]: t["capacity"] for t in parsed["pixel6"]["core_types"]}
-    # The kernel truncates, the engine rounds: within one.
-    assert all(abs(engine[n] - linux[n]) <= 1 for n in linux), engine
-    types = _types(_file("pixel6"))
-    for n, (dmips, mhz) in PIXEL6_DMIPS_MHZ.items():
-        assert types[n]["freq_ghz"] == mhz / 1000
-        assert types[n]["cpi_scale"] == pytest.approx(PIXEL6_DMIPS_MHZ["prime"][0] / dmips, abs=1e-4)
+    _check_device_tree_capacities("pixel6", PIXEL6_DMIPS_MHZ, PIXEL6_LINUX_CAPACITY, parsed)
+
+
+def test_snapdragon_8g3_capacities_are_the_device_trees(parsed):
+    _check_device_tree_capacities("snapdragon-8g3", SNAPDRAGON_8G3_DMIPS_MHZ, SNAPDRAGON_8G3_LINUX_CAPACITY, parsed)
 
 
 def test_pixel6_energy_model_is_the_kernels_from_the_device_tree():
@@ -225,18 +257,21 @@ def test_pixel6_energy_model_is_the_kernels_from_the_device_tree():
         assert t["power_active_w"] == t["power_levels_w"][-1]
 
 
-def test_snapdragon_8g3_per_clock_ratios_are_the_device_trees():
-    types = _types(_file("snapdragon-8g3"))
-    for n, dmips in SNAPDRAGON_8G3_DMIPS.items():
-        assert types[n]["cpi_scale"] == pytest.approx(SNAPDRAGON_8G3_DMIPS["prime"] / dmips, abs=1e-4), n
-
-
 def test_the_7950x3d_is_cache_asymmetric_not_core_asymmetric():
     ccd1, ccd0 = (_types(_file("ryzen-7950x3d"))[n] for n in ("ccd1-freq", "ccd0-vcache"))
     assert ccd1["cpi_scale"] == ccd0["cpi_scale"] and ccd1["uarch"] == ccd0["uarch"]
     assert ccd1["freq_ghz"] > ccd0["freq_ghz"]
     # The larger L3 is the slower CCD's: the first domain holds the ccd0-vcache type's cores (listed first).
     assert _file("ryzen-7950x3d")["core_type"][0]["name"] == "ccd0-vcache"
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGE_POWER))
+def test_the_x86_power_estimates_add_up_to_the_package_power_limits(name):
+    uncore, package, covered = PACKAGE_POWER[name]
+    types = _types(_file(name))
+    for level, watts in enumerate(package):
+        busy = sum(types[n]["count"] * types[n]["power_levels_w"][level] for n in covered)
+        assert uncore + busy == pytest.approx(watts, abs=PACKAGE_ROUNDING_W), (level, watts)
 
 
 def test_pixel6_missorted_is_pixel6_with_the_reported_order_reversed(parsed):
