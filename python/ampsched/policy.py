@@ -80,7 +80,8 @@ class Policy(abc.ABC):
     needs       what it reads beyond thread states, affinities and CPU time, as names:
                 "counters" (instructions, cycles, LLC misses), "locks" (lock waits and who
                 caused them), "spin" (spin-wait time), "hints" (per-group program
-                signatures), "simulator" (an oracle; never live). Default: none. Checked
+                signatures), "wakeup" (the OS's wake-up path; never live), "simulator" (an
+                oracle; never live). Default: none. Checked
                 like a Rust policy's Signals, by the engine, which lists the known names.
     """
 

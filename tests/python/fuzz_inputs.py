@@ -374,8 +374,22 @@ TABLE_KEYS = {
         "queue",
         "runtime",
         "step",
+        "uclamp_min",
+        "uclamp_max",
     ],
-    "group": ["name", "count", "kind", "repeat", "phase", "program", "signature", "workers", "work"],
+    "group": [
+        "name",
+        "count",
+        "kind",
+        "repeat",
+        "phase",
+        "program",
+        "signature",
+        "workers",
+        "work",
+        "uclamp_min",
+        "uclamp_max",
+    ],
     "queue": ["name", "capacity"],
     "phase": [
         "kind",
@@ -440,6 +454,9 @@ TABLE_KEYS = {
 }
 WHOLE_KEYS = {
     "count",
+    # A group's utilisation clamps (docs/workloads.md), 0..=1024
+    "uclamp_min",
+    "uclamp_max",
     "copies",
     "threads",
     "runs",
@@ -996,7 +1013,31 @@ def _m_queue_spinlock(rng, doc, role):
     return f"{show_path(path)} = a queue spinlock ({', '.join(f'{k}={_value(table[k])[:20]}' for k in valid if k in table)})"
 
 
+def _m_uclamp(rng, doc, role):
+    """An app's or group's utilisation clamps (docs/workloads.md), valid or hostile: 0..=1024, min
+    <= max, whole numbers; with [[app.group]] only per group."""
+    if role != "workload" or not isinstance(doc.get("app"), list) or not doc["app"]:
+        return None
+    i = rng.randrange(len(doc["app"]))
+    app = doc["app"][i]
+    if not isinstance(app, dict):
+        return None
+    groups = app.get("group") if isinstance(app.get("group"), list) else None
+    table, path = app, ("app", i)
+    if groups and rng.random() < 0.8 and isinstance(groups[0], dict):
+        j = rng.randrange(len(groups))
+        if isinstance(groups[j], dict):
+            table, path = groups[j], ("app", i, "group", j)
+    valid = [0, 100, 512, 700, 1024]
+    for key in rng.sample(["uclamp_min", "uclamp_max"], rng.randint(1, 2)):
+        table[key] = (
+            rng.choice(valid) if rng.random() < 0.6 else rng.choice([1025, -1, 0.5, "big", hostile_value(rng, key)])
+        )
+    return f"{show_path(path)} = uclamp ({', '.join(f'{k}={_value(table[k])[:20]}' for k in ('uclamp_min', 'uclamp_max') if k in table)})"
+
+
 DOC_MUTATIONS = [
+    (_m_uclamp, 4),
     (_m_pipeline, 5),
     (_m_queue_spinlock, 4),
     (_m_interconnect, 5),

@@ -197,5 +197,5 @@ def test_the_cases_of_make_test_reach_the_newest_formats():
     # SMT and the reported capacity) is among the cases `make test` runs, not only among test-all's 3,000.
     cases, _, _ = fuzz.generate(SEED, CASES, ONLY)
     mutations = [" ".join(c.mutations) for c in cases]
-    for what in ("interconnect", "a queue spinlock", "priority_levels", "(smt, "):
+    for what in ("interconnect", "a queue spinlock", "priority_levels", "(smt, ", "uclamp"):
         assert ONLY or any(what in m for m in mutations), f"no case of the {CASES} mutates {what!r}"

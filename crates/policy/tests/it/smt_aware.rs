@@ -50,3 +50,19 @@ fn a_fully_idle_core_of_the_highest_capacity_comes_first_then_a_busy_cores_sibli
     // Nothing idle: no decision.
     assert_eq!(wake_with_busy(&m, &[0, 1, 2, 3, 4, 5]), None);
 }
+
+/// Without SMT every idle core is a whole idle core: the rule is capacity-ordered idle selection
+/// (two big cores 0-1, two little 2-3).
+#[test]
+fn without_smt_it_picks_the_idle_core_of_the_highest_capacity() {
+    let m = Machine::from_toml(
+        "m",
+        "memory_latency_ns = 100\n[[core_type]]\nname = \"big\"\ncount = 2\nfreq_ghz = 2.0\n[[core_type]]\nname = \"little\"\ncount = 2\nfreq_ghz = 1.0\n",
+    )
+    .unwrap();
+    assert!(!m.has_smt());
+    assert_eq!(wake_with_busy(&m, &[]), Some(CoreSet::single(0)));
+    assert_eq!(wake_with_busy(&m, &[0]), Some(CoreSet::single(1)));
+    assert_eq!(wake_with_busy(&m, &[0, 1]), Some(CoreSet::single(2)));
+    assert_eq!(wake_with_busy(&m, &[0, 1, 2, 3]), None);
+}
