@@ -4,9 +4,9 @@
 //! in lavd.bpf.h).
 //!
 //! Every stats interval (10 ms, `LAVD_SYS_STAT_INTERVAL_NS`):
-//! - **Required capacity**: the sum of the threads' capacity-invariant utilisation (what
-//!   `calc_required_capacity` reads as nr_cpus × the scaled average utilisation), plus 25%
-//!   headroom for spikes (`LAVD_CC_REQ_CAPACITY_HEADROOM`).
+//! - **Required capacity**: the sum of the live threads' capacity- and frequency-invariant
+//!   utilisation (PELT util_avg: what `calc_required_capacity` reads as nr_cpus × the scaled
+//!   average CPU utilisation), plus 25% headroom for spikes (`LAVD_CC_REQ_CAPACITY_HEADROOM`).
 //! - **Active CPUs**: walking the CPUs in the mode's order (powersave: smallest first; else
 //!   biggest first), each counts for half its capacity (`LAVD_CC_PER_CPU_UTIL`: an active CPU is
 //!   kept at most ~50% busy) until the sum reaches the required capacity. The rest are idle; in
@@ -25,9 +25,10 @@
 //! Criticality. lavd's `perf_cri` (lat_cri.bpf.c) is log(wait frequency × wake frequency) +
 //! log(runtime): a task in the middle of a wake-up chain that runs long. The view gives neither
 //! wake-up frequencies nor per-run runtimes, only CPU time per quantum; our criticality is the
-//! runtime half alone, the thread's estimated utilisation (`task_util_est`, the shared estimator
-//! of `common::utilization`): a thread that keeps a CPU busy is critical, a wake-up chain of
-//! short runs is not.
+//! runtime half alone, the thread's utilisation (util_avg, the shared estimator of
+//! `common::utilization`; not util_est, which a policy called each interval only samples at the
+//! sleeps it sees): a thread that keeps a CPU busy is critical, a wake-up chain of short runs
+//! is not.
 //!
 //! What it simplifies: lavd places at each wake-up (prefer an idle CPU of the task's kind among
 //! the active ones, then the other kind, then overflow CPUs); here a thread's affinity is the
@@ -190,7 +191,7 @@ impl Compaction {
     /// Where thread `t` belongs now: the active CPUs of its kind, or every active CPU where its
     /// kind has none active.
     fn target(&self, t: ThreadId) -> CoreSet {
-        let kind = if self.util.task_util_est(t) > self.thr { &self.classes.big } else { &self.classes.little };
+        let kind = if self.util.util_avg(t) > self.thr { &self.classes.big } else { &self.classes.little };
         let mine = self.active.intersection(kind);
         if mine.is_empty() {
             self.active.clone()
@@ -235,7 +236,7 @@ impl Policy for Compaction {
             self.place(view, t, out);
             return Ok(());
         }
-        let req: u64 = self.util.cpu_utils(view).iter().map(|&u| u as u64).sum();
+        let req: u64 = view.live.iter().map(|&t| self.util.util_avg(t) as u64).sum();
         self.mode = self.fixed.unwrap_or_else(|| self.autopilot(req));
         let next = self.active_set(m, req, self.mode);
         if !next.is_subset(&self.active) {
@@ -245,7 +246,7 @@ impl Policy for Compaction {
             self.active = next;
         }
         // The criticality range of the threads that ran this interval.
-        let crit: Vec<u32> = view.ran.iter().map(|&t| self.util.task_util_est(t)).collect();
+        let crit: Vec<u32> = view.ran.iter().map(|&t| self.util.util_avg(t)).collect();
         if let (Some(&min), Some(&max)) = (crit.iter().min(), crit.iter().max()) {
             let avg = (crit.iter().map(|&c| c as u64).sum::<u64>() / crit.len() as u64) as u32;
             self.thr = threshold(min, avg, max, self.big_scale(m));

@@ -247,7 +247,8 @@ impl Policy for LinuxEas {
     }
     fn triggers(&self) -> Triggers {
         let b = self.balance.triggers();
-        Triggers { start: true, wake: true, ..b }
+        // Block too: the estimator samples util_est at each sleep it sees.
+        Triggers { start: true, wake: true, block: true, ..b }
     }
     fn decide(&mut self, view: &SystemView, out: &mut Placement) -> Result<(), PolicyFailure> {
         self.util.update(view);

@@ -32,6 +32,7 @@ mod power;
 mod properties;
 mod rate_cache;
 mod speedup_model;
+mod today_scx;
 mod uarch;
 mod view;
 mod wash;
