@@ -129,3 +129,57 @@ fn a_time_sliced_smt_run_is_deterministic_and_conserves_work() {
     // to 1.75e9).
     assert!(busy as f64 > total * 0.5 * 1.2, "{busy}");
 }
+
+#[test]
+fn a_reported_capacity_changes_what_policies_see_not_the_speeds_or_the_fast_time() {
+    // The little cores report the higher capacity (a mis-sorted table). A policy reads the
+    // reported one; the engine runs each core at its clock, and the run counts the truly fast
+    // core's time as fast time.
+    let text = |caps: &str| {
+        let (big, little) = caps.split_once(',').unwrap();
+        format!(
+            "[[core_type]]\nname = \"big\"\ncount = 1\nfreq_ghz = 2.0\n{big}\n[[core_type]]\nname = \"little\"\ncount = 1\nfreq_ghz = 1.0\n{little}\n"
+        )
+    };
+    let missorted = machine(&text("capacity = 400,capacity = 1024"));
+    let plain = machine(&text(","));
+    let w = apps(&[(1e9, 1.0, 0.0), (1e9, 1.0, 0.0)]);
+    let mut seen = Vec::new();
+    let mut run = |m: &Machine| {
+        let mut fastest = None;
+        let r = simulate(m, &w, None, |v: &SystemView, out: &mut Placement| {
+            fastest = Some(v.machine.fastest_type());
+            for &t in v.live {
+                out.set(t, CoreSet::single(t as usize));
+            }
+        });
+        seen.push(fastest.unwrap());
+        r
+    };
+    let (a, b) = (run(&missorted), run(&plain));
+    // What the policy saw: the little type (1) is the fastest by its reported capacity.
+    assert_eq!(seen, vec![1, 0]);
+    // The speeds: 1e9 × 0.5 ns on the 2 GHz big core, 1e9 × 1 ns on the little one, either way.
+    for r in [&a, &b] {
+        assert_eq!((turnaround_ns(r, 0), turnaround_ns(r, 1)), (500_000_000, 1_000_000_000));
+        // Fast time is the big core's: thread 0's whole run, none of thread 1's.
+        assert_eq!((r.fast_ns(&r.threads[0]), r.fast_ns(&r.threads[1])), (500_000_000, 0));
+    }
+}
+
+#[test]
+fn a_spinning_sibling_is_busy_and_a_blocked_one_is_not() {
+    // Two threads of one app meet at a serial phase of 1e9 instructions: one computes it while
+    // the other waits on the sibling hardware thread. Spinning, the waiter keeps the core's
+    // pipeline busy: 1e9 × 0.5 / 0.6 ns. Blocked, its hardware thread is idle: 1e9 × 0.5 ns.
+    let serial = |wait: &str| {
+        let text = format!(
+            "[[app]]\nname = \"s\"\nthreads = 2\n[[app.phase]]\nkind = \"serial\"\ninstructions = 1e9\ncpi = 1.0\nwait = \"{wait}\"\n"
+        );
+        Workload::from_toml("w", &text, &ampsched_model::workload::Programs::new()).unwrap()
+    };
+    let spin = pinned(&smt_machine(1), &serial("spin"), &[0, 1]);
+    assert!(near(turnaround_ns(&spin, 0), 1e9 * 0.5 / SIBLING_SPEED), "{}", turnaround_ns(&spin, 0));
+    let block = pinned(&smt_machine(1), &serial("block"), &[0, 1]);
+    assert_eq!(turnaround_ns(&block, 0), 500_000_000);
+}
