@@ -13,7 +13,8 @@
 //!   util/cap_i of the time at power_i.
 //! - **Placement** (`find_energy_efficient_cpu`), when a thread starts or wakes and the system is
 //!   not over-utilised: in each domain, among the allowed CPUs where the thread's estimated
-//!   utilisation (`task_util_est`) added to the CPU's fits (`fits_capacity`, 80%), the one of
+//!   utilisation (`task_util_est`) added to the CPU's fits (`util_fits_cpu`: 80%, the thread's
+//!   uclamp range applied), the one of
 //!   most spare capacity; of these candidates and the thread's previous CPU, the one whose
 //!   domain's energy grows least with the thread on it. The thread is pinned there: while EAS
 //!   is on, the kernel does no load balancing, and the thread stays until it wakes again.
@@ -41,7 +42,7 @@
 
 use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use crate::common::utilization::{fits_capacity, Utilization};
+use crate::common::utilization::{fits_capacity, util_fits_cpu, Utilization, SCHED_CAPACITY_SCALE};
 use crate::options::{OptionInfo, Options, PolicySpec};
 use crate::{Build, PolicyInfo};
 
@@ -50,7 +51,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Linux Energy Aware Scheduling: at wake-up the CPU that fits and adds least energy (per-domain energy model), linux-capacity above 80% utilisation, schedutil frequencies",
     source: "Linux Documentation/scheduler/sched-energy.rst; kernel/sched/fair.c (find_energy_efficient_cpu, compute_energy)",
     options: &OPTIONS,
-    needs: Signals::NONE,
+    needs: Signals::WAKEUP,
     optional: Signals::NONE,
     build: Build::Policy(|o, m| Box::new(LinuxEas::new(o, m))),
 };
@@ -118,12 +119,30 @@ pub fn domains(m: &Machine) -> Vec<Domain> {
         .collect()
 }
 
-/// `find_energy_efficient_cpu` for a thread of utilisation `task` allowed on `allowed`, last on
-/// `prev`, given every CPU's utilisation without it (`util`, by core) and each core's capacity:
-/// the CPU of least added energy among each domain's fitting CPU of most spare capacity and the
-/// previous CPU (if it fits); where none fits, the highest-capacity domain's most spare CPU.
-pub fn find_energy_efficient_cpu(m: &Machine, domains: &[Domain], util: &[u32], task: u32, allowed: &CoreSet, prev: Option<usize>) -> Option<usize> {
+/// The thread being placed: its estimated utilisation, uclamp range and previous CPU.
+#[derive(Debug, Clone, Copy)]
+pub struct Wakee {
+    pub util: u32,
+    pub uclamp_min: u32,
+    pub uclamp_max: u32,
+    pub prev: Option<usize>,
+}
+
+impl Wakee {
+    /// A thread without uclamp hints.
+    pub fn plain(util: u32, prev: Option<usize>) -> Wakee {
+        Wakee { util, uclamp_min: 0, uclamp_max: SCHED_CAPACITY_SCALE, prev }
+    }
+}
+
+/// `find_energy_efficient_cpu` for thread `p` allowed on `allowed`, given every CPU's
+/// utilisation without it (`util`, by core): among each domain's CPUs where the CPU's
+/// utilisation with the thread fits (`util_fits_cpu`, its uclamp range applied), the one of most
+/// spare capacity, and the previous CPU if it fits; of these, the CPU whose domain's energy grows
+/// least. Where none fits, the allowed CPU of highest capacity and most spare.
+pub fn find_energy_efficient_cpu(m: &Machine, domains: &[Domain], util: &[u32], p: Wakee, allowed: &CoreSet) -> Option<usize> {
     let cap = |c: usize| m.core_type_of(c).capacity;
+    let task = p.util;
     // (added energy, cpu), lowest first; the previous CPU wins a tie (the kernel moves only for
     // a strictly lower delta).
     let mut best: Option<(f64, usize)> = None;
@@ -135,14 +154,14 @@ pub fn find_energy_efficient_cpu(m: &Machine, domains: &[Domain], util: &[u32], 
             let sum: f64 = d.cores.iter().map(with).sum();
             d.energy(max, sum)
         };
-        let fits = |c: usize| fits_capacity(util[c] + task, cap(c));
+        let fits = |c: usize| util_fits_cpu(util[c] + task, p.uclamp_min, p.uclamp_max, cap(c)).fits();
         let spare = |c: usize| cap(c) as i64 - (util[c] + task) as i64;
         let mut candidates: Vec<usize> = Vec::new();
-        if let Some(most) = members.iter().filter(|&c| fits(c) && Some(c) != prev).max_by_key(|&c| (spare(c), std::cmp::Reverse(c))) {
-            candidates.push(most);
+        if let Some(prev) = p.prev.filter(|&c| members.contains(c) && fits(c)) {
+            candidates.push(prev);
         }
-        if let Some(p) = prev.filter(|&p| members.contains(p) && fits(p)) {
-            candidates.insert(0, p);
+        if let Some(most) = members.iter().filter(|&c| fits(c) && Some(c) != p.prev).max_by_key(|&c| (spare(c), std::cmp::Reverse(c))) {
+            candidates.push(most);
         }
         if candidates.is_empty() {
             continue;
@@ -216,8 +235,8 @@ impl LinuxEas {
     fn place(&mut self, view: &SystemView, t: ThreadId, out: &mut Placement) {
         let util = self.util_without(view, t);
         let th = view.thread(t);
-        let task = self.util.task_util_est(t);
-        if let Some(cpu) = find_energy_efficient_cpu(view.machine, &self.domains, &util, task, &view.machine.all_cores(), th.core) {
+        let p = Wakee { util: self.util.task_util_est(t), uclamp_min: th.uclamp_min, uclamp_max: th.uclamp_max, prev: th.core };
+        if let Some(cpu) = find_energy_efficient_cpu(view.machine, &self.domains, &util, p, &view.machine.all_cores()) {
             out.set(t, CoreSet::single(cpu));
         }
     }
@@ -240,10 +259,17 @@ impl LinuxEas {
     }
 }
 
+impl LinuxEas {
+    /// Whether EAS is off at the last quantum: some CPU above 80% of its capacity.
+    pub fn is_overutilized(&self) -> bool {
+        self.overutilized
+    }
+}
+
 impl Policy for LinuxEas {
     /// `linux-capacity`'s period, at which over-utilisation and frequencies are checked too.
     fn quantum_ns(&self) -> Option<u64> {
-        Some(self.balance.quantum_ns().unwrap_or(ampsched_model::defaults::ms_to_ns(super::DECISION_MS)))
+        Some(self.balance.quantum_ns().unwrap_or(ampsched_model::defaults::ms_to_ns(super::linux_capacity::BALANCE_MS)))
     }
     fn triggers(&self) -> Triggers {
         let b = self.balance.triggers();

@@ -17,9 +17,9 @@ use crate::options::Options;
 use crate::PolicyInfo;
 
 /// The decision period of the policies that stand for a per-wake-up rule with affinities set
-/// every quantum: Linux's scheduler tick at CONFIG_HZ=250, the common distribution default, so a
+/// every quantum: `linux-capacity`'s balance interval, one scheduler tick at CONFIG_HZ=250, so a
 /// thread is looked at again about as often as the kernel looks at a running one.
-pub const DECISION_MS: f64 = 4.0;
+pub const DECISION_MS: f64 = linux_capacity::BALANCE_MS;
 
 /// What a policy of this family checks against the machine before it is built: `linux-eas`
 /// needs an energy model (powers), `primary-domain` a domain the machine has.

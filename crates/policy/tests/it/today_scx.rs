@@ -6,7 +6,7 @@
 use ampsched_model::{CoreSet, Machine};
 use ampsched_policy::common::core_class::CoreClasses;
 use ampsched_policy::today::compaction::{threshold, Compaction, Mode};
-use ampsched_policy::today::linux_eas::{domains, find_energy_efficient_cpu, overutilized, schedutil_level};
+use ampsched_policy::today::linux_eas::{domains, find_energy_efficient_cpu, overutilized, schedutil_level, Wakee};
 use ampsched_policy::today::p2dq_eas::{energy_cost, score, thresholds};
 use ampsched_policy::today::primary_domain::resolve;
 use ampsched_policy::{build, Options, PolicySpec};
@@ -38,9 +38,9 @@ fn eas_picks_the_cheaper_domain_when_both_fit() {
     let m = machine();
     let d = domains(&m);
     assert!(close(d[1].energy(200.0, 200.0), 0.0390625) && close(d[0].energy(200.0, 200.0), 0.1953125));
-    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], 200, &m.all_cores(), None), Some(2));
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], Wakee::plain(200, None), &m.all_cores()), Some(2));
     // From a previous little CPU the same energy: it stays there (no strictly lower delta).
-    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], 200, &m.all_cores(), Some(4)), Some(4));
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], Wakee::plain(200, Some(4)), &m.all_cores()), Some(4));
 }
 
 /// A task of 450: 450 × 1280 = 576,000 ≥ 512 × 1024 = 524,288, so it fits no little CPU; on a
@@ -51,10 +51,14 @@ fn eas_picks_the_big_domain_when_only_it_fits() {
     let m = machine();
     let d = domains(&m);
     assert!(close(d[0].energy(450.0, 450.0), 0.87890625));
-    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], 450, &m.all_cores(), None), Some(0));
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], Wakee::plain(450, None), &m.all_cores()), Some(0));
     // Restricted to the little CPUs it fits nowhere: the biggest allowed, most spare.
     let little = CoreSet::from_cores([2, 3, 4, 5]);
-    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0, 0, 100, 0, 0, 0], 450, &little, None), Some(3));
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0, 0, 100, 0, 0, 0], Wakee::plain(450, None), &little), Some(3));
+    // A light task (100) with uclamp_min 600: on a little CPU util_fits_cpu answers −1 (600 above
+    // both its utilisation and the capacity 512), which is not a fit; on a big one it fits.
+    let boosted = Wakee { util: 100, uclamp_min: 600, uclamp_max: 1024, prev: None };
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &[0; 6], boosted, &m.all_cores()), Some(0));
 }
 
 /// The OPP matters: little CPUs 2-5 at 150 each, a task of 60. On CPU 2 (most spare: a tie, the
@@ -69,9 +73,9 @@ fn eas_avoids_raising_a_domains_frequency() {
     let d = domains(&m);
     let util = [0, 0, 150, 150, 150, 150];
     assert!(close(d[1].energy(210.0, 660.0) - d[1].energy(150.0, 600.0), 0.140625));
-    assert_eq!(find_energy_efficient_cpu(&m, &d, &util, 60, &m.all_cores(), None), Some(0));
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &util, Wakee::plain(60, None), &m.all_cores()), Some(0));
     assert!(close(d[1].energy(200.0, 650.0) - d[1].energy(150.0, 600.0), 0.009765625));
-    assert_eq!(find_energy_efficient_cpu(&m, &d, &util, 50, &m.all_cores(), None), Some(2));
+    assert_eq!(find_energy_efficient_cpu(&m, &d, &util, Wakee::plain(50, None), &m.all_cores()), Some(2));
 }
 
 /// Over-utilisation is `fits_capacity` failing on any CPU: 80% of 1024 is 819 (819 × 1280 =

@@ -105,3 +105,43 @@ fn primary_domain_keeps_threads_home_until_it_saturates() {
     let (big, _) = time_after(&r, None, 0);
     assert!((big as f64 / 2.4e9 - 1.0).abs() < 0.01, "the big CPUs took {big} ns");
 }
+
+/// linux-eas on one CPU-bound thread: it starts as a new task (util 512, which fits only the big
+/// CPUs: 512 × 1280 ≥ 512 × 1024) on big CPU 0 at 2 GHz. The view's first interval is the one
+/// ending at the first quantum call (4 ms), so the estimator sees the first 4 ms as idle: 512 ·
+/// 2^(−4 / 33.554) = 471. From there util_avg climbs as 1024 − 553 · 2^(−(t − 4 ms) / 33.554 ms):
+/// 818.8 at the 52 ms balance (fits: 818 × 1280 = 1,047,040 < 1024 × 1024), 835.0 at 56 ms (does
+/// not): the system turns over-utilised at the 56 ms call and stays so, and the thread, released
+/// to all CPUs, stays on the big ones under linux-capacity.
+#[test]
+fn eas_turns_over_utilised_when_a_cpu_passes_80_percent() {
+    use ampsched_policy::today::linux_eas::LinuxEas;
+    let m = Machine::from_toml("m.toml", MACHINE).unwrap();
+    let spec = PolicySpec::parse("linux-eas").unwrap();
+    let eas = LinuxEas::new(&ampsched_policy::Options::new(&spec, ampsched_policy::today::linux_eas::INFO.options).unwrap(), &m);
+    let mut flips: Vec<(u64, bool)> = Vec::new();
+    let mut p = ampsched_model::Watched::new(eas, |p: &LinuxEas, v, _| {
+        if v.trigger == ampsched_model::Trigger::Quantum && flips.last().is_none_or(|&(_, o)| o != p.is_overutilized()) {
+            flips.push((v.now_ns, p.is_overutilized()));
+        }
+    });
+    let w = workload(0, 0.0, 0.0, 0, 1);
+    let cfg = SimConfig { max_segments: 1_000_000, ..SimConfig::default() };
+    let r = Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut p, cfg).run().unwrap();
+    assert_eq!(flips, vec![(4 * MS, false), (56 * MS, true)]);
+    assert_eq!(time_after(&r, None, 0).0, time_after(&r, None, 0).1, "the thread ran on big CPUs only");
+}
+
+/// linux-eas on two light threads (1 ms of big-CPU work per 10 ms): once their util_avg has
+/// decayed from a new task's 512 (two half-lives bring it under 128 by about 70 ms) each wake-up
+/// finds the little domain cheapest, and schedutil keeps it at 0.5 GHz (1.25 × 1.0 GHz × util /
+/// 512 stays under 0.5 GHz while util < 205): after 200 ms no big CPU runs, and the little CPUs
+/// run mostly at their lowest level.
+#[test]
+fn eas_keeps_light_threads_on_slow_little_cpus() {
+    let r = run("linux-eas", &workload(2, 2e6, 0.009, 60, 0));
+    let (big, all) = time_after(&r, None, 200 * MS);
+    assert!(all > 0 && big == 0, "{big} of {all} ns on big after 200 ms");
+    let (low, high): (u64, u64) = r.cores[2..].iter().map(|c| (c.busy_ns_by_level[0], c.busy_ns_by_level[1])).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    assert!(low > 4 * high, "little CPUs: {low} ns at 0.5 GHz, {high} ns at 1.0 GHz");
+}
