@@ -687,7 +687,7 @@ def _figures(ctx, results, mode):
             xs = [k + j * width for k in range(len(machines))]
             ax.bar(xs, ys, width, label=p, color=_colour(j))
         ax.set_xticks([k + 0.4 - width / 2 for k in range(len(machines))])
-        ax.set_xticklabels(machines)
+        ax.set_xticklabels(machines, fontsize=8, rotation=10)
         ax.set_ylabel(label)
         ax.set_title(f"{w}: {label} per policy (lower is better)")
     fig.axes[0].legend(ncol=7, fontsize=8, loc="upper left")
@@ -736,7 +736,7 @@ def _paper_figure(ctx, results, mode):
 def _colour(j):
     palette = (
         "#1f77b4", "#aec7e8", "#2ca02c", "#98df8a", "#9467bd", "#c5b0d5",
-        "#7f7f7f", "#d62728", "#ff9896", "#ff7f0e", "#ffbb78", "#8c564b", "#e377c2",
+        "#7f7f7f", "#d62728", "#ff9896", "#ff7f0e", "#ffbb78", "#8c564b", "#e377c2", "#17becf",
     )  # fmt: skip
     return palette[j % len(palette)]
 
