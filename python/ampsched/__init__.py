@@ -779,9 +779,10 @@ def sf_estimation_error(machine: str, programs=None, base_cpi: float = 1.5):
 def topology(cores: str = None, emulate: str = None, name: str = "detected") -> dict:
     """This machine's topology as the live agent sees it (what `ampsched topology --json` prints,
     with machine_toml): source (where the core types come from), symmetric, core_types (name,
-    cpus, count, capacity on Linux's scale of 1024, max_freq_khz), cpus (each CPU's core type,
-    max_freq_khz and llc), llcs (size_kb, cpus), notes, and machine_toml, a machine file for the
-    simulator named `name` (what `ampsched topology --save` writes). cores: name the core types
+    cpus, count, capacity on Linux's scale of 1024, max_freq_khz, smt: hardware threads per
+    core, docs/smt.md), cpus (each CPU's core type, max_freq_khz and llc), llcs (size_kb, cpus),
+    notes, and machine_toml, a machine file for the simulator named `name` (what `ampsched
+    topology --save` writes). cores: name the core types
     yourself, fastest first ("big=0-3,small=4-7[:SPEED]"); emulate: the topology
     `agent(emulate=...)` makes ("small=1:0.5"). Bad specs raise InputError."""
     core = _require_core()

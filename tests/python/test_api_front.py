@@ -22,7 +22,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 # What --emulate small=1:0.5 makes of CPUs 0 and 1: CPU 1 at half speed, so capacity 512 on
 # Linux's scale of 1024 (SCHED_CAPACITY_SCALE, include/linux/sched.h in the Linux kernel), and
 # CPU 0, the rest, the big type at full capacity.
-EMULATED_SMALL = {"name": "small", "cpus": "1", "count": 1, "capacity": 512, "max_freq_khz": None}
+EMULATED_SMALL = {"name": "small", "cpus": "1", "count": 1, "capacity": 512, "max_freq_khz": None, "smt": 1}
 
 
 @needs_core

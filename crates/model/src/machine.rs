@@ -456,7 +456,9 @@ impl Machine {
     /// cores of each type, renumbered in the same order; their Linux CPUs, LLC domains (a domain
     /// left without cores is dropped), memory nodes and the machine's memory kept. A type with no
     /// core online is gone from the machine, as a hotplugged-off cluster (its power rail stays
-    /// and draws nothing). Capacities are derived again: 1024 is the fastest type online.
+    /// and draws nothing). True capacities are derived again (1024 is the fastest type online);
+    /// a reported capacity the file gave is kept, as Linux normalises its capacities once, at
+    /// boot. SMT pairs stay pairs; a thread whose sibling is offline is alone on its core.
     /// `online` gives one count per type, each at most the type's count, not all 0
     /// (`parse_online` checks a user's text).
     pub fn with_online(&self, online: &[usize], name: String) -> Machine {
@@ -714,7 +716,7 @@ fn assign_smt_cores(types: &[CoreType], cores: &mut [Core]) {
     let mut last = vec![usize::MAX; types.len()];
     for c in cores {
         let t = c.core_type;
-        if in_type[t] % types[t].smt == 0 {
+        if in_type[t].is_multiple_of(types[t].smt) {
             last[t] = next;
             next += 1;
         }
@@ -744,7 +746,7 @@ fn read_smt(n: &mut Node, count: usize) -> Result<(usize, f64)> {
         (1, Some(_)) => Err(n.err("smt_sibling_speed", "only meaningful with smt = 2 (the type has one hardware thread per core)")),
         (1, None) => Ok((1, 1.0)),
         (_, None) => Err(n.err("smt_sibling_speed", format!("missing required key (smt = {smt}: each busy sibling's speed, relative to alone)"))),
-        (_, Some(_)) if count % smt != 0 => {
+        (_, Some(_)) if !count.is_multiple_of(smt) => {
             Err(n.err("smt", format!("count = {count} is not a multiple of smt = {smt} (count gives hardware threads: {smt} per physical core)")))
         }
         (_, Some(s)) => Ok((smt, s)),

@@ -287,9 +287,6 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// capacities): what fast-core shares (`local::share`) and a policy's fast side act on.
     pub(crate) fast_type_mask: [bool; MAX_CORE_TYPES],
     pub(crate) fast_cores: CoreSet,
-    /// The truly fast cores (`Machine::is_truly_fast_type`: peak rates), for what a run measures
-    /// (the task runtime's tasks run on fast cores, the result's fast time).
-    pub(crate) true_fast_cores: CoreSet,
     /// Reused buffer for the local scheduler's balancing moves.
     moved: Vec<(u32, usize)>,
     /// Some phase's miss rate depends on its LLC capacity, and some LLC is shared: co-runners
@@ -399,7 +396,6 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             stats: Stats::default(),
             fast_type_mask: m.fast_type_mask(),
             fast_cores: m.fast_cores(),
-            true_fast_cores: m.true_fast_cores(),
             moved: Vec::new(),
             shared_curves: w.has_miss_curves() && m.llcs.iter().any(|l| l.cores.len() > 1),
             llc_dirty: Vec::new(),

@@ -171,7 +171,7 @@ fn this_machines_smt_is_read() {
     for t in &topo.core_types {
         let smt = topo.type_smt(&t.cpus);
         assert_eq!(smt.cpus.len(), t.cpus.len());
-        assert!(smt.smt == 1 || smt.cpus.len() % 2 == 0);
+        assert!(smt.smt == 1 || smt.cpus.len().is_multiple_of(2));
     }
     assert_eq!(m.num_cores(), topo.cpus.len());
 }

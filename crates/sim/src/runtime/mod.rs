@@ -41,7 +41,7 @@ use crate::local::LocalScheduler;
 /// What the runtime measured in a run, summed over its task apps' runs (`RunResult::task_runtime`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskRuntimeStats {
-    /// Tasks run, and of them those run on a fast core (`Machine::fast_cores`).
+    /// Tasks run, and of them those run on a fast core (`Machine::true_fast_cores`).
     pub tasks_run: u64,
     pub tasks_on_fast: u64,
     /// CATS: tasks found critical when ready, and of them those run on a fast core.
@@ -349,7 +349,8 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     /// Whether `t` is on (or queued on, or last ran on) a fast core.
     fn on_fast(&self, t: u32) -> bool {
         let c = self.book.threads[t as usize].core.or(self.last_ran[t as usize].map(|c| c as usize));
-        c.is_some_and(|c| self.true_fast_cores.contains(c))
+        // Truly fast (peak rates), as `main_pin`: the runtime knows its machine's clusters.
+        c.is_some_and(|c| self.m.is_truly_fast(c))
     }
 
     /// The main program goes on from its cursor (thread `t` holds it).

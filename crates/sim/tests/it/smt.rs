@@ -13,10 +13,7 @@ const SIBLING_SPEED: f64 = 0.6;
 
 /// `physical` cores of two hardware threads each (siblings 0-1, 2-3, ...).
 fn smt_machine(physical: usize) -> Machine {
-    machine(&format!(
-        "[[core_type]]\nname = \"p\"\ncount = {}\nfreq_ghz = 2.0\nsmt = 2\nsmt_sibling_speed = {SIBLING_SPEED}\n",
-        2 * physical
-    ))
+    machine(&format!("[[core_type]]\nname = \"p\"\ncount = {}\nfreq_ghz = 2.0\nsmt = 2\nsmt_sibling_speed = {SIBLING_SPEED}\n", 2 * physical))
 }
 
 /// Thread i (app i's one thread) pinned to hardware thread `pins[i]`.
@@ -137,9 +134,7 @@ fn a_reported_capacity_changes_what_policies_see_not_the_speeds_or_the_fast_time
     // core's time as fast time.
     let text = |caps: &str| {
         let (big, little) = caps.split_once(',').unwrap();
-        format!(
-            "[[core_type]]\nname = \"big\"\ncount = 1\nfreq_ghz = 2.0\n{big}\n[[core_type]]\nname = \"little\"\ncount = 1\nfreq_ghz = 1.0\n{little}\n"
-        )
+        format!("[[core_type]]\nname = \"big\"\ncount = 1\nfreq_ghz = 2.0\n{big}\n[[core_type]]\nname = \"little\"\ncount = 1\nfreq_ghz = 1.0\n{little}\n")
     };
     let missorted = machine(&text("capacity = 400,capacity = 1024"));
     let plain = machine(&text(","));
@@ -173,9 +168,7 @@ fn a_spinning_sibling_is_busy_and_a_blocked_one_is_not() {
     // the other waits on the sibling hardware thread. Spinning, the waiter keeps the core's
     // pipeline busy: 1e9 × 0.5 / 0.6 ns. Blocked, its hardware thread is idle: 1e9 × 0.5 ns.
     let serial = |wait: &str| {
-        let text = format!(
-            "[[app]]\nname = \"s\"\nthreads = 2\n[[app.phase]]\nkind = \"serial\"\ninstructions = 1e9\ncpi = 1.0\nwait = \"{wait}\"\n"
-        );
+        let text = format!("[[app]]\nname = \"s\"\nthreads = 2\n[[app.phase]]\nkind = \"serial\"\ninstructions = 1e9\ncpi = 1.0\nwait = \"{wait}\"\n");
         Workload::from_toml("w", &text, &ampsched_model::workload::Programs::new()).unwrap()
     };
     let spin = pinned(&smt_machine(1), &serial("spin"), &[0, 1]);
