@@ -18,9 +18,9 @@
 //!   (little − 512)/512 (1024-scale shares). All active CPUs big: everyone critical; all little:
 //!   no one.
 //! - **Autopilot** (the default mode): required capacity (without headroom) at most half a
-//!   little CPU's capacity → powersave; at most 50% of the machine's total capacity → balanced;
-//!   above → performance (`do_autopilot`, with `init_autopilot_caps`' values for a machine
-//!   without an energy model).
+//!   little CPU's capacity → powersave; at most 50% of the machine's total capacity (25% with
+//!   SMT) → balanced; above → performance (`do_autopilot`, with `init_autopilot_caps`' values
+//!   for a machine without an energy model).
 //!
 //! Criticality. lavd's `perf_cri` (lat_cri.bpf.c) is log(wait frequency × wake frequency) +
 //! log(runtime): a task in the middle of a wake-up chain that runs long. The view gives neither
@@ -40,13 +40,13 @@
 //! group compute domains and SMT siblings); the energy-model path (PCO tables) is not modelled:
 //! the machine is treated as lavd treats one without an energy model. No frequency control
 //! (lavd's `update_cpuperf_target`), no latency criticality, deadlines or slices: the local
-//! scheduler's time sharing stays. The SMT variant of the autopilot's high mark (25%) is not
-//! used: the simulated machines have no SMT here.
+//! scheduler's time sharing stays.
 //!
 //! Live: yes. Everything is read from the per-interval CPU times and applied as affinities.
 
 use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
+use super::set_if_changed;
 use crate::common::core_class::CoreClasses;
 use crate::common::utilization::{Utilization, SCHED_CAPACITY_SCALE};
 use crate::options::{OptionInfo, OptionKind, Options};
@@ -90,6 +90,9 @@ pub const HEADROOM: u64 = 256;
 /// `LAVD_AP_HIGH_UTIL_DFL_NO_SMT_RT`: the autopilot goes to performance above 50% of the total
 /// capacity (lavd.bpf.h: p2s(50), without SMT).
 pub const AP_HIGH_UTIL: u64 = 512;
+/// `LAVD_AP_HIGH_UTIL_DFL_SMT_RT`: 25% on a machine with SMT (lavd.bpf.h: p2s(25)), where half
+/// the CPUs are second hardware threads.
+pub const AP_HIGH_UTIL_SMT: u64 = 256;
 /// lavd's fixed-point scale (`LAVD_SCALE`, 1 << `LAVD_SHIFT` = 1024).
 const SCALE: u64 = SCHED_CAPACITY_SCALE as u64;
 
@@ -137,13 +140,13 @@ impl Compaction {
             util: Utilization::new(),
             fixed,
             stats_ns: o.ms("stats_ms"),
-            pin_ns: (o.number("pin_ms") * 1e6).round() as u64,
+            pin_ns: o.ms("pin_ms"),
             mode: fixed.unwrap_or(Mode::Balanced),
             active: m.all_cores(),
             grown_ns: 0,
             thr: 0,
             low_cap: one_little / 2,
-            high_cap: total * AP_HIGH_UTIL / SCALE,
+            high_cap: total * if m.has_smt() { AP_HIGH_UTIL_SMT } else { AP_HIGH_UTIL } / SCALE,
             classes,
         }
     }
@@ -201,10 +204,7 @@ impl Compaction {
     }
 
     fn place(&self, view: &SystemView, t: ThreadId, out: &mut Placement) {
-        let target = self.target(t);
-        if view.thread(t).allowed != target {
-            out.set(t, target);
-        }
+        set_if_changed(view, t, &self.target(t), out);
     }
 }
 

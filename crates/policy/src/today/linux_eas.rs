@@ -14,9 +14,8 @@
 //! - **Placement** (`find_energy_efficient_cpu`), when a thread starts or wakes and the system is
 //!   not over-utilised: in each domain, among the allowed CPUs where the thread's estimated
 //!   utilisation (`task_util_est`) added to the CPU's fits (`util_fits_cpu`: 80%, the thread's
-//!   uclamp range applied), the one of
-//!   most spare capacity; of these candidates and the thread's previous CPU, the one whose
-//!   domain's energy grows least with the thread on it. The thread is pinned there: while EAS
+//!   uclamp range applied), the one of most spare capacity; of these candidates and the
+//!   thread's previous CPU, the one whose domain's energy grows least with the thread on it. The thread is pinned there: while EAS
 //!   is on, the kernel does no load balancing, and the thread stays until it wakes again.
 //! - **Over-utilisation** (`cpu_overutilized`): any CPU whose utilisation does not fit its
 //!   capacity (above 80%) turns EAS off: the pinned threads are released and `linux-capacity`'s
@@ -33,9 +32,10 @@
 //! nowhere (the kernel falls back to the previous CPU or the idle-sibling search): here the
 //! domain of highest capacity's most-spare CPU. uclamp's influence on the OPP and the thermal
 //! pressure are not modelled; `EM_MAX_COMPLEXITY` is not checked (machines here are small); a
-//! machine of one capacity (no SD_ASYM_CPUCAPACITY) runs `linux-capacity` alone, as the kernel
-//! runs without EAS there. The frequency chosen is also given to this policy's estimator, not
-//! to `linux-capacity`'s (which reads each type at its start frequency).
+//! machine of one capacity (no SD_ASYM_CPUCAPACITY) or with SMT runs `linux-capacity` alone, as
+//! the kernel does not enable EAS there (sched-energy.rst §6: asymmetric CPU capacity; kernel/
+//! sched/topology.c `build_perf_domains` refuses SMT). The frequency chosen is given to this
+//! policy's estimator, not to `linux-capacity`'s (which reads each type at its start frequency).
 //!
 //! Live: no. EAS decides at each wake-up, before the thread runs (`Signals::WAKEUP`), which the
 //! agent's sampled affinities cannot do.
@@ -197,7 +197,7 @@ pub struct LinuxEas {
     domains: Vec<Domain>,
     /// `linux-capacity`, run alongside, applied while over-utilised.
     balance: Box<dyn Policy>,
-    /// EAS can run: the machine's capacities differ (SD_ASYM_CPUCAPACITY).
+    /// EAS can run: the machine's capacities differ (SD_ASYM_CPUCAPACITY) and it has no SMT.
     asymmetric: bool,
     overutilized: bool,
     /// Each domain's level as last set.
@@ -216,7 +216,7 @@ impl LinuxEas {
             level: m.core_types.iter().map(|t| t.start_freq_ghz).collect(),
             domains,
             balance,
-            asymmetric: !m.is_symmetric(),
+            asymmetric: !m.is_symmetric() && !m.has_smt(),
             overutilized: false,
             scratch: Placement::default(),
         }

@@ -11,7 +11,7 @@ pub mod p2dq_eas;
 pub mod primary_domain;
 pub mod smt_aware;
 
-use ampsched_model::{InputError, Machine};
+use ampsched_model::{CoreSet, InputError, Machine, Placement, SystemView, ThreadId};
 
 use crate::options::Options;
 use crate::PolicyInfo;
@@ -32,4 +32,12 @@ pub fn check_machine(info: &PolicyInfo, o: &Options, m: &Machine, spec: &str) ->
         None
     };
     why.map_or(Ok(()), |why| Err(InputError::new("--policy", spec, why)))
+}
+
+/// Give thread `t` the affinity `cores` unless the view shows it has it already: the policies
+/// that recompute every thread's place each interval decide only what changes.
+pub fn set_if_changed(view: &SystemView, t: ThreadId, cores: &CoreSet, out: &mut Placement) {
+    if &view.thread(t).allowed != cores {
+        out.set(t, cores.clone());
+    }
 }

@@ -31,7 +31,7 @@
 
 use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
 
-use super::DECISION_MS;
+use super::{set_if_changed, DECISION_MS};
 use crate::common::core_class::CoreClasses;
 use crate::common::utilization::Utilization;
 use crate::options::{OptionInfo, OptionKind, Options};
@@ -166,9 +166,7 @@ impl P2dqEas {
         let other = 1 - want;
         let kind = if free[want] == 0 && free[other] > 0 { other } else { want };
         free[kind] = free[kind].saturating_sub(1);
-        if view.thread(t).allowed != sets[kind] {
-            out.set(t, sets[kind].clone());
-        }
+        set_if_changed(view, t, &sets[kind], out);
     }
 }
 

@@ -26,9 +26,9 @@
 //! Live: yes. The domain is applied as affinities from the agent's samples, the powersave
 //! frequency through the agent's cpufreq enforcement where the machine allows it.
 
-use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, ThreadId, Trigger, Triggers};
+use ampsched_model::{CoreSet, Machine, Placement, Policy, PolicyFailure, Signals, SystemView, Trigger, Triggers};
 
-use super::DECISION_MS;
+use super::{set_if_changed, DECISION_MS};
 use crate::common::core_class::CoreClasses;
 use crate::options::{OptionInfo, OptionKind, Options};
 use crate::{Build, PolicyInfo};
@@ -114,12 +114,6 @@ impl PrimaryDomain {
         };
         PrimaryDomain { primary, all: m.all_cores(), quantum_ns: o.ms("quantum_ms"), lowest }
     }
-
-    fn set(&self, view: &SystemView, t: ThreadId, cores: &CoreSet, out: &mut Placement) {
-        if &view.thread(t).allowed != cores {
-            out.set(t, cores.clone());
-        }
-    }
 }
 
 impl Policy for PrimaryDomain {
@@ -140,7 +134,7 @@ impl Policy for PrimaryDomain {
         if let Trigger::Start(t) = view.trigger {
             let idle = self.primary.iter().any(|c| view.cores[c].nr_running == 0);
             let target = if idle { self.primary.clone() } else { self.all.clone() };
-            self.set(view, t, &target, out);
+            set_if_changed(view, t, &target, out);
             return Ok(());
         }
         // Threads in the domain keep their places first, then the others take what is left.
@@ -149,13 +143,13 @@ impl Policy for PrimaryDomain {
             if free > 0 {
                 free -= 1;
             } else {
-                self.set(view, t, &self.all, out);
+                set_if_changed(view, t, &self.all, out);
             }
         }
         for t in runnable().filter(|&t| view.thread(t).allowed != self.primary) {
             if free > 0 {
                 free -= 1;
-                self.set(view, t, &self.primary, out);
+                set_if_changed(view, t, &self.primary, out);
             }
         }
         Ok(())
