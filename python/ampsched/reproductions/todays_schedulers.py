@@ -757,7 +757,8 @@ def _workloads_text(mode):
 
 _NOTES = """- The frame time is the wall time of the frame thread's work over its frames: every frame of a workload is
   alike, so jank (frames over the 60 Hz budget) is all or nothing here, and the claims measure it as the time over
-  the budget. The reports counted frames of every length on real phones and desktops.
+  the budget. The reports counted frames of every length on real phones and desktops. Our frame loops are not held
+  to the display's refresh: a frame starts when the previous one ends, so a frame rate may pass 60.
 - The public reports' machines are modelled by catalog presets (each citing its sources, [today's
   chips](../todays-chips.md)); their workloads by ours, since the reports give a thread structure at most (each
   `today-*` file says what is ours): a claim that differs may differ for either reason, and its reason says which
