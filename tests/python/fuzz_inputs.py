@@ -1037,7 +1037,7 @@ def _m_uclamp(rng, doc, role):
 
 
 DOC_MUTATIONS = [
-    (_m_uclamp, 4),
+    (_m_uclamp, 6),
     (_m_pipeline, 5),
     (_m_queue_spinlock, 4),
     (_m_interconnect, 5),

@@ -753,3 +753,47 @@ def test_catalog_text_names_what_is_wrong():
         core.catalog_text("machines", "nope")
     with pytest.raises(ampsched._core.InputError, match='kind "cpus" is not'):
         core.catalog_text("cpus", "x")
+
+
+# ---- todays-schedulers (its quick version runs once, in test_the_quick_version)
+
+from ampsched.reproductions import todays_schedulers  # noqa: E402
+
+
+def test_todays_schedulers_which_table_names_the_lowest_and_its_ties():
+    """The "which to run on which chip" cell: the lowest value and every policy within TIE (1%) of it, in
+    the document's policy order; a refused run is never chosen, a case not run says so."""
+    T = todays_schedulers
+    metric = T.USE[T.GAME][1]
+    results = {
+        ("chip", T.GAME, T.POLICIES["linux-capacity"]): {metric: 10.0, "energy_j": 5.0},
+        ("chip", T.GAME, T.POLICIES["hass-d"]): {metric: 10.09, "energy_j": 4.0},  # 0.9% above: a tie
+        ("chip", T.GAME, T.POLICIES["pa"]): {metric: 10.11, "energy_j": 1.0},  # 1.1% above: not
+        ("chip", T.GAME, T.POLICIES["compaction"]): {"refused": "needs an energy model"},
+    }
+    assert T._best(results, "chip", T.GAME, metric) == "hass-d, linux-capacity"
+    assert T._best(results, "other", T.GAME, metric) == "-"
+    # The pick: of the tied, the lower energy (hass-d's 4 J); among today's, linux-capacity alone.
+    assert T._pick(results, "chip", T.GAME, T.ORDER) == "hass-d (10.1 ms a frame)"
+    assert T._pick(results, "chip", T.GAME, T.TODAY) == "linux-capacity (10.0 ms a frame)"
+
+
+def test_todays_schedulers_jank_is_the_time_over_a_60hz_budget():
+    # 1000 / 60 = 16.667 ms: a 20 ms frame is 3.333 ms over it, a 10 ms one none.
+    assert math.isclose(todays_schedulers._jank(20.0), 20.0 - 1000.0 / 60.0)
+    assert todays_schedulers._jank(10.0) == 0.0
+
+
+def test_todays_schedulers_flat_capacity_variant_only_drops_the_reported_capacities(tmp_path):
+    tomllib = pytest.importorskip("tomllib")
+    T = todays_schedulers
+    with open(T._generated(str(tmp_path))[T.FLAT_RIGHT], "rb") as f:
+        variant = tomllib.load(f)
+    catalog = tomllib.loads(ampsched._require_core().catalog_text("machines", T.FLAT))
+    assert all(t["capacity"] == 1024 for t in catalog["core_type"])
+    assert not any("capacity" in t for t in variant["core_type"])
+    for t in catalog["core_type"]:
+        t.pop("capacity")
+    for key in ("name", "description"):
+        assert variant.pop(key) != catalog.pop(key)
+    assert variant == catalog
