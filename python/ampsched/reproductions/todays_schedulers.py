@@ -441,7 +441,9 @@ def _claims(results):
             "which is what it does over-utilised)",
             "80%: kept over-utilised; 70%: EAS places the small tasks",
             f"saving at 70% {pct(100 * gaps[LISA_70]).lstrip('+')}, at 80% {pct(100 * gaps[LISA_80]).lstrip('+')}",
-            "the saving at 80% at most half the saving at 70%",
+            # Said in the table: this condition was set after the runs had been seen (the report gives
+            # no number to hold ours to), so the verdict is weaker evidence than the others'.
+            "the saving at 80% at most half the saving at 70% (a condition set after seeing the runs)",
             gaps[LISA_80] <= 0.5 * gaps[LISA_70],
             "EAS still acts with 80% tasks: they do not keep a CPU over 80% of its capacity in our estimate",
             kind="independent",

@@ -324,7 +324,6 @@ mod tests {
     //! Every expected value follows from the rule of `Cfs` it names.
 
     use super::*;
-    use ampsched_model::{CoreSet, Machine};
 
     const SLICE_NS: u64 = 4_000_000;
 
