@@ -131,6 +131,8 @@ NOC = "noc-"
 # Issue 30's machines of today's chips (docs/todays-chips.md) are outside the grid too, so it stays the runs
 # it was (with them the quick grid would grow from ~800 runs to ~3,000): their parsing and a run of each
 # are checked by tests/python/test_todays_chips.py, their results by the todays-schedulers reproduction.
+# Their user-case workloads (catalog today-*) likewise: they are the reproduction's.
+TODAYS_WORKLOADS = "today-"
 TODAYS_CHIPS = {
     "alder-lake-8p16e",
     "raptor-lake-6p8e",
@@ -216,7 +218,7 @@ def grid(quick=False):
         for m in machines
         if not m["name"].startswith(NOC) and m["name"] not in TODAYS_CHIPS
         for w in workloads
-        if not w["name"].startswith(NOC)
+        if not w["name"].startswith((NOC, TODAYS_WORKLOADS))
         for p in POLICIES
         if in_grid(m, p) and (not quick or quick_eligible(m, w, p))
     ]

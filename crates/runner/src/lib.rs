@@ -1119,17 +1119,19 @@ pub fn compare_candidates(
 
 /// The embedded default of `ampsched compare` with no arguments: a thesis machine and mix, all
 /// policies but `bound` (one rotation of the default metric, which hh1's own baseline, the
-/// default metric, averages and adds as a row), the fairness family and the big.LITTLE family.
+/// default metric, averages and adds as a row), the fairness, big.LITTLE and today's families.
 pub fn default_compare() -> Value {
     // Not `bound` (the default metric's rotations), nor the fairness family (Kim & Huh's, run on
     // their machines: `ampsched_policy::fairness::FAMILY`), so that this comparison stays the
-    // thesis's and WASH's schedulers on the thesis's machine.
-    // Nor the big.LITTLE family (the paper's OS schedulers and Static threading, run on the
+    // thesis's and WASH's schedulers on the thesis's machine. Nor today's Linux and sched_ext
+    // policies (`ampsched_policy::today::FAMILY`, set beside the seeds' on today's chips by the
+    // todays-schedulers reproduction). Nor the big.LITTLE family (the paper's OS schedulers and Static threading, run on the
     // Exynos 5422).
     let fairness = |n: &str| ampsched_policy::fairness::FAMILY.iter().any(|p| p.name == n);
     let biglittle = |n: &str| ampsched_policy::biglittle::FAMILY.iter().any(|p| p.name == n);
+    let today = |n: &str| ampsched_policy::today::FAMILY.iter().any(|p| p.name == n);
     let policies: Vec<&str> =
-        POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name && !fairness(n) && !biglittle(n)).collect();
+        POLICIES.iter().map(|p| p.name).filter(|&n| n != ampsched_policy::baseline::bound::INFO.name && !fairness(n) && !biglittle(n) && !today(n)).collect();
     json!({"machine": "2fc-2sc-amd", "workload": "hh1", "policies": policies})
 }
 

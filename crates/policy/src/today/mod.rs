@@ -16,6 +16,9 @@ use ampsched_model::{CoreSet, InputError, Machine, Placement, SystemView, Thread
 use crate::options::Options;
 use crate::PolicyInfo;
 
+/// The family, in the registry's order.
+pub const FAMILY: [&PolicyInfo; 6] = [&linux_capacity::INFO, &smt_aware::INFO, &linux_eas::INFO, &compaction::INFO, &p2dq_eas::INFO, &primary_domain::INFO];
+
 /// The decision period of the policies that stand for a per-wake-up rule with affinities set
 /// every quantum: `linux-capacity`'s balance interval, one scheduler tick at CONFIG_HZ=250, so a
 /// thread is looked at again about as often as the kernel looks at a running one.
