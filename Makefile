@@ -80,7 +80,7 @@ lint: $(VENV)/.ruff
 	$(VENV)/bin/ruff check -q python tests bench
 
 # Everything `make test` runs, plus the slow tests it reports as skipped (pytest's `slow`
-# marker) and the long fuzz: 3,000 hostile inputs instead of 200.
+# marker) and the long fuzz: 3,000 hostile inputs instead of 140.
 test-all:
 	AMPSCHED_TEST_ALL=1 AMPSCHED_FUZZ_CASES=3000 $(MAKE) test
 

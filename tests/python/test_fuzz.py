@@ -9,10 +9,10 @@ naming the problem (a sweep may end in exit 1 with its summary line when runs fa
 recorded); a resumed sweep must give the uninterrupted sweep's bytes, and a symlink's target or
 a FIFO must never be written. Bad Python API calls must raise InputError, whatever the wrong
 value or type, in a child too, so that an abort fails one test instead of killing pytest.
-`make test` runs 200 cases; `make test-all` runs 3,000.
+`make test` runs 140 cases; `make test-all` runs 3,000.
 
 Environment:
-    AMPSCHED_FUZZ_CASES   how many cases (default 200; e.g. 5000 for a long run)
+    AMPSCHED_FUZZ_CASES   how many cases (default 140; e.g. 5000 for a long run)
     AMPSCHED_FUZZ_SEED    the seed (default 0); case i of seed s is the same on every run
     AMPSCHED_FUZZ_ONLY    comma-separated case indices: rerun just those (a failure names them)
     AMPSCHED_FUZZ_JOBS    children at a time (default 2)
@@ -29,7 +29,7 @@ import pytest
 
 import fuzz_inputs as fuzz
 
-CASES = int(os.environ.get("AMPSCHED_FUZZ_CASES", "200"))
+CASES = int(os.environ.get("AMPSCHED_FUZZ_CASES", "140"))
 SEED = int(os.environ.get("AMPSCHED_FUZZ_SEED", "0"))
 ONLY = [int(i) for i in os.environ.get("AMPSCHED_FUZZ_ONLY", "").split(",") if i.strip()]
 JOBS = int(os.environ.get("AMPSCHED_FUZZ_JOBS", "2"))

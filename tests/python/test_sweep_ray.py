@@ -86,6 +86,7 @@ def assert_same_rows(got, expected):
     pd.testing.assert_frame_equal(got.attrs["apps"], expected.attrs["apps"], check_exact=True)
 
 
+@pytest.mark.slow  # a Ray instance's start-up and shut-down, ~24 s of make test; the backend stays tested there on a running cluster
 def test_python_sweep_on_a_local_ray_instance(local_sweep, tmp_path, monkeypatch):
     from ampsched import ray_backend
 
