@@ -14,6 +14,7 @@
 //! - `trace`: `--trace`, what ran where, sampled, in the simulator's trace format;
 //! - `runtime_threads`: application or runtime helper thread, by name (`--runtime-threads`);
 //! - `uclamp`: a thread's utilisation clamps (sched_getattr(2));
+//! - `record`: `ampsched record`, a live run written as a workload file;
 //! - `guardian`: a process outside the agent's fate that restores what it changed if it dies;
 //! - `agent`: the loop, and the guarantees on exit.
 
@@ -27,6 +28,7 @@ pub mod locks;
 pub mod monitor;
 pub mod perf;
 pub mod procfs;
+pub mod record;
 pub mod report;
 pub mod runtime_threads;
 pub mod sched_attr;
