@@ -93,9 +93,10 @@ test-rust:
 # Two parts: the tests that need the machine to themselves (the `serial` marker: live programs
 # timed by CPU time; tests/python/conftest.py) alone, the others first on two pytest-xdist
 # workers, which keeps both CPUs busy while one test waits on a child process; a test module runs
-# on one worker (`loadfile`), so a reproduction's quick version, which its module caches, runs once.
+# on one worker (`loadfile`), so a reproduction's quick version, which its module caches, runs once;
+# the longest modules are handed out first (conftest.py's LONGEST_FIRST).
 test-python: $(STAMP)
-	cd tests/python && ../../$(VPY) -m pytest -q -n 2 --dist loadfile -m "not serial"
+	cd tests/python && ../../$(VPY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial"
 	cd tests/python && ../../$(VPY) -m pytest -q -m serial
 
 bench:

@@ -173,10 +173,31 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "serial: runs alone, after the parallel tests (SERIAL_MODULES)")
 
 
+# The modules that take the longest, longest first (seconds of one worker, measured on the
+# reference machine with `pytest --durations=0`, summed per module): the two workers take modules
+# in collection order (`make test` passes --no-loadscope-reorder), so these start first and the
+# many short ones fill in around them. pytest-xdist's default order, by number of tests, would
+# start the fuzz module's one long test last and leave one worker idle while it ran.
+LONGEST_FIRST = (
+    "test_reproduce.py",  # every reproduction's quick version (~260 s)
+    "test_sweep.py",  # ~120 s
+    "test_fuzz.py",  # ~60 s: one test
+    "test_sweep_safety.py",
+    "test_python_policy.py",
+    "test_golden.py",
+    "test_reproduce_biglittle.py",
+    "test_reproduce_noc_locks.py",
+    "test_record.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if SERIAL_MODULES.match(item.path.name):
             item.add_marker(pytest.mark.serial)
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    # A stable sort: tests keep their order within a module, and other modules theirs.
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
     if TEST_ALL:
         return
     skip = pytest.mark.skip(reason="slow: runs in `make test-all` (AMPSCHED_TEST_ALL=1)")
