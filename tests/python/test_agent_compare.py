@@ -306,7 +306,11 @@ def test_busiest_fast_gives_the_fast_cpu_to_the_busy_child_not_the_idle_shell_li
     (child,) = [t for t in threads if t is not parent and sum(t["time_s"].values()) > 0.1]
     # The child runs on the fast CPU but for the first ranking (0.1 s) and the agent's reaction.
     assert child["time_s"]["big"] > 0.7 * (child["time_s"]["big"] + child["time_s"]["small"]), child
-    assert parent["affinity"] == "1", parent  # the idle shell on the slow CPU
+    # The idle shell on the slow CPU. It may be left on the fast one at the end: once the child
+    # has exited, a quantum that falls before the shell's own exit finds it the only live thread,
+    # so the busiest, and moves it there (seen once in twenty runs on a loaded machine). It was
+    # then moved twice at least (to the slow CPU while the child ran, back to the fast one).
+    assert parent["affinity"] == "1" or parent["decisions"] >= 2, parent
 
 
 @live
