@@ -1092,8 +1092,6 @@ def record(
         accept_lost_events=partial is not None,
         **options,
     )
-    if partial is not None:
-        toml = _record.partial_header(partial) + toml
     _check_recorded(core, toml, json.loads(raw_text).get("machine_toml"), label)
     if output is not None:
         write_atomically(output, toml, option="output")

@@ -1,5 +1,5 @@
 """`ampsched record`'s parts that need no engine: the recorded result, the rule for partial
-recordings, the header a partial workload file opens with, and the summary's text.
+recordings, and the summary's text.
 
 The live run and the conversion are the engine's (`_core.record`: the agent with the preload
 library's event log, returning the raw recording; `_core.record_convert`: the raw recording to
@@ -7,8 +7,8 @@ workload TOML and a summary of what was measured and what inferred). What is dec
 
 - a partial recording (the agent stopped early, threads past its tables, events the log lost) is
   never written as if whole: it is refused, naming why, unless the user accepts it
-  (`--accept-partial`); the file written then opens with a comment block saying it is partial
-  and why, so that no reader of the workload takes it for a whole run;
+  (`--accept-partial`); the converter's comment block then says it is partial and why, so that
+  no reader of the workload takes it for a whole run;
 - the raw recording, when asked for (`--raw`), is written before the conversion, whatever the
   conversion then says: a live run cannot be made again, and the raw file is what was measured.
 """
@@ -22,8 +22,6 @@ DEFAULT_OUTPUT = "recorded.toml"
 # unaware load balancing, Linux's own), so that the recording is of the program as it runs
 # untouched; another policy is for a recording to be compared with a live run under it.
 DEFAULT_POLICY = "oblivious"
-# The first line of a partial workload file's header (tests and readers look for it).
-PARTIAL_MARK = "# PARTIAL RECORDING"
 
 
 class Recorded:
@@ -57,28 +55,23 @@ def partial_reason(raw: dict):
     return "; ".join(reasons) or None
 
 
-def partial_header(reason: str) -> str:
-    """The comment block a partial workload file opens with (before the converter's own)."""
-    return (
-        f"{PARTIAL_MARK} (written with --accept-partial): {' '.join(reason.split())}.\n"
-        "# It replays only what was recorded; its threads' work and waits past that are missing.\n"
-    )
-
-
 def summary_lines(summary: dict, output, replay: str) -> list:
     """The short summary `ampsched record` prints on stderr: threads and phases, what was
-    measured and what inferred (per kind, as the converter counts them), the compression error,
-    the converter's notes, and the command that replays the file."""
+    measured and what inferred (the converter's counts), the compression error, the converter's
+    notes, and the command that replays the file."""
     lines = [f"ampsched record: {summary.get('threads', '?')} threads, {summary.get('phases', '?')} phases"]
     for key in ("measured", "inferred"):
-        counts = summary.get(key)
-        if isinstance(counts, dict) and counts:
-            lines.append(f"  {key}: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()))
-        elif counts:
-            lines.append(f"  {key}: {counts}")
-    error = summary.get("compression_error")
-    if error is not None:
-        lines.append(f"  compression error: {_error_text(error)}")
+        counts = summary.get(key) or {}
+        shown = [_count_text(k, v) for k, v in counts.items() if v]
+        if shown:
+            lines.append(f"  {key}: " + ", ".join(shown))
+    e = summary.get("error") or {}
+    if e:
+        lines.append(
+            f"  compression: {e.get('phases_before')} phases to {e.get('phases_after')}, merged values within "
+            f"{_percent(e.get('value'))} of those they replaced; each thread's total instructions within "
+            f"{_percent(e.get('compute'))}, its total sleep within {_percent(e.get('wait'))}"
+        )
     for note in summary.get("notes") or []:
         lines.append(f"  note: {note}")
     if output is not None:
@@ -87,12 +80,14 @@ def summary_lines(summary: dict, output, replay: str) -> list:
     return lines
 
 
-def _error_text(error) -> str:
-    if isinstance(error, (int, float)):
-        return f"{100 * error:.2f}% of the recorded CPU time"
-    if isinstance(error, dict):
-        return ", ".join(f"{k} {_error_text(v) if isinstance(v, (int, float)) else v}" for k, v in error.items())
-    return str(error)
+def _count_text(key: str, value) -> str:
+    if key.endswith("_ns") and isinstance(value, (int, float)):
+        return f"{value / 1e9:.3f} s {key[: -len('_ns')].replace('_', ' ')}"
+    return f"{value} {key.replace('_', ' ')}"
+
+
+def _percent(x) -> str:
+    return f"{100 * x:.2f}%" if isinstance(x, (int, float)) else "?"
 
 
 def replay_command(output: str, machine: str, policy: str) -> str:
