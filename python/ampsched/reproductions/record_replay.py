@@ -85,10 +85,10 @@ PIGZ_MB, XZ_MB = 96, 32
 PROGRAMS = {
     "pigz": ("CPU-bound", None),
     "xz": ("CPU-bound", None),
-    # 3 workers over 2 CPUs: 30 rounds of 20 ms of work, then 2 ms under the one mutex, then the barrier.
-    "barrier": ("lock-bound", ["3", "30", "20000000", "2000000"]),
-    # 2 producers, 2 consumers, 300 items each producer, a queue of 4: 2 ms to make an item, 2 ms to use it.
-    "prodcons": ("lock-bound", ["2", "2", "300", "4", "2000000", "2000000"]),
+    # 3 workers over 2 CPUs: 20 rounds of 15 ms of work, then 1.5 ms under the one mutex, then the barrier.
+    "barrier": ("lock-bound", ["3", "20", "15000000", "1500000"]),
+    # 2 producers, 2 consumers, 200 items each producer, a queue of 4: 2 ms to make an item, 2 ms to use it.
+    "prodcons": ("lock-bound", ["2", "2", "200", "4", "2000000", "2000000"]),
 }
 QUICK_PROGRAM = "barrier"
 QUICK_ARGS = ["3", "10", "15000000", "1500000"]
