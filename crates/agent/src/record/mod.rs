@@ -6,8 +6,12 @@
 //! - `infer`: what the samples say between the events (work per CPU time, off-CPU stretches,
 //!   barriers);
 //! - `compress`: a thread's phase list made short within a stated error.
+//! - `events`: the preload library's event log, as the agent drains it;
+//! - `recorder`: the agent's recording mode, and `record`, a live run recorded;
 
 pub mod compress;
 pub mod convert;
+pub mod events;
 pub mod infer;
+pub mod recorder;
 pub mod recording;
