@@ -1075,7 +1075,10 @@ def record(
             **specs,
             **numbers,
         )
-        report = json.loads(report_text)
+        report = None if report_text is None else json.loads(report_text)
+        failed = _record.failed_at_once(json.loads(raw_text))
+        if failed is not None:
+            raise core.InputError(f"record: {command[0] if command else f'pid {pid}'}: {failed}")
     if raw is not None:
         write_atomically(raw, raw_text, option="raw")
     partial = _record.partial_reason(json.loads(raw_text))

@@ -44,6 +44,25 @@ class Recorded:
         )
 
 
+# A command that exits with a failure status within this many of the agent's sampling intervals
+# failed "at once": the agent saw it start, not run (a usage error, a missing file). Its recording
+# would be a workload of nothing; it is refused rather than written. A command that fails later
+# is recorded (the file states its exit status), as a program that exits non-zero by design is.
+AT_ONCE_INTERVALS = 2
+
+
+def failed_at_once(raw: dict):
+    """Why the raw recording `raw` (parsed) is of a command that failed at once (see
+    AT_ONCE_INTERVALS), one phrase; None otherwise."""
+    status, wall, interval = raw.get("exit_status", 0), raw.get("wall_ns", 0), raw.get("interval_ns", 0)
+    if status == 0 or wall >= AT_ONCE_INTERVALS * interval:
+        return None
+    return (
+        f"the command failed at once (exit status {status} after {wall / 1e6:.1f} ms, within "
+        f"{AT_ONCE_INTERVALS} sampling intervals): nothing to record"
+    )
+
+
 def partial_reason(raw: dict):
     """Why the raw recording `raw` (parsed) is partial, one phrase; None when it is whole."""
     reasons = []

@@ -978,6 +978,9 @@ def _cmd_record(args) -> int:
         _print_notes([recorded.report])
     if recorded.partial is not None:
         print(f"ampsched record: note: the recording is partial: {recorded.partial}", file=sys.stderr)
+    status = json.loads(recorded.raw).get("exit_status", 0)
+    if status != 0:
+        print(f"ampsched record: note: the command exited with status {status}; its run is recorded", file=sys.stderr)
     machine = args.machine or args.save_machine
     replay = _record.replay_command(args.output, machine or "MACHINE.toml", args.policy)
     for line in _record.summary_lines(recorded.summary, args.output, replay):

@@ -1,12 +1,11 @@
 /* A barrier program whose structure is known, for `ampsched record`'s tests and its validation
  * (tests/python/test_record.py, python/ampsched/reproductions/record_replay.py): the main thread
  * starts THREADS workers and joins them; each worker, ROUNDS times, computes ITERS loop
- * iterations, then takes the one mutex all workers share and computes LOCK_ITERS iterations
- * holding it, then waits at a pthread barrier of THREADS parties. The workers reach the mutex
- * together (the barrier released them together, and their work before it is equal), so the
- * mutex is contended every round: a recorder sees THREADS + 1 threads (the main thread creating
- * and joining), one barrier of THREADS parties reached ROUNDS times by each worker, and critical
- * sections on one lock.
+ * iterations, then waits at a pthread barrier of THREADS parties, then takes the one mutex all
+ * workers share and computes LOCK_ITERS iterations holding it. The barrier releases the workers
+ * together, so they reach the mutex together and it is contended every round: a recorder sees
+ * THREADS + 1 threads (the main thread creating and joining), one barrier of THREADS parties
+ * reached ROUNDS times by each worker, and critical sections on one lock.
  *
  * Work is counted in loop iterations (a 64-bit LCG, as forkjoin.c's), so the same arguments give
  * the same work whatever the CPU's speed or load; a slow CPU takes longer.
@@ -72,13 +71,13 @@ static void *worker(void *arg) {
     uint64_t x = (uint64_t)w->id;
     for (uint64_t r = 0; r < rounds; r++) {
         x = lcg(iters, x + r);
+        pthread_barrier_wait(&barrier);
+        w->barriers++;
         uint64_t t0 = ns(CLOCK_MONOTONIC);
         pthread_mutex_lock(&lock);
         w->lock_wait_ns += ns(CLOCK_MONOTONIC) - t0;
         shared_state = lcg(lock_iters, shared_state ^ x);
         pthread_mutex_unlock(&lock);
-        pthread_barrier_wait(&barrier);
-        w->barriers++;
     }
     w->checksum = x;
     w->cpu_ns = ns(CLOCK_THREAD_CPUTIME_ID);

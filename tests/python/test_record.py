@@ -18,7 +18,8 @@ import tomllib
 import pytest
 
 import ampsched
-from conftest import cli
+from conftest import cli, env_with_package
+from test_agent import high_priority
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "agent")
@@ -44,9 +45,11 @@ def live(test):
 
 
 EMULATE = "small=1:0.5"
-# barrier.c's run: N workers, R rounds of 10 ms of work (about 1 M iterations a ms here) and 2 ms
-# under the one mutex, then the barrier. A quarter of a second under the emulation.
-N, ROUNDS, ITERS, LOCK_ITERS = 3, 6, 10_000_000, 2_000_000
+# barrier.c's run: N workers, R rounds of 40 ms of work (about 1 M iterations a ms here), the
+# barrier, then 4 ms under the one mutex; sampled every INTERVAL_MS, so that a round spans several
+# samples (a barrier is inferred from the samples). Under a second under the emulation.
+N, ROUNDS, ITERS, LOCK_ITERS = 3, 5, 40_000_000, 4_000_000
+INTERVAL_MS = 10
 
 
 def one_line_error(done):
@@ -169,10 +172,12 @@ def barrier_recording(programs, tmp_path_factory):
     folder = tmp_path_factory.mktemp("barrier")
     files = {k: str(folder / f) for k, f in (("toml", "w.toml"), ("raw", "w.json"), ("machine", "m.toml"))}
     own = str(folder / "private-argument-31.json")
-    done = cli(
-        "record", "--policy", "static", "--emulate", EMULATE, "--interval", "10", "--output", files["toml"],
-        "--raw", files["raw"], "--save-machine", files["machine"],
-        "--", programs["barrier"], str(N), str(ROUNDS), str(ITERS), str(LOCK_ITERS), own,
+    done = subprocess.run(
+        [sys.executable, "-m", "ampsched",
+         "record", "--policy", "static", "--emulate", EMULATE, "--interval", str(INTERVAL_MS), "--output", files["toml"],
+         "--raw", files["raw"], "--save-machine", files["machine"],
+         "--", programs["barrier"], str(N), str(ROUNDS), str(ITERS), str(LOCK_ITERS), own],
+        capture_output=True, text=True, env=env_with_package(), timeout=300, preexec_fn=high_priority,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     with open(own) as f:

@@ -115,7 +115,9 @@ def test_a_reproduction_with_its_own_module_has_it():
     for name, module in LIVE.items():
         assert name in reproductions.registry()
         with open(os.path.join(here, module)) as f:
-            assert f'reproductions.run("{name}", quick=True' in f.read(), f"{module} does not run {name}'s quick version"
+            assert f'reproductions.run("{name}", quick=True' in f.read(), (
+                f"{module} does not run {name}'s quick version"
+            )
 
 
 def check_quick(name, quick):

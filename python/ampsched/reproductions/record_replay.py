@@ -85,7 +85,7 @@ PIGZ_MB, XZ_MB = 96, 32
 PROGRAMS = {
     "pigz": ("CPU-bound", None),
     "xz": ("CPU-bound", None),
-    # 3 workers over 2 CPUs: 20 rounds of 15 ms of work, then 1.5 ms under the one mutex, then the barrier.
+    # 3 workers over 2 CPUs: 20 rounds of 15 ms of work, the barrier, then 1.5 ms under the one mutex.
     "barrier": ("lock-bound", ["3", "20", "15000000", "1500000"]),
     # 2 producers, 2 consumers, 200 items each producer, a queue of 4: 2 ms to make an item, 2 ms to use it.
     "prodcons": ("lock-bound", ["2", "2", "200", "4", "2000000", "2000000"]),
@@ -419,8 +419,8 @@ def _workloads_text(shown, workdir) -> str:
         "- `pigz`: compresses a generated text file of fixed content "
         f"({PIGZ_MB} MB, words of a seeded generator) with two threads, to /dev/null.",
         f"- `xz`: compresses a {XZ_MB} MB file of the same kind with two threads (`-T2 -1`, blocks of 2 MiB).",
-        "- `barrier`: `tests/agent/barrier.c`: workers computing, then a critical "
-        "section on one shared mutex, then a pthread barrier, each round.",
+        "- `barrier`: `tests/agent/barrier.c`: workers computing, then a pthread barrier, "
+        "then a critical section on one shared mutex, each round.",
         "- `prodcons`: `tests/agent/prodcons.c`: producers and consumers over a "
         "bounded queue (one mutex, two condition variables).",
     ]
