@@ -992,7 +992,8 @@ def _cmd_record(args) -> int:
             "--save MACHINE.toml`)",
             file=sys.stderr,
         )
-    return agent_exit_status(recorded.report) if recorded.report is not None else 0
+    # The command's exit status, as `agent` gives it (a conversion of a raw file: 0).
+    return status if args.from_raw is None else 0
 
 
 def _print_notes(reports: list) -> None:
