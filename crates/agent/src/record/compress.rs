@@ -328,7 +328,17 @@ fn find_repeat(steps: &[Step], tol: f64) -> Option<(Vec<Step>, u32, f64)> {
                 }
                 let refs: Vec<&Step> = items.iter().collect();
                 match mean_step(&refs, tol) {
-                    Some((s, w)) => {
+                    Some((s, mut w)) => {
+                        if let (Step::Compute { instructions: mean, .. }, false) = (&s, extra.is_empty()) {
+                            // The change that counts is from what each repetition did, before
+                            // the prologue and epilogue were spread over them.
+                            for r in 0..k {
+                                let Step::Compute { instructions: was, .. } = core[r * p + i] else { continue };
+                                if (mean - was).abs() > ABS_FLOOR_INSTRUCTIONS {
+                                    w = w.max((mean - was).abs() / mean);
+                                }
+                            }
+                        }
                         body.push(s);
                         worst = worst.max(w);
                     }

@@ -135,6 +135,9 @@ pub struct Inferred {
     /// Named barriers and the instances (meetings) of them.
     pub barriers: usize,
     pub barrier_instances: usize,
+    /// Barrier arrivals of a thread that did not block (the last to arrive), inferred from its
+    /// being the one thread running at the release.
+    pub last_arrivals: usize,
     /// Holders' critical sections (from the waiter's start).
     pub holder_sections: usize,
     /// Critical sections dropped because they overlapped another of the same thread.
@@ -419,9 +422,31 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     }
     let window = if opts.barrier_window_ns == 0 { BARRIER_WINDOW_INTERVALS.saturating_mul(rec.interval_ns) } else { opts.barrier_window_ns };
     let instances = infer::barrier_instances(&all, window);
+    // The last thread to reach a barrier does not block: it has no stretch. Where exactly one
+    // other thread of the app was alive and neither blocked nor in a logged wait at the release
+    // (the first end of the instance's stretches), it is taken as that last arrival, at its
+    // place then. Two or more such threads leave the instance as its blocked threads alone.
+    let waits: Vec<Vec<(u64, u64)>> = rec.threads.iter().map(|t| infer::logged_waits(&rec.events, t.tid)).collect();
+    let alive_until: Vec<u64> = rec.threads.iter().map(|t| t.exit_ns.or(t.samples.last().map(|s| s.t_ns)).unwrap_or(rec.wall_ns)).collect();
+    let busy_at = |i: usize, r: u64| {
+        starts[i] <= r
+            && r <= alive_until[i]
+            && !waits[i].iter().any(|&(a, b)| a <= r && r <= b)
+            && !all.iter().any(|st| st.thread == i && st.start_ns <= r && r <= st.end_ns)
+    };
+    let mut last_arrival: Vec<Option<(usize, u64)>> = vec![None; instances.len()];
+    for (k, inst) in instances.iter().enumerate() {
+        let release = inst.iter().map(|&s| all[s].end_ns).min().expect("an instance has stretches");
+        let running: Vec<usize> = (0..n).filter(|&i| !inst.iter().any(|&s| all[s].thread == i) && busy_at(i, release)).collect();
+        if let [u] = running[..] {
+            last_arrival[k] = Some((u, release));
+        }
+    }
     let mut by_set: BTreeMap<Vec<usize>, Vec<usize>> = BTreeMap::new();
     for (k, inst) in instances.iter().enumerate() {
-        by_set.entry(inst.iter().map(|&s| all[s].thread).collect()).or_default().push(k);
+        let mut set: Vec<usize> = inst.iter().map(|&s| all[s].thread).chain(last_arrival[k].map(|(u, _)| u)).collect();
+        set.sort_unstable();
+        by_set.entry(set).or_default().push(k);
     }
     // Barriers named in the order of their first meeting.
     let mut named: Vec<(&Vec<usize>, &Vec<usize>)> = by_set.iter().filter(|(_, ks)| ks.len() >= 2).collect();
@@ -430,11 +455,16 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     for (b, (set, ks)) in named.iter().enumerate() {
         summary.inferred.barriers += 1;
         summary.inferred.barrier_instances += ks.len();
+        let step = Step::Barrier { barrier: b, parties: set.len() };
         for &k in ks.iter() {
             for &s in &instances[k] {
                 in_barrier[s] = true;
                 let st = &all[s];
-                marks[st.thread].push(Mark { place: st.place, t: st.start_ns, what: What::Point(Step::Barrier { barrier: b, parties: set.len() }) });
+                marks[st.thread].push(Mark { place: st.place, t: st.start_ns, what: What::Point(step.clone()) });
+            }
+            if let Some((u, release)) = last_arrival[k] {
+                summary.inferred.last_arrivals += 1;
+                marks[u].push(Mark { place: place_at(u, release), t: release, what: What::Point(step.clone()) });
             }
         }
     }
@@ -634,10 +664,15 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
     let _ = writeln!(o, "# Inferred (estimates from the samples, not measurements):");
     let _ = writeln!(
         o,
-        "#   {} barriers ({} meetings): off-CPU stretches of several threads, all waiting at one instant and ending within {} ms;",
+        "#   {} barriers ({} meetings): off-CPU stretches of several threads, all waiting at one instant and ending within {} ms,",
         inf.barriers,
         inf.barrier_instances,
         num(window as f64 / 1e6)
+    );
+    let _ = writeln!(
+        o,
+        "#   the same threads meeting repeatedly; {} arrivals of a last thread that did not block (the one thread running then);",
+        inf.last_arrivals
     );
     let _ = writeln!(o, "#   {} holders' critical sections, from the holder's place when a waiter began (lower bounds);", inf.holder_sections);
     let _ = writeln!(o, "#   {} sleeps: off-CPU stretches no event explains (I/O, timers, waits the library cannot see);", inf.sleeps);
@@ -651,21 +686,25 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
     for note in &s.notes {
         let _ = writeln!(o, "# Note: {}", note.replace('\n', " "));
     }
-    let _ = writeln!(
-        o,
-        "# Compression: {} phases to {} (tolerance {}): merged values within {} of those they replaced; each thread's",
-        e.phases_before,
-        e.phases_after,
-        percent(e.tolerance),
-        percent(e.value)
-    );
-    let _ = writeln!(
-        o,
-        "#   total instructions within {}, total sleep within {}; {} sleeps moved by the coarsening.",
-        percent(e.compute),
-        percent(e.wait),
-        e.sleeps_moved
-    );
+    if e.tolerance == 0.0 && e.sleeps_moved == 0 {
+        let _ = writeln!(o, "# Compression: {} phases to {}, lossless (equal phases merged, repetitions of equal values).", e.phases_before, e.phases_after);
+    } else {
+        let _ = writeln!(
+            o,
+            "# Compression: {} phases to {} (tolerance {}): merged values within {} of those they replaced; each thread's",
+            e.phases_before,
+            e.phases_after,
+            percent(e.tolerance),
+            percent(e.value)
+        );
+        let _ = writeln!(
+            o,
+            "#   total instructions within {}, total sleep within {}; {} sleeps moved by the coarsening.",
+            percent(e.compute),
+            percent(e.wait),
+            e.sleeps_moved
+        );
+    }
     let _ = writeln!(o);
     let _ = writeln!(o, "name = {}", quoted(&opts.name));
     let _ = writeln!(o, "description = {}", quoted(&format!("recorded with ampsched record: {} threads, policy {}", s.threads, rec.policy)));

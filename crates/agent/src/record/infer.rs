@@ -166,7 +166,7 @@ pub struct Stretch {
 }
 
 /// The logged waits of thread `tid` (mutex, condition variable, join), as wall spans.
-fn logged_waits(events: &[SyncEvent], tid: u32) -> Vec<(u64, u64)> {
+pub fn logged_waits(events: &[SyncEvent], tid: u32) -> Vec<(u64, u64)> {
     let mut spans: Vec<(u64, u64)> = events
         .iter()
         .filter_map(|e| match *e {
