@@ -449,18 +449,19 @@ fn record(
 ) -> PyResult<(String, PyObject)> {
     use ampsched_agent::record::recorder::{machine_of, record as record_live};
     // The machine file's text, for the recording (a configuration NAME:TYPE=N has none of its own).
-    let machine_text = match &machine {
-        None => None,
-        Some(m) => {
-            ampsched_runner::catalog::machine(m).map_err(|e| InputError::new_err(e.to_string()))?;
-            match ampsched_runner::catalog::MACHINES.iter().find(|(n, _)| n == m) {
-                Some((_, text)) => Some(text.to_string()),
-                None => Some(std::fs::read_to_string(m).map_err(|e| {
-                    InputError::new_err(format!("--machine: {m}: record needs a machine file or a catalog name, not a configuration ({e})"))
-                })?),
+    let machine_text =
+        match &machine {
+            None => None,
+            Some(m) => {
+                ampsched_runner::catalog::machine(m).map_err(|e| InputError::new_err(e.to_string()))?;
+                match ampsched_runner::catalog::MACHINES.iter().find(|(n, _)| n == m) {
+                    Some((_, text)) => Some(text.to_string()),
+                    None => Some(std::fs::read_to_string(m).map_err(|e| {
+                        InputError::new_err(format!("--machine: {m}: record needs a machine file or a catalog name, not a configuration ({e})"))
+                    })?),
+                }
             }
-        }
-    };
+        };
     let cfg = AgentConfig {
         policy,
         interval_ms,
