@@ -53,8 +53,15 @@ static uint64_t thread_cpu_ns(void);
 
 /* A child forked without exec inherits the thread-local entry pointer of its parent's thread:
  * it must find (or make) its own. */
+#ifdef AMPSCHED_RECORD
+static __thread uint32_t self_tid; /* the thread's tid, 0 until first asked (gettid is a system call) */
+#endif
+
 static void forget_entry(void) {
     self_entry = NULL;
+#ifdef AMPSCHED_RECORD
+    self_tid = 0; /* the child's one thread has a tid of its own */
+#endif
 }
 
 __attribute__((constructor)) static void ampsched_locks_init(void) {
@@ -244,7 +251,9 @@ static uint64_t thread_cpu_ns(void) {
 }
 
 static uint32_t gettid_(void) {
-    return (uint32_t)syscall(SYS_gettid);
+    if (!self_tid)
+        self_tid = (uint32_t)syscall(SYS_gettid);
+    return self_tid;
 }
 
 static void log_event(uint32_t kind, uint32_t tid, uint64_t start, uint64_t end, uint64_t cpu, uint64_t object, uint32_t other, uint32_t flags) {

@@ -316,31 +316,32 @@ pub fn signal_number(name: &str) -> Option<i32> {
     SIGNAL_NAMES.iter().find(|(_, n)| *n == name).map(|&(sig, _)| sig).or_else(|| name.strip_prefix("signal ")?.parse().ok())
 }
 
+/// The names the report gives signals (`signal_name`), as signal(7) spells them.
 const SIGNAL_NAMES: &[(libc::c_int, &str)] = &[
     (libc::SIGHUP, "SIGHUP"),
-        (libc::SIGINT, "SIGINT"),
-        (libc::SIGQUIT, "SIGQUIT"),
-        (libc::SIGILL, "SIGILL"),
-        (libc::SIGTRAP, "SIGTRAP"),
-        (libc::SIGABRT, "SIGABRT"),
-        (libc::SIGBUS, "SIGBUS"),
-        (libc::SIGFPE, "SIGFPE"),
-        (libc::SIGKILL, "SIGKILL"),
-        (libc::SIGUSR1, "SIGUSR1"),
-        (libc::SIGSEGV, "SIGSEGV"),
-        (libc::SIGUSR2, "SIGUSR2"),
-        (libc::SIGPIPE, "SIGPIPE"),
-        (libc::SIGALRM, "SIGALRM"),
-        (libc::SIGTERM, "SIGTERM"),
-        (libc::SIGSTKFLT, "SIGSTKFLT"),
-        (libc::SIGXCPU, "SIGXCPU"),
-        (libc::SIGXFSZ, "SIGXFSZ"),
-        (libc::SIGVTALRM, "SIGVTALRM"),
-        (libc::SIGPROF, "SIGPROF"),
-        (libc::SIGIO, "SIGIO"),
-        (libc::SIGPWR, "SIGPWR"),
-        (libc::SIGSYS, "SIGSYS"),
-    ];
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGQUIT, "SIGQUIT"),
+    (libc::SIGILL, "SIGILL"),
+    (libc::SIGTRAP, "SIGTRAP"),
+    (libc::SIGABRT, "SIGABRT"),
+    (libc::SIGBUS, "SIGBUS"),
+    (libc::SIGFPE, "SIGFPE"),
+    (libc::SIGKILL, "SIGKILL"),
+    (libc::SIGUSR1, "SIGUSR1"),
+    (libc::SIGSEGV, "SIGSEGV"),
+    (libc::SIGUSR2, "SIGUSR2"),
+    (libc::SIGPIPE, "SIGPIPE"),
+    (libc::SIGALRM, "SIGALRM"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGSTKFLT, "SIGSTKFLT"),
+    (libc::SIGXCPU, "SIGXCPU"),
+    (libc::SIGXFSZ, "SIGXFSZ"),
+    (libc::SIGVTALRM, "SIGVTALRM"),
+    (libc::SIGPROF, "SIGPROF"),
+    (libc::SIGIO, "SIGIO"),
+    (libc::SIGPWR, "SIGPWR"),
+    (libc::SIGSYS, "SIGSYS"),
+];
 
 // ---- waiting: for the next sample, a target's exit or a signal
 
@@ -775,7 +776,8 @@ fn run_session(
     let locks = if lock_insight {
         let base = ["/dev/shm", "/tmp"].iter().map(Path::new).find(|p| p.is_dir()).unwrap_or(Path::new("/tmp"));
         let library = if record.is_some() { crate::locks::RECORD_LIBRARY } else { crate::locks::PRELOAD_LIBRARY };
-        let table = LockTable::create_with(base, library).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?;
+        let table =
+            LockTable::create_with(base, library).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?;
         if let Some(l) = ledger.as_mut() {
             l.lock_dir(table.dir());
         }

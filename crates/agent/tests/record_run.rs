@@ -103,7 +103,8 @@ fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times(
     assert_eq!(thread(giver).parent, Some(main));
     assert_eq!(thread(taker).parent, Some(main));
     assert_eq!((thread(giver).comm.as_str(), thread(taker).comm.as_str()), ("giver", "taker"));
-    let created: Vec<(u32, u32)> = r.events.iter().filter_map(|e| if let SyncEvent::Create { parent, child, .. } = e { Some((*parent, *child)) } else { None }).collect();
+    let created: Vec<(u32, u32)> =
+        r.events.iter().filter_map(|e| if let SyncEvent::Create { parent, child, .. } = e { Some((*parent, *child)) } else { None }).collect();
     assert_eq!(created, [(main, taker), (main, giver)], "taker is created first");
 
     // Contended waits: one per round, the taker's on `lock`, held by the giver.
@@ -115,7 +116,9 @@ fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times(
         assert!(start_ns < end_ns);
         // The giver unlocked `lock` with the taker waiting, within the wait.
         assert!(
-            r.events.iter().any(|e| matches!(e, SyncEvent::MutexRelease { lock, tid, t_ns, .. } if *lock == m.lock && *tid == giver && t_ns >= start_ns && t_ns <= end_ns)),
+            r.events.iter().any(
+                |e| matches!(e, SyncEvent::MutexRelease { lock, tid, t_ns, .. } if *lock == m.lock && *tid == giver && t_ns >= start_ns && t_ns <= end_ns)
+            ),
             "no release by the giver within the wait {w:?}"
         );
     }
@@ -126,13 +129,16 @@ fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times(
     let signals: Vec<_> = r.events.iter().filter(|e| matches!(e, SyncEvent::CondSignal { cond, .. } if *cond == m.cond)).collect();
     assert_eq!((cond_waits.len(), signals.len()), (ROUNDS, ROUNDS), "{cond_waits:?} {signals:?}");
     for (w, s) in cond_waits.iter().zip(&signals) {
-        let (SyncEvent::CondWait { tid, start_ns, end_ns, timed_out, .. }, SyncEvent::CondSignal { tid: by, t_ns, broadcast, .. }) = (w, s) else { unreachable!() };
+        let (SyncEvent::CondWait { tid, start_ns, end_ns, timed_out, .. }, SyncEvent::CondSignal { tid: by, t_ns, broadcast, .. }) = (w, s) else {
+            unreachable!()
+        };
         assert_eq!((*tid, *by, *timed_out, *broadcast), (taker, giver, false, false));
         assert!(start_ns <= t_ns && t_ns <= end_ns, "signal {s:?} outside the wait {w:?}");
     }
 
     // Joins: the main thread joined the giver, then the taker.
-    let joins: Vec<(u32, u32)> = r.events.iter().filter_map(|e| if let SyncEvent::Join { tid, target, .. } = e { Some((*tid, *target)) } else { None }).collect();
+    let joins: Vec<(u32, u32)> =
+        r.events.iter().filter_map(|e| if let SyncEvent::Join { tid, target, .. } = e { Some((*tid, *target)) } else { None }).collect();
     assert_eq!(joins, [(main, giver), (main, taker)]);
 
     // CPU time: each thread's samples (schedstat) reach what it measured of itself (its own CPU

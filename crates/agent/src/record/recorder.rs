@@ -151,7 +151,10 @@ impl Recorder {
             }
             if r.target.left_running {
                 let names: Vec<String> = r.target.processes_left_running.iter().map(|p| format!("{} ({})", p.pid, p.command)).collect();
-                incomplete.push(format!("processes still running when the recording ended: {}", if names.is_empty() { "the command".into() } else { names.join(", ") }));
+                incomplete.push(format!(
+                    "processes still running when the recording ended: {}",
+                    if names.is_empty() { "the command".into() } else { names.join(", ") }
+                ));
             }
         }
         if lock_dropped > 0 {
