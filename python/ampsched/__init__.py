@@ -991,7 +991,6 @@ def record(
     policy=_record.DEFAULT_POLICY,
     interval_ms: float = None,
     emulate: str = None,
-    emulate_period_ms: float = None,
     cores: str = None,
     machine=None,
     seed: int = None,
@@ -1013,8 +1012,8 @@ def record(
     output: the workload file to write (a new file; an existing one only with `force`; never a
     symlink or a FIFO), written whole or not at all; None writes nothing (the text is returned).
     raw: a file for the raw recording (JSON, what was measured before any inference), written
-    before the conversion, by the same rules. interval_ms, emulate, emulate_period_ms, cores,
-    machine, seed: as for `agent`. keep_command: keep the command line in the file (privacy:
+    before the conversion, by the same rules. interval_ms, emulate, cores, machine, seed: as for
+    `agent` (the emulation's period is the agent's default). keep_command: keep the command line in the file (privacy:
     by default no argument or environment is kept). max_phases: the file's size bound, in
     phases over all threads (the converter's default when None); past it, phases are merged
     into repeats and the summary states the error that cost. accept_partial: write a partial
@@ -1058,24 +1057,16 @@ def record(
             key: None if value is None else _text(key, value)
             for key, value in (("emulate", emulate), ("cores", cores), ("machine", machine))
         }
-        numbers = {
-            key: _number(key, d[default] if value is None else value)
-            for key, value, default in (
-                ("interval_ms", interval_ms, "agent_interval_ms"),
-                ("emulate_period_ms", emulate_period_ms, "emulate_period_ms"),
-            )
-        }
-        raw_text, report_text = core.record(
-            _text("policy", label),
+        raw_text, report = core.record(
             command,
             [] if pid is None else [pid],
+            policy=_text("policy", label),
+            interval_ms=_number("interval_ms", d["agent_interval_ms"] if interval_ms is None else interval_ms),
             seed=_seed(seed),
             keep_command=_flag("keep_command", keep_command),
             status=_flag("status", status),
             **specs,
-            **numbers,
         )
-        report = None if report_text is None else json.loads(report_text)
         failed = _record.failed_at_once(json.loads(raw_text))
         if failed is not None:
             raise core.InputError(f"record: {command[0] if command else f'pid {pid}'}: {failed}")

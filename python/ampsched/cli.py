@@ -531,13 +531,6 @@ def build_parser() -> argparse.ArgumentParser:
     machine.add_argument("--cores", metavar="SPEC", help="name the core types yourself: big=0-3,small=4-7[:SPEED]")
     machine.add_argument("--machine", metavar="M", help="a machine TOML whose core types list their `cpus`")
     p.add_argument(
-        "--emulate-period",
-        type=_positive_float,
-        default=DEFAULTS["emulate_period_ms"],
-        metavar="MS",
-        help=f"cycle-stealing period in milliseconds (default {DEFAULTS['emulate_period_ms']:g})",
-    )
-    p.add_argument(
         "--seed", type=_seed, default=DEFAULTS["seed"], help=f"the policy's seed (default {DEFAULTS['seed']})"
     )
     p.add_argument(
@@ -550,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_jobs,  # a whole number of at least 1
         metavar="N",
         help="the file's size bound, in phases over all threads; past it phases are merged into repeats "
-        "and the error that cost is stated (default: the converter's)",
+        f"and the error that cost is stated (default {DEFAULTS['record_max_phases']:,})",
     )
     p.add_argument("--raw", metavar="FILE", help="also write the raw recording (JSON: what was measured) to FILE")
     p.add_argument(
@@ -959,7 +952,6 @@ def _cmd_record(args) -> int:
             policy=args.policy,
             interval_ms=args.interval,
             emulate=args.emulate,
-            emulate_period_ms=args.emulate_period,
             cores=args.cores,
             machine=args.machine,
             seed=args.seed,
