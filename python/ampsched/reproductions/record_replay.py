@@ -236,6 +236,7 @@ def _measure(name: str, command: list, workdir: str, policies) -> dict:
     )
     with open(raw, encoding="utf-8") as f:
         recording = json.load(f)
+    inferred = _inferred_waits(raw, workload)
     replays = {}
     for p in policies:
         try:
@@ -254,7 +255,27 @@ def _measure(name: str, command: list, workdir: str, policies) -> dict:
             with open(report_path, encoding="utf-8") as f:
                 report = json.load(f)
             live[p].append(_live_run(report))
-    return {"recorded_wall_s": recording["wall_ns"] / 1e9, "replays": replays, "live": live}
+    return {"recorded_wall_s": recording["wall_ns"] / 1e9, "replays": replays, "live": live, "inferred": inferred}
+
+
+def _inferred_waits(raw: str, workload: str) -> str:
+    """What the recording's replay waits on that was inferred, not measured: its barriers and
+    their meetings (the converter's summary, from the raw recording again) and its sleeps, with
+    their time in all (from the workload file), as a phrase; "" when there are none."""
+    import tomllib
+
+    import ampsched
+
+    counts = ampsched.record(from_raw=raw).summary.get("inferred", {})
+    with open(workload, "rb") as f:
+        groups = tomllib.load(f)["app"][0]["group"]
+    sleep_s = sum(g.get("repeat", 1) * sum(p.get("seconds", 0.0) for p in g["phase"]) for g in groups)
+    parts = []
+    if counts.get("barriers"):
+        parts.append(f"{counts['barriers']} barriers ({counts.get('barrier_instances', 0)} meetings)")
+    if counts.get("sleeps"):
+        parts.append(f"{counts['sleeps']} sleeps ({sleep_s:.3f} s over the threads)")
+    return " and ".join(parts)
 
 
 def _thread_error(replayed: list, runs: list):
@@ -277,7 +298,7 @@ SHARE_POINTS = 5.0
 MIGRATION_FACTOR = 3.0
 
 
-def _reason(name, policy, live_share, replay_share, live_migrations, replay_migrations, static_error) -> str:
+def _reason(name, policy, live_share, replay_share, live_migrations, replay_migrations, static_error, inferred) -> str:
     """Why a wall-time claim differs, from what was measured (never a number copied by hand):
     the split of the work between the threads (a program that shares its work dynamically
     keeps the recorded split in the replay), the migrations, and the replay's error under the
@@ -294,8 +315,10 @@ def _reason(name, policy, live_share, replay_share, live_migrations, replay_migr
         causes.append(f"migrations: {live_migrations:g} a live run (median), {replay_migrations:g} in the replay")
     if static_error is not None and policy != RECORD_POLICY:
         causes.append(f"the replay under {RECORD_POLICY} itself is {pct(static_error)} off its live runs")
+    if inferred:
+        causes.append(f"the replay waits at what the converter inferred from the samples: {inferred}")
     if not causes:
-        return "no difference in the work's split or the migrations measured: not explained"
+        return "no difference in the work's split or the migrations measured, and no inferred wait: not explained"
     return "; ".join(causes)
 
 
@@ -321,7 +344,9 @@ def _claims(name, kind, m, policies) -> tuple:
         if p == RECORD_POLICY:
             static_error = error
         replay_share = _busiest_share(replay["work"])
-        reason = _reason(name, p, live_share, replay_share, live_migrations, replay["migrations"], static_error)
+        reason = _reason(
+            name, p, live_share, replay_share, live_migrations, replay["migrations"], static_error, m["inferred"]
+        )
         claims.append(
             judge_number(
                 f"{name}-{p}-wall",
@@ -442,7 +467,7 @@ def build(ctx) -> Report:
     load_before = _load()
     workdir = tempfile.mkdtemp(prefix="programs-", dir=ctx.workdir)
     commands = _commands(workdir, ctx.quick)
-    claims, rows, shown = [], [], []
+    claims, rows, shown, inferred = [], [], [], []
     for name, (kind, command) in commands.items():
         if isinstance(command, str):
             claims += _not_comparable(name, kind, command, policies)
@@ -452,6 +477,7 @@ def build(ctx) -> Report:
         claims += c
         rows += r
         shown.append((name, command))
+        inferred.append(f"- `{name}`: {m['inferred'] or 'none'}.")
     load_after = _load()
     table = markdown_table(
         [
@@ -483,7 +509,9 @@ def build(ctx) -> Report:
                 f"threads. Migrations: the agent's (median) and the simulator's. Thread CPU (under "
                 f"{RECORD_POLICY}): the largest error of a thread's CPU time as work, over the threads of "
                 f"{THREAD_SHARE:.0%} of the CPU time or more, and the error of the total. The issue's target is "
-                f"{TARGET_PCT:g}%.\n<!-- --8<-- [end:table] -->",
+                f"{TARGET_PCT:g}%.\n\nWhat each recording's replay waits at that the converter inferred from "
+                "the samples (not measured: the preload library logs no pthread barrier, and an off-CPU stretch no "
+                "event explains is a sleep):\n\n" + "\n".join(inferred) + "\n<!-- --8<-- [end:table] -->",
             ),
             (
                 "The machine",
