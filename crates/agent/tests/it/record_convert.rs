@@ -427,3 +427,78 @@ fn bad_recordings_are_one_line_errors() {
     r.machine_toml = "name = 3".into();
     assert!(one_line(&r).starts_with("recording: machine_toml"), "{}", one_line(&r));
 }
+
+// ---- replay: the converted file run by the simulator on the recorded machine
+
+/// Four 2 GHz cores, migrations free: every thread of these programs has a core of its own, so
+/// a replay's per-thread CPU time is its instructions at 2 GHz and its timing is the waits'.
+const FOUR_FAST: &str =
+    "name = \"four-fast\"\nmemory_latency_ns = 100.0\n[[core_type]]\nname = \"fast\"\ncount = 4\nfreq_ghz = 2.0\n[migration]\ncost_us = 0.0\n";
+
+/// A policy that places nothing: the OS model alone, as `oblivious`.
+struct Nothing;
+
+impl ampsched_model::Policy for Nothing {
+    fn triggers(&self) -> ampsched_model::Triggers {
+        ampsched_model::Triggers::NONE
+    }
+    fn decide(&mut self, _: &ampsched_model::SystemView, _: &mut ampsched_model::Placement) -> Result<(), ampsched_model::PolicyFailure> {
+        Ok(())
+    }
+}
+
+/// The recording on `FOUR_FAST`, converted and replayed: each group's CPU time (ns) and the
+/// run's makespan.
+fn replay(mut rec: Recording) -> (Vec<u64>, u64, String) {
+    rec.machine_toml = FOUR_FAST.into();
+    rec.work_per_cpu_s = vec![1.0];
+    let out = convert(&rec, &ConvertOptions::default()).unwrap();
+    let m = ampsched_model::Machine::from_toml("four-fast.toml", FOUR_FAST).unwrap();
+    let w = read(&out.toml);
+    let r = ampsched_sim::Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut Nothing, ampsched_sim::SimConfig::default()).run().unwrap();
+    let mut cpu = vec![0u64; w.apps[0].groups.len()];
+    for t in &r.threads {
+        cpu[t.group as usize] += t.per_type.iter().map(|c| c.time_ns).sum::<u64>();
+    }
+    (cpu, r.makespan_ns, out.toml)
+}
+
+/// The recorded CPU time of each thread: its last sample's, or its exit's if later.
+fn recorded_cpu(rec: &Recording) -> Vec<u64> {
+    rec.threads
+        .iter()
+        .map(|t| {
+            let exit =
+                rec.events.iter().filter_map(|e| if let SyncEvent::Exit { tid, cpu_ns, .. } = e { (*tid == t.tid).then_some(*cpu_ns) } else { None }).max();
+            t.samples.last().map_or(0, |s| s.cpu_ns).max(exit.unwrap_or(0))
+        })
+        .collect()
+}
+
+#[test]
+fn a_replayed_barrier_program_gives_back_each_threads_cpu_time() {
+    let rec = barrier_program(4);
+    let want = recorded_cpu(&rec);
+    // 1, 80, 120 and 200 ms.
+    assert_eq!(want, [ns(1.0), ns(80.0), ns(120.0), ns(200.0)]);
+    let (cpu, makespan, toml) = replay(rec.clone());
+    assert_eq!(cpu, want, "{toml}");
+    // The last worker is spawned at 0.75 ms and is the last at each barrier: its 4 × 50 ms set
+    // the run, which ends when main's joins do, 200.75 ms (the recording's 200 ms plus the
+    // spawn's place, which the live run's first sample hid).
+    assert_eq!(makespan, ns(200.75));
+    // Deterministic: the same file, the same run.
+    assert_eq!(replay(rec), (cpu, makespan, toml));
+}
+
+#[test]
+fn a_replayed_producer_consumer_gives_back_each_threads_cpu_time_and_the_hand_offs() {
+    let rec = producer_consumer(5, 10.0, |_| 2.0);
+    let want = recorded_cpu(&rec);
+    assert_eq!(want, [ns(50.0), ns(10.0)]);
+    let (cpu, makespan, toml) = replay(rec);
+    assert_eq!(cpu, want, "{toml}");
+    // The consumer takes each item as it is posted (every 10 ms) and consumes it for 2 ms: the
+    // last from 50 to 52 ms, as recorded.
+    assert_eq!(makespan, ns(52.0));
+}
