@@ -25,6 +25,10 @@ use crate::report::Report;
 pub const NO_EVENTS_PID: &str = "no synchronisation events: the agent attached to running processes (--pid), into which it \
                                  cannot inject its preload library; threads' parents, lock waits, condition variables and \
                                  joins are unknown, only their CPU time and blocking (sampled) are recorded";
+/// The note of a launched command recorded with the preload library disabled (`locks: false`).
+pub const NO_EVENTS_DISABLED: &str = "no synchronisation events: the preload library was disabled; threads' parents, lock \
+                                      waits, condition variables and joins are unknown, only their CPU time and blocking \
+                                      (sampled) are recorded";
 /// The note of a launched command that never loaded the library.
 pub const NO_EVENTS_STATIC: &str = "no synchronisation events: the command never loaded the preload library (a statically \
                                     linked or setuid program, or one that clears LD_PRELOAD); only the threads' CPU time \
@@ -45,11 +49,13 @@ pub struct Recorder {
     /// Per monitor thread id: seen exited (no more samples).
     ended: Vec<bool>,
     wall_ns: u64,
+    /// Hardware counters were read at the last sample (a PMU, and counting not stopped).
+    counted: bool,
 }
 
 impl Recorder {
     pub fn new(log: Option<EventLog>) -> Recorder {
-        Recorder { start_ns: 0, log, raw: Vec::new(), threads: Vec::new(), ended: Vec::new(), wall_ns: 0 }
+        Recorder { start_ns: 0, log, raw: Vec::new(), threads: Vec::new(), ended: Vec::new(), wall_ns: 0, counted: false }
     }
 
     /// The event log's file, for the command's environment (AMPSCHED_EVENTS_SHM).
@@ -65,6 +71,7 @@ impl Recorder {
     /// The sample at `now_ns` (from the start) the monitor has just read.
     pub fn sample(&mut self, now_ns: u64, m: &Monitor) {
         let counted = m.counting.as_ref().is_some_and(|c| c.stopped().is_none());
+        self.counted = counted;
         let types = m.machine.core_types.len();
         for (id, (t, e)) in m.book.threads.iter().zip(&m.extra).enumerate() {
             if id >= self.threads.len() {
@@ -127,7 +134,7 @@ impl Recorder {
         let mut notes = Vec::new();
         let events_logged = match &self.log {
             None => {
-                notes.push(NO_EVENTS_PID.to_string());
+                notes.push(if cfg.command.is_empty() { NO_EVENTS_PID } else { NO_EVENTS_DISABLED }.to_string());
                 false
             }
             Some(l) if l.processes() == 0 => {
@@ -173,7 +180,7 @@ impl Recorder {
             interval_ns: ampsched_model::defaults::ms_to_ns(cfg.interval_ms),
             wall_ns: self.wall_ns,
             exit_status,
-            counters: report.is_some_and(|r| r.counters.starts_with("read")),
+            counters: self.counted,
             events_logged,
             notes,
             events_lost,
