@@ -207,3 +207,24 @@ fn a_command_that_ends_at_once_is_one_clear_error() {
     assert!(e.starts_with("--: /nonexistent/program: cannot run the command"), "{e}");
     assert_eq!(e.lines().count(), 1);
 }
+
+#[test]
+fn a_recording_the_agent_was_stopped_in_says_it_is_incomplete() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    // A test run as a background job inherits SIGINT ignored, which the agent keeps ignored
+    // (agent_run.rs says more): the default action back, for the agent's handler to replace.
+    // SAFETY: sets this test process's SIGINT disposition, before the agent runs.
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
+    let cfg = config(vec!["sleep".into(), "30".into()], vec![]);
+    let stopper = std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // SAFETY: a signal to this process, which the agent handles while it runs (and forwards
+        // to the command it launched, which ends).
+        unsafe { libc::kill(libc::getpid(), libc::SIGINT) };
+    });
+    let Recorded { recording: r, report, .. } = run(&cfg);
+    stopper.join().unwrap();
+    assert_eq!(r.incomplete.as_deref(), Some("the agent was stopped by SIGINT before the command ended"));
+    assert_eq!(report.expect("a report")["stopped_by"], "SIGINT");
+    assert_eq!(r.exit_status, 128 + libc::SIGINT, "sleep ended by the forwarded SIGINT");
+}

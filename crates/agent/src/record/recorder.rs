@@ -25,6 +25,10 @@ use crate::report::Report;
 pub const NO_EVENTS_PID: &str = "no synchronisation events: the agent attached to running processes (--pid), into which it \
                                  cannot inject its preload library; threads' parents, lock waits, condition variables and \
                                  joins are unknown, only their CPU time and blocking (sampled) are recorded";
+/// The note of a launched command recorded with the preload library disabled (`locks: false`).
+pub const NO_EVENTS_DISABLED: &str = "no synchronisation events: the preload library was disabled; threads' parents, lock \
+                                      waits, condition variables and joins are unknown, only their CPU time and blocking \
+                                      (sampled) are recorded";
 /// The note of a launched command that never loaded the library.
 pub const NO_EVENTS_STATIC: &str = "no synchronisation events: the command never loaded the preload library (a statically \
                                     linked or setuid program, or one that clears LD_PRELOAD); only the threads' CPU time \
@@ -45,11 +49,13 @@ pub struct Recorder {
     /// Per monitor thread id: seen exited (no more samples).
     ended: Vec<bool>,
     wall_ns: u64,
+    /// Hardware counters were read at the last sample (a PMU, and counting not stopped).
+    counted: bool,
 }
 
 impl Recorder {
     pub fn new(log: Option<EventLog>) -> Recorder {
-        Recorder { start_ns: 0, log, raw: Vec::new(), threads: Vec::new(), ended: Vec::new(), wall_ns: 0 }
+        Recorder { start_ns: 0, log, raw: Vec::new(), threads: Vec::new(), ended: Vec::new(), wall_ns: 0, counted: false }
     }
 
     /// The event log's file, for the command's environment (AMPSCHED_EVENTS_SHM).
@@ -65,6 +71,7 @@ impl Recorder {
     /// The sample at `now_ns` (from the start) the monitor has just read.
     pub fn sample(&mut self, now_ns: u64, m: &Monitor) {
         let counted = m.counting.as_ref().is_some_and(|c| c.stopped().is_none());
+        self.counted = counted;
         let types = m.machine.core_types.len();
         for (id, (t, e)) in m.book.threads.iter().zip(&m.extra).enumerate() {
             if id >= self.threads.len() {
@@ -127,7 +134,7 @@ impl Recorder {
         let mut notes = Vec::new();
         let events_logged = match &self.log {
             None => {
-                notes.push(NO_EVENTS_PID.to_string());
+                notes.push(if cfg.command.is_empty() { NO_EVENTS_PID } else { NO_EVENTS_DISABLED }.to_string());
                 false
             }
             Some(l) if l.processes() == 0 => {
@@ -173,7 +180,7 @@ impl Recorder {
             interval_ns: ampsched_model::defaults::ms_to_ns(cfg.interval_ms),
             wall_ns: self.wall_ns,
             exit_status,
-            counters: report.is_some_and(|r| r.counters.starts_with("read")),
+            counters: self.counted,
             events_logged,
             notes,
             events_lost,
@@ -316,4 +323,84 @@ fn nothing_recorded(cfg: &AgentConfig, r: &Recording) -> Option<ampsched_model::
             "no threads seen: the processes ended before the agent's first sample, nothing to record",
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> Recording {
+        Recording {
+            version: RECORDING_VERSION,
+            command: None,
+            machine_toml: String::new(),
+            policy: "oblivious".into(),
+            interval_ns: 40_000_000,
+            wall_ns: 1_000_000,
+            exit_status: 1,
+            counters: false,
+            events_logged: true,
+            notes: Vec::new(),
+            events_lost: 0,
+            incomplete: None,
+            work_per_cpu_s: vec![1.0],
+            threads: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_recording_without_a_thread_sampled_alive_or_an_event_is_one_line_naming_the_command_or_the_pids() {
+        // Whether a command that ends at once is sampled alive depends on the race with the
+        // agent's first sample: the rule is checked here on recordings made by hand.
+        let mut r = empty();
+        let launched = AgentConfig { command: vec!["/bin/false".into()], ..AgentConfig::default() };
+        let e = nothing_recorded(&launched, &r).expect("nothing recorded").to_string();
+        assert_eq!(e, "--: /bin/false: the command ended (exit status 1) before the agent saw any of its threads run: nothing to record");
+        let attached = AgentConfig { pids: vec![12, 34], ..AgentConfig::default() };
+        let e = nothing_recorded(&attached, &r).expect("nothing recorded").to_string();
+        assert_eq!(e, "--pid: 12,34: no threads seen: the processes ended before the agent's first sample, nothing to record");
+        // A thread seen only as a zombie has no samples: still nothing.
+        r.threads.push(RecordedThread { tid: 5, pid: 5, comm: "false".into(), parent: None, first_seen_ns: 0, exit_ns: Some(0), samples: Vec::new() });
+        assert!(nothing_recorded(&launched, &r).is_some());
+        // One event is something (a thread the library saw start and end between samples).
+        r.events.push(SyncEvent::Exit { t_ns: 10, tid: 5, cpu_ns: 100 });
+        assert!(nothing_recorded(&launched, &r).is_none());
+    }
+
+    fn raw(kind: u32, tid: u32, start_ns: u64, end_ns: u64, object: u64, other: u32) -> RawEvent {
+        RawEvent { kind, tid, start_ns, end_ns, cpu_ns: 7, object, other, flags: 0 }
+    }
+
+    #[test]
+    fn joins_name_the_thread_last_created_with_their_pthread_t_and_threads_only_the_library_saw_are_added() {
+        // Time 0 is 1 000 ns. Main thread 10 (seen by the agent) creates 11 with pthread_t 0xA,
+        // joins it; then creates 12, which reuses 0xA (glibc's cached stack), and joins it. 12
+        // lived between two samples: only the library saw it.
+        let mut rec = Recorder::new(None);
+        rec.started(1_000);
+        rec.threads.push(RecordedThread { tid: 10, pid: 10, comm: "main".into(), parent: None, first_seen_ns: 0, exit_ns: None, samples: Vec::new() });
+        rec.threads.push(RecordedThread { tid: 11, pid: 10, comm: "w".into(), parent: None, first_seen_ns: 500, exit_ns: Some(900), samples: Vec::new() });
+        rec.raw = vec![
+            raw(events::JOIN, 10, 1_400, 2_000, 0xA, 0),
+            raw(events::CREATE, 11, 1_100, 1_300, 0xA, 10),
+            raw(events::EXIT, 11, 1_900, 0, 0, 0),
+            raw(events::CREATE, 12, 3_000, 3_100, 0xA, 10),
+            raw(events::EXIT, 12, 3_500, 0, 0, 0),
+            raw(events::JOIN, 10, 3_050, 3_600, 0xA, 0),
+            raw(events::JOIN, 10, 4_000, 4_100, 0xB, 0),
+        ];
+        let events = rec.events();
+        let joins: Vec<(u64, u32)> =
+            events.iter().filter_map(|e| if let SyncEvent::Join { start_ns, target, .. } = e { Some((*start_ns, *target)) } else { None }).collect();
+        // Made relative; in time order; 0xB was never seen created: target 0.
+        assert_eq!(joins, [(400, 11), (2_050, 12), (3_000, 0)]);
+        assert_eq!(events[0], SyncEvent::Create { t_ns: 100, parent: 10, parent_cpu_ns: 7, child: 11 });
+        assert_eq!(rec.threads[1].parent, Some(10), "the seen thread gets its parent");
+        // The unseen one: its creator's pid and name, its start and exit, no samples.
+        assert_eq!(
+            rec.threads[2],
+            RecordedThread { tid: 12, pid: 10, comm: "main".into(), parent: Some(10), first_seen_ns: 2_100, exit_ns: Some(2_500), samples: Vec::new() }
+        );
+    }
 }
