@@ -217,8 +217,9 @@ def defaults() -> dict:
     """The defaults every front uses, from the engine: seed, slice_ms, agent_interval_ms (and
     its range, agent_interval_min_ms to agent_interval_max_ms), emulate_period_ms, a Python
     policy's per-call limit live (decide_limit_ms, its range) and in the simulator
-    (simulator_decide_limit_ms), max_sim_s, max_events (the engine's values when it is built,
-    else the documented ones)."""
+    (simulator_decide_limit_ms), max_sim_s, max_events, and `record`'s converter's
+    (record_max_phases, record_min_block_ns, record_barrier_window_intervals) (the engine's
+    values when it is built, else the documented ones)."""
     if _core is None:
         return dict(_DOCUMENTED_DEFAULTS)
     return json.loads(_core.defaults())
@@ -239,6 +240,9 @@ _DOCUMENTED_DEFAULTS = {
     "max_sim_s": 1e7,
     "max_events": 2 * 10**8,
     "counter_noise": 0.02,
+    "record_max_phases": 10_000,
+    "record_min_block_ns": 1_000_000,
+    "record_barrier_window_intervals": 2,
 }
 
 
