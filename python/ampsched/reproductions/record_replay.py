@@ -258,6 +258,10 @@ def _measure(name: str, command: list, workdir: str, policies) -> dict:
     return {"recorded_wall_s": recording["wall_ns"] / 1e9, "replays": replays, "live": live, "inferred": inferred}
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _inferred_waits(raw: str, workload: str) -> str:
     """What the recording's replay waits on that was inferred, not measured: its barriers and
     their meetings (the converter's summary, from the raw recording again) and its sleeps, with
@@ -272,9 +276,11 @@ def _inferred_waits(raw: str, workload: str) -> str:
     sleep_s = sum(g.get("repeat", 1) * sum(p.get("seconds", 0.0) for p in g["phase"]) for g in groups)
     parts = []
     if counts.get("barriers"):
-        parts.append(f"{counts['barriers']} barriers ({counts.get('barrier_instances', 0)} meetings)")
+        parts.append(
+            f"{_count(counts['barriers'], 'barrier')} ({_count(counts.get('barrier_instances', 0), 'meeting')})"
+        )
     if counts.get("sleeps"):
-        parts.append(f"{counts['sleeps']} sleeps ({sleep_s:.3f} s over the threads)")
+        parts.append(f"{_count(counts['sleeps'], 'sleep')} ({sleep_s:.3f} s over the threads)")
     return " and ".join(parts)
 
 
