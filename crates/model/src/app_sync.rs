@@ -80,8 +80,8 @@ pub(crate) struct SyncRefs {
     /// How many of `semaphores` are declared by `[[app.semaphore]]` tables (the first ones),
     /// and the key of each declaration's name.
     declared: Vec<String>,
-    /// Per semaphore: where it is first posted, first waited for.
-    posted: Vec<Option<String>>,
+    /// Per semaphore: whether some phase posts it; where it is first waited for.
+    posted: Vec<bool>,
     waited: Vec<Option<String>>,
     barriers: Vec<NamedBarrier>,
     /// Per barrier: the key of its first `parties`.
@@ -116,7 +116,7 @@ impl SyncRefs {
             self.note_first(&s, "name");
             self.declared.push(s.key_path("name"));
             self.semaphores.push(Semaphore { name, initial });
-            self.posted.push(None);
+            self.posted.push(false);
             self.waited.push(None);
             s.finish()?;
         }
@@ -207,13 +207,16 @@ impl SyncRefs {
             Some(i) => i,
             None => {
                 self.semaphores.push(Semaphore { name, initial: 0 });
-                self.posted.push(None);
+                self.posted.push(false);
                 self.waited.push(None);
                 self.semaphores.len() - 1
             }
         };
-        let at = if post { &mut self.posted[i] } else { &mut self.waited[i] };
-        at.get_or_insert_with(|| p.key_path("semaphore"));
+        if post {
+            self.posted[i] = true;
+        } else {
+            self.waited[i].get_or_insert_with(|| p.key_path("semaphore"));
+        }
         Ok(i)
     }
 
@@ -232,12 +235,12 @@ impl SyncRefs {
     /// Check the references against the app's `groups` (read in the order `read_start` saw
     /// them) and map each spawn and join phase's group to its index in the app. None when the
     /// app uses none of this.
-    pub(crate) fn resolve(self, source: &str, parent: &Node, groups: &mut [Group]) -> Result<Option<Box<AppSync>>> {
+    pub(crate) fn resolve(self, parent: &Node, groups: &mut [Group]) -> Result<Option<Box<AppSync>>> {
         if self.first.is_none() {
             return Ok(None);
         }
         debug_assert_eq!(self.starts.len(), groups.len());
-        let err = |key: &str, msg: String| InputError::new(source, key.to_string(), msg);
+        let err = |key: &str, msg: String| InputError::new(parent.source, key.to_string(), msg);
         let start: Vec<Start> = self.starts.iter().map(|(s, _)| *s).collect();
         let mut spawned_by: Vec<Option<(usize, usize)>> = vec![None; groups.len()];
         let names: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
@@ -350,11 +353,11 @@ impl SyncRefs {
             }
         }
         for (i, s) in self.semaphores.iter().enumerate() {
-            match (&self.posted[i], &self.waited[i]) {
-                (None, Some(key)) if s.initial == 0 => {
+            match (self.posted[i], &self.waited[i]) {
+                (false, Some(key)) if s.initial == 0 => {
                     return Err(err(key, format!("semaphore '{}' starts at 0 and no phase posts it (kind = \"sem_post\"): this wait would never end", s.name)));
                 }
-                (None, None) => {
+                (false, None) => {
                     return Err(err(&self.declared[i], format!("semaphore '{}' is declared but no phase posts or waits for it", s.name)));
                 }
                 _ => {}

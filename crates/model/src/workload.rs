@@ -779,7 +779,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
         read_groups(n, group_nodes, programs, &mut locks, &mut queues, &mut sync)?
     };
     let mut groups = groups;
-    let sync = sync.resolve(n.source, n, &mut groups)?;
+    let sync = sync.resolve(n, &mut groups)?;
     if let Some(u) = app_uclamp {
         groups.iter_mut().for_each(|g| g.uclamp = u);
     }

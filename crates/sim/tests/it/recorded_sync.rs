@@ -290,6 +290,15 @@ fn deadlocks_end_in_one_error_naming_the_app_group_and_phase() {
     ));
     assert!(err.contains("at t=0.300000 s"), "{err}");
     assert!(err.contains("group 'y' thread 0 waits for barrier 'b' (2 of 3 parties arrived) (phase 1)"), "{err}");
+    // Spinning waiters stay on their cores, but wait all the same: the same error, not a run
+    // that spins to its budget.
+    let err = deadlock_of(&format!(
+        "[[app]]\nname = \"rec\"\n{}{}{}",
+        group("x", "", &[&compute(1e8), &format!("{bar}\nwait = \"spin\"")]),
+        group("y", "", &[&compute(2e8), &format!("{bar}\nwait = \"spin\"")]),
+        group("z", "", &[&compute(3e8)])
+    ));
+    assert!(err.contains("at t=0.300000 s") && err.contains("waits for barrier 'b' (2 of 3 parties arrived)"), "{err}");
 }
 
 #[test]
