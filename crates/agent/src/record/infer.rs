@@ -72,7 +72,10 @@ impl WorkCurve {
             let misses = s.llc_misses.map_or(last.misses, |m| (m as f64).max(last.misses));
             knots.push(Knot { cpu, per_type, instructions, misses });
         }
-        WorkCurve { knots, work_per_cpu_s: work_per_cpu_s.to_vec(), fast_rate, counted, no_split: no_split && t.samples.iter().any(|s| s.cpu_ns > 0) }
+        // A thread only the library saw (no samples) has no split either: its CPU time is its
+        // events' alone.
+        let no_split = no_split && (t.samples.is_empty() || t.samples.iter().any(|s| s.cpu_ns > 0));
+        WorkCurve { knots, work_per_cpu_s: work_per_cpu_s.to_vec(), fast_rate, counted, no_split }
     }
 
     /// The work between CPU places `from` and `to` (ns of the thread's CPU clock, `from <= to`).

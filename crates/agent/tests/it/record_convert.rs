@@ -449,10 +449,14 @@ impl ampsched_model::Policy for Nothing {
 
 /// The recording on `FOUR_FAST`, converted and replayed: each group's CPU time (ns) and the
 /// run's makespan.
-fn replay(mut rec: Recording) -> (Vec<u64>, u64, String) {
+fn replay(rec: Recording) -> (Vec<u64>, u64, String) {
+    replay_with(rec, &ConvertOptions::default())
+}
+
+fn replay_with(mut rec: Recording, opts: &ConvertOptions) -> (Vec<u64>, u64, String) {
     rec.machine_toml = FOUR_FAST.into();
     rec.work_per_cpu_s = vec![1.0];
-    let out = convert(&rec, &ConvertOptions::default()).unwrap();
+    let out = convert(&rec, opts).unwrap();
     let m = ampsched_model::Machine::from_toml("four-fast.toml", FOUR_FAST).unwrap();
     let w = read(&out.toml);
     let r = ampsched_sim::Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut Nothing, ampsched_sim::SimConfig::default()).run().unwrap();
@@ -501,4 +505,28 @@ fn a_replayed_producer_consumer_gives_back_each_threads_cpu_time_and_the_hand_of
     // The consumer takes each item as it is posted (every 10 ms) and consumes it for 2 ms: the
     // last from 50 to 52 ms, as recorded.
     assert_eq!(makespan, ns(52.0));
+}
+
+/// The producer spawns the consumer, so its list cannot repeat as a whole: under a bound of 10
+/// phases its loop of 2,000 items runs as a helper group it spawns and joins at once, and the
+/// replay gives back the producer's CPU time over the two groups, the consumer's, and the run's
+/// time (2,000 items of 1 ms, the last consumed for 0.2 ms).
+#[test]
+fn a_spawning_threads_loop_is_split_out_under_the_size_bound_and_replays_the_same() {
+    let rec = producer_consumer(2_000, 1.0, |_| 0.2);
+    let out = convert(&rec, &ConvertOptions { max_phases: 10, ..ConvertOptions::default() }).unwrap();
+    let w = read(&out.toml);
+    let groups = &w.apps[0].groups;
+    assert_eq!(groups.len(), 3, "{}", out.toml);
+    assert_eq!(groups[2].name, "t0-producer.loop");
+    assert!(matches!(groups[0].phases[..], [Phase::Spawn { group: 1 }, Phase::Spawn { group: 2 }, Phase::Join { group: 2, .. }]), "{}", out.toml);
+    assert_eq!((groups[2].repeat, groups[2].phases.len()), (2_000, 2));
+    close(compute(&groups[2].phases[0]), 1.0 * PER_MS);
+    assert_eq!((groups[1].repeat, groups[1].phases.len()), (2_000, 2));
+    assert_eq!((out.summary.phases, out.summary.error.loops_split), (3 + 2 + 2, 1));
+    assert!(out.toml.contains("1 loops split into groups of their own"), "{}", out.toml);
+    let want = recorded_cpu(&rec);
+    let (cpu, makespan, _) = replay_with(rec, &ConvertOptions { max_phases: 10, ..ConvertOptions::default() });
+    assert_eq!((cpu[0] + cpu[2], cpu[1]), (want[0], want[1]));
+    assert_eq!(makespan, ns(2_000.2));
 }
