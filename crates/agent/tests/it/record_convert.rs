@@ -530,3 +530,51 @@ fn a_spawning_threads_loop_is_split_out_under_the_size_bound_and_replays_the_sam
     assert_eq!((cpu[0] + cpu[2], cpu[1]), (want[0], want[1]));
     assert_eq!(makespan, ns(2_000.2));
 }
+
+/// With counters: 10 ms of CPU time on the fast type retiring 1e7 instructions with 1e4 LLC
+/// misses: 1 MPKI, and the CPI that gives back 1 ns per instruction under the model at 2 GHz
+/// with 100 ns misses: (1 − 1/1000 × 100) × 2 = 1.8. Replayed, the 10 ms come back.
+#[test]
+fn counted_instructions_and_misses_give_a_cpi_that_replays_the_cpu_time() {
+    let mut t = thread(1, "counted", 0.0, 20.0, |t| t * 0.5);
+    for s in &mut t.samples {
+        s.instructions = Some(s.cpu_ns);
+        s.llc_misses = Some(s.cpu_ns / 1000);
+        s.cycles = Some(2 * s.cpu_ns);
+    }
+    let mut rec = recording(vec![t], Vec::new(), 20.0);
+    rec.counters = true;
+    rec.events_logged = false;
+    // Off the CPU half of each interval: 5 ms sleeps left out here (a bound above them).
+    let opts = ConvertOptions { min_block_ns: ns(6.0), ..ConvertOptions::default() };
+    let out = convert(&rec, &opts).unwrap();
+    let w = read(&out.toml);
+    let phases = &w.apps[0].groups[0].phases;
+    assert_eq!(phases.len(), 1, "{}", out.toml);
+    let Phase::Compute { instructions, profile } = &phases[0] else { panic!("{:?}", phases[0]) };
+    assert_eq!(*instructions, 1e7);
+    assert!((profile.cpi - 1.8).abs() < 1e-9 && profile.misses.mpki_at(1e9) == 1.0, "{profile:?}");
+    assert!(out.summary.counters && out.toml.contains("instructions and LLC misses measured"));
+    assert_eq!(out.summary.inferred.off_cpu_dropped_ns, ns(10.0));
+    let m = ampsched_model::Machine::from_toml("m.toml", MACHINE).unwrap();
+    let r = ampsched_sim::Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut Nothing, ampsched_sim::SimConfig::default()).run().unwrap();
+    assert_eq!(r.threads[0].per_type[0].time_ns, ns(10.0));
+}
+
+/// Without counters, CPU time on the slow type counts at its `work_per_cpu_s` (0.5 here): 5 ms on
+/// the fast type and 10 ms on the slow one are 10 ms of the fast type's work, 2e7 instructions.
+#[test]
+fn cpu_time_on_a_slow_type_counts_at_its_speed() {
+    let mut t = thread(1, "mixed", 0.0, 20.0, |t| t * 0.75);
+    // Each sample's CPU time a third on the fast type, two thirds on the slow (5 and 10 ms of the
+    // 15 at the end).
+    for s in &mut t.samples {
+        s.cpu_ns_per_type = vec![s.cpu_ns / 3, s.cpu_ns - s.cpu_ns / 3];
+    }
+    let mut rec = recording(vec![t], Vec::new(), 20.0);
+    rec.events_logged = false;
+    let opts = ConvertOptions { min_block_ns: ns(6.0), ..ConvertOptions::default() };
+    let out = convert(&rec, &opts).unwrap();
+    let w = read(&out.toml);
+    close(compute(&w.apps[0].groups[0].phases[0]), 10.0 * PER_MS);
+}
