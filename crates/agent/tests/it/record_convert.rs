@@ -578,3 +578,29 @@ fn cpu_time_on_a_slow_type_counts_at_its_speed() {
     let w = read(&out.toml);
     close(compute(&w.apps[0].groups[0].phases[0]), 10.0 * PER_MS);
 }
+
+/// A run-queue wait from 15 to 25 ms is added to run_delay when it ends (at the sample of 30 ms):
+/// the interval before shows 5 ms off the CPU, the one after 5 ms more wait than off-CPU time.
+/// The deficit pays the surplus back: no sleep, the thread's 30 ms of CPU time in one phase.
+#[test]
+fn a_run_queue_wait_across_a_sample_is_not_a_sleep() {
+    let mut t = thread(1, "runnable", 0.0, 40.0, |t| {
+        if t <= 15.0 {
+            t
+        } else if t <= 25.0 {
+            15.0
+        } else {
+            t - 10.0
+        }
+    });
+    for s in &mut t.samples {
+        s.runq_ns = if s.t_ns >= ns(30.0) { ns(10.0) } else { 0 };
+    }
+    let mut rec = recording(vec![t], Vec::new(), 40.0);
+    rec.events_logged = false;
+    let out = convert(&rec, &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    assert_eq!(w.apps[0].groups[0].phases.len(), 1, "{}", out.toml);
+    close(compute(&w.apps[0].groups[0].phases[0]), 30.0 * PER_MS);
+    assert_eq!((out.summary.inferred.sleeps, out.summary.inferred.off_cpu_dropped_ns), (0, 0));
+}
