@@ -82,22 +82,43 @@ pub struct Error {
     pub wait: f64,
     /// Sleeps merged into their neighbours by the coarsening (their time kept, moved).
     pub sleeps_moved: usize,
+    /// Threads whose loop runs as a helper group of its own (`Split`).
+    pub loops_split: usize,
     /// Phases before compression (after the lossless merges) and after.
     pub phases_before: usize,
     pub phases_after: usize,
 }
 
-/// One thread's list, its group's repeat, and whether it may repeat (a list that spawns may not:
-/// a spawned group is named once).
+/// One thread's list and its group's repeat (1 for a list that spawns or joins: a spawned group
+/// is named once), and the loop split out of it, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct List {
     pub steps: Vec<Step>,
+    pub repeat: u32,
+    pub split: Option<Split>,
+}
+
+/// A loop of a thread that spawns or joins, which therefore cannot repeat as a whole (the format
+/// repeats groups, not stretches of their lists, and a spawning group may not repeat): the loop
+/// runs as a helper group of its own, `body` repeated `repeat` times, which the thread spawns
+/// where the loop began (`at`, an index in its `steps`) and joins at once. The work and its
+/// order are the thread's; what changes is that a second simulated thread does the loop while
+/// the first waits, so a replay reports the recorded thread's CPU time over the two groups.
+/// Used only when the file is otherwise above its size bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    pub at: usize,
+    pub body: Vec<Step>,
     pub repeat: u32,
 }
 
 impl List {
     pub fn phases(&self) -> usize {
-        self.steps.len()
+        self.steps.len() + self.split.as_ref().map_or(0, |s| 2 + s.body.len())
+    }
+
+    fn plain(steps: Vec<Step>) -> List {
+        List { steps, repeat: 1, split: None }
     }
 }
 
@@ -356,13 +377,41 @@ fn find_repeat(steps: &[Step], tol: f64) -> Option<(Vec<Step>, u32, f64)> {
     best
 }
 
-/// One compression pass at tolerance `tol`: critical runs merged, then a repeated body found.
-fn compress_list(steps: &[Step], tol: f64) -> (List, f64) {
+/// One compression pass at tolerance `tol`: critical runs merged, then a repeated body found;
+/// with `split`, failing that, the loop that saves the most phases split out (`Split`).
+fn compress_list(steps: &[Step], tol: f64, split: bool) -> (List, f64) {
     let (merged, w1) = merge_critical_runs(steps, tol);
     let merged = merge_lossless(merged);
-    match find_repeat(&merged, tol) {
-        Some((body, repeat, w2)) => (List { steps: body, repeat }, w1.max(w2)),
-        None => (List { steps: merged, repeat: 1 }, w1),
+    if let Some((body, repeat, w2)) = find_repeat(&merged, tol) {
+        return (List { steps: body, repeat, split: None }, w1.max(w2));
+    }
+    if !split {
+        return (List::plain(merged), w1);
+    }
+    // The stretches between spawns and joins, each tried as a loop.
+    let spawn_or_join = |s: &Step| matches!(s, Step::Spawn { .. } | Step::Join { .. });
+    let mut best: Option<(usize, usize, Vec<Step>, u32, f64)> = None;
+    let mut lo = 0;
+    while lo < merged.len() {
+        if spawn_or_join(&merged[lo]) {
+            lo += 1;
+            continue;
+        }
+        let hi = (lo..merged.len()).find(|&i| spawn_or_join(&merged[i])).unwrap_or(merged.len());
+        if let Some((body, repeat, w)) = find_repeat(&merged[lo..hi], tol) {
+            let saved = (hi - lo) as i64 - 2 - body.len() as i64;
+            if saved > 0 && best.as_ref().is_none_or(|b| saved > (b.1 - b.0) as i64 - 2 - b.2.len() as i64) {
+                best = Some((lo, hi, body, repeat, w));
+            }
+        }
+        lo = hi;
+    }
+    match best {
+        Some((lo, hi, body, repeat, w2)) => {
+            let steps = merged[..lo].iter().chain(&merged[hi..]).cloned().collect();
+            (List { steps, repeat: 1, split: Some(Split { at: lo, body, repeat }) }, w1.max(w2))
+        }
+        None => (List::plain(merged), w1),
     }
 }
 
@@ -405,10 +454,19 @@ fn coarsen_sleeps(steps: &[Step]) -> (Vec<Step>, usize) {
 }
 
 fn totals(list: &List) -> (f64, f64) {
-    let r = list.repeat as f64;
+    let (mut instr, mut sleep) = step_totals(&list.steps);
+    if let Some(sp) = &list.split {
+        let (i, s) = step_totals(&sp.body);
+        instr += i * sp.repeat as f64;
+        sleep += s * sp.repeat as f64;
+    }
+    (instr * list.repeat as f64, sleep * list.repeat as f64)
+}
+
+fn step_totals(steps: &[Step]) -> (f64, f64) {
     let mut instr = 0.0;
     let mut sleep = 0.0;
-    for s in &list.steps {
+    for s in steps {
         match s {
             Step::Compute { instructions, .. } => instr += instructions.round().max(1.0),
             Step::Critical { cs, between, count, .. } => instr += *count as f64 * (cs.round().max(1.0) + between.round()),
@@ -416,7 +474,7 @@ fn totals(list: &List) -> (f64, f64) {
             _ => {}
         }
     }
-    (instr * r, sleep * r)
+    (instr, sleep)
 }
 
 fn rel(a: f64, b: f64) -> f64 {
@@ -433,17 +491,19 @@ fn rel(a: f64, b: f64) -> f64 {
 /// are at most `max_phases` if that can be done; the lists and what it cost. Err with the phase
 /// count reached when even the coarsest pass leaves more.
 pub fn compress(lists: &[Vec<Step>], max_phases: usize) -> Result<(Vec<List>, Error), usize> {
-    let before: Vec<List> = lists.iter().map(|s| List { steps: s.clone(), repeat: 1 }).collect();
+    let before: Vec<List> = lists.iter().map(|s| List::plain(s.clone())).collect();
     let phases_before: usize = lists.iter().map(Vec::len).sum();
-    let mut tols = vec![BASE_TOLERANCE];
-    tols.extend(COARSER_TOLERANCES);
+    // The passes, from the least lossy: each tolerance; then each with loops split out of the
+    // threads that spawn or join; the first within the bound is kept.
+    let tols: Vec<f64> = std::iter::once(BASE_TOLERANCE).chain(COARSER_TOLERANCES).collect();
+    let passes: Vec<(f64, bool)> = tols.iter().map(|&t| (t, false)).chain(tols.iter().map(|&t| (t, true))).collect();
     let mut result = None;
-    for (step, &tol) in tols.iter().enumerate() {
+    for (k, &(tol, split)) in passes.iter().enumerate() {
         let mut value: f64 = 0.0;
         let out: Vec<List> = lists
             .iter()
             .map(|s| {
-                let (l, w) = compress_list(s, tol);
+                let (l, w) = compress_list(s, tol, split);
                 value = value.max(w);
                 l
             })
@@ -451,18 +511,18 @@ pub fn compress(lists: &[Vec<Step>], max_phases: usize) -> Result<(Vec<List>, Er
         let phases: usize = out.iter().map(List::phases).sum();
         let reported_tol = if value == 0.0 { 0.0 } else { tol };
         result = Some((out, value, reported_tol, 0));
-        if phases <= max_phases || step + 1 == tols.len() {
+        if phases <= max_phases || k + 1 == passes.len() {
             break;
         }
     }
-    let (mut out, mut value, mut tol, mut moved) = result.expect("at least one tolerance");
+    let (mut out, mut value, mut tol, mut moved) = result.expect("at least one pass");
     if out.iter().map(List::phases).sum::<usize>() > max_phases {
         // Sleeps merged between synchronisation points, then compressed again at any tolerance.
         let mut coarse = Vec::new();
         for s in lists {
             let (c, m) = coarsen_sleeps(s);
             moved += m;
-            let (l, w) = compress_list(&c, f64::INFINITY);
+            let (l, w) = compress_list(&c, f64::INFINITY, true);
             value = value.max(w);
             coarse.push(l);
         }
@@ -473,7 +533,8 @@ pub fn compress(lists: &[Vec<Step>], max_phases: usize) -> Result<(Vec<List>, Er
     if phases_after > max_phases {
         return Err(phases_after);
     }
-    let mut error = Error { tolerance: tol, value, compute: 0.0, wait: 0.0, sleeps_moved: moved, phases_before, phases_after };
+    let loops_split = out.iter().filter(|l| l.split.is_some()).count();
+    let mut error = Error { tolerance: tol, value, compute: 0.0, wait: 0.0, sleeps_moved: moved, loops_split, phases_before, phases_after };
     for (b, a) in before.iter().zip(&out) {
         let (bi, bs) = totals(b);
         let (ai, as_) = totals(a);
@@ -504,7 +565,7 @@ mod tests {
             steps.push(Step::Barrier { barrier: 0, parties: 3 });
             steps.push(c(1e6 + (i % 2) as f64 * 1e4));
         }
-        let (l, w) = compress_list(&steps, BASE_TOLERANCE);
+        let (l, w) = compress_list(&steps, BASE_TOLERANCE, false);
         assert_eq!(l.repeat, 100);
         assert_eq!(l.steps.len(), 2);
         // Mean 1.005e6 plus the prologue's 50 per repetition; the largest change: 5,050 / 1,005,050.
@@ -515,9 +576,9 @@ mod tests {
     #[test]
     fn unlike_values_do_not_merge_at_the_base_tolerance() {
         let steps = vec![Step::Barrier { barrier: 0, parties: 2 }, c(1e6), Step::Barrier { barrier: 0, parties: 2 }, c(2e6)];
-        let (l, _) = compress_list(&steps, BASE_TOLERANCE);
+        let (l, _) = compress_list(&steps, BASE_TOLERANCE, false);
         assert_eq!(l.repeat, 1);
-        let (l, w) = compress_list(&steps, 0.5);
+        let (l, w) = compress_list(&steps, 0.5, false);
         assert_eq!(l.repeat, 2);
         assert!((w - 1.0 / 3.0).abs() < 1e-12, "{w}");
     }

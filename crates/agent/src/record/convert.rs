@@ -523,6 +523,12 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     if empty > 0 {
         notes.push(format!("{empty} thread(s) did no measurable work: one instruction each"));
     }
+    if summary.error.loops_split > 0 {
+        notes.push(format!(
+            "{} thread(s) that spawn or join had a loop too long for the size bound: it runs as a helper group of its own ('<thread>.loop'), spawned and joined where the loop was; the thread's CPU time is the two groups'",
+            summary.error.loops_split
+        ));
+    }
     if summary.inferred.sections_dropped > 0 {
         notes.push(format!("{} critical section(s) overlapped another of their thread (nested locks) and were dropped", summary.inferred.sections_dropped));
     }
@@ -686,7 +692,7 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
     for note in &s.notes {
         let _ = writeln!(o, "# Note: {}", note.replace('\n', " "));
     }
-    if e.tolerance == 0.0 && e.sleeps_moved == 0 {
+    if e.tolerance == 0.0 && e.sleeps_moved == 0 && e.loops_split == 0 {
         let _ = writeln!(o, "# Compression: {} phases to {}, lossless (equal phases merged, repetitions of equal values).", e.phases_before, e.phases_after);
     } else {
         let _ = writeln!(
@@ -699,10 +705,11 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
         );
         let _ = writeln!(
             o,
-            "#   total instructions within {}, total sleep within {}; {} sleeps moved by the coarsening.",
+            "#   total instructions within {}, total sleep within {}; {} sleeps moved by the coarsening, {} loops split into groups of their own.",
             percent(e.compute),
             percent(e.wait),
-            e.sleeps_moved
+            e.sleeps_moved,
+            e.loops_split
         );
     }
     let _ = writeln!(o);
@@ -719,7 +726,25 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
         if l.repeat > 1 {
             let _ = writeln!(o, "repeat = {}", l.repeat);
         }
-        for step in &l.steps {
+        for (k, step) in l.steps.iter().enumerate() {
+            if l.split.as_ref().is_some_and(|sp| sp.at == k) {
+                write_loop_call(&mut o, &names[i]);
+            }
+            let _ = writeln!(o, "[[app.group.phase]]");
+            write_step(&mut o, step, &names);
+        }
+        if l.split.as_ref().is_some_and(|sp| sp.at == l.steps.len()) {
+            write_loop_call(&mut o, &names[i]);
+        }
+    }
+    for (i, l) in lists.iter().enumerate() {
+        let Some(sp) = &l.split else { continue };
+        let _ = writeln!(o, "\n# {}'s loop, split out of it (the file's size bound): it spawns this group and joins it at once.", names[i]);
+        let _ = writeln!(o, "[[app.group]]\nname = {}\ncount = 1\nstart = \"spawned\"", quoted(&loop_name(&names[i])));
+        if sp.repeat > 1 {
+            let _ = writeln!(o, "repeat = {}", sp.repeat);
+        }
+        for step in &sp.body {
             let _ = writeln!(o, "[[app.group.phase]]");
             write_step(&mut o, step, &names);
         }
@@ -729,6 +754,16 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
         let _ = writeln!(o, "# | {line}");
     }
     o
+}
+
+/// The helper group that runs thread `name`'s loop (`compress::Split`).
+fn loop_name(name: &str) -> String {
+    format!("{name}.loop")
+}
+
+fn write_loop_call(o: &mut String, name: &str) {
+    let g = quoted(&loop_name(name));
+    let _ = writeln!(o, "[[app.group.phase]]\nkind = \"spawn\"\ngroup = {g}\n[[app.group.phase]]\nkind = \"join\"\ngroup = {g}");
 }
 
 fn write_profile(o: &mut String, cpi: f64, mpki: f64) {

@@ -13,6 +13,19 @@ use super::recording::{RecordedThread, Recording, SyncEvent};
 /// phase and above the rounding of the clocks (schedstat is in ns, the samples' instants too).
 const OFF_WHOLE_INTERVAL_CPU_NS: u64 = 1_000;
 
+/// How far back a surplus of run-queue wait may pay for off-CPU time, ns: 100 ms. schedstat adds a
+/// run-queue wait to `run_delay` when it ends, as the thread gets the CPU (Linux
+/// kernel/sched/stats.h, `sched_info_arrive`), so a wait that spans a sample shows as off-CPU
+/// time in the interval it began in and as more run-queue wait than off-CPU time in the one it
+/// ended in; a logged wait's end, stamped once the woken thread runs again, counts its wake-up
+/// delay twice in the same way. A waiting CFS thread gets the CPU within a few scheduling
+/// periods (6 ms × (1 + log2 CPUs) stretched by the runnable threads, Linux kernel/sched/fair.c,
+/// `sysctl_sched_latency`): 100 ms covers a loaded machine's; a deficit further from any
+/// surplus is a double count and is dropped. Recorded on this project's loaded 2-CPU machine,
+/// pigz's busiest thread showed 0.46 s of off-CPU surpluses that such deficits all but cancel
+/// (0.009 s net).
+pub const RUNQ_LAG_NS: u64 = 100_000_000;
+
 /// One thread's work as a function of its own CPU clock: the knots (cumulative CPU time, its
 /// split per core type, instructions and LLC misses where counted), the first at 0 (a thread
 /// starts with nothing), then one per sample.
@@ -72,7 +85,10 @@ impl WorkCurve {
             let misses = s.llc_misses.map_or(last.misses, |m| (m as f64).max(last.misses));
             knots.push(Knot { cpu, per_type, instructions, misses });
         }
-        WorkCurve { knots, work_per_cpu_s: work_per_cpu_s.to_vec(), fast_rate, counted, no_split: no_split && t.samples.iter().any(|s| s.cpu_ns > 0) }
+        // A thread only the library saw (no samples) has no split either: its CPU time is its
+        // events' alone.
+        let no_split = no_split && (t.samples.is_empty() || t.samples.iter().any(|s| s.cpu_ns > 0));
+        WorkCurve { knots, work_per_cpu_s: work_per_cpu_s.to_vec(), fast_rate, counted, no_split }
     }
 
     /// The work between CPU places `from` and `to` (ns of the thread's CPU clock, `from <= to`).
@@ -190,7 +206,8 @@ fn overlap(spans: &[(u64, u64)], a: u64, b: u64) -> u64 {
 
 /// The unexplained off-CPU stretches of thread `i` (started at wall `start_ns`) at least
 /// `min_block_ns` long. Between two samples the thread was off the CPU for its wall delta less
-/// its CPU delta, its run-queue wait delta and the time its logged waits cover. Consecutive
+/// its CPU delta, its run-queue wait delta and the time its logged waits cover, once the waits
+/// accounted late have paid back the off-CPU time they explain (`RUNQ_LAG_NS`). Consecutive
 /// intervals' stretches are one when either interval was wholly off the CPU (the block went on
 /// through it); two partly busy intervals give two stretches, since the samples cannot tell
 /// one block across their boundary from two.
@@ -211,16 +228,34 @@ pub fn stretches(rec: &Recording, i: usize, start_ns: u64, min_block_ns: u64) ->
         off: u64,
         cpu_delta: u64,
     }
-    let mut pieces: Vec<Piece> = Vec::new();
-    let mut below = 0u64;
+    // Each interval's residual: wall time less CPU time, run-queue wait and logged waits. A
+    // deficit (more wait than off-CPU time) pays back the surpluses of the intervals just before
+    // it, within `RUNQ_LAG_NS` (see there); what no deficit pays back is off-CPU time.
+    let mut surplus: Vec<(usize, u64)> = Vec::new();
     for k in 1..points.len() {
         let (t0, c0, r0) = points[k - 1];
         let (t1, c1, r1) = points[k];
+        let explained = c1.saturating_sub(c0) + r1.saturating_sub(r0) + overlap(&waits, t0, t1);
         let wall = t1.saturating_sub(t0);
-        let cpu_delta = c1.saturating_sub(c0);
-        let off = wall.saturating_sub(cpu_delta).saturating_sub(r1.saturating_sub(r0)).saturating_sub(overlap(&waits, t0, t1));
+        if wall >= explained {
+            surplus.push((k, wall - explained));
+            continue;
+        }
+        let mut deficit = explained - wall;
+        for (j, left) in surplus.iter_mut().rev() {
+            if deficit == 0 || points[*j].0 + RUNQ_LAG_NS < t0 {
+                break;
+            }
+            let paid = deficit.min(*left);
+            *left -= paid;
+            deficit -= paid;
+        }
+    }
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut below = 0u64;
+    for (k, off) in surplus {
         if off >= min_block_ns {
-            pieces.push(Piece { k, off, cpu_delta });
+            pieces.push(Piece { k, off, cpu_delta: points[k].1.saturating_sub(points[k - 1].1) });
         } else {
             below += off;
         }

@@ -449,10 +449,14 @@ impl ampsched_model::Policy for Nothing {
 
 /// The recording on `FOUR_FAST`, converted and replayed: each group's CPU time (ns) and the
 /// run's makespan.
-fn replay(mut rec: Recording) -> (Vec<u64>, u64, String) {
+fn replay(rec: Recording) -> (Vec<u64>, u64, String) {
+    replay_with(rec, &ConvertOptions::default())
+}
+
+fn replay_with(mut rec: Recording, opts: &ConvertOptions) -> (Vec<u64>, u64, String) {
     rec.machine_toml = FOUR_FAST.into();
     rec.work_per_cpu_s = vec![1.0];
-    let out = convert(&rec, &ConvertOptions::default()).unwrap();
+    let out = convert(&rec, opts).unwrap();
     let m = ampsched_model::Machine::from_toml("four-fast.toml", FOUR_FAST).unwrap();
     let w = read(&out.toml);
     let r = ampsched_sim::Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut Nothing, ampsched_sim::SimConfig::default()).run().unwrap();
@@ -501,4 +505,102 @@ fn a_replayed_producer_consumer_gives_back_each_threads_cpu_time_and_the_hand_of
     // The consumer takes each item as it is posted (every 10 ms) and consumes it for 2 ms: the
     // last from 50 to 52 ms, as recorded.
     assert_eq!(makespan, ns(52.0));
+}
+
+/// The producer spawns the consumer, so its list cannot repeat as a whole: under a bound of 10
+/// phases its loop of 2,000 items runs as a helper group it spawns and joins at once, and the
+/// replay gives back the producer's CPU time over the two groups, the consumer's, and the run's
+/// time (2,000 items of 1 ms, the last consumed for 0.2 ms).
+#[test]
+fn a_spawning_threads_loop_is_split_out_under_the_size_bound_and_replays_the_same() {
+    let rec = producer_consumer(2_000, 1.0, |_| 0.2);
+    let out = convert(&rec, &ConvertOptions { max_phases: 10, ..ConvertOptions::default() }).unwrap();
+    let w = read(&out.toml);
+    let groups = &w.apps[0].groups;
+    assert_eq!(groups.len(), 3, "{}", out.toml);
+    assert_eq!(groups[2].name, "t0-producer.loop");
+    assert!(matches!(groups[0].phases[..], [Phase::Spawn { group: 1 }, Phase::Spawn { group: 2 }, Phase::Join { group: 2, .. }]), "{}", out.toml);
+    assert_eq!((groups[2].repeat, groups[2].phases.len()), (2_000, 2));
+    close(compute(&groups[2].phases[0]), 1.0 * PER_MS);
+    assert_eq!((groups[1].repeat, groups[1].phases.len()), (2_000, 2));
+    assert_eq!((out.summary.phases, out.summary.error.loops_split), (3 + 2 + 2, 1));
+    assert!(out.toml.contains("1 loops split into groups of their own"), "{}", out.toml);
+    let want = recorded_cpu(&rec);
+    let (cpu, makespan, _) = replay_with(rec, &ConvertOptions { max_phases: 10, ..ConvertOptions::default() });
+    assert_eq!((cpu[0] + cpu[2], cpu[1]), (want[0], want[1]));
+    assert_eq!(makespan, ns(2_000.2));
+}
+
+/// With counters: 10 ms of CPU time on the fast type retiring 1e7 instructions with 1e4 LLC
+/// misses: 1 MPKI, and the CPI that gives back 1 ns per instruction under the model at 2 GHz
+/// with 100 ns misses: (1 − 1/1000 × 100) × 2 = 1.8. Replayed, the 10 ms come back.
+#[test]
+fn counted_instructions_and_misses_give_a_cpi_that_replays_the_cpu_time() {
+    let mut t = thread(1, "counted", 0.0, 20.0, |t| t * 0.5);
+    for s in &mut t.samples {
+        s.instructions = Some(s.cpu_ns);
+        s.llc_misses = Some(s.cpu_ns / 1000);
+        s.cycles = Some(2 * s.cpu_ns);
+    }
+    let mut rec = recording(vec![t], Vec::new(), 20.0);
+    rec.counters = true;
+    rec.events_logged = false;
+    // Off the CPU half of each interval: 5 ms sleeps left out here (a bound above them).
+    let opts = ConvertOptions { min_block_ns: ns(6.0), ..ConvertOptions::default() };
+    let out = convert(&rec, &opts).unwrap();
+    let w = read(&out.toml);
+    let phases = &w.apps[0].groups[0].phases;
+    assert_eq!(phases.len(), 1, "{}", out.toml);
+    let Phase::Compute { instructions, profile } = &phases[0] else { panic!("{:?}", phases[0]) };
+    assert_eq!(*instructions, 1e7);
+    assert!((profile.cpi - 1.8).abs() < 1e-9 && profile.misses.mpki_at(1e9) == 1.0, "{profile:?}");
+    assert!(out.summary.counters && out.toml.contains("instructions and LLC misses measured"));
+    assert_eq!(out.summary.inferred.off_cpu_dropped_ns, ns(10.0));
+    let m = ampsched_model::Machine::from_toml("m.toml", MACHINE).unwrap();
+    let r = ampsched_sim::Engine::new(&m, &w, &ampsched_model::SimpleModel, &mut Nothing, ampsched_sim::SimConfig::default()).run().unwrap();
+    assert_eq!(r.threads[0].per_type[0].time_ns, ns(10.0));
+}
+
+/// Without counters, CPU time on the slow type counts at its `work_per_cpu_s` (0.5 here): 5 ms on
+/// the fast type and 10 ms on the slow one are 10 ms of the fast type's work, 2e7 instructions.
+#[test]
+fn cpu_time_on_a_slow_type_counts_at_its_speed() {
+    let mut t = thread(1, "mixed", 0.0, 20.0, |t| t * 0.75);
+    // Each sample's CPU time a third on the fast type, two thirds on the slow (5 and 10 ms of the
+    // 15 at the end).
+    for s in &mut t.samples {
+        s.cpu_ns_per_type = vec![s.cpu_ns / 3, s.cpu_ns - s.cpu_ns / 3];
+    }
+    let mut rec = recording(vec![t], Vec::new(), 20.0);
+    rec.events_logged = false;
+    let opts = ConvertOptions { min_block_ns: ns(6.0), ..ConvertOptions::default() };
+    let out = convert(&rec, &opts).unwrap();
+    let w = read(&out.toml);
+    close(compute(&w.apps[0].groups[0].phases[0]), 10.0 * PER_MS);
+}
+
+/// A run-queue wait from 15 to 25 ms is added to run_delay when it ends (at the sample of 30 ms):
+/// the interval before shows 5 ms off the CPU, the one after 5 ms more wait than off-CPU time.
+/// The deficit pays the surplus back: no sleep, the thread's 30 ms of CPU time in one phase.
+#[test]
+fn a_run_queue_wait_across_a_sample_is_not_a_sleep() {
+    let mut t = thread(1, "runnable", 0.0, 40.0, |t| {
+        if t <= 15.0 {
+            t
+        } else if t <= 25.0 {
+            15.0
+        } else {
+            t - 10.0
+        }
+    });
+    for s in &mut t.samples {
+        s.runq_ns = if s.t_ns >= ns(30.0) { ns(10.0) } else { 0 };
+    }
+    let mut rec = recording(vec![t], Vec::new(), 40.0);
+    rec.events_logged = false;
+    let out = convert(&rec, &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    assert_eq!(w.apps[0].groups[0].phases.len(), 1, "{}", out.toml);
+    close(compute(&w.apps[0].groups[0].phases[0]), 30.0 * PER_MS);
+    assert_eq!((out.summary.inferred.sleeps, out.summary.inferred.off_cpu_dropped_ns), (0, 0));
 }
