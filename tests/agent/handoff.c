@@ -14,6 +14,7 @@
  *
  * Each thread reads its own CPU clock (CLOCK_THREAD_CPUTIME_ID) when its work is done, then
  * sleeps LINGER_MS (off the CPU) before it ends, so that a sampler sees its final CPU time alive.
+ * The giver ends by returning from its start routine, the taker by pthread_exit.
  * It prints one line per thread, then the objects' addresses:
  *   thread ROLE TID CPU_NS
  *   lock ADDRESS
@@ -100,7 +101,7 @@ static void *taker(void *arg) {
         sem_post(&done);
     }
     finish(&taker_seen);
-    return NULL;
+    pthread_exit(NULL); /* the giver returns: a recorder sees both ways a thread ends */
 }
 
 int main(int argc, char **argv) {

@@ -150,6 +150,7 @@ fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times(
         assert!(last.cpu_ns >= cpu && last.cpu_ns <= cpu + AFTER_MEASURE_NS, "{role}: last sample {} ns, measured {cpu} ns", last.cpu_ns);
         assert_eq!(last.cpu_ns_per_type.iter().sum::<u64>(), last.cpu_ns, "{role}: CPU time per core type adds up");
         assert!(t.samples.windows(2).all(|w| w[0].t_ns < w[1].t_ns && w[0].cpu_ns <= w[1].cpu_ns), "{role}: samples in time order, CPU time growing");
+        // The giver returns from its routine, the taker calls pthread_exit: both are logged.
         if role != "main" {
             let exit = r.events.iter().find_map(|e| if let SyncEvent::Exit { tid: x, cpu_ns, .. } = e { (*x == tid).then_some(*cpu_ns) } else { None });
             let exit = exit.unwrap_or_else(|| panic!("{role}: no Exit event"));
