@@ -248,6 +248,18 @@ class TestBarrierRecorded:
         for own, sim in zip(sorted(measured.values()), replayed):
             assert abs(sim / own - 1) <= 0.10, (own, sim)
 
+    def test_the_machine_topology_saves_replays_it_alike(self, barrier_recording, tmp_path):
+        # The machine `record --save-machine` writes is `topology --emulate ... --save`'s, but for its name.
+        machine = tmp_path / "m.toml"
+        assert cli("topology", "--emulate", EMULATE, "--save", str(machine)).returncode == 0
+        results = []
+        for path in (barrier_recording["machine"], str(machine)):
+            done = cli("run", "--workload", barrier_recording["toml"], "--machine", path, "--policy", "rr", "--json")
+            assert done.returncode == 0, done.stderr
+            results.append(json.loads(done.stdout))
+        assert results[0]["makespan_s"] == results[1]["makespan_s"]
+        assert [t["cpu_s"] for t in results[0]["threads"]] == [t["cpu_s"] for t in results[1]["threads"]]
+
     def test_conversion_of_the_raw_recording_gives_the_same_file(self, barrier_recording, tmp_path):
         again = tmp_path / "w.toml"
         done = cli("record", "--from-raw", barrier_recording["raw"], "--output", str(again))
