@@ -604,3 +604,29 @@ fn a_run_queue_wait_across_a_sample_is_not_a_sleep() {
     close(compute(&w.apps[0].groups[0].phases[0]), 30.0 * PER_MS);
     assert_eq!((out.summary.inferred.sleeps, out.summary.inferred.off_cpu_dropped_ns), (0, 0));
 }
+
+/// Two threads wait on one condition variable, each woken by its own signal (at 10 and 20 ms):
+/// each gets a semaphore of its own, so the replay hands each wake-up to the thread it woke, not
+/// to whichever waits first.
+#[test]
+fn waiters_on_one_condition_variable_get_their_own_wake_ups() {
+    const X: u64 = 0x7f00_3000;
+    let s = thread(1, "signaller", 0.0, 30.0, |t| t);
+    let a = thread(2, "a", 0.0, 30.0, |t| (t - 10.0).max(0.0));
+    let b = thread(3, "b", 0.0, 30.0, |t| (t - 20.0).max(0.0));
+    let events = vec![
+        SyncEvent::Create { t_ns: 0, parent: 1, parent_cpu_ns: 0, child: 2 },
+        SyncEvent::Create { t_ns: 0, parent: 1, parent_cpu_ns: 0, child: 3 },
+        SyncEvent::CondWait { cond: X, tid: 2, start_ns: 0, end_ns: ns(10.0), cpu_ns: 0, timed_out: false },
+        SyncEvent::CondWait { cond: X, tid: 3, start_ns: 0, end_ns: ns(20.0), cpu_ns: 0, timed_out: false },
+        SyncEvent::CondSignal { cond: X, tid: 1, t_ns: ns(10.0), cpu_ns: ns(10.0), broadcast: false },
+        SyncEvent::CondSignal { cond: X, tid: 1, t_ns: ns(20.0), cpu_ns: ns(20.0), broadcast: false },
+    ];
+    let out = convert(&recording(vec![s, a, b], events, 30.0), &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    let g = &w.apps[0].groups;
+    assert!(matches!(g[1].phases[0], Phase::SemWait { semaphore: 0, .. }) && matches!(g[2].phases[0], Phase::SemWait { semaphore: 1, .. }), "{}", out.toml);
+    let posts: Vec<usize> = g[0].phases.iter().filter_map(|p| if let Phase::SemPost { semaphore, .. } = p { Some(*semaphore) } else { None }).collect();
+    assert_eq!(posts, [0, 1]);
+    assert_eq!(out.summary.measured.cond_signals_matched, 2);
+}
