@@ -23,8 +23,9 @@
 //!   and a lower bound, since it took the lock earlier) to its logged release, or to its place
 //!   when the wait ended. Sections of one thread may not overlap (the format has no nesting): a
 //!   measured section wins over an inferred one, an earlier over a later; the others are
-//!   dropped and counted; other phases that fall inside a section move to its end (a condition
-//!   variable signalled under the mutex wakes its waiter only once the mutex is released).
+//!   dropped and counted; a section ends at a condition wait inside it (which releases the
+//!   mutex); other phases that fall inside a section move to its end (a condition variable
+//!   signalled under the mutex wakes its waiter only once the mutex is released).
 //! - A condition wait ended by a signal (the latest on that variable from another thread within
 //!   the wait): `sem_post` in the signaller's list, `sem_wait` in the waiter's, one semaphore per
 //!   condition variable and waiting thread (why: where they are numbered), posts only for
@@ -550,6 +551,17 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
 /// A thread's marks as steps: sections made disjoint, points inside a section moved to its end,
 /// computes between places. `end`: the thread's last CPU place (raised to its last mark's).
 fn build_list(marks: &mut [Mark], end: &mut u64, curve: &WorkCurve, profiler: &Profiler) -> (Vec<Step>, usize) {
+    // A condition wait inside a section releases the mutex (pthread_cond_wait unlocks it and
+    // takes it again inside glibc, which the library does not log): the section ends there.
+    let cond_waits: Vec<u64> = marks.iter().filter(|m| matches!(m.what, What::Point(Step::SemWait { .. }))).map(|m| m.place).collect();
+    for m in marks.iter_mut() {
+        let place = m.place;
+        if let What::Critical { end: e, .. } = &mut m.what {
+            if let Some(&w) = cond_waits.iter().filter(|&&w| place < w && w < *e).min() {
+                *e = w;
+            }
+        }
+    }
     // Measured sections first, then by place: keep each that overlaps none kept.
     let mut order: Vec<usize> = (0..marks.len()).filter(|&m| matches!(marks[m].what, What::Critical { .. })).collect();
     order.sort_by_key(|&m| {
