@@ -23,11 +23,13 @@
 //!   and a lower bound, since it took the lock earlier) to its logged release, or to its place
 //!   when the wait ended. Sections of one thread may not overlap (the format has no nesting): a
 //!   measured section wins over an inferred one, an earlier over a later; the others are
-//!   dropped and counted; other phases that fall inside a section move to its end (a condition
-//!   variable signalled under the mutex wakes its waiter only once the mutex is released).
+//!   dropped and counted; a section ends at a condition wait inside it (which releases the
+//!   mutex); other phases that fall inside a section move to its end (a condition variable
+//!   signalled under the mutex wakes its waiter only once the mutex is released).
 //! - A condition wait ended by a signal (the latest on that variable from another thread within
 //!   the wait): `sem_post` in the signaller's list, `sem_wait` in the waiter's, one semaphore per
-//!   condition variable, posts only for matched wake-ups (so posts and waits balance). A
+//!   condition variable and waiting thread (why: where they are numbered), posts only for
+//!   matched wake-ups (so posts and waits balance). A
 //!   timed-out or unmatched wait is a `sleep` of its duration. A join is a `join` of the
 //!   target's group.
 //! - Off-CPU stretches no event explains: barriers where several threads' stretches were all
@@ -375,9 +377,14 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         }
     }
 
-    // Condition variables: each wait ended by a signal from another thread is a semaphore's.
-    let mut sems: BTreeMap<u64, usize> = BTreeMap::new();
-    let mut posts: BTreeMap<usize, (usize, u32)> = BTreeMap::new(); // signal event -> (sem, count)
+    // Condition variables: each wait ended by a signal from another thread is a semaphore's, one
+    // per condition variable and waiting thread. One per condition variable alone (every waiter
+    // on one semaphore) would let a wake-up meant for one thread go to another that waits on the
+    // same variable for something else (a FIFO semaphore serves whoever waits first): pigz's
+    // yarn locks have threads waiting on one condition variable for different values, and its
+    // replay deadlocked so. Per waiter, a thread's wake-ups are exactly those it was sent.
+    let mut sems: BTreeMap<(u64, usize), usize> = BTreeMap::new();
+    let mut posts: BTreeMap<(usize, usize), u32> = BTreeMap::new(); // (signal event, sem) -> count
     for e in &rec.events {
         let SyncEvent::CondWait { cond, tid, start_ns, end_ns, cpu_ns, timed_out } = *e else { continue };
         let Some(w) = at(tid, start_ns) else { continue };
@@ -394,8 +401,8 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         let step = match signal {
             Some(j) => {
                 let next = sems.len();
-                let sem = *sems.entry(cond).or_insert(next);
-                posts.entry(j).or_insert((sem, 0)).1 += 1;
+                let sem = *sems.entry((cond, w)).or_insert(next);
+                *posts.entry((j, sem)).or_insert(0) += 1;
                 summary.measured.cond_waits_matched += 1;
                 Step::SemWait { sem }
             }
@@ -406,10 +413,13 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         };
         marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(step) });
     }
-    for (&j, &(sem, count)) in &posts {
+    let mut signals_seen = std::collections::BTreeSet::new();
+    for (&(j, sem), &count) in &posts {
         let SyncEvent::CondSignal { tid, t_ns, cpu_ns, .. } = rec.events[j] else { unreachable!("a matched signal") };
         let Some(s) = at(tid, t_ns) else { continue };
-        summary.measured.cond_signals_matched += 1;
+        if signals_seen.insert(j) {
+            summary.measured.cond_signals_matched += 1;
+        }
         marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count }) });
     }
 
@@ -541,6 +551,17 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
 /// A thread's marks as steps: sections made disjoint, points inside a section moved to its end,
 /// computes between places. `end`: the thread's last CPU place (raised to its last mark's).
 fn build_list(marks: &mut [Mark], end: &mut u64, curve: &WorkCurve, profiler: &Profiler) -> (Vec<Step>, usize) {
+    // A condition wait inside a section releases the mutex (pthread_cond_wait unlocks it and
+    // takes it again inside glibc, which the library does not log): the section ends there.
+    let cond_waits: Vec<u64> = marks.iter().filter(|m| matches!(m.what, What::Point(Step::SemWait { .. }))).map(|m| m.place).collect();
+    for m in marks.iter_mut() {
+        let place = m.place;
+        if let What::Critical { end: e, .. } = &mut m.what {
+            if let Some(&w) = cond_waits.iter().filter(|&&w| place < w && w < *e).min() {
+                *e = w;
+            }
+        }
+    }
     // Measured sections first, then by place: keep each that overlaps none kept.
     let mut order: Vec<usize> = (0..marks.len()).filter(|&m| matches!(marks[m].what, What::Critical { .. })).collect();
     order.sort_by_key(|&m| {

@@ -604,3 +604,77 @@ fn a_run_queue_wait_across_a_sample_is_not_a_sleep() {
     close(compute(&w.apps[0].groups[0].phases[0]), 30.0 * PER_MS);
     assert_eq!((out.summary.inferred.sleeps, out.summary.inferred.off_cpu_dropped_ns), (0, 0));
 }
+
+/// Two threads wait on one condition variable, each woken by its own signal (at 10 and 20 ms):
+/// each gets a semaphore of its own, so the replay hands each wake-up to the thread it woke, not
+/// to whichever waits first.
+#[test]
+fn waiters_on_one_condition_variable_get_their_own_wake_ups() {
+    const X: u64 = 0x7f00_3000;
+    let s = thread(1, "signaller", 0.0, 30.0, |t| t);
+    let a = thread(2, "a", 0.0, 30.0, |t| (t - 10.0).max(0.0));
+    let b = thread(3, "b", 0.0, 30.0, |t| (t - 20.0).max(0.0));
+    let events = vec![
+        SyncEvent::Create { t_ns: 0, parent: 1, parent_cpu_ns: 0, child: 2 },
+        SyncEvent::Create { t_ns: 0, parent: 1, parent_cpu_ns: 0, child: 3 },
+        SyncEvent::CondWait { cond: X, tid: 2, start_ns: 0, end_ns: ns(10.0), cpu_ns: 0, timed_out: false },
+        SyncEvent::CondWait { cond: X, tid: 3, start_ns: 0, end_ns: ns(20.0), cpu_ns: 0, timed_out: false },
+        SyncEvent::CondSignal { cond: X, tid: 1, t_ns: ns(10.0), cpu_ns: ns(10.0), broadcast: false },
+        SyncEvent::CondSignal { cond: X, tid: 1, t_ns: ns(20.0), cpu_ns: ns(20.0), broadcast: false },
+    ];
+    let out = convert(&recording(vec![s, a, b], events, 30.0), &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    let g = &w.apps[0].groups;
+    assert!(matches!(g[1].phases[0], Phase::SemWait { semaphore: 0, .. }) && matches!(g[2].phases[0], Phase::SemWait { semaphore: 1, .. }), "{}", out.toml);
+    let posts: Vec<usize> = g[0].phases.iter().filter_map(|p| if let Phase::SemPost { semaphore, .. } = p { Some(*semaphore) } else { None }).collect();
+    assert_eq!(posts, [0, 1]);
+    assert_eq!(out.summary.measured.cond_signals_matched, 2);
+}
+
+/// Thread a takes lock L after waiting for b (10 to 12 ms), then waits on condition variable X
+/// under it (13 to 20 ms, signalled by b) and releases L at 21 ms. pthread_cond_wait releases
+/// the mutex, so a's section ends at its condition wait: 1 ms of CPU time (10 to 11 ms), not
+/// the 2 ms to its release, and the wait stays where it was, before the last 10 ms.
+#[test]
+fn a_section_ends_at_a_condition_wait_inside_it() {
+    const L: u64 = 0x7f00_4000;
+    const X: u64 = 0x7f00_5000;
+    let a = thread(1, "a", 0.0, 30.0, |t| {
+        if t <= 10.0 {
+            t
+        } else if t <= 12.0 {
+            10.0
+        } else if t <= 13.0 {
+            t - 2.0
+        } else if t <= 20.0 {
+            11.0
+        } else {
+            t - 9.0
+        }
+    });
+    let b = thread(2, "b", 0.0, 30.0, |t| t);
+    let events = vec![
+        SyncEvent::Create { t_ns: 0, parent: 1, parent_cpu_ns: 0, child: 2 },
+        SyncEvent::MutexWait { lock: L, tid: 1, holder: 2, start_ns: ns(10.0), end_ns: ns(12.0), cpu_ns: ns(10.0) },
+        SyncEvent::MutexRelease { lock: L, tid: 2, t_ns: ns(12.0), cpu_ns: ns(12.0) },
+        SyncEvent::CondWait { cond: X, tid: 1, start_ns: ns(13.0), end_ns: ns(20.0), cpu_ns: ns(11.0), timed_out: false },
+        SyncEvent::CondSignal { cond: X, tid: 2, t_ns: ns(20.0), cpu_ns: ns(20.0), broadcast: false },
+        SyncEvent::MutexRelease { lock: L, tid: 1, t_ns: ns(21.0), cpu_ns: ns(12.0) },
+    ];
+    let out = convert(&recording(vec![a, b], events, 30.0), &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    let ga = &w.apps[0].groups[0].phases;
+    assert_eq!(ga.len(), 4, "{}", out.toml);
+    assert!(
+        matches!(ga[1], Phase::Critical { cs_instructions, between_instructions, .. } if cs_instructions == 1.0 * PER_MS && between_instructions == 10.0 * PER_MS),
+        "{:?}",
+        ga[1]
+    );
+    assert!(matches!(ga[2], Phase::SemWait { semaphore: 0, .. }));
+    close(compute(&ga[3]), 10.0 * PER_MS);
+    // b: its section inferred from a's wait (10 to 12 ms), its post at 20 ms.
+    let gb = &w.apps[0].groups[1].phases;
+    assert!(matches!(gb[0], Phase::Critical { cs_instructions, .. } if cs_instructions == 2.0 * PER_MS), "{:?}", gb[0]);
+    close(compute(&gb[1]), 8.0 * PER_MS);
+    assert!(matches!(gb[2], Phase::SemPost { semaphore: 0, count: 1 }));
+}
