@@ -312,12 +312,23 @@ SHARE_POINTS = 5.0
 MIGRATION_FACTOR = 3.0
 
 
-def _reason(name, policy, live_share, replay_share, live_migrations, replay_migrations, static_error, inferred) -> str:
+def _reason(
+    name, policy, live_share, replay_share, live_migrations, replay_migrations, static_error, inferred, recording
+) -> str:
     """Why a wall-time claim differs, from what was measured (never a number copied by hand):
     the split of the work between the threads (a program that shares its work dynamically
     keeps the recorded split in the replay), the migrations, and the replay's error under the
     recording's own policy (what the loop itself loses)."""
     causes = []
+    if recording is not None:
+        # (recording wall, the live median under the recording's policy, the replay's wall under it)
+        rec_wall, live_static, replay_static = recording
+        if abs(rec_wall / live_static - 1) * 100 >= TARGET_PCT / 2:
+            causes.append(
+                f"the recording run itself took {rec_wall:.3f} s, {pct(100 * (rec_wall / live_static - 1))} off the "
+                f"live runs under {RECORD_POLICY} (its replay under {RECORD_POLICY} is "
+                f"{pct(100 * (replay_static / rec_wall - 1))} off it): the run recorded was not a typical one"
+            )
     if abs(live_share - replay_share) * 100 >= SHARE_POINTS:
         causes.append(
             f"the work is split differently: live under {policy} the busiest thread did {live_share:.0%} of the "
@@ -341,7 +352,7 @@ def _claims(name, kind, m, policies) -> tuple:
     its rows of the validation table. A claim is judged on the median recording: the recordings
     ordered by the size of their replay's error, a replay that failed counting as the worst."""
     claims, rows = [], []
-    static_error = None
+    static_error, static_run = None, None
     recorded_wall = statistics.median(r["wall"] for r in m["recordings"])
     for p in policies:
         runs = m["live"][p]
@@ -366,6 +377,8 @@ def _claims(name, kind, m, policies) -> tuple:
         if p == RECORD_POLICY:
             static_error = error
         replay_share = _busiest_share(replay["work"])
+        if p == RECORD_POLICY:
+            static_run = (recording["wall"], live, replay["wall"])
         reason = _reason(
             name,
             p,
@@ -375,6 +388,7 @@ def _claims(name, kind, m, policies) -> tuple:
             replay["migrations"],
             static_error,
             recording["inferred"],
+            static_run,
         )
         if failures:
             reason += f"; {len(failures)} of the {len(outcomes)} recordings did not replay: {_cut(failures[0])}"
