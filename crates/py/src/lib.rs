@@ -425,6 +425,66 @@ fn agent(
     result.map(|v| v.to_string()).map_err(agent_err)
 }
 
+/// `ampsched record`'s live side: run the agent on `command` (or attach to `pids`) recording
+/// (`ampsched_agent::record::recorder`). Returns (the raw recording as JSON text, the agent's
+/// report as a dict, or None when the agent failed under the command: the recording then says
+/// why in `incomplete`). Bad options, no permission, a command that cannot run or that ends
+/// before any of its threads was seen, no threads seen: InputError (or the agent's RuntimeError),
+/// one line.
+#[pyfunction]
+#[pyo3(signature = (command, pids, policy="oblivious".to_string(), interval_ms=ampsched_model::defaults::AGENT_INTERVAL_MS, emulate=None, cores=None, machine=None, seed=ampsched_model::defaults::SEED, keep_command=false, status=true))]
+#[allow(clippy::too_many_arguments)]
+fn record(
+    py: Python<'_>,
+    command: Vec<String>,
+    pids: Vec<u32>,
+    policy: String,
+    interval_ms: f64,
+    emulate: Option<String>,
+    cores: Option<String>,
+    machine: Option<String>,
+    seed: u64,
+    keep_command: bool,
+    status: bool,
+) -> PyResult<(String, PyObject)> {
+    use ampsched_agent::record::recorder::{machine_of, record as record_live};
+    // The machine file's text, for the recording (a configuration NAME:TYPE=N has none of its own).
+    let machine_text =
+        match &machine {
+            None => None,
+            Some(m) => {
+                ampsched_runner::catalog::machine(m).map_err(|e| InputError::new_err(e.to_string()))?;
+                match ampsched_runner::catalog::MACHINES.iter().find(|(n, _)| n == m) {
+                    Some((_, text)) => Some(text.to_string()),
+                    None => Some(std::fs::read_to_string(m).map_err(|e| {
+                        InputError::new_err(format!("--machine: {m}: record needs a machine file or a catalog name, not a configuration ({e})"))
+                    })?),
+                }
+            }
+        };
+    let cfg = AgentConfig {
+        policy,
+        interval_ms,
+        emulate,
+        cores,
+        machine: machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?,
+        command,
+        pids,
+        status,
+        seed,
+        ..AgentConfig::default()
+    };
+    let mut opts = machine_of(&cfg, machine_text.as_deref(), "recorded").map_err(agent_err)?;
+    opts.keep_command = keep_command;
+    let recorded = py.allow_threads(|| record_live(&cfg, &opts)).map_err(agent_err)?;
+    let raw = serde_json::to_string(&recorded.recording).expect("the recording is plain data");
+    let report = match recorded.report {
+        Some(v) => py.import_bound("json")?.call_method1("loads", (v.to_string(),))?.unbind(),
+        None => py.None(),
+    };
+    Ok((raw, report))
+}
+
 /// Checks a run's settings as a run would, without running: a sweep rejects a bad setting
 /// before its first run.
 #[pyfunction]
@@ -583,6 +643,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(agent, m)?)?;
     m.add_function(wrap_pyfunction!(record_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(record, m)?)?;
     m.add_function(wrap_pyfunction!(fairness::fairness_shares, m)?)?;
     m.add_function(wrap_pyfunction!(fairness::fairness_metrics, m)?)?;
     Ok(())

@@ -106,7 +106,8 @@ pub enum SyncEvent {
     /// `t_ns` and `parent_cpu_ns` are the parent's, at its call of pthread_create (the child
     /// may start later, or run before the parent returns).
     Create { t_ns: u64, parent: u32, parent_cpu_ns: u64, child: u32 },
-    /// Thread `tid` returned from its start routine or called pthread_exit.
+    /// Thread `tid` returned from its start routine, called pthread_exit or was cancelled
+    /// (threads ended by their process's exit log none).
     Exit { t_ns: u64, tid: u32, cpu_ns: u64 },
     /// A contended pthread_mutex_lock: `tid` waited from `start_ns` to `end_ns` for mutex `lock`
     /// (its address), held at the start by `holder` (0: unknown).
@@ -123,6 +124,7 @@ pub enum SyncEvent {
     /// when the condition variable had waiters (a signal without any wakes nobody, and glibc
     /// returns at once then too).
     CondSignal { cond: u64, tid: u32, t_ns: u64, cpu_ns: u64, broadcast: bool },
-    /// pthread_join of thread `target` (its Linux tid) by `tid`.
+    /// pthread_join of thread `target` (its Linux tid; 0 when the library did not see it
+    /// created) by `tid`.
     Join { tid: u32, target: u32, start_ns: u64, end_ns: u64, cpu_ns: u64 },
 }
