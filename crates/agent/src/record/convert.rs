@@ -384,7 +384,9 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     // yarn locks have threads waiting on one condition variable for different values, and its
     // replay deadlocked so. Per waiter, a thread's wake-ups are exactly those it was sent.
     let mut sems: BTreeMap<(u64, usize), usize> = BTreeMap::new();
-    let mut posts: BTreeMap<(usize, usize), u32> = BTreeMap::new(); // (signal event, sem) -> count
+    let mut posts: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new(); // (signal event, sem) -> hand-offs
+                                                                           // Per hand-off (matched wait): how long it waited in the recording, ns.
+    let mut hand_offs: Vec<u64> = Vec::new();
     for e in &rec.events {
         let SyncEvent::CondWait { cond, tid, start_ns, end_ns, cpu_ns, timed_out } = *e else { continue };
         let Some(w) = at(tid, start_ns) else { continue };
@@ -402,9 +404,11 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
             Some(j) => {
                 let next = sems.len();
                 let sem = *sems.entry((cond, w)).or_insert(next);
-                *posts.entry((j, sem)).or_insert(0) += 1;
+                let id = hand_offs.len();
+                hand_offs.push(end_ns.saturating_sub(start_ns));
+                posts.entry((j, sem)).or_default().push(id);
                 summary.measured.cond_waits_matched += 1;
-                Step::SemWait { sem }
+                Step::SemWait { sem, id }
             }
             None => {
                 summary.measured.cond_waits_as_sleeps += 1;
@@ -414,13 +418,13 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(step) });
     }
     let mut signals_seen = std::collections::BTreeSet::new();
-    for (&(j, sem), &count) in &posts {
+    for (&(j, sem), ids) in &posts {
         let SyncEvent::CondSignal { tid, t_ns, cpu_ns, .. } = rec.events[j] else { unreachable!("a matched signal") };
         let Some(s) = at(tid, t_ns) else { continue };
         if signals_seen.insert(j) {
             summary.measured.cond_signals_matched += 1;
         }
-        marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count }) });
+        marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count: ids.len() as u32, ids: ids.clone() }) });
     }
 
     // Unexplained off-CPU stretches: barriers where several threads' meet repeatedly, else sleeps.
@@ -502,7 +506,19 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
             l.push(Step::Compute { instructions: 1.0, cpi: 1.0, mpki: 0.0 });
         }
     }
-    let (lists, error) = compress::compress(&lists, opts.max_phases).map_err(|reached| {
+    // Within the bound by compression alone if it can; else, the hand-offs that held their
+    // waiters back least in the recording (the shortest waits) dropped, as few as it takes: the
+    // number doubled until the file fits, then the fewest found between by bisection (a drop
+    // can make a list periodic or not, so the count is not strictly monotonic: the fitting
+    // result kept is the fewest tried).
+    let mut order: Vec<usize> = (0..hand_offs.len()).collect();
+    order.sort_by_key(|&i| (hand_offs[i], i));
+    let phases_lossless: usize = lists.iter().map(Vec::len).sum();
+    let attempt = |k: usize| {
+        let drop: std::collections::BTreeSet<usize> = order[..k].iter().copied().collect();
+        compress::compress(&compress::drop_hand_offs(&lists, &drop), opts.max_phases)
+    };
+    let too_many = |reached: usize| {
         InputError::new(
             "--max-phases",
             "",
@@ -511,7 +527,41 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
                 opts.max_phases
             ),
         )
-    })?;
+    };
+    let ((lists, mut error), dropped) = match compress::compress(&lists, opts.max_phases) {
+        Ok(done) => (done, 0),
+        Err(reached) if order.is_empty() => return Err(too_many(reached)),
+        Err(_) => {
+            let (mut lo, mut k) = (0, 1);
+            let mut found = loop {
+                match attempt(k) {
+                    Ok(done) => break (done, k),
+                    Err(reached) if k == order.len() => return Err(too_many(reached)),
+                    Err(_) => {
+                        lo = k;
+                        k = (2 * k).min(order.len());
+                    }
+                }
+            };
+            let mut hi = found.1;
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match attempt(mid) {
+                    Ok(done) => {
+                        found = (done, mid);
+                        hi = mid;
+                    }
+                    Err(_) => lo = mid,
+                }
+            }
+            found
+        }
+    };
+    let dropped_ids = &order[..dropped];
+    // The count the compression started from is the file's before any hand-off was dropped.
+    error.phases_before = phases_lossless;
+    error.hand_offs_dropped = dropped_ids.len();
+    error.hand_off_wait_dropped_ns = dropped_ids.iter().map(|&i| hand_offs[i]).sum();
     summary.phases = error.phases_after;
     summary.error = error;
 
@@ -532,6 +582,14 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     }
     if empty > 0 {
         notes.push(format!("{empty} thread(s) did no measurable work: one instruction each"));
+    }
+    if summary.error.hand_offs_dropped > 0 {
+        notes.push(format!(
+            "{} of {} condition-variable hand-offs dropped to meet the size bound, the shortest waits first ({} s of waiting in the recording): their waiters no longer wait for them",
+            summary.error.hand_offs_dropped,
+            hand_offs.len(),
+            num(summary.error.hand_off_wait_dropped_ns as f64 / 1e9)
+        ));
     }
     if summary.error.loops_split > 0 {
         notes.push(format!(
@@ -713,7 +771,7 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
     for note in &s.notes {
         let _ = writeln!(o, "# Note: {}", note.replace('\n', " "));
     }
-    if e.tolerance == 0.0 && e.sleeps_moved == 0 && e.loops_split == 0 {
+    if e.tolerance == 0.0 && e.sleeps_moved == 0 && e.loops_split == 0 && e.hand_offs_dropped == 0 {
         let _ = writeln!(o, "# Compression: {} phases to {}, lossless (equal phases merged, repetitions of equal values).", e.phases_before, e.phases_after);
     } else {
         let _ = writeln!(
@@ -819,13 +877,13 @@ fn write_step(o: &mut String, step: &Step, names: &[String]) {
         Step::Join { group } => {
             let _ = writeln!(o, "kind = \"join\"\ngroup = {}", quoted(&names[*group]));
         }
-        Step::SemPost { sem, count } => {
+        Step::SemPost { sem, count, .. } => {
             let _ = writeln!(o, "kind = \"sem_post\"\nsemaphore = \"c{sem}\"");
             if *count != 1 {
                 let _ = writeln!(o, "count = {count}");
             }
         }
-        Step::SemWait { sem } => {
+        Step::SemWait { sem, .. } => {
             let _ = writeln!(o, "kind = \"sem_wait\"\nsemaphore = \"c{sem}\"");
         }
         Step::Barrier { barrier, parties } => {
