@@ -75,7 +75,8 @@ const COARSER_TOLERANCES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, f64::INFINITY];
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Error {
     /// The tolerance reached: each merged value is within it of the values it replaced
-    /// (relatively; 0: nothing merged but equal values).
+    /// (relatively; 0: nothing merged but equal values; infinity, `null` in the summary's JSON:
+    /// any values merged, the coarsest pass).
     pub tolerance: f64,
     /// The largest relative difference between a merged value and a value it replaced.
     pub value: f64,
