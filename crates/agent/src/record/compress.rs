@@ -39,12 +39,16 @@ pub enum Step {
     Join {
         group: usize,
     },
+    /// `ids`: the hand-offs (matched condition waits) the post stands for, `count` of them.
     SemPost {
         sem: usize,
         count: u32,
+        ids: Vec<usize>,
     },
+    /// `id`: the hand-off, so that it and its post can be dropped together (`drop_hand_offs`).
     SemWait {
         sem: usize,
+        id: usize,
     },
     Barrier {
         barrier: usize,
@@ -71,7 +75,8 @@ const COARSER_TOLERANCES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, f64::INFINITY];
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Error {
     /// The tolerance reached: each merged value is within it of the values it replaced
-    /// (relatively; 0: nothing merged but equal values).
+    /// (relatively; 0: nothing merged but equal values; infinity, `null` in the summary's JSON:
+    /// any values merged, the coarsest pass).
     pub tolerance: f64,
     /// The largest relative difference between a merged value and a value it replaced.
     pub value: f64,
@@ -84,6 +89,10 @@ pub struct Error {
     pub sleeps_moved: usize,
     /// Threads whose loop runs as a helper group of its own (`Split`).
     pub loops_split: usize,
+    /// Condition-variable hand-offs (a post and its wait) dropped to meet the bound, and the
+    /// time their waits took in the recording, ns (`drop_hand_offs`).
+    pub hand_offs_dropped: usize,
+    pub hand_off_wait_dropped_ns: u64,
     /// Phases before compression (after the lossless merges) and after.
     pub phases_before: usize,
     pub phases_after: usize,
@@ -251,8 +260,8 @@ fn same_kind(a: &Step, b: &Step) -> bool {
     match (a, b) {
         (Compute { .. }, Compute { .. }) | (Sleep { .. }, Sleep { .. }) => true,
         (Critical { lock: l1, count: c1, .. }, Critical { lock: l2, count: c2, .. }) => l1 == l2 && c1 == c2,
-        (SemPost { sem: s1, count: c1 }, SemPost { sem: s2, count: c2 }) => s1 == s2 && c1 == c2,
-        (SemWait { sem: s1 }, SemWait { sem: s2 }) => s1 == s2,
+        (SemPost { sem: s1, count: c1, .. }, SemPost { sem: s2, count: c2, .. }) => s1 == s2 && c1 == c2,
+        (SemWait { sem: s1, .. }, SemWait { sem: s2, .. }) => s1 == s2,
         (Barrier { barrier: b1, .. }, Barrier { barrier: b2, .. }) => b1 == b2,
         // A spawn or a join names one group: never the same twice.
         _ => false,
@@ -415,6 +424,27 @@ fn compress_list(steps: &[Step], tol: f64, split: bool) -> (List, f64) {
     }
 }
 
+/// The lists without the hand-offs `drop` names: their waits gone, their posts' counts lowered
+/// (a post left with none gone), the computes around them merged. The last resort of the size
+/// bound, after every compression: a dropped hand-off no longer holds its waiter back in a
+/// replay. Posts and waits still balance on every semaphore.
+pub fn drop_hand_offs(lists: &[Vec<Step>], drop: &std::collections::BTreeSet<usize>) -> Vec<Vec<Step>> {
+    lists
+        .iter()
+        .map(|steps| {
+            let kept = steps.iter().filter_map(|s| match s {
+                Step::SemWait { id, .. } if drop.contains(id) => None,
+                Step::SemPost { sem, ids, .. } => {
+                    let ids: Vec<usize> = ids.iter().copied().filter(|i| !drop.contains(i)).collect();
+                    (!ids.is_empty()).then_some(Step::SemPost { sem: *sem, count: ids.len() as u32, ids })
+                }
+                other => Some(other.clone()),
+            });
+            merge_lossless(kept.collect())
+        })
+        .collect()
+}
+
 /// Sleeps merged: each run of phases between two synchronisation points (a critical phase, a
 /// spawn, join, post, wait or barrier) keeps one compute and one sleep, the sum of its computes
 /// and of its sleeps (in that order: the work, then the wait). Returns how many sleeps moved.
@@ -534,7 +564,7 @@ pub fn compress(lists: &[Vec<Step>], max_phases: usize) -> Result<(Vec<List>, Er
         return Err(phases_after);
     }
     let loops_split = out.iter().filter(|l| l.split.is_some()).count();
-    let mut error = Error { tolerance: tol, value, compute: 0.0, wait: 0.0, sleeps_moved: moved, loops_split, phases_before, phases_after };
+    let mut error = Error { tolerance: tol, value, sleeps_moved: moved, loops_split, phases_before, phases_after, ..Error::default() };
     for (b, a) in before.iter().zip(&out) {
         let (bi, bs) = totals(b);
         let (ai, as_) = totals(a);

@@ -186,15 +186,11 @@ fn start_of(rec: &Recording, i: usize) -> u64 {
 }
 
 /// The index of the thread `tid` names at wall time `at`: the last one of that tid first seen
-/// by then (a tid is reused only after its thread exits), else the first of that tid.
-fn thread_at(rec: &Recording, starts: &[u64], tid: u32, at: u64) -> Option<usize> {
-    let mut found = None;
-    for (i, t) in rec.threads.iter().enumerate() {
-        if t.tid == tid && (found.is_none() || starts[i] <= at) {
-            found = Some(i);
-        }
-    }
-    found
+/// by then (a tid is reused only after its thread exits), else the first of that tid. `by_tid`:
+/// each tid's threads, in order.
+fn thread_at(by_tid: &BTreeMap<u32, Vec<usize>>, starts: &[u64], tid: u32, at: u64) -> Option<usize> {
+    let all = by_tid.get(&tid)?;
+    all.iter().rev().find(|&&i| starts[i] <= at).or(all.first()).copied()
 }
 
 fn check(rec: &Recording, opts: &ConvertOptions) -> Result<Option<String>, InputError> {
@@ -279,7 +275,29 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     let mut marks: Vec<Vec<Mark>> = vec![Vec::new(); n];
     // The end of each thread's work: its last sample, its exit, its last event.
     let mut ends: Vec<u64> = curves.iter().map(WorkCurve::last_cpu).collect();
-    let at = |tid: u32, t: u64| thread_at(rec, &starts, tid, t);
+    let mut by_tid: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, t) in rec.threads.iter().enumerate() {
+        by_tid.entry(t.tid).or_default().push(i);
+    }
+    let at = |tid: u32, t: u64| thread_at(&by_tid, &starts, tid, t);
+    // The events each lookup below needs, indexed once (a long recording has millions): per
+    // lock and thread its releases (time, CPU place) and its waits' starts; per condition
+    // variable its signals (time, event, signaller); each in time order.
+    let mut releases: BTreeMap<(u64, u32), Vec<(u64, u64)>> = BTreeMap::new();
+    let mut lock_waits: BTreeMap<(u64, u32), Vec<u64>> = BTreeMap::new();
+    let mut signals: BTreeMap<u64, Vec<(u64, usize, u32)>> = BTreeMap::new();
+    for (j, e) in rec.events.iter().enumerate() {
+        match *e {
+            SyncEvent::MutexRelease { lock, tid, t_ns, cpu_ns } => releases.entry((lock, tid)).or_default().push((t_ns, cpu_ns)),
+            SyncEvent::MutexWait { lock, tid, start_ns, .. } => lock_waits.entry((lock, tid)).or_default().push(start_ns),
+            SyncEvent::CondSignal { cond, tid, t_ns, .. } => signals.entry(cond).or_default().push((t_ns, j, tid)),
+            _ => {}
+        }
+    }
+    releases.values_mut().for_each(|v| v.sort_unstable());
+    lock_waits.values_mut().for_each(|v| v.sort_unstable());
+    signals.values_mut().for_each(|v| v.sort_unstable());
+    let no_releases = Vec::new();
     let place_at = |i: usize, t: u64| infer::cpu_at(&rec.threads[i], starts[i], t);
 
     // Locks, semaphores (condition variables) and barriers are numbered in the order they first
@@ -341,36 +359,25 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
 
     // Contended mutexes: the waiter's section, and the holder's inferred one.
     let mut holder_sections = 0;
-    for (k, e) in rec.events.iter().enumerate() {
+    for e in &rec.events {
         let SyncEvent::MutexWait { lock, tid, holder, start_ns, end_ns, cpu_ns } = *e else { continue };
         let Some(w) = at(tid, start_ns) else { continue };
         summary.measured.mutex_waits += 1;
         let l = lock_index(lock);
         // The waiter's own release of the lock after it got it, before its next wait on it.
-        let release = |who: u32, from: u64| {
-            rec.events[k + 1..].iter().find_map(|r| match *r {
-                SyncEvent::MutexRelease { lock: rl, tid: rt, t_ns, cpu_ns } if rl == lock && rt == who && t_ns >= from => Some(Some(cpu_ns)),
-                SyncEvent::MutexWait { lock: wl, tid: wt, .. } if wl == lock && wt == who => Some(None),
-                _ => None,
-            })
-        };
-        let end = release(tid, end_ns).flatten().unwrap_or(cpu_ns).max(cpu_ns);
+        let next_wait = lock_waits.get(&(lock, tid)).and_then(|v| v.get(v.partition_point(|&s| s <= start_ns)).copied()).unwrap_or(u64::MAX);
+        let own = releases.get(&(lock, tid)).unwrap_or(&no_releases);
+        let release = own.get(own.partition_point(|&(t, _)| t < end_ns)).filter(|&&(t, _)| t < next_wait).map(|&(_, c)| c);
+        let end = release.unwrap_or(cpu_ns).max(cpu_ns);
         marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Critical { lock: l, end, measured: true } });
         if holder == 0 || holder == tid {
             continue;
         }
         let Some(h) = at(holder, start_ns) else { continue };
         let from = place_at(h, start_ns);
-        let to = rec.events[..k]
-            .iter()
-            .chain(&rec.events[k + 1..])
-            .find_map(|r| match *r {
-                SyncEvent::MutexRelease { lock: rl, tid: rt, t_ns, cpu_ns } if rl == lock && rt == holder && (start_ns..=end_ns).contains(&t_ns) => {
-                    Some(cpu_ns)
-                }
-                _ => None,
-            })
-            .unwrap_or_else(|| place_at(h, end_ns));
+        let theirs = releases.get(&(lock, holder)).unwrap_or(&no_releases);
+        let to =
+            theirs.get(theirs.partition_point(|&(t, _)| t < start_ns)).filter(|&&(t, _)| t <= end_ns).map(|&(_, c)| c).unwrap_or_else(|| place_at(h, end_ns));
         if to >= from {
             holder_sections += 1;
             marks[h].push(Mark { place: from, t: start_ns, what: What::Critical { lock: l, end: to, measured: false } });
@@ -384,27 +391,33 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     // yarn locks have threads waiting on one condition variable for different values, and its
     // replay deadlocked so. Per waiter, a thread's wake-ups are exactly those it was sent.
     let mut sems: BTreeMap<(u64, usize), usize> = BTreeMap::new();
-    let mut posts: BTreeMap<(usize, usize), u32> = BTreeMap::new(); // (signal event, sem) -> count
+    let mut posts: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new(); // (signal event, sem) -> hand-offs
+                                                                           // Per hand-off (matched wait): how long it waited in the recording, ns.
+    let mut hand_offs: Vec<u64> = Vec::new();
     for e in &rec.events {
         let SyncEvent::CondWait { cond, tid, start_ns, end_ns, cpu_ns, timed_out } = *e else { continue };
         let Some(w) = at(tid, start_ns) else { continue };
         let signal = if timed_out {
             None
         } else {
-            rec.events
+            // The latest signal on the variable from another thread within the wait.
+            let on = signals.get(&cond).map_or(&[][..], Vec::as_slice);
+            on[..on.partition_point(|&(t, _, _)| t <= end_ns)]
                 .iter()
-                .enumerate()
-                .filter(|(_, s)| matches!(**s, SyncEvent::CondSignal { cond: c, tid: st, t_ns, .. } if c == cond && st != tid && (start_ns..=end_ns).contains(&t_ns)))
-                .max_by_key(|(j, s)| (if let SyncEvent::CondSignal { t_ns, .. } = s { *t_ns } else { 0 }, *j))
-                .map(|(j, _)| j)
+                .rev()
+                .take_while(|&&(t, _, _)| t >= start_ns)
+                .find(|&&(_, _, st)| st != tid)
+                .map(|&(_, j, _)| j)
         };
         let step = match signal {
             Some(j) => {
                 let next = sems.len();
                 let sem = *sems.entry((cond, w)).or_insert(next);
-                *posts.entry((j, sem)).or_insert(0) += 1;
+                let id = hand_offs.len();
+                hand_offs.push(end_ns.saturating_sub(start_ns));
+                posts.entry((j, sem)).or_default().push(id);
                 summary.measured.cond_waits_matched += 1;
-                Step::SemWait { sem }
+                Step::SemWait { sem, id }
             }
             None => {
                 summary.measured.cond_waits_as_sleeps += 1;
@@ -414,13 +427,13 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(step) });
     }
     let mut signals_seen = std::collections::BTreeSet::new();
-    for (&(j, sem), &count) in &posts {
+    for (&(j, sem), ids) in &posts {
         let SyncEvent::CondSignal { tid, t_ns, cpu_ns, .. } = rec.events[j] else { unreachable!("a matched signal") };
         let Some(s) = at(tid, t_ns) else { continue };
         if signals_seen.insert(j) {
             summary.measured.cond_signals_matched += 1;
         }
-        marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count }) });
+        marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count: ids.len() as u32, ids: ids.clone() }) });
     }
 
     // Unexplained off-CPU stretches: barriers where several threads' meet repeatedly, else sleeps.
@@ -502,7 +515,19 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
             l.push(Step::Compute { instructions: 1.0, cpi: 1.0, mpki: 0.0 });
         }
     }
-    let (lists, error) = compress::compress(&lists, opts.max_phases).map_err(|reached| {
+    // Within the bound by compression alone if it can; else, the hand-offs that held their
+    // waiters back least in the recording (the shortest waits) dropped, as few as it takes: the
+    // number doubled until the file fits, then the fewest found between by bisection (a drop
+    // can make a list periodic or not, so the count is not strictly monotonic: the fitting
+    // result kept is the fewest tried).
+    let mut order: Vec<usize> = (0..hand_offs.len()).collect();
+    order.sort_by_key(|&i| (hand_offs[i], i));
+    let phases_lossless: usize = lists.iter().map(Vec::len).sum();
+    let attempt = |k: usize| {
+        let drop: std::collections::BTreeSet<usize> = order[..k].iter().copied().collect();
+        compress::compress(&compress::drop_hand_offs(&lists, &drop), opts.max_phases)
+    };
+    let too_many = |reached: usize| {
         InputError::new(
             "--max-phases",
             "",
@@ -511,7 +536,41 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
                 opts.max_phases
             ),
         )
-    })?;
+    };
+    let ((lists, mut error), dropped) = match compress::compress(&lists, opts.max_phases) {
+        Ok(done) => (done, 0),
+        Err(reached) if order.is_empty() => return Err(too_many(reached)),
+        Err(_) => {
+            let (mut lo, mut k) = (0, 1);
+            let mut found = loop {
+                match attempt(k) {
+                    Ok(done) => break (done, k),
+                    Err(reached) if k == order.len() => return Err(too_many(reached)),
+                    Err(_) => {
+                        lo = k;
+                        k = (2 * k).min(order.len());
+                    }
+                }
+            };
+            let mut hi = found.1;
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match attempt(mid) {
+                    Ok(done) => {
+                        found = (done, mid);
+                        hi = mid;
+                    }
+                    Err(_) => lo = mid,
+                }
+            }
+            found
+        }
+    };
+    let dropped_ids = &order[..dropped];
+    // The count the compression started from is the file's before any hand-off was dropped.
+    error.phases_before = phases_lossless;
+    error.hand_offs_dropped = dropped_ids.len();
+    error.hand_off_wait_dropped_ns = dropped_ids.iter().map(|&i| hand_offs[i]).sum();
     summary.phases = error.phases_after;
     summary.error = error;
 
@@ -532,6 +591,14 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     }
     if empty > 0 {
         notes.push(format!("{empty} thread(s) did no measurable work: one instruction each"));
+    }
+    if summary.error.hand_offs_dropped > 0 {
+        notes.push(format!(
+            "{} of {} condition-variable hand-offs dropped to meet the size bound, the shortest waits first ({} s of waiting in the recording): their waiters no longer wait for them",
+            summary.error.hand_offs_dropped,
+            hand_offs.len(),
+            num(summary.error.hand_off_wait_dropped_ns as f64 / 1e9)
+        ));
     }
     if summary.error.loops_split > 0 {
         notes.push(format!(
@@ -713,7 +780,7 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
     for note in &s.notes {
         let _ = writeln!(o, "# Note: {}", note.replace('\n', " "));
     }
-    if e.tolerance == 0.0 && e.sleeps_moved == 0 && e.loops_split == 0 {
+    if e.tolerance == 0.0 && e.sleeps_moved == 0 && e.loops_split == 0 && e.hand_offs_dropped == 0 {
         let _ = writeln!(o, "# Compression: {} phases to {}, lossless (equal phases merged, repetitions of equal values).", e.phases_before, e.phases_after);
     } else {
         let _ = writeln!(
@@ -819,13 +886,13 @@ fn write_step(o: &mut String, step: &Step, names: &[String]) {
         Step::Join { group } => {
             let _ = writeln!(o, "kind = \"join\"\ngroup = {}", quoted(&names[*group]));
         }
-        Step::SemPost { sem, count } => {
+        Step::SemPost { sem, count, .. } => {
             let _ = writeln!(o, "kind = \"sem_post\"\nsemaphore = \"c{sem}\"");
             if *count != 1 {
                 let _ = writeln!(o, "count = {count}");
             }
         }
-        Step::SemWait { sem } => {
+        Step::SemWait { sem, .. } => {
             let _ = writeln!(o, "kind = \"sem_wait\"\nsemaphore = \"c{sem}\"");
         }
         Step::Barrier { barrier, parties } => {
