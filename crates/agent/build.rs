@@ -10,7 +10,7 @@ use std::process::Command;
 /// test once it runs, and a test that returned early passed without testing anything. Probed when
 /// the crate is built, so a test still checks its prerequisite when it runs and fails saying so if
 /// it is gone (`cargo clean -p ampsched-agent` probes again, e.g. after a change of user).
-const TEST_PREREQUISITES: &[&str] = &["ampsched_test_root", "ampsched_test_cpu01", "ampsched_test_python3", "ampsched_test_pmu"];
+const TEST_PREREQUISITES: &[&str] = &["ampsched_test_root", "ampsched_test_cpu01", "ampsched_test_python3", "ampsched_test_pmu", "ampsched_test_static_libc"];
 
 /// How the CPU's PMUs are named in /sys/bus/event_source/devices (prefixes): `cpu` (x86), and
 /// `cpu_core`/`cpu_atom` (Intel hybrid), `armv8_pmuv3*`/`armv7_*` (Linux arm_pmuv3.c and
@@ -34,7 +34,11 @@ fn probe_test_prerequisites() {
     });
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(i32::MAX);
     let pmu = listed && (root || paranoid <= PARANOID_OWN_THREADS);
-    let found = [root, cpus.contains(&0) && cpus.contains(&1), python3, pmu];
+    // A C library to link a program statically with (`cc -static`): the compiler names a file
+    // it finds by its full path, and echoes the bare name of one it does not.
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let static_libc = Command::new(&cc).arg("-print-file-name=libc.a").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim().starts_with('/'));
+    let found = [root, cpus.contains(&0) && cpus.contains(&1), python3, pmu, static_libc];
     for (cfg, has) in TEST_PREREQUISITES.iter().zip(found) {
         println!("cargo:rustc-check-cfg=cfg({cfg})");
         if has {
@@ -55,19 +59,28 @@ fn parse_cpu_list(list: &str) -> Vec<usize> {
     cpus
 }
 
+/// The preload library's two builds: the agent's (lock insight), and `ampsched record`'s, the
+/// same with the event log (AMPSCHED_RECORD), preloaded only when the agent records so that its
+/// other runs pay nothing for the log's wrappers.
+const LIBRARIES: &[(&str, &[&str])] = &[("libampsched_locks.so", &[]), ("libampsched_record.so", &["-DAMPSCHED_RECORD"])];
+
 fn main() {
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("libampsched_locks.so");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     println!("cargo:rerun-if-changed=preload/ampsched_locks.c");
     println!("cargo:rerun-if-changed=preload/ampsched_locks.h");
     println!("cargo:rerun-if-env-changed=CC");
-    let status = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-o"])
-        .arg(&out)
-        .arg("preload/ampsched_locks.c")
-        .args(["-ldl", "-lpthread"])
-        .status()
-        .unwrap_or_else(|e| panic!("building the lock preload library needs a C compiler ({cc}): {e}"));
-    assert!(status.success(), "{cc} failed to build preload/ampsched_locks.c");
+    for (name, defines) in LIBRARIES {
+        let status = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra"])
+            .args(*defines)
+            .arg("-o")
+            .arg(out_dir.join(name))
+            .arg("preload/ampsched_locks.c")
+            .args(["-ldl", "-lpthread"])
+            .status()
+            .unwrap_or_else(|e| panic!("building the lock preload library needs a C compiler ({cc}): {e}"));
+        assert!(status.success(), "{cc} failed to build preload/ampsched_locks.c {defines:?}");
+    }
     probe_test_prerequisites();
 }

@@ -31,6 +31,8 @@ from .report import write_report  # noqa: F401 (re-exported)
 from .plot import plot  # noqa: F401 (re-exported; the function, which hides its module's name here)
 from . import _sweep as _sweep_module  # the sweep's machinery; ampsched.sweep is the function
 from . import _agent_compare
+from . import _record
+from ._record import Recorded
 
 __doc__ += glossary_text() + "\n"
 
@@ -89,6 +91,8 @@ __all__ = [
     "agent",
     "agent_compare",
     "AgentComparison",
+    "record",
+    "Recorded",
     "InputError",
 ]
 
@@ -213,8 +217,9 @@ def defaults() -> dict:
     """The defaults every front uses, from the engine: seed, slice_ms, agent_interval_ms (and
     its range, agent_interval_min_ms to agent_interval_max_ms), emulate_period_ms, a Python
     policy's per-call limit live (decide_limit_ms, its range) and in the simulator
-    (simulator_decide_limit_ms), max_sim_s, max_events (the engine's values when it is built,
-    else the documented ones)."""
+    (simulator_decide_limit_ms), max_sim_s, max_events, and `record`'s converter's
+    (record_max_phases, record_min_block_ns, record_barrier_window_intervals) (the engine's
+    values when it is built, else the documented ones)."""
     if _core is None:
         return dict(_DOCUMENTED_DEFAULTS)
     return json.loads(_core.defaults())
@@ -235,6 +240,9 @@ _DOCUMENTED_DEFAULTS = {
     "max_sim_s": 1e7,
     "max_events": 2 * 10**8,
     "counter_noise": 0.02,
+    "record_max_phases": 10_000,
+    "record_min_block_ns": 1_000_000,
+    "record_barrier_window_intervals": 2,
 }
 
 
@@ -977,6 +985,152 @@ def agent_compare(
         if on_run is not None:
             on_run(row, report)
     return AgentComparison(rows, _agent_compare.summarize(rows, labels), reports)
+
+
+def record(
+    command=None,
+    pid=None,
+    output=None,
+    force: bool = False,
+    policy=_record.DEFAULT_POLICY,
+    interval_ms: float = None,
+    emulate: str = None,
+    cores: str = None,
+    machine=None,
+    seed: int = None,
+    keep_command: bool = False,
+    max_phases: int = None,
+    raw=None,
+    accept_partial: bool = False,
+    from_raw=None,
+    status: bool = True,
+) -> Recorded:
+    """Record a real program with the live agent and convert the run into a workload file the
+    simulator replays (`ampsched record`, docs/record.md): launch `command` (a list, the program
+    and its arguments) or attach to the running process `pid`, under `policy` (default
+    "oblivious"), and turn what the agent and the preload library saw (per thread: its creation,
+    CPU time, blocking and lock waits, its exit; barriers inferred where threads wait and resume
+    together) into phases. Or, with `from_raw`, convert a raw recording written earlier by `raw`
+    without running anything.
+
+    output: the workload file to write (a new file; an existing one only with `force`; never a
+    symlink or a FIFO), written whole or not at all; None writes nothing (the text is returned).
+    raw: a file for the raw recording (JSON, what was measured before any inference), written
+    before the conversion, by the same rules. interval_ms, emulate, cores, machine, seed: as for
+    `agent` (the emulation's period is the agent's default). keep_command: keep the command line in the file (privacy:
+    by default no argument or environment is kept). max_phases: the file's size bound, in
+    phases over all threads (the converter's default when None); past it, phases are merged
+    into repeats and the summary states the error that cost. accept_partial: write a partial
+    recording (the agent stopped early, events lost), its file marked partial; by default a
+    partial recording is refused. status: the agent's live status line on stderr.
+
+    Returns a Recorded (toml, summary, raw, report, partial, output). Bad input, a recording that
+    cannot be made (no permission, a command that fails at once, no threads seen) or a partial
+    one not accepted raise InputError; a failure under the agent RuntimeError.
+    """
+    core = _require_core()
+    d = defaults()
+    if (command is not None) + (pid is not None) + (from_raw is not None) != 1:
+        raise core.InputError("record: give one of a command, a pid or a raw recording (from_raw)")
+    targets = []
+    for option, path in (("output", output), ("raw", raw)):
+        if path is not None:
+            path = _files_check_new(option, path, force)
+            if path in targets:
+                raise core.InputError(f"{option}: {path}: the same file as the other output")
+            targets.append(path)
+        if option == "output":
+            output = path
+        else:
+            raw = path
+    label, policy_object = _resolve_policy(policy)
+    if policy_object is not None:
+        raise core.InputError(
+            f"policy: {label}: a recording runs under a built-in policy (a Python policy is not replayable)"
+        )
+    report = None
+    if from_raw is not None:
+        raw_text = _record.load_raw(_text("from_raw", from_raw))
+    else:
+        command = [_text("command", arg) for arg in _list("command", [] if command is None else command)]
+        if pid is not None and (not _is_int(pid) or not 0 < pid < 2**31):
+            raise core.InputError(f"pid: {_shown(pid)} is not a process id")
+        if command == [] and pid is None:
+            raise core.InputError("command: give the program to record and its arguments")
+        specs = {
+            key: None if value is None else _text(key, value)
+            for key, value in (("emulate", emulate), ("cores", cores), ("machine", machine))
+        }
+        raw_text, report = core.record(
+            command,
+            [] if pid is None else [pid],
+            policy=_text("policy", label),
+            interval_ms=_number("interval_ms", d["agent_interval_ms"] if interval_ms is None else interval_ms),
+            seed=_seed(seed),
+            keep_command=_flag("keep_command", keep_command),
+            status=_flag("status", status),
+            **specs,
+        )
+        failed = _record.failed_at_once(json.loads(raw_text))
+        if failed is not None:
+            raise core.InputError(f"record: {command[0] if command else f'pid {pid}'}: {failed}")
+    if raw is not None:
+        write_atomically(raw, raw_text, option="raw")
+    partial = _record.partial_reason(json.loads(raw_text))
+    if partial is not None and not _flag("accept_partial", accept_partial):
+        kept = f"; the raw recording is in {raw}" if raw is not None else ""
+        raise core.InputError(
+            f"record: the recording is partial ({partial}): no workload written (accept_partial / "
+            f"--accept-partial writes it, marked partial){kept}"
+        )
+    options = {} if max_phases is None else {"max_phases": _whole("max_phases", max_phases)}
+    toml, summary_text = core.record_convert(
+        raw_text,
+        name=_record.default_name(output),
+        accept_lost_events=partial is not None,
+        **options,
+    )
+    _check_recorded(core, toml, json.loads(raw_text).get("machine_toml"), label)
+    if output is not None:
+        write_atomically(output, toml, option="output")
+    return Recorded(toml, json.loads(summary_text), raw_text, report, partial, output)
+
+
+def _check_recorded(core, toml: str, machine_toml, policy: str) -> None:
+    """The converted workload read as `ampsched run` reads it, on the recording's machine under
+    its policy, before it is written: a file the simulator would refuse is never written as a
+    recording (a converter's error, said as one)."""
+    import tempfile
+
+    if not machine_toml:
+        return
+    with tempfile.TemporaryDirectory(prefix="ampsched-record-") as folder:
+        paths = [os.path.join(folder, name) for name in ("machine.toml", "workload.toml")]
+        for path, text in zip(paths, (machine_toml, toml)):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        try:
+            core.check_runs(*paths, [policy])
+        except core.InputError as error:
+            message = str(error).replace(paths[1], "the converted workload").replace(paths[0], "the recorded machine")
+            raise core.InputError(f"record: the converted workload does not read back: {message}") from None
+
+
+def _whole(name: str, value) -> int:
+    if not _is_int(value) or value < 1:
+        raise _require_core().InputError(f"{name}: must be a whole number of at least 1, got {_shown(value)}")
+    return value
+
+
+def _files_check_new(option: str, path, force) -> str:
+    """`path` checked as an output (never a symlink, a FIFO, a directory: _files.check_output),
+    and refused if it exists unless `force`: a recording is a live run, made once."""
+    from ._files import check_output
+
+    path = check_output(option, path)
+    if os.path.lexists(path) and not _flag("force", force):
+        raise _require_core().InputError(f"{option}: {path} exists: give another name, or force to replace it")
+    return path
 
 
 def __getattr__(name):

@@ -19,6 +19,7 @@ import time
 import ampsched
 from ._agent_compare import DEFAULT_REPEAT, measures
 from ._console import ProgressBar, duration_text, format_table
+from . import _record
 from ._files import check_output, write_atomically
 from ._metrics import ENERGY_NOTE, METRICS, NOT_MODELLED, compare_notes, energy_unmodelled, shown
 from .report import render_report
@@ -493,6 +494,77 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to launch")
     p.set_defaults(handler=_cmd_agent)
+
+    p = sub.add_parser(
+        "record",
+        help="record a real program with the agent into a workload file the simulator replays",
+        description="Launch CMD (or attach to --pid) under the live agent, record its threads (creation, CPU "
+        "time, blocking, lock and condition-variable waits, joins, exit) and write them as a workload file: "
+        "`ampsched run --workload FILE --machine M --policy P` replays it on any machine under any policy. "
+        "What was measured and what inferred (barriers, compression) is said in the file and on stderr "
+        "(docs/record.md).",
+    )
+    p.add_argument(
+        "--output",
+        default=_record.DEFAULT_OUTPUT,
+        metavar="FILE",
+        help=f"the workload file to write (default {_record.DEFAULT_OUTPUT}; a new file, an existing one only "
+        "with --force)",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing --output, --raw or --save-machine file")
+    p.add_argument(
+        "--policy",
+        default=_record.DEFAULT_POLICY,
+        metavar="P",
+        help=f"the policy the recording run is placed by (default {_record.DEFAULT_POLICY}: the program as "
+        "Linux runs it)",
+    )
+    p.add_argument(
+        "--interval",
+        type=_interval,
+        default=DEFAULTS["agent_interval_ms"],
+        metavar="MS",
+        help=f"the agent's sampling interval in milliseconds (default {DEFAULTS['agent_interval_ms']:g})",
+    )
+    machine = p.add_mutually_exclusive_group()
+    machine.add_argument("--emulate", metavar="SPEC", help="make CPUs slow by cycle stealing, e.g. small=1:0.5 (root)")
+    machine.add_argument("--cores", metavar="SPEC", help="name the core types yourself: big=0-3,small=4-7[:SPEED]")
+    machine.add_argument("--machine", metavar="M", help="a machine TOML whose core types list their `cpus`")
+    p.add_argument(
+        "--seed", type=_seed, default=DEFAULTS["seed"], help=f"the policy's seed (default {DEFAULTS['seed']})"
+    )
+    p.add_argument(
+        "--keep-command",
+        action="store_true",
+        help="keep the command line in the file (default: no argument or environment is kept)",
+    )
+    p.add_argument(
+        "--max-phases",
+        type=_jobs,  # a whole number of at least 1
+        metavar="N",
+        help="the file's size bound, in phases over all threads; past it phases are merged into repeats "
+        f"and the error that cost is stated (default {DEFAULTS['record_max_phases']:,})",
+    )
+    p.add_argument("--raw", metavar="FILE", help="also write the raw recording (JSON: what was measured) to FILE")
+    p.add_argument(
+        "--from-raw",
+        metavar="FILE",
+        help="convert a raw recording written earlier with --raw instead of running anything",
+    )
+    p.add_argument(
+        "--save-machine",
+        metavar="FILE",
+        help="also write the machine the recording ran on as a machine TOML (what `topology --save` writes)",
+    )
+    p.add_argument(
+        "--accept-partial",
+        action="store_true",
+        help="write a partial recording (the agent stopped early, events lost), marked partial in the file; "
+        "by default it is refused",
+    )
+    p.add_argument("--pid", type=_pid, metavar="PID", help="attach to a running process instead of launching one")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to record")
+    p.set_defaults(handler=_cmd_record)
     # `COMMAND --help` starts with what the command does: its line in `ampsched --help` unless it has more.
     for action in sub._choices_actions:
         command = sub.choices[action.dest]
@@ -843,6 +915,77 @@ def _cmd_agent(args) -> int:
     else:
         print(format_agent(report), file=sys.stderr)
     return agent_exit_status(report)
+
+
+def _cmd_record(args) -> int:
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    given = [
+        what for what, there in (("a command", command), ("--pid", args.pid), ("--from-raw", args.from_raw)) if there
+    ]
+    if len(given) != 1:
+        raise UsageError(
+            "record: give either a command after --, --pid PID or --from-raw FILE"
+            + (f" (not {' and '.join(given)})" if given else "")
+        )
+    if args.from_raw is not None and (args.emulate or args.cores or args.machine):
+        raise UsageError(
+            "--from-raw: the raw recording names its machine; --emulate, --cores, --machine are for a live run"
+        )
+    # Every output checked before the live run: a run cannot be made again for a typo.
+    paths = {}
+    for option, path in (("--output", args.output), ("--raw", args.raw), ("--save-machine", args.save_machine)):
+        _check_output_path(option, path)
+        _check_report_file(option, path, args.force)
+        if path is not None:
+            same = [o for o, p in paths.items() if os.path.abspath(p) == os.path.abspath(path)]
+            if same:
+                raise UsageError(f"{option}: {path}: the same file as {same[0]}")
+            paths[option] = path
+    try:
+        recorded = ampsched.record(
+            command=command or None,
+            pid=args.pid,
+            output=args.output,
+            force=args.force,
+            policy=args.policy,
+            interval_ms=args.interval,
+            emulate=args.emulate,
+            cores=args.cores,
+            machine=args.machine,
+            seed=args.seed,
+            keep_command=args.keep_command,
+            max_phases=args.max_phases,
+            raw=args.raw,
+            accept_partial=args.accept_partial,
+            from_raw=args.from_raw,
+        )
+    except RuntimeError as error:  # something failed under the agent; its affinities are restored
+        _error(error)
+        return 1
+    if args.save_machine is not None:
+        _write_output("--save-machine", args.save_machine, json.loads(recorded.raw)["machine_toml"])
+    if recorded.report is not None:
+        _print_notes([recorded.report])
+    if recorded.partial is not None:
+        print(f"ampsched record: note: the recording is partial: {recorded.partial}", file=sys.stderr)
+    status = json.loads(recorded.raw).get("exit_status", 0)
+    if status != 0:
+        print(f"ampsched record: note: the command exited with status {status}; its run is recorded", file=sys.stderr)
+    machine = args.machine or args.save_machine
+    replay = _record.replay_command(args.output, machine or "MACHINE.toml", args.policy)
+    for line in _record.summary_lines(recorded.summary, args.output, replay):
+        print(line, file=sys.stderr)
+    if machine is None:
+        spec = f" --emulate {args.emulate}" if args.emulate else f" --cores {args.cores}" if args.cores else ""
+        print(
+            f"    (MACHINE.toml: the machine it ran on: --save-machine FILE writes it, or `ampsched topology{spec} "
+            "--save MACHINE.toml`)",
+            file=sys.stderr,
+        )
+    # The command's exit status, as `agent` gives it (a conversion of a raw file: 0).
+    return status if args.from_raw is None else 0
 
 
 def _print_notes(reports: list) -> None:

@@ -176,9 +176,16 @@ ENUMS = {
         "taskwait",
         "mesh",
         "torus",
+        # A recorded program's synchronisation (docs/workloads.md).
+        "spawn",
+        "join",
+        "sem_post",
+        "sem_wait",
     ],
     "wait": ["block", "spin", "spin_then_block", "queue_spinlock", "", "forever"],
     "scope": ["group", "app", "", "machine"],
+    # A group's start (docs/workloads.md, recorded programs' synchronisation).
+    "start": ["at_start", "spawned", "", "Spawned", "later"],
     "baseline": ["default", "", "rr", "oblivious", "best"],
     "program": ["gzip", "mcf", "", "no-such-program", "../gzip", "gzip\u0000"],
     "lock": ["", "queue", LONG],
@@ -376,6 +383,7 @@ TABLE_KEYS = {
         "step",
         "uclamp_min",
         "uclamp_max",
+        "semaphore",
     ],
     "group": [
         "name",
@@ -389,8 +397,10 @@ TABLE_KEYS = {
         "work",
         "uclamp_min",
         "uclamp_max",
+        "start",
     ],
     "queue": ["name", "capacity"],
+    "semaphore": ["name", "initial"],
     "phase": [
         "kind",
         "instructions",
@@ -420,6 +430,11 @@ TABLE_KEYS = {
         "wakeup_us",
         "home",
         "spin",
+        # A recorded program's synchronisation (docs/workloads.md).
+        "group",
+        "semaphore",
+        "barrier",
+        "parties",
     ],
     # The task runtime (docs/task-runtime.md): an app's or program's options and steps.
     "runtime": ["scheduler", "immediate_successor", "main", "create_instructions", "queue_op_instructions"],
@@ -457,6 +472,9 @@ WHOLE_KEYS = {
     # A group's utilisation clamps (docs/workloads.md), 0..=1024
     "uclamp_min",
     "uclamp_max",
+    # A named barrier's parties, a semaphore's initial count (docs/workloads.md)
+    "parties",
+    "initial",
     "copies",
     "threads",
     "runs",
@@ -1036,7 +1054,106 @@ def _m_uclamp(rng, doc, role):
     return f"{show_path(path)} = uclamp ({', '.join(f'{k}={_value(table[k])[:20]}' for k in ('uclamp_min', 'uclamp_max') if k in table)})"
 
 
+def _recorded_sync(rng):
+    """A recorded program's app (docs/workloads.md, recorded programs' synchronisation): main
+    spawns a worker, hands it two items through a semaphore, meets it at a named barrier and joins
+    it; its numbers now and then hostile (seldom: each of its eight picks could, and the breakage
+    _m_recorded_sync chooses must be what most cases meet first)."""
+
+    def pick(valid, hostile):
+        return rng.choice(hostile) if rng.random() < 0.04 else rng.choice(valid)
+
+    def compute():
+        return {"kind": "compute", "instructions": pick([1e5, 1e6], [0, -1, NAN, 1e16, "x"])}
+
+    def barrier():
+        return {"kind": "barrier", "barrier": "b", "parties": 2}
+
+    wait = pick(["block", "spin", "spin_then_block"], ["", "forever", "queue_spinlock"])
+    join = {"kind": "join", "group": "worker", "wait": wait}
+    if wait == "spin_then_block":
+        join["spin_limit_us"] = pick([10, 100], [0, -1, 1e7])
+    main = [compute(), {"kind": "spawn", "group": "worker"}, compute()]
+    main += [{"kind": "sem_post", "semaphore": "items", "count": pick([2], [0, -2, 2**31, 1.5])}, barrier(), join]
+    worker = [{"kind": "sem_wait", "semaphore": "items"}, compute(), {"kind": "sem_wait", "semaphore": "items"}]
+    worker += [barrier()]
+    return {
+        "name": "recorded-fuzz",
+        "semaphore": [{"name": "items", "initial": pick([0, 1], [-1, 2**31, 0.5, "x"])}],
+        "group": [
+            {"name": "main", "count": 1, "phase": main},
+            {"name": "worker", "start": pick(["spawned"], ["later", "", 1]), "phase": worker},
+        ],
+    }
+
+
+def _m_recorded_sync(rng, doc, role):
+    """A recorded program's app added to a workload, then (mostly) broken the ways
+    docs/workloads.md refuses at reading (an unknown group, a spawned group spawned never or
+    twice, a spawn in a repeated or many-threaded group, parties that disagree, a barrier with a
+    scope too, a join of itself, a semaphore waited for but never posted, a spawn cycle, the
+    phases in an app without groups) or at run (a semaphore posted too few times: a deadlock)."""
+    if role != "workload" or not isinstance(doc.get("app"), list):
+        return None
+    app = _recorded_sync(rng)
+    main, worker = (g["phase"] for g in app["group"])
+    breakage = rng.choice(
+        [
+            "none",
+            "none",
+            "unknown group",
+            "never spawned",
+            "spawned twice",
+            "spawn repeated",
+            "spawn by three",
+            "parties disagree",
+            "barrier and scope",
+            "join itself",
+            "never posted",
+            "unused semaphore",
+            "spawn cycle",
+            "no groups",
+            "posted too few (deadlock)",
+        ]
+    )
+    if breakage == "unknown group":
+        main[1]["group"] = "nobody"
+    elif breakage == "never spawned":
+        del main[1]
+    elif breakage == "spawned twice":
+        main.insert(2, {"kind": "spawn", "group": "worker"})
+    elif breakage == "spawn repeated":
+        app["group"][0]["repeat"] = 2
+    elif breakage == "spawn by three":
+        app["group"][0]["count"] = 3
+    elif breakage == "parties disagree":
+        worker[-1]["parties"] = 3
+    elif breakage == "barrier and scope":
+        worker[-1]["scope"] = "app"
+    elif breakage == "join itself":
+        main[-1]["group"] = "main"
+    elif breakage == "never posted":
+        main[3] = {"kind": "compute", "instructions": 1e5}
+        app["semaphore"][0]["initial"] = 0
+    elif breakage == "unused semaphore":
+        app["semaphore"][0]["name"] = "spare"
+    elif breakage == "spawn cycle":
+        worker.append({"kind": "spawn", "group": "helper"})
+        app["group"][1]["start"] = "spawned"
+        helper = [{"kind": "compute", "instructions": 1e5}, {"kind": "spawn", "group": "worker"}]
+        app["group"].append({"name": "helper", "start": "spawned", "phase": helper})
+        del main[1]
+    elif breakage == "no groups":
+        app = {"name": "recorded-fuzz", "threads": 2, "phase": worker}
+    elif breakage == "posted too few (deadlock)":
+        main[3]["count"] = 1
+        app["semaphore"][0]["initial"] = 0
+    doc["app"].append(app)
+    return f"app[{len(doc['app']) - 1}] = a recorded program's synchronisation, {breakage} broken"
+
+
 DOC_MUTATIONS = [
+    (_m_recorded_sync, 12),
     (_m_uclamp, 6),
     (_m_pipeline, 5),
     (_m_queue_spinlock, 4),

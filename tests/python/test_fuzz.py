@@ -194,8 +194,9 @@ def test_bad_api_call_raises_input_error(call, expected):
 
 def test_the_cases_of_make_test_reach_the_newest_formats():
     # Each kind of input added last (a machine's network, a queue spinlock, a network run option,
-    # SMT and the reported capacity, uclamp) is among the cases `make test` runs, not only among test-all's 3,000.
+    # SMT and the reported capacity, uclamp, a recorded program's synchronisation) is among the cases `make test`
+    # runs, not only among test-all's 3,000.
     cases, _, _ = fuzz.generate(SEED, CASES, ONLY)
     mutations = [" ".join(c.mutations) for c in cases]
-    for what in ("interconnect", "a queue spinlock", "priority_levels", "(smt, ", "uclamp"):
+    for what in ("interconnect", "a queue spinlock", "priority_levels", "(smt, ", "uclamp", "recorded program"):
         assert ONLY or any(what in m for m in mutations), f"no case of the {CASES} mutates {what!r}"

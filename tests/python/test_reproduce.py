@@ -24,9 +24,15 @@ REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pa
 DOCS = os.path.join(REPO, "docs", "reproduction")
 
 
+# Reproductions of live runs (root, the emulation; their numbers change from run to run): their
+# own module runs the quick version among the tests that run alone (`serial`), and checks it.
+LIVE = {"record-replay": "test_record.py"}
+
+
 def runnable():
-    """Every reproduction: each one's policies are registered (test_every_reproduction_can_run)."""
-    return reproductions.registry()
+    """Every reproduction of simulated runs: each one's policies are registered
+    (test_every_reproduction_can_run)."""
+    return [name for name in reproductions.registry() if name not in LIVE]
 
 
 def test_every_reproduction_can_run():
@@ -106,6 +112,12 @@ def test_a_reproduction_with_its_own_module_has_it():
         assert name in runnable()
         with open(os.path.join(here, module)) as f:
             assert f'check_quick("{name}"' in f.read(), f"{module} does not check {name}'s quick version"
+    for name, module in LIVE.items():
+        assert name in reproductions.registry()
+        with open(os.path.join(here, module)) as f:
+            assert f'reproductions.run("{name}", quick=True' in f.read(), (
+                f"{module} does not run {name}'s quick version"
+            )
 
 
 def check_quick(name, quick):

@@ -45,6 +45,8 @@ use crate::locks::{LockRecord, LockTable};
 use crate::monitor::Monitor;
 use crate::perf::{raise_fd_limit, restore_fd_limit, PerfCounters};
 use crate::procfs::{self, monotonic_ns, own_thread_cpu_ns, set_affinity};
+use crate::record::events::EventLog;
+use crate::record::recorder::Recorder;
 use crate::report::{self, AgentCost, ExitStatus, FastShare, MachineReport, ProcessLeft, Report, Target};
 use crate::runtime_threads::RuntimeThreads;
 use crate::topology::{detect, Topology};
@@ -299,37 +301,47 @@ impl Drop for SignalGuard {
     }
 }
 
+/// The report's `stopped_by` when the agent ended because its target did.
+pub const TARGET_EXITED: &str = "target exited";
+
 fn signal_name(sig: i32) -> String {
-    const NAMES: &[(libc::c_int, &str)] = &[
-        (libc::SIGHUP, "SIGHUP"),
-        (libc::SIGINT, "SIGINT"),
-        (libc::SIGQUIT, "SIGQUIT"),
-        (libc::SIGILL, "SIGILL"),
-        (libc::SIGTRAP, "SIGTRAP"),
-        (libc::SIGABRT, "SIGABRT"),
-        (libc::SIGBUS, "SIGBUS"),
-        (libc::SIGFPE, "SIGFPE"),
-        (libc::SIGKILL, "SIGKILL"),
-        (libc::SIGUSR1, "SIGUSR1"),
-        (libc::SIGSEGV, "SIGSEGV"),
-        (libc::SIGUSR2, "SIGUSR2"),
-        (libc::SIGPIPE, "SIGPIPE"),
-        (libc::SIGALRM, "SIGALRM"),
-        (libc::SIGTERM, "SIGTERM"),
-        (libc::SIGSTKFLT, "SIGSTKFLT"),
-        (libc::SIGXCPU, "SIGXCPU"),
-        (libc::SIGXFSZ, "SIGXFSZ"),
-        (libc::SIGVTALRM, "SIGVTALRM"),
-        (libc::SIGPROF, "SIGPROF"),
-        (libc::SIGIO, "SIGIO"),
-        (libc::SIGPWR, "SIGPWR"),
-        (libc::SIGSYS, "SIGSYS"),
-    ];
-    match NAMES.iter().find(|(n, _)| *n == sig) {
+    match SIGNAL_NAMES.iter().find(|(n, _)| *n == sig) {
         Some((_, name)) => name.to_string(),
         None => format!("signal {sig}"),
     }
 }
+
+/// The number of the signal `signal_name` names so (the report's names), if it is one.
+pub fn signal_number(name: &str) -> Option<i32> {
+    SIGNAL_NAMES.iter().find(|(_, n)| *n == name).map(|&(sig, _)| sig).or_else(|| name.strip_prefix("signal ")?.parse().ok())
+}
+
+/// The names the report gives signals (`signal_name`), as signal(7) spells them.
+const SIGNAL_NAMES: &[(libc::c_int, &str)] = &[
+    (libc::SIGHUP, "SIGHUP"),
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGQUIT, "SIGQUIT"),
+    (libc::SIGILL, "SIGILL"),
+    (libc::SIGTRAP, "SIGTRAP"),
+    (libc::SIGABRT, "SIGABRT"),
+    (libc::SIGBUS, "SIGBUS"),
+    (libc::SIGFPE, "SIGFPE"),
+    (libc::SIGKILL, "SIGKILL"),
+    (libc::SIGUSR1, "SIGUSR1"),
+    (libc::SIGSEGV, "SIGSEGV"),
+    (libc::SIGUSR2, "SIGUSR2"),
+    (libc::SIGPIPE, "SIGPIPE"),
+    (libc::SIGALRM, "SIGALRM"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGSTKFLT, "SIGSTKFLT"),
+    (libc::SIGXCPU, "SIGXCPU"),
+    (libc::SIGXFSZ, "SIGXFSZ"),
+    (libc::SIGVTALRM, "SIGVTALRM"),
+    (libc::SIGPROF, "SIGPROF"),
+    (libc::SIGIO, "SIGIO"),
+    (libc::SIGPWR, "SIGPWR"),
+    (libc::SIGSYS, "SIGSYS"),
+];
 
 // ---- waiting: for the next sample, a target's exit or a signal
 
@@ -472,6 +484,8 @@ struct Session {
     // Dropped after `monitor`'s threads are restored (field order): stops the stealers, removes the table.
     emulation: Option<Emulation>,
     locks: Option<LockTable>,
+    /// Recording (`ampsched record`): what each sample and the preload library's log say.
+    recorder: Option<Recorder>,
     /// When the agent started following the targets (CLOCK_MONOTONIC, ns): the view's time 0.
     start_ns: u64,
     restored: Option<Restored>,
@@ -671,6 +685,43 @@ pub fn run_with(
     needs: Signals,
     build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
 ) -> Result<Value, AgentError> {
+    let report = run_session(cfg, name, needs, build, None)?;
+    Ok(serde_json::to_value(&report).expect("the report is plain data"))
+}
+
+/// What a recording run (`run_session` with a recorder) leaves: the recorder, and how many
+/// threads found the lock table full.
+pub(crate) struct RecordingRun {
+    pub recorder: Option<Recorder>,
+    pub lock_dropped: u32,
+}
+
+/// `run` of a registered policy, recording (`record::recorder::record`): the report, or the
+/// agent's error, and what was recorded (None when it failed before it launched or attached).
+pub(crate) fn run_recording(cfg: &AgentConfig) -> (Result<Report, AgentError>, RecordingRun) {
+    let mut rec = RecordingRun { recorder: None, lock_dropped: 0 };
+    let result = (|| {
+        check_config(cfg)?;
+        let spec = PolicySpec::parse(&cfg.policy)?;
+        if let Some(why) = ampsched_policy::live_refusal(&spec)? {
+            return Err(input("--policy", spec.canonical(), why));
+        }
+        let needs = ampsched_policy::needs(&spec)?;
+        run_session(cfg, &spec.name, needs, |m| Ok(ampsched_policy::build(&spec, m)?), Some(&mut rec))
+    })();
+    (result, rec)
+}
+
+/// `run_with`, recording when `record` is given (the preload library's recording build and its
+/// event log, when the agent launches the command; a `Recorder` fed at every sample, put in
+/// `record` at the end, whatever the result).
+fn run_session(
+    cfg: &AgentConfig,
+    name: &str,
+    needs: Signals,
+    build: impl FnOnce(&Machine) -> Result<Box<dyn Policy>, AgentError>,
+    mut record: Option<&mut RecordingRun>,
+) -> Result<Report, AgentError> {
     check_config(cfg)?;
     let kinds = runtime_threads(cfg)?;
     // First of all: a stop signal from here on ends the agent with its report and everything
@@ -724,7 +775,9 @@ pub fn run_with(
 
     let locks = if lock_insight {
         let base = ["/dev/shm", "/tmp"].iter().map(Path::new).find(|p| p.is_dir()).unwrap_or(Path::new("/tmp"));
-        let table = LockTable::create(base).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?;
+        let library = if record.is_some() { crate::locks::RECORD_LIBRARY } else { crate::locks::PRELOAD_LIBRARY };
+        let table =
+            LockTable::create_with(base, library).map_err(|e| AgentError::Internal(format!("cannot create the lock table in {}: {e}", base.display())))?;
         if let Some(l) = ledger.as_mut() {
             l.lock_dir(table.dir());
         }
@@ -755,7 +808,15 @@ pub fn run_with(
         let m = &session_machine_speeds(&topo, &monitor.machine);
         enforcer.shares.emulated(m);
     }
-    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, start_ns: 0, restored: None };
+    let recorder = match (&record, &locks) {
+        (None, _) => None,
+        (Some(_), None) => Some(Recorder::new(None)),
+        (Some(_), Some(t)) => {
+            let log = EventLog::create(t.dir()).map_err(|e| AgentError::Internal(format!("cannot create the event log in {}: {e}", t.dir().display())))?;
+            Some(Recorder::new(Some(log)))
+        }
+    };
+    let mut session = Session { monitor, enforcer, fd_soft_limit, emulation, locks, recorder, start_ns: 0, restored: None };
     let mut launched: Option<u32> = None;
     let run = Run { cfg, name, needs, interval_ns, counters_unavailable, guardian_pid, notes };
     let result = drive(&run, &mut session, policy.as_mut(), &mut launched, Waiter::new(signals.wake_fd()));
@@ -779,6 +840,10 @@ pub fn run_with(
     let restored = session.restore();
     let emulation_threads = session.emulation.as_ref().map_or(0, |e| e.threads());
     drop(session.emulation.take());
+    if let Some(r) = record.as_mut() {
+        r.recorder = session.recorder.take();
+        r.lock_dropped = session.locks.as_ref().map_or(0, |t| t.dropped());
+    }
     drop(session.locks.take());
     if let Some(g) = guardian.as_mut() {
         g.dismiss(); // everything is back: it exits without acting
@@ -790,7 +855,7 @@ pub fn run_with(
     a.nice_values_restored = restored.nice_values.0;
     a.slices_restored = restored.slices.0;
     a.cpufreq_files_restored = restored.frequencies;
-    Ok(serde_json::to_value(&report).expect("the report is plain data"))
+    Ok(report)
 }
 
 /// What `drive` needs to know of the run beyond the session.
@@ -807,7 +872,7 @@ struct Run<'a> {
     notes: Vec<String>,
 }
 
-fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u64>) -> Result<Child, AgentError> {
+fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, events: Option<&Path>, fd_soft_limit: Option<u64>) -> Result<Child, AgentError> {
     let mut cmd = std::process::Command::new(&cfg.command[0]);
     cmd.args(&cfg.command[1..]);
     if let Some(soft) = fd_soft_limit {
@@ -829,6 +894,9 @@ fn launch(cfg: &AgentConfig, locks: Option<&LockTable>, fd_soft_limit: Option<u6
             _ => lib,
         };
         cmd.env("LD_PRELOAD", preload).env("AMPSCHED_LOCKS_SHM", t.table_path());
+        if let Some(path) = events {
+            cmd.env("AMPSCHED_EVENTS_SHM", path);
+        }
     }
     // Orphaned grandchildren are reparented to the agent, so they stay found and followed.
     // SAFETY: prctl with integer arguments.
@@ -877,7 +945,8 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
             }
         }
     } else {
-        let c = launch(cfg, s.locks.as_ref(), s.fd_soft_limit)?;
+        let events = s.recorder.as_ref().and_then(|r| r.log_path());
+        let c = launch(cfg, s.locks.as_ref(), events, s.fd_soft_limit)?;
         *launched = Some(c.pid);
         if let Some(l) = s.monitor.ledger.as_mut() {
             l.launched(c.pid);
@@ -889,6 +958,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     let interval_ns = run.interval_ns;
     let status_line = cfg.status && std::io::stderr().is_terminal();
     s.start_ns = start;
+    if let Some(r) = s.recorder.as_mut() {
+        r.started(start);
+    }
     let cpu_start = own_thread_cpu_ns();
     let mut next = start;
     let mut woken_early = false;
@@ -920,6 +992,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
         if let Some(t) = &s.locks {
             t.read(monotonic_ns(), &mut lock_data);
             s.monitor.apply_locks(&lock_data);
+        }
+        if let Some(r) = s.recorder.as_mut() {
+            r.sample(now, &s.monitor);
         }
 
         if let (true, Some(why)) = (run.needs.contains(Signals::COUNTERS), s.monitor.counting.as_ref().and_then(|c| c.stopped())) {
@@ -1016,6 +1091,9 @@ fn drive(run: &Run, s: &mut Session, policy: &mut dyn Policy, launched: &mut Opt
     }
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = own_thread_cpu_ns() - cpu_start;
+    if let Some(r) = s.recorder.as_mut() {
+        r.end(wall_ns);
+    }
     // Put everything back now (the last look at the targets finds the processes left running,
     // which the report names); the caller's restore repeats this result.
     s.restore();
@@ -1168,7 +1246,7 @@ fn report(
         notes: run.notes.clone(),
         command: cfg.command.clone(),
         pids: cfg.pids.clone(),
-        stopped_by: stopped_by.map_or("target exited".to_string(), signal_name),
+        stopped_by: stopped_by.map_or(TARGET_EXITED.to_string(), signal_name),
         target: Target { wall_s: wall_ns as f64 / 1e9, status, left_running, processes_left_running },
         counters: counters_line(run, m),
         progress_rate: progress_rate_line(cfg.emulate.is_some(), m.machine.core_types.len()).to_string(),

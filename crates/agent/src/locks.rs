@@ -11,11 +11,15 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// The preload library, built by build.rs.
 pub const PRELOAD_LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libampsched_locks.so"));
+/// Its build with the event log of `ampsched record` (`record::events`), preloaded only then.
+pub const RECORD_LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libampsched_record.so"));
 
-/// The files the table's directory holds (the guardian removes them by these names).
+/// The files the table's directory holds (the guardian removes them by these names). Either build
+/// of the library is written as `LIBRARY_FILE`; the event log's file is there only when recording.
 pub const LIBRARY_FILE: &str = "libampsched_locks.so";
 pub const TABLE_FILE: &str = "locks.shm";
-pub const FILES: [&str; 2] = [LIBRARY_FILE, TABLE_FILE];
+pub const EVENTS_FILE: &str = "events.shm";
+pub const FILES: [&str; 3] = [LIBRARY_FILE, TABLE_FILE, EVENTS_FILE];
 
 const MAGIC: u64 = 0x004b_434f_4c50_4d41; // "AMPLOCK", AMPSCHED_LOCKS_MAGIC
 const VERSION: u32 = 2;
@@ -74,6 +78,11 @@ impl LockTable {
     /// Create the table and the library in a fresh directory below `base`,
     /// `ampsched-agent-PID-XXXXXX` (PID the agent's: whose it is shows in the name).
     pub fn create(base: &Path) -> std::io::Result<LockTable> {
+        LockTable::create_with(base, PRELOAD_LIBRARY)
+    }
+
+    /// `create` with the given build of the library (`PRELOAD_LIBRARY` or `RECORD_LIBRARY`).
+    pub fn create_with(base: &Path, library: &[u8]) -> std::io::Result<LockTable> {
         // A fresh directory of a random name, mode 0700 (mkdtemp): in a world-writable place a
         // predictable name would let another user swap the library a root agent preloads.
         let name = format!("ampsched-agent-{}-XXXXXX", std::process::id());
@@ -86,7 +95,7 @@ impl LockTable {
         }
         raw.pop();
         let dir = PathBuf::from(String::from_utf8_lossy(&raw).into_owned());
-        OpenOptions::new().write(true).create_new(true).open(dir.join(LIBRARY_FILE))?.write_all(PRELOAD_LIBRARY)?;
+        OpenOptions::new().write(true).create_new(true).open(dir.join(LIBRARY_FILE))?.write_all(library)?;
         let path = dir.join(TABLE_FILE);
         let file: File = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
         let size = std::mem::size_of::<Table>();

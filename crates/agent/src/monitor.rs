@@ -67,6 +67,8 @@ pub struct ThreadExtra {
     pub contended_locks: u64,
     /// Why the agent stopped managing this thread (it refused an affinity), if it did.
     pub unmanaged: Option<String>,
+    /// Its /proc state letter when last read (R, S, D, Z, ...; read when it ran, as its state).
+    pub state: char,
     /// Its record in the guardian's ledger, if it has one.
     pub slot: Option<u32>,
     /// Its nice value when first seen.
@@ -81,6 +83,13 @@ pub struct ThreadExtra {
     last_run_ns: u64,
     /// CPU time when the switch counts were last read.
     switches_run_ns: u64,
+}
+
+impl ThreadExtra {
+    /// Its CPU time (schedstat) at the last sample, ns.
+    pub fn run_ns(&self) -> u64 {
+        self.last_run_ns
+    }
 }
 
 struct Process {
@@ -516,6 +525,7 @@ impl Monitor {
             enforced,
             nice_seen: st.nice,
             nice_original,
+            state: st.state,
             slot,
             ..Default::default()
         });
@@ -543,6 +553,7 @@ impl Monitor {
             self.extra[id as usize].comm = st.comm;
         }
         let before = self.book.threads[id as usize].state;
+        self.extra[id as usize].state = st.state;
         let state = match st.state {
             'R' => ThreadState::Running,
             'S' | 'I' => ThreadState::Blocked,

@@ -1,6 +1,7 @@
 //! ampsched's bottom layer: machines, workloads, the performance model, and the policy
 //! interface (`view`) that the simulator and the live agent both speak.
 
+pub mod app_sync;
 pub mod bandwidth;
 pub mod book;
 pub mod cache;

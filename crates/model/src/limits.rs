@@ -181,6 +181,12 @@ pub const MAX_STAGE_ITEMS: u64 = 1_000_000_000;
 pub const MAX_QUEUE_CAPACITY: u64 = 1 << 20;
 /// Queues one app (or program) may declare: a pipeline has a handful of stages.
 pub const MAX_QUEUES: usize = 1024;
+/// Semaphores one app may declare (`[[app.semaphore]]`): as many as queues; a recorded
+/// program's condition variables and semaphores are a handful to hundreds.
+pub const MAX_SEMAPHORES: usize = 1024;
+/// A semaphore's value (`initial`, a `sem_post`'s `count`): at most SEM_VALUE_MAX, glibc's
+/// 2^31 - 1 (its bits/semaphore.h and POSIX <limits.h>), past which sem_post fails with EOVERFLOW.
+pub const SEM_VALUE_MAX: u32 = i32::MAX as u32;
 /// Tasks of one `tasks` step, or items of one pipeline (docs/task-runtime.md): a million, far
 /// past any PARSECSs program's block (thousands of tasks per frame or chunk set).
 pub const MAX_TASKS_PER_STEP: u64 = 1_000_000;

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::app_sync::{AppSync, SyncRefs};
 use crate::cache::MissCurve;
 use crate::error::{InputError, Result};
 use crate::events::EventRates;
@@ -130,6 +131,7 @@ impl Phase {
             // The group's items: a pool's threads share them, so this is one thread's at most.
             Phase::Stage(stage) => stage.items as f64 * stage.instructions,
             Phase::Barrier { .. } | Phase::Sleep { .. } => 0.0,
+            Phase::Spawn { .. } | Phase::Join { .. } | Phase::SemPost { .. } | Phase::SemWait { .. } | Phase::NamedBarrier { .. } => 0.0,
         }
     }
 
@@ -139,6 +141,7 @@ impl Phase {
             Phase::Compute { profile, .. } | Phase::Serial { profile, .. } | Phase::Critical { profile, .. } => Some(profile),
             Phase::Stage(stage) => Some(&stage.profile),
             Phase::Barrier { .. } | Phase::Sleep { .. } => None,
+            Phase::Spawn { .. } | Phase::Join { .. } | Phase::SemPost { .. } | Phase::SemWait { .. } | Phase::NamedBarrier { .. } => None,
         }
     }
 }
@@ -235,6 +238,19 @@ pub enum Phase {
     /// a counter of `items`), retire `instructions` for it and put it in the output queue.
     /// Boxed: the other phases stay small.
     Stage(Box<Stage>),
+    /// Start the threads of group `group` (an index in `App::groups`; its `start = "spawned"`,
+    /// `app_sync`), as pthread_create does: costs the spawning thread nothing.
+    Spawn { group: usize },
+    /// Wait until every thread of group `group` has exited (pthread_join); at once if it has.
+    Join { group: usize, wait: Wait },
+    /// Add `count` to semaphore `semaphore` (an index in `AppSync::semaphores`), waking that
+    /// many of its waiters, longest first (sem_post): costs nothing.
+    SemPost { semaphore: usize, count: u32 },
+    /// Take one from semaphore `semaphore`, waiting while it is 0 (sem_wait).
+    SemWait { semaphore: usize, wait: Wait },
+    /// Named barrier `barrier` (an index in `AppSync::barriers`), shared by any threads of the
+    /// app: releases when `parties` threads have arrived, then is reusable (pthread_barrier_t).
+    NamedBarrier { barrier: usize, parties: u32, wait: Wait },
 }
 
 /// One stage of a pipeline (`Phase::Stage`). A pool of threads runs it as PARSEC's pthreads
@@ -403,6 +419,9 @@ pub struct App {
     /// A task program (`[app.runtime]`/`[[app.step]]`, or a program that has them): the engine's
     /// task runtime drives the app's two groups, `main` and `workers` (`task_program`).
     pub tasks: Option<Box<TaskProgram>>,
+    /// Spawned groups, semaphores and named barriers (`app_sync`); None for an app without
+    /// them (boxed: rare).
+    pub sync: Option<Box<AppSync>>,
 }
 
 impl App {
@@ -515,7 +534,9 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
             }
         } else if group_nodes.is_empty() {
             // A program of one kind of thread has no queues (a stage of it may only share items).
-            let phases = read_phases(&mut n, &mut locks, &[])?;
+            let mut sync = SyncRefs::default();
+            let phases = read_phases(&mut n, &mut locks, &[], &mut sync)?;
+            sync.refuse(n.source, "a catalog program")?;
             if phases.is_empty() {
                 return Err(n.err("phase", "a program needs at least one [[program.phase]] or [[program.group]]"));
             }
@@ -535,7 +556,9 @@ pub fn programs_from_toml(source: &str, text: &str, into: &mut Programs) -> Resu
                 }
             }
             let mut queues = read_queues(&mut n)?;
-            let groups = read_groups(&n, group_nodes, &Programs::new(), &mut locks, &mut queues)?;
+            let mut sync = SyncRefs::default();
+            let groups = read_groups(&n, group_nodes, &Programs::new(), &mut locks, &mut queues, &mut sync)?;
+            sync.refuse(n.source, "a catalog program")?;
             Program { name: name.clone(), suite, source: src, phases: Vec::new(), workers: Workers::Persistent, repeat: 1, groups, locks, queues, tasks: None }
         };
         if into.contains_key(&name) {
@@ -684,6 +707,8 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
     let runs = n.opt_count("runs", limits::MAX_RUNS)?.unwrap_or(1);
     let policy_managed = !n.opt_bool("os_scheduled")?.unwrap_or(false);
     let mut locks = Vec::new();
+    let mut sync = SyncRefs::default();
+    sync.read_semaphores(n)?;
     let group_nodes = n.tables("group")?;
     // An app without [[app.group]] clamps all its threads; with groups, each group gives its own.
     let app_uclamp = if group_nodes.is_empty() { Some(Uclamp::read(n)?) } else { None };
@@ -701,6 +726,7 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
                 ));
             }
         }
+        sync.refuse(n.source, "a task program's app")?;
         let tp = read_task_program(n, task_program)?;
         let groups = tp.groups(1);
         tasks = Some(Box::new(tp));
@@ -713,13 +739,15 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
                 return Err(n.err(key, format!("program '{}' has [[program.group]] tables, which give this per group", prog.name)));
             }
         }
+        sync.refuse(n.source, "an app running a catalog program")?;
         locks = prog.locks.clone();
         queues = prog.queues.clone();
         prog.groups.clone()
     } else if group_nodes.is_empty() {
         let count = n.opt_count("threads", limits::MAX_THREADS)?.unwrap_or(1);
         queues = read_queues(n)?;
-        let body = read_body(n, program.as_deref(), programs, &mut locks, &queues)?;
+        let body = read_body(n, program.as_deref(), programs, &mut locks, &queues, &mut sync)?;
+        sync.refuse(n.source, "an app without [[app.group]] tables")?;
         let repeat = n.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
         let phases = body.phases;
         check_steps(n, &phases, repeat)?;
@@ -748,24 +776,32 @@ fn read_app(n: &mut Node, programs: &Programs) -> Result<App> {
             }
         }
         queues = read_queues(n)?;
-        read_groups(n, group_nodes, programs, &mut locks, &mut queues)?
+        read_groups(n, group_nodes, programs, &mut locks, &mut queues, &mut sync)?
     };
     let mut groups = groups;
+    let sync = sync.resolve(n, &mut groups)?;
     if let Some(u) = app_uclamp {
         groups.iter_mut().for_each(|g| g.uclamp = u);
     }
     // A run that takes no time would restart forever at the same instant.
-    let works = |p: &Phase| !matches!(p, Phase::Barrier { .. });
+    let works = |p: &Phase| matches!(p, Phase::Compute { .. } | Phase::Serial { .. } | Phase::Critical { .. } | Phase::Sleep { .. } | Phase::Stage(_));
     if !groups.iter().any(|g| g.phases.iter().any(works)) {
         return Err(n.err("phase", "the app does no work: give it a compute, serial, critical, sleep or stage phase"));
     }
-    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed, tasks })
+    Ok(App { name, arrival_ns: s_to_ns(arrival_s), priority, runs, groups, locks, queues, program, policy_managed, tasks, sync })
 }
 
 /// `[[app.group]]` or `[[program.group]]` tables. A group in a program may not itself name a
 /// program (`programs` is empty there). `queues`: the app's (or program's) pipeline queues,
 /// checked against the groups' stages (`check_queues`).
-fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks: &mut Vec<String>, queues: &mut [Queue]) -> Result<Vec<Group>> {
+fn read_groups(
+    parent: &Node,
+    group_nodes: Vec<Node>,
+    programs: &Programs,
+    locks: &mut Vec<String>,
+    queues: &mut [Queue],
+    sync: &mut SyncRefs,
+) -> Result<Vec<Group>> {
     let mut groups: Vec<Group> = Vec::new();
     // The signatures the groups give; the others are derived once the stages know their items.
     let mut given = Vec::new();
@@ -788,7 +824,8 @@ fn read_groups(parent: &Node, group_nodes: Vec<Node>, programs: &Programs, locks
                 g.err("program", format!("program '{}' has [[program.group]] tables: run it as a whole app (program = \"{}\" in [[app]])", p.name, p.name))
             );
         }
-        let body = read_body(&mut g, program.as_deref(), programs, locks, queues)?;
+        let body = read_body(&mut g, program.as_deref(), programs, locks, queues, sync)?;
+        sync.read_start(&mut g)?;
         let repeat = g.opt_count("repeat", limits::MAX_PHASE_STEPS)?.unwrap_or(body.repeat);
         let mut phases = body.phases;
         check_steps(&g, &phases, repeat)?;
@@ -879,8 +916,8 @@ fn check_steps(n: &Node, phases: &[Phase], repeat: u32) -> Result<()> {
 
 /// The phases of an app or group: `program = "..."` or a `[[phase]]` list, not both; with the
 /// program's workers and repeat (persistent and 1 for a phase list).
-fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &mut Vec<String>, queues: &[Queue]) -> Result<Body> {
-    let phases = read_phases(n, locks, queues)?;
+fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &mut Vec<String>, queues: &[Queue], sync: &mut SyncRefs) -> Result<Body> {
+    let phases = read_phases(n, locks, queues, sync)?;
     match (program, phases.is_empty()) {
         (Some(_), false) => Err(n.err("program", "give either program or [[phase]] tables, not both")),
         (Some(p), true) => match programs.get(p) {
@@ -895,7 +932,7 @@ fn read_body(n: &mut Node, program: Option<&str>, programs: &Programs, locks: &m
     }
 }
 
-fn read_phases(n: &mut Node, locks: &mut Vec<String>, queues: &[Queue]) -> Result<Vec<Phase>> {
+fn read_phases(n: &mut Node, locks: &mut Vec<String>, queues: &[Queue], sync: &mut SyncRefs) -> Result<Vec<Phase>> {
     let mut out = Vec::new();
     for mut p in n.tables("phase")? {
         let kind = p.str("kind")?;
@@ -907,7 +944,10 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>, queues: &[Queue]) -> Resul
                 wait: read_wait(&mut p)?,
                 scope: read_scope(&mut p)?,
             },
-            "barrier" => Phase::Barrier { wait: read_wait(&mut p)?, scope: read_scope(&mut p)? },
+            "barrier" => match sync.read_named_barrier(&mut p, read_wait)? {
+                Some(named) => named,
+                None => Phase::Barrier { wait: read_wait(&mut p)?, scope: read_scope(&mut p)? },
+            },
             "critical" => {
                 let lock = read_lock(&mut p, locks)?;
                 Phase::Critical {
@@ -921,7 +961,16 @@ fn read_phases(n: &mut Node, locks: &mut Vec<String>, queues: &[Queue]) -> Resul
             }
             "sleep" => Phase::Sleep { ns: s_to_ns(p.number("seconds", &limits::SLEEP_S)?).max(1) },
             "stage" => Phase::Stage(Box::new(read_stage(&mut p, queues)?)),
-            other => return Err(p.err("kind", format!("unknown phase kind '{other}' (expected compute, serial, barrier, critical, sleep or stage)"))),
+            other => match sync.read_phase(other, &mut p, read_wait)? {
+                Some(phase) => phase,
+                None => {
+                    let why = format!(
+                        "unknown phase kind '{other}' (expected compute, serial, barrier, critical, sleep or stage; for a recorded program's synchronisation {})",
+                        crate::app_sync::KINDS.join(", ")
+                    );
+                    return Err(p.err("kind", why));
+                }
+            },
         };
         p.finish()?;
         out.push(phase);

@@ -425,6 +425,66 @@ fn agent(
     result.map(|v| v.to_string()).map_err(agent_err)
 }
 
+/// `ampsched record`'s live side: run the agent on `command` (or attach to `pids`) recording
+/// (`ampsched_agent::record::recorder`). Returns (the raw recording as JSON text, the agent's
+/// report as a dict, or None when the agent failed under the command: the recording then says
+/// why in `incomplete`). Bad options, no permission, a command that cannot run or that ends
+/// before any of its threads was seen, no threads seen: InputError (or the agent's RuntimeError),
+/// one line.
+#[pyfunction]
+#[pyo3(signature = (command, pids, policy="oblivious".to_string(), interval_ms=ampsched_model::defaults::AGENT_INTERVAL_MS, emulate=None, cores=None, machine=None, seed=ampsched_model::defaults::SEED, keep_command=false, status=true))]
+#[allow(clippy::too_many_arguments)]
+fn record(
+    py: Python<'_>,
+    command: Vec<String>,
+    pids: Vec<u32>,
+    policy: String,
+    interval_ms: f64,
+    emulate: Option<String>,
+    cores: Option<String>,
+    machine: Option<String>,
+    seed: u64,
+    keep_command: bool,
+    status: bool,
+) -> PyResult<(String, PyObject)> {
+    use ampsched_agent::record::recorder::{machine_of, record as record_live};
+    // The machine file's text, for the recording (a configuration NAME:TYPE=N has none of its own).
+    let machine_text =
+        match &machine {
+            None => None,
+            Some(m) => {
+                ampsched_runner::catalog::machine(m).map_err(|e| InputError::new_err(e.to_string()))?;
+                match ampsched_runner::catalog::MACHINES.iter().find(|(n, _)| n == m) {
+                    Some((_, text)) => Some(text.to_string()),
+                    None => Some(std::fs::read_to_string(m).map_err(|e| {
+                        InputError::new_err(format!("--machine: {m}: record needs a machine file or a catalog name, not a configuration ({e})"))
+                    })?),
+                }
+            }
+        };
+    let cfg = AgentConfig {
+        policy,
+        interval_ms,
+        emulate,
+        cores,
+        machine: machine.map(|m| ampsched_runner::catalog::machine(&m)).transpose().map_err(|e| InputError::new_err(e.to_string()))?,
+        command,
+        pids,
+        status,
+        seed,
+        ..AgentConfig::default()
+    };
+    let mut opts = machine_of(&cfg, machine_text.as_deref(), "recorded").map_err(agent_err)?;
+    opts.keep_command = keep_command;
+    let recorded = py.allow_threads(|| record_live(&cfg, &opts)).map_err(agent_err)?;
+    let raw = serde_json::to_string(&recorded.recording).expect("the recording is plain data");
+    let report = match recorded.report {
+        Some(v) => py.import_bound("json")?.call_method1("loads", (v.to_string(),))?.unbind(),
+        None => py.None(),
+    };
+    Ok((raw, report))
+}
+
 /// Checks a run's settings as a run would, without running: a sweep rejects a bad setting
 /// before its first run.
 #[pyfunction]
@@ -504,6 +564,38 @@ fn check_mixes(py: Python<'_>, machine: &str, mixes: Vec<String>, policies: Vec<
     py.allow_threads(|| ampsched_runner::check_mixes(machine, &mixes, &policies)).map_err(to_py)
 }
 
+/// A raw recording (`ampsched record --raw`'s JSON) as a workload file: the TOML text and a
+/// summary (JSON) of what was measured, what inferred, and what the compression cost
+/// (`ampsched_agent::record::convert`). A recording of another version, an empty or a partial
+/// one (unless `accept_lost_events`) raises `InputError` with one line.
+#[pyfunction]
+#[pyo3(signature = (raw_json, max_phases=ampsched_agent::record::convert::DEFAULT_MAX_PHASES, barrier_window_ns=0, min_block_ns=ampsched_agent::record::convert::DEFAULT_MIN_BLOCK_NS, accept_lost_events=false, name="recorded".to_string()))]
+fn record_convert(
+    py: Python<'_>,
+    raw_json: &str,
+    max_phases: usize,
+    barrier_window_ns: u64,
+    min_block_ns: u64,
+    accept_lost_events: bool,
+    name: String,
+) -> PyResult<(String, String)> {
+    use ampsched_agent::record::convert::{convert, ConvertOptions};
+    use ampsched_agent::record::recording::{Recording, RECORDING_VERSION};
+    let bad = |why: String| InputError::new_err(format!("raw recording: {why}"));
+    // The version first: a raw file of another version may not even have this one's fields.
+    let value: serde_json::Value = serde_json::from_str(raw_json).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == RECORDING_VERSION as u64 => {}
+        Some(v) => return Err(bad(format!("version: {v} is not the version this ampsched reads ({RECORDING_VERSION}): record again with this version"))),
+        None => return Err(bad("version: missing (not a raw recording of ampsched record)".into())),
+    }
+    let rec: Recording = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
+    let opts = ConvertOptions { max_phases, barrier_window_ns, min_block_ns, accept_lost_events, name };
+    let out = py.allow_threads(|| convert(&rec, &opts)).map_err(|e| InputError::new_err(e.to_string()))?;
+    let summary = serde_json::to_string(&out.summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((out.toml, summary))
+}
+
 /// The defaults every front uses (seed, slice, agent interval, emulation period), defined once
 /// in the engine (`ampsched_model::defaults`).
 #[pyfunction]
@@ -522,6 +614,9 @@ fn defaults() -> String {
         "simulator_decide_limit_ms": SIMULATOR_DECIDE_LIMIT_MS,
         "max_sim_s": ampsched_model::limits::DEFAULT_MAX_SIM_S,
         "max_events": ampsched_model::limits::DEFAULT_MAX_EVENTS,
+        "record_max_phases": ampsched_agent::record::convert::DEFAULT_MAX_PHASES,
+        "record_min_block_ns": ampsched_agent::record::convert::DEFAULT_MIN_BLOCK_NS,
+        "record_barrier_window_intervals": ampsched_agent::record::convert::BARRIER_WINDOW_INTERVALS,
     })
     .to_string()
 }
@@ -547,6 +642,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_compare, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(agent, m)?)?;
+    m.add_function(wrap_pyfunction!(record_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(record, m)?)?;
     m.add_function(wrap_pyfunction!(fairness::fairness_shares, m)?)?;
     m.add_function(wrap_pyfunction!(fairness::fairness_metrics, m)?)?;
     Ok(())

@@ -128,6 +128,7 @@ pub fn workload(arg: &str, programs: &Programs) -> Result<Workload, InputError> 
             program: Some(name.clone()),
             policy_managed: true,
             tasks: program.tasks.clone(),
+            sync: None,
         });
     }
     Ok(Workload { name: text.to_string(), description: String::new(), source: String::new(), constant_load: true, baseline: None, apps })

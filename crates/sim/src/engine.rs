@@ -36,7 +36,7 @@ use crate::memory::{ThreadRate, UarchCosts};
 use crate::migrate::Migration;
 use crate::observe::TraceRecorder;
 use crate::queue::{Queue, StageItems};
-use crate::sync::{Barrier, Lock};
+use crate::sync::{Barrier, Lock, RunSync};
 
 /// Engine settings that are not part of the machine or the workload.
 #[derive(Debug, Clone)]
@@ -193,6 +193,9 @@ pub(crate) struct AppRt {
     pub all_threads: Vec<u32>,
     /// A task app's runtime (`runtime`): its state for the current run, and its statistics.
     pub runtime: Option<Box<crate::runtime::TaskRun>>,
+    /// The current run's spawned groups, joins, semaphores and named barriers (`RunSync`); None
+    /// for an app without them, which pays nothing for them.
+    pub sync: Option<Box<RunSync>>,
 }
 
 impl AppRt {
@@ -276,6 +279,9 @@ pub struct Engine<'a, S: LocalScheduler = Cfs> {
     /// Live threads that are not waiting on a synchronisation object: if this and the number of
     /// future arrivals both reach zero before the end, nothing can ever move again.
     pub(crate) able: u64,
+    /// The live threads of some app with `RunSync` all waited at one moment of the last handler
+    /// (its `RunSync::able` reached 0): after the handler, see whether that app is stuck.
+    pub(crate) sync_stuck: bool,
     pub(crate) arrivals_left: u32,
     pub(crate) apps_left: u32,
     pub(crate) pending: VecDeque<Pending>,
@@ -388,6 +394,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             sharing: Vec::new(),
             apps: vec![AppRt::default(); w.apps.len()],
             able: 0,
+            sync_stuck: false,
             arrivals_left: 0,
             apps_left: w.apps.len() as u32,
             pending: VecDeque::new(),
@@ -425,7 +432,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         while self.apps_left > 0 {
             self.check_interrupt()?;
             let Some((t, ev)) = self.next_event() else {
-                return Err(self.deadlock());
+                return Err(self.deadlock(None));
             };
             debug_assert!(t >= self.now, "time went backwards");
             if t > self.cfg.max_sim_ns || self.stats.events >= max_events {
@@ -466,7 +473,13 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             self.settle()?;
             self.stats.idle_while_waiting_now = self.idle_while_waiting();
             if self.able == 0 && self.arrivals_left == 0 && self.apps_left > 0 && !self.network_busy() {
-                return Err(self.deadlock());
+                return Err(self.deadlock(None));
+            }
+            if self.sync_stuck {
+                self.sync_stuck = false;
+                if let Some(a) = self.stuck_app() {
+                    return Err(self.deadlock(Some(a)));
+                }
             }
         }
         Ok(self.finish())

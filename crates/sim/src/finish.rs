@@ -9,15 +9,35 @@ use crate::local::LocalScheduler;
 use crate::result::{AppResult, CoreResult, RunResult};
 
 impl<'a, S: LocalScheduler> Engine<'a, S> {
-    /// No thread can make progress: say who waits for what.
-    pub(crate) fn deadlock(&self) -> SimError {
+    /// No thread can make progress (of app `only`, if given: `stuck_app`): say who waits for what.
+    pub(crate) fn deadlock(&self, only: Option<usize>) -> SimError {
         let mut waits = Vec::new();
+        let mut recorded = false;
         for (i, f) in self.flow.iter().enumerate() {
-            if self.book.threads[i].state == ThreadState::Exited || !f.waiting {
+            if self.book.threads[i].state == ThreadState::Exited || !f.waiting || only.is_some_and(|a| a != f.app as usize) {
                 continue;
             }
             let app = &self.w.apps[f.app as usize];
+            let run = &self.apps[f.app as usize];
+            let sync = app.sync.as_deref().zip(run.sync.as_deref());
+            recorded |= sync.is_some();
             let what = match (self.phase_of(i as u32), f.step) {
+                (Some(Phase::Join { group, .. }), _) => {
+                    let (name, s) = (&app.groups[*group].name, sync.expect("a join's app has its sync state").1);
+                    if s.started[*group] {
+                        format!("group '{name}' to exit (joins it; {} of its {} threads have)", s.exited[*group], s.exits_to_join[*group])
+                    } else {
+                        format!("group '{name}' to exit (joins it), which was never spawned")
+                    }
+                }
+                (Some(Phase::SemWait { semaphore, .. }), _) => {
+                    let (a, _) = sync.expect("a semaphore's app has its sync state");
+                    format!("semaphore '{}' (at 0, no thread left to post it)", a.semaphores[*semaphore].name)
+                }
+                (Some(Phase::NamedBarrier { barrier, parties, .. }), _) => {
+                    let (a, s) = sync.expect("a named barrier's app has its sync state");
+                    format!("barrier '{}' ({} of {parties} parties arrived)", a.barriers[*barrier].name, s.barriers[*barrier].arrived())
+                }
                 (Some(Phase::Critical { lock, .. }), _) => format!("lock '{}'", app.locks[*lock]),
                 (Some(Phase::Serial { .. }), _) => "a serial section".to_string(),
                 (Some(Phase::Barrier { .. }), _) => "a barrier".to_string(),
@@ -45,12 +65,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         }
         let shown = waits.len().min(4);
         let more = if waits.len() > shown { format!("; and {} more", waits.len() - shown) } else { String::new() };
-        SimError::Deadlock(format!(
-            "at t={:.6} s no thread can make progress: {}{} (a barrier or serial section that some thread never reaches, or queues each of whose threads waits on another?)",
-            self.now as f64 / 1e9,
-            waits[..shown].join("; "),
-            more
-        ))
+        let hint = if recorded {
+            "a semaphore posted fewer times than it is waited for, a join of a thread that never exits, a barrier that never fills?"
+        } else {
+            "a barrier or serial section that some thread never reaches, or queues each of whose threads waits on another?"
+        };
+        let whose = match only {
+            Some(a) => format!("no thread of app '{}' can make progress", self.w.apps[a].name),
+            None => "no thread can make progress".to_string(),
+        };
+        SimError::Deadlock(format!("at t={:.6} s {whose}: {}{} ({hint})", self.now as f64 / 1e9, waits[..shown].join("; "), more))
     }
 
     /// The next event (at `next`) lies past the simulated-time budget, or the run has used

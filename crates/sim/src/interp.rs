@@ -10,7 +10,7 @@ use crate::engine::{Engine, Pending};
 use crate::events::Event;
 use crate::local::LocalScheduler;
 use crate::queue::{Put, Queue, StageItems, Take};
-use crate::sync::Barrier;
+use crate::sync::{Barrier, RunSync};
 
 /// Where a thread is in its phase list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,13 +100,16 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         // Counted before any starts: a thread that exits at once must not end the run.
         let opens_serial = |g: &Group| g.workers == Workers::PerPhase && matches!(g.phases.first(), Some(Phase::Serial { .. }));
         run.live = app.groups.iter().map(|g| if opens_serial(g) { 1 } else { g.count }).sum();
-        run.group_first.clear();
+        // Set as each group starts; whole from the first, since a thread may spawn a later group
+        // as soon as it starts.
+        run.group_first = vec![u32::MAX; app.groups.len()];
         run.group_barriers = vec![Barrier::default(); app.groups.len()];
         run.app_barrier = Barrier::default();
         run.locks = vec![Default::default(); app.locks.len()];
         run.queue_peak = run.queue_peaks();
         run.queues = app.queues.iter().map(|q| Queue::new(q.capacity, q.ordered)).collect();
         run.stage_items.clear();
+        run.sync = app.sync.as_deref().map(|s| Box::new(RunSync::new(app, s)));
         for g in &app.groups {
             let stages = g.phases.iter().any(|p| matches!(p, Phase::Stage(_)));
             run.stage_items.push(if stages { vec![StageItems::default(); g.phases.len()] } else { Vec::new() });
@@ -115,7 +118,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             self.start_task_run(a);
         }
         for (g, group) in app.groups.iter().enumerate() {
-            self.apps[a].group_first.push(self.book.threads.len() as u32);
+            if app.sync.as_deref().is_some_and(|s| s.is_spawned(g)) {
+                // Its spawn phase creates its threads (`spawn_group`), and says where they begin.
+                continue;
+            }
+            self.apps[a].group_first[g] = self.book.threads.len() as u32;
             // Per-phase workers of a run that opens with a serial phase are not created yet.
             if opens_serial(group) {
                 // Before the master arrives, so that its arrival completes the serial phase.
@@ -145,7 +152,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         self.counters.add_thread();
         self.add_thread_state(Flow::new(a as u32, g as u32, pc), all);
         self.apps[a].all_threads.push(id);
-        self.able += 1;
+        self.able_up(id);
         let next = self.advance(id);
         self.apply_next(id, next, true);
     }
@@ -203,11 +210,11 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
     }
 
     pub(crate) fn start_wait(&mut self, t: u32, wait: Wait) -> Next {
-        let f = &mut self.flow[t as usize];
-        if !f.waiting {
-            f.waiting = true;
-            self.able -= 1;
+        if !self.flow[t as usize].waiting {
+            self.flow[t as usize].waiting = true;
+            self.able_down(t);
         }
+        let f = &mut self.flow[t as usize];
         match wait {
             Wait::Block => {
                 f.act = Act::Off;
@@ -384,6 +391,40 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
                         }
                     }
                 }
+                (Phase::Spawn { group }, Step::Enter) => {
+                    self.next_phase(t);
+                    self.spawn_group(t, *group);
+                }
+                (Phase::Join { group, wait }, Step::Enter) => {
+                    if self.join(t, *group) {
+                        self.next_phase(t);
+                        continue;
+                    }
+                    self.flow[t as usize].step = Step::SyncWait;
+                    return self.start_wait(t, *wait);
+                }
+                (Phase::SemPost { semaphore, count }, Step::Enter) => {
+                    self.next_phase(t);
+                    self.sem_post(t, *semaphore, *count);
+                }
+                (Phase::SemWait { semaphore, wait }, Step::Enter) => {
+                    if self.run_sync(t).semaphores[*semaphore].wait(t) {
+                        self.next_phase(t);
+                        continue;
+                    }
+                    self.flow[t as usize].step = Step::SyncWait;
+                    return self.start_wait(t, *wait);
+                }
+                (Phase::NamedBarrier { barrier, parties, wait }, Step::Enter) => {
+                    let Some(released) = self.run_sync(t).barriers[*barrier].arrive(t, *parties, None) else {
+                        self.flow[t as usize].step = Step::SyncWait;
+                        return self.start_wait(t, *wait);
+                    };
+                    for w in released {
+                        self.release(w);
+                    }
+                    self.next_phase(t);
+                }
                 (_, Step::Computing | Step::Sleeping | Step::SyncWait) => self.next_phase(t),
                 (phase, step) => unreachable!("thread {t} in step {step:?} of phase {phase:?}"),
             }
@@ -500,7 +541,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let f = &mut self.flow[t as usize];
         debug_assert!(f.waiting);
         f.waiting = false;
-        self.able += 1;
+        self.able_up(t);
         self.events.push(self.now + wake, Event::Wake { thread: t });
     }
 
@@ -509,7 +550,7 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
         let f = &mut self.flow[t as usize];
         debug_assert!(f.waiting);
         f.waiting = false;
-        self.able += 1;
+        self.able_up(t);
         self.finish_step(t);
     }
 
@@ -572,12 +613,17 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
 
     fn exit(&mut self, t: u32) {
         self.book.set_state(t, ThreadState::Exited);
-        self.able -= 1;
+        self.able_down(t);
         if self.shares[t as usize].is_some() {
             self.end_share(t);
         }
         let a = self.flow[t as usize].app as usize;
         self.pending.push_back(Pending { thread: t, trigger: Some(Trigger::Exit(t)), enqueue: false });
+        if self.apps[a].sync.is_some() {
+            // Before the run's live count drops: the joiners it lets go are live, so the run
+            // goes on until they exit too.
+            self.exited_joinable(t);
+        }
         let run = &mut self.apps[a];
         run.live -= 1;
         if run.live > 0 {
@@ -596,6 +642,96 @@ impl<'a, S: LocalScheduler> Engine<'a, S> {
             // The next run starts now, as an event of its own (not a nested call).
             self.arrivals_left += 1;
             self.events.push(self.now, Event::Arrival { app: a as u32 });
+        }
+    }
+}
+
+/// A recorded program's synchronisation (`ampsched_model::app_sync`): spawned groups, joins,
+/// semaphores and named barriers, on the app's `RunSync`. Semaphore and join wake-ups are futex
+/// wake-ups, as a lock's hand-off (glibc's sem_post wakes a futex waiter; pthread_join waits on
+/// the futex the kernel clears at the thread's exit, CLONE_CHILD_CLEARTID): `hand_over`, with the
+/// machine's wake-up latency. A named barrier releases its waiters at once, as the scope
+/// barriers do.
+impl<'a, S: LocalScheduler> Engine<'a, S> {
+    /// Thread `t` can progress again (`able`), counted in its app's `RunSync` too.
+    fn able_up(&mut self, t: u32) {
+        self.able += 1;
+        if let Some(s) = self.apps[self.flow[t as usize].app as usize].sync.as_deref_mut() {
+            s.able += 1;
+        }
+    }
+
+    /// Thread `t` waits or has exited. If that leaves its app with no thread able to progress,
+    /// the engine checks after the handler whether the app is stuck (`stuck_app`): not now,
+    /// since in the middle of a step a waiter may be about to be let go.
+    fn able_down(&mut self, t: u32) {
+        self.able -= 1;
+        if let Some(s) = self.apps[self.flow[t as usize].app as usize].sync.as_deref_mut() {
+            s.able -= 1;
+            if s.able == 0 {
+                self.sync_stuck = true;
+            }
+        }
+    }
+
+    /// An app with `RunSync` whose live threads all wait: none of them can ever be let go, since
+    /// what they wait for (the app's locks, barriers, queues, semaphores, joins) only the app's
+    /// own threads can give. None while the network carries a queue spinlock's packets, which
+    /// may yet hand a lock on.
+    pub(crate) fn stuck_app(&self) -> Option<usize> {
+        if self.network_busy() {
+            return None;
+        }
+        self.apps.iter().position(|r| r.live > 0 && r.sync.as_deref().is_some_and(|s| s.able == 0))
+    }
+
+    /// The `RunSync` of thread `t`'s app, which has one since `t` runs one of its phases.
+    fn run_sync(&mut self, t: u32) -> &mut RunSync {
+        self.apps[self.flow[t as usize].app as usize].sync.as_deref_mut().expect("an app with synchronisation phases has its RunSync")
+    }
+
+    /// Thread `t` runs the spawn phase of group `g`: its threads start now (each a
+    /// `Trigger::Start`, as a program's pthread_create makes a thread the OS then sees). They
+    /// were counted in the run's live threads when it started.
+    fn spawn_group(&mut self, t: u32, g: usize) {
+        let a = self.flow[t as usize].app as usize;
+        let sync = self.run_sync(t);
+        debug_assert!(!sync.started[g], "a spawned group is spawned once per run (checked at reading)");
+        sync.started[g] = true;
+        self.apps[a].group_first[g] = self.book.threads.len() as u32;
+        for i in 0..self.w.apps[a].groups[g].count {
+            self.spawn_thread(a, g, i, 0);
+        }
+    }
+
+    /// Thread `t` joins group `g`: true if every thread of it has exited, else `t` waits for that.
+    fn join(&mut self, t: u32, g: usize) -> bool {
+        let sync = self.run_sync(t);
+        if sync.joined(g) {
+            return true;
+        }
+        sync.joiners[g].push(t);
+        false
+    }
+
+    /// Thread `t` of an app with `RunSync` has exited: if that was its group's last, the
+    /// threads joining the group go on.
+    fn exited_joinable(&mut self, t: u32) {
+        let g = self.flow[t as usize].group as usize;
+        let sync = self.run_sync(t);
+        sync.exited[g] += 1;
+        if !sync.joined(g) {
+            return;
+        }
+        for w in std::mem::take(&mut sync.joiners[g]) {
+            self.hand_over(w);
+        }
+    }
+
+    /// Thread `t` posts `count` to semaphore `s`: the longest waiters go on, one each.
+    fn sem_post(&mut self, t: u32, s: usize, count: u32) {
+        for w in self.run_sync(t).semaphores[s].post(count) {
+            self.hand_over(w);
         }
     }
 }

@@ -119,3 +119,86 @@ impl Lock {
         self.queue.iter().map(|&(w, _)| w)
     }
 }
+
+/// A counting semaphore (sem_post / sem_wait): its value and its waiters, longest first. A post
+/// hands its units to the waiters in the order they began to wait, and only what is left over
+/// raises the value, so a thread that comes later never overtakes one already waiting.
+#[derive(Debug, Default, Clone)]
+pub struct Semaphore {
+    value: u64,
+    waiters: VecDeque<u32>,
+}
+
+impl Semaphore {
+    pub fn new(initial: u32) -> Semaphore {
+        Semaphore { value: initial as u64, waiters: VecDeque::new() }
+    }
+
+    /// Thread `t` takes one: true if it could, false if it now waits (the value is 0).
+    pub fn wait(&mut self, t: u32) -> bool {
+        if self.value > 0 {
+            self.value -= 1;
+            return true;
+        }
+        self.waiters.push_back(t);
+        false
+    }
+
+    /// Add `count`: the waiters it lets go, each with one unit, longest waiter first; the units
+    /// no waiter takes raise the value.
+    pub fn post(&mut self, count: u32) -> Vec<u32> {
+        let woken = (count as usize).min(self.waiters.len());
+        self.value += (count as usize - woken) as u64;
+        self.waiters.drain(..woken).collect()
+    }
+
+    pub fn value(&self) -> u64 {
+        self.value
+    }
+}
+
+impl Barrier {
+    /// Threads that have arrived at the barrier's current round and wait.
+    pub fn arrived(&self) -> u32 {
+        self.arrived
+    }
+}
+
+/// The synchronisation state of one run of an app that has spawned groups, joins, semaphores
+/// or named barriers (`ampsched_model::app_sync::AppSync`): reset at each of the app's runs.
+#[derive(Debug, Clone)]
+pub struct RunSync {
+    /// Per group: its threads have been started in this run (a group started with the run
+    /// from the start; a spawned one once its spawn phase has run).
+    pub started: Vec<bool>,
+    /// Per group: its threads that have exited in this run, and how many exits make it joined
+    /// (`Group::threads_per_run`: per-phase workers exit at every serial phase).
+    pub exited: Vec<u64>,
+    pub exits_to_join: Vec<u64>,
+    /// Per group: the threads waiting to join it, in the order they began to wait.
+    pub joiners: Vec<Vec<u32>>,
+    pub semaphores: Vec<Semaphore>,
+    pub barriers: Vec<Barrier>,
+    /// The run's live threads that are not waiting (`Engine::able`, for this app alone): 0 while
+    /// some are live is a deadlock of the app, whatever the other apps do.
+    pub able: u32,
+}
+
+impl RunSync {
+    pub fn new(app: &ampsched_model::App, sync: &ampsched_model::app_sync::AppSync) -> RunSync {
+        RunSync {
+            started: (0..app.groups.len()).map(|g| !sync.is_spawned(g)).collect(),
+            exited: vec![0; app.groups.len()],
+            exits_to_join: app.groups.iter().map(|g| g.threads_per_run()).collect(),
+            joiners: vec![Vec::new(); app.groups.len()],
+            semaphores: sync.semaphores.iter().map(|s| Semaphore::new(s.initial)).collect(),
+            barriers: vec![Barrier::default(); sync.barriers.len()],
+            able: 0,
+        }
+    }
+
+    /// Every thread of group `g` has exited in this run.
+    pub fn joined(&self, g: usize) -> bool {
+        self.started[g] && self.exited[g] == self.exits_to_join[g]
+    }
+}

@@ -34,6 +34,11 @@ pub struct Recording {
     /// Whether the preload library's event log was active (a launched, dynamically linked
     /// command); false for `--pid` and static binaries: no synchronisation events then.
     pub events_logged: bool,
+    /// What the reader of the file must know of how it was recorded: why no events were logged
+    /// (`--pid`, a static binary), what the library could not see. For the converted file's
+    /// comment block. Absent in older raw files: empty.
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// Events the log could not hold (the agent fell behind its ring buffer): a recording with
     /// any is incomplete, and the converter refuses it unless told to accept the loss.
     pub events_lost: u64,
@@ -47,7 +52,9 @@ pub struct Recording {
     /// fastest type; a real slow type's speed otherwise.
     pub work_per_cpu_s: Vec<f64>,
     /// Threads in the order the agent first saw them (creation order, the first the command's
-    /// main thread).
+    /// main thread). A thread the preload library logged (Create) that started and exited between
+    /// two samples, never seen by the agent, comes after them, with no samples: its lifetime and
+    /// CPU time are its Create and Exit events' (`first_seen_ns` its creation, `exit_ns` its exit).
     pub threads: Vec<RecordedThread>,
     /// The preload library's events, in time order.
     pub events: Vec<SyncEvent>,
@@ -96,20 +103,28 @@ pub struct Sample {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SyncEvent {
     /// `parent` created thread `child` (pthread_create; logged by the child as it starts).
+    /// `t_ns` and `parent_cpu_ns` are the parent's, at its call of pthread_create (the child
+    /// may start later, or run before the parent returns).
     Create { t_ns: u64, parent: u32, parent_cpu_ns: u64, child: u32 },
-    /// Thread `tid` returned from its start routine or called pthread_exit.
+    /// Thread `tid` returned from its start routine, called pthread_exit or was cancelled
+    /// (threads ended by their process's exit log none).
     Exit { t_ns: u64, tid: u32, cpu_ns: u64 },
     /// A contended pthread_mutex_lock: `tid` waited from `start_ns` to `end_ns` for mutex `lock`
     /// (its address), held at the start by `holder` (0: unknown).
     MutexWait { lock: u64, tid: u32, holder: u32, start_ns: u64, end_ns: u64, cpu_ns: u64 },
-    /// pthread_mutex_unlock of `lock` by `tid` while another thread was logged waiting on it
-    /// (so the holder's critical section has an end in its own work).
+    /// pthread_mutex_unlock of `lock` by `tid` while glibc's lock word said a thread may be
+    /// waiting on it (so the holder's critical section has an end in its own work). "May": glibc
+    /// leaves the word at "waiters" after a woken waiter takes the lock, so a release after the
+    /// last waiter got it can be logged too; pair releases with `MutexWait`s by lock and time.
     MutexRelease { lock: u64, tid: u32, t_ns: u64, cpu_ns: u64 },
     /// pthread_cond_wait / pthread_cond_timedwait on `cond` from `start_ns` to `end_ns`.
     /// `timed_out`: a timed wait that ended by its timeout.
     CondWait { cond: u64, tid: u32, start_ns: u64, end_ns: u64, cpu_ns: u64, timed_out: bool },
-    /// pthread_cond_signal (`broadcast` false) or pthread_cond_broadcast on `cond`.
+    /// pthread_cond_signal (`broadcast` false) or pthread_cond_broadcast on `cond`, logged only
+    /// when the condition variable had waiters (a signal without any wakes nobody, and glibc
+    /// returns at once then too).
     CondSignal { cond: u64, tid: u32, t_ns: u64, cpu_ns: u64, broadcast: bool },
-    /// pthread_join of thread `target` (its Linux tid) by `tid`.
+    /// pthread_join of thread `target` (its Linux tid; 0 when the library did not see it
+    /// created) by `tid`.
     Join { tid: u32, target: u32, start_ns: u64, end_ns: u64, cpu_ns: u64 },
 }

@@ -12,6 +12,7 @@ mod enforce;
 mod guardian;
 mod locks;
 mod progress;
+mod record_convert;
 mod runtime_threads;
 mod shared_view;
 mod topology;

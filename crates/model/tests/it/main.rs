@@ -3,6 +3,7 @@
 //! A test's name is its module path (`cargo test -p ampsched-model --test it MODULE::` runs one
 //! module's tests).
 
+mod app_sync;
 mod book;
 mod coreset;
 mod levels;

@@ -106,7 +106,8 @@ fn classes(m: &Machine, w: &Workload, model: &dyn PerfModel) -> Vec<Class> {
                         }
                         // A pool shares the stage's items: a thread's even part of them.
                         Phase::Stage(stage) => stage.items as f64 * stage.instructions / group.count as f64 * model.ns_per_instruction(m, ty, &stage.profile),
-                        Phase::Barrier { .. } | Phase::Sleep { .. } => 0.0,
+                        // Waits and synchronisation retire nothing.
+                        _ => 0.0,
                     })
                     .sum();
                 per_rep * group.repeat as f64

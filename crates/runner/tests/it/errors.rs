@@ -61,7 +61,7 @@ fn a_machine_past_the_core_limit_is_refused_by_file_and_key() {
 fn workload_errors_name_file_key_and_problem() {
     assert_eq!(
         workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"dance\"\n"),
-        "w.toml: app[0].phase[0].kind: unknown phase kind 'dance' (expected compute, serial, barrier, critical, sleep or stage)"
+        "w.toml: app[0].phase[0].kind: unknown phase kind 'dance' (expected compute, serial, barrier, critical, sleep or stage; for a recorded program's synchronisation spawn, join, sem_post, sem_wait)"
     );
     assert_eq!(
         workload_err("[[app]]\nname = \"a\"\n[[app.phase]]\nkind = \"compute\"\ninstructions = -5\n"),

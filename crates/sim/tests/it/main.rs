@@ -18,6 +18,7 @@ mod placement;
 mod program_groups;
 mod progress;
 mod qspin;
+mod recorded_sync;
 mod restarts;
 mod share_cost;
 mod shares;
