@@ -311,6 +311,14 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         })
     };
 
+    // Unexplained off-CPU stretches, which the creations inferred below must not fall inside.
+    let mut all: Vec<Stretch> = Vec::new();
+    for i in 0..n {
+        let (s, dropped) = infer::stretches(rec, i, starts[i], opts.min_block_ns);
+        summary.inferred.off_cpu_dropped_ns += dropped;
+        all.extend(s);
+    }
+
     // Creation.
     let mut spawned_by: Vec<Option<usize>> = vec![None; n];
     for e in &rec.events {
@@ -333,7 +341,14 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         let p = rec.threads[c].parent.and_then(|tid| at(tid, seen)).filter(|&p| p < c).unwrap_or(0);
         spawned_by[c] = Some(p);
         summary.inferred.spawns += 1;
-        marks[p].push(Mark { place: place_at(p, seen), t: seen, what: What::Point(Step::Spawn { group: c }) });
+        // A thread is created by its creator on the CPU: if the creator was off the CPU when the
+        // child was first seen (a shell waiting for the command it forked), the creation came
+        // before that stretch began, not inside it.
+        let (place, t) = match all.iter().find(|st| st.thread == p && st.start_ns <= seen && seen <= st.end_ns) {
+            Some(st) => (st.place.min(place_at(p, seen)), st.start_ns.saturating_sub(1)),
+            None => (place_at(p, seen), seen),
+        };
+        marks[p].push(Mark { place, t, what: What::Point(Step::Spawn { group: c }) });
     }
 
     // Exits and joins.
@@ -436,13 +451,8 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count: ids.len() as u32, ids: ids.clone() }) });
     }
 
-    // Unexplained off-CPU stretches: barriers where several threads' meet repeatedly, else sleeps.
-    let mut all: Vec<Stretch> = Vec::new();
-    for i in 0..n {
-        let (s, dropped) = infer::stretches(rec, i, starts[i], opts.min_block_ns);
-        summary.inferred.off_cpu_dropped_ns += dropped;
-        all.extend(s);
-    }
+    // Unexplained off-CPU stretches (`all`, found above): barriers where several threads' meet
+    // repeatedly, else sleeps.
     let window = if opts.barrier_window_ns == 0 { BARRIER_WINDOW_INTERVALS.saturating_mul(rec.interval_ns) } else { opts.barrier_window_ns };
     let instances = infer::barrier_instances(&all, window);
     // The last thread to reach a barrier does not block: it has no stretch. Where exactly one

@@ -307,6 +307,30 @@ fn a_thread_without_a_creation_event_is_spawned_by_the_first_where_it_was_first_
     assert!(out.toml.contains("no synchronisation events were logged"));
 }
 
+/// A shell (`sh -c CMD`) runs 1 ms, forks the command's process (a fork, not a pthread_create:
+/// no Create event) and waits for it, off the CPU, until the end at 300 ms; the agent first sees
+/// the command at 30 ms and it computes 270 ms. The shell's off-CPU stretch covers the sighting,
+/// so the creation came before it: the replay spawns the command at 1 ms and takes 271 ms, not
+/// 30 ms more (the spawn inside the sleep would delay the whole command).
+#[test]
+fn a_process_first_seen_while_its_creator_waits_was_spawned_before_the_wait() {
+    let sh = thread(1, "sh", 0.0, 300.0, |t| t.min(1.0));
+    let cmd = thread(2, "cmd", 30.0, 300.0, |t| t - 30.0);
+    let mut rec = recording(vec![sh, cmd], Vec::new(), 300.0);
+    rec.events_logged = false;
+    let out = convert(&rec, &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    let shell = &w.apps[0].groups[0].phases;
+    // 1 ms, the spawn, then the wait.
+    close(compute(&shell[0]), 1.0 * PER_MS);
+    assert!(matches!(shell[1], Phase::Spawn { group: 1 }), "{}", out.toml);
+    assert!(shell[2..].iter().all(|p| matches!(p, Phase::Sleep { .. })), "{}", out.toml);
+    let (cpu, makespan, toml) = replay(rec);
+    assert_eq!(cpu, [ns(1.0), ns(270.0)], "{toml}");
+    // The command ends at 1 + 270 ms; the shell's sleeps, measured from its 1 ms, end at 300 ms.
+    assert_eq!(makespan, ns(300.0), "{toml}");
+}
+
 /// Main creates a producer and a consumer and joins them; 10,000 items of 1 ms; the consumer
 /// takes 0.20 or 0.22 ms in turn: its list is one body of a wait and 0.21 ms repeated 10,000
 /// times, each value within 0.01 / 0.21 of the mean.
