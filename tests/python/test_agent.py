@@ -22,6 +22,7 @@ import time
 import pytest
 
 import ampsched
+from ampsched import _live
 from conftest import env_with_package, sigint_as_in_a_terminal, thread_affinities, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,19 +85,9 @@ def iters_per_ms(programs):
 
 
 def high_priority():
-    """preexec_fn: run at the highest normal priority, so that what a test times gets nearly all
-    of its CPU against other normal-priority load (weight 88761 against 1024 per nice-0 thread:
-    over 98%). With autogroup scheduling, nice only ranks threads within a session, and each
-    session is weighed as one: so start a session of our own and give it nice -20 too. The
-    emulation threads are real-time and still take their share."""
+    """preexec_fn: `ampsched._live.high_priority` where it can lower the nice value (root)."""
     if IS_ROOT:
-        os.setsid()
-        try:
-            with open("/proc/self/autogroup", "w") as f:
-                f.write("-20")
-        except OSError:
-            pass  # no autogroup scheduling: nice alone ranks threads
-        os.nice(-20)
+        _live.high_priority()
 
 
 ATTEMPTS = 3

@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 
+from ampsched._live import high_priority
 from . import Claim, Report, ReproductionError
 from ._format import judge_number, markdown_table, pct
 
@@ -111,20 +112,6 @@ def _repository_file(*parts) -> str:
     )
 
 
-def _high_priority():
-    """preexec_fn: the highest normal priority in a session of its own (its autogroup at nice -20
-    too), so that other normal-priority load barely takes the timed program's CPU; the
-    emulation's stealer threads are real-time and keep their share (tests/python/test_agent.py's
-    high_priority, for the same reason)."""
-    os.setsid()
-    try:
-        with open("/proc/self/autogroup", "w") as f:
-            f.write("-20")
-    except OSError:
-        pass  # no autogroup scheduling: nice alone ranks threads
-    os.nice(-20)
-
-
 def _ampsched(args, what) -> None:
     """`python -m ampsched ARGS` at high priority, its stdout (the program's output) dropped; a
     failure is an error naming WHAT and the command's last line on stderr."""
@@ -133,7 +120,7 @@ def _ampsched(args, what) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_high_priority,
+        preexec_fn=high_priority,
         timeout=RUN_TIMEOUT_S,
     )
     if done.returncode != 0:
