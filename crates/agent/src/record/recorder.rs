@@ -227,6 +227,7 @@ impl Recorder {
                     let target = created.get(&e.object).and_then(|v| v.iter().filter(|(s, _)| *s <= e.end_ns).max_by_key(|(s, _)| *s)).map_or(0, |&(_, t)| t);
                     SyncEvent::Join { tid, target, start_ns: start, end_ns: end, cpu_ns: cpu }
                 }
+                events::BARRIER_WAIT => SyncEvent::BarrierWait { barrier: e.object, tid, start_ns: start, end_ns: end, cpu_ns: cpu, serial: e.flags & 1 != 0 },
                 _ => continue, // a kind this agent does not know: the library is its own build, never
             });
         }
