@@ -526,14 +526,24 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     meetings.sort_unstable();
     let mut measured_barriers: BTreeMap<(u64, usize), usize> = BTreeMap::new();
     for (_, addr, m) in &meetings {
+        // The parties are the calls of recorded threads (each a phase), so that the replay's
+        // meeting fills.
+        let calls: Vec<(usize, u64, u64)> = m
+            .iter()
+            .filter_map(|&j| match rec.events[j] {
+                SyncEvent::BarrierWait { tid, start_ns, cpu_ns, .. } => at(tid, start_ns).map(|w| (w, start_ns, cpu_ns)),
+                _ => unreachable!("a barrier call"),
+            })
+            .collect();
+        if calls.is_empty() {
+            continue;
+        }
         let next = measured_barriers.len();
-        let barrier = *measured_barriers.entry((*addr, m.len())).or_insert(next);
+        let barrier = *measured_barriers.entry((*addr, calls.len())).or_insert(next);
         summary.measured.barrier_meetings += 1;
-        for &j in m {
-            let SyncEvent::BarrierWait { tid, start_ns, cpu_ns, .. } = rec.events[j] else { unreachable!("a barrier call") };
-            let Some(w) = at(tid, start_ns) else { continue };
-            summary.measured.barrier_waits += 1;
-            marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(Step::Barrier { barrier, parties: m.len() }) });
+        summary.measured.barrier_waits += calls.len();
+        for (w, start_ns, cpu_ns) in calls.iter().copied() {
+            marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(Step::Barrier { barrier, parties: calls.len() }) });
         }
     }
     summary.measured.barriers = measured_barriers.len();
