@@ -20,7 +20,8 @@
  * (CLOCK_THREAD_CPUTIME_ID, a system call: no vDSO serves CPU-time clocks), so that it has a
  * place in the thread's work: thread creation (a trampoline around the start routine) and exit
  * (a thread-specific key's destructor: return, pthread_exit and cancellation alike), contended
- * mutex waits, unlocks of mutexes with waiters, condition-variable waits and signals, joins.
+ * mutex waits, unlocks of mutexes with waiters, condition-variable waits and signals, joins,
+ * barrier waits (every call, the last arrival's too: it does not block, but it is a party).
  *
  * Not seen: mutexes re-acquired inside glibc (pthread_cond_wait's relock), futexes used directly
  * (Rust's std, Go), spin loops of a program's or runtime's own (OpenMP's libgomp spins in its own
@@ -221,6 +222,7 @@ static int (*real_cond_wait)(pthread_cond_t *, pthread_mutex_t *);
 static int (*real_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
 static int (*real_cond_signal)(pthread_cond_t *);
 static int (*real_cond_broadcast)(pthread_cond_t *);
+static int (*real_barrier_wait)(pthread_barrier_t *);
 /* Its value is set in every thread the library knows (1): its destructor logs the thread's exit. */
 static pthread_key_t exit_key;
 
@@ -242,6 +244,7 @@ static void resolve(void) {
         (int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *))next("pthread_cond_timedwait", COND_VERSION);
     real_cond_signal = (int (*)(pthread_cond_t *))next("pthread_cond_signal", COND_VERSION);
     real_cond_broadcast = (int (*)(pthread_cond_t *))next("pthread_cond_broadcast", COND_VERSION);
+    real_barrier_wait = (int (*)(pthread_barrier_t *))next("pthread_barrier_wait", NULL);
 }
 
 static uint64_t thread_cpu_ns(void) {
@@ -431,5 +434,19 @@ int pthread_cond_broadcast(pthread_cond_t *c) {
     if (event_log)
         log_signal(c, 1);
     return real_cond_broadcast(c);
+}
+
+int pthread_barrier_wait(pthread_barrier_t *b) {
+    if (!real_barrier_wait)
+        resolve();
+    if (!event_log)
+        return real_barrier_wait(b);
+    uint64_t cpu = thread_cpu_ns(), start = now_ns();
+    int r = real_barrier_wait(b);
+    /* One thread per round returns PTHREAD_BARRIER_SERIAL_THREAD (glibc's: the last to arrive,
+     * nptl/pthread_barrier_wait.c); an error (EINVAL) waited for nothing: not logged. */
+    if (r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD)
+        log_event(AMPSCHED_EV_BARRIER_WAIT, gettid_(), start, now_ns(), cpu, (uint64_t)(uintptr_t)b, 0, r == PTHREAD_BARRIER_SERIAL_THREAD);
+    return r;
 }
 #endif

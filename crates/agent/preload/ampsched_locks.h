@@ -59,6 +59,8 @@ enum ampsched_event_kind {
     AMPSCHED_EV_COND_SIGNAL = 6,   /* object: the cond; flags & 1: broadcast */
     AMPSCHED_EV_JOIN = 7,          /* object: the target's pthread_t (the agent maps it to a tid
                                       through the Create events) */
+    AMPSCHED_EV_BARRIER_WAIT = 8,  /* object: the pthread_barrier_t; flags & 1: it returned
+                                      PTHREAD_BARRIER_SERIAL_THREAD */
 };
 
 struct ampsched_event {
@@ -68,7 +70,7 @@ struct ampsched_event {
     uint64_t start_ns; /* CLOCK_MONOTONIC at the start of a wait, or of a point event */
     uint64_t end_ns;   /* CLOCK_MONOTONIC at the end of a wait (0 for point events) */
     uint64_t cpu_ns;   /* the acting thread's CLOCK_THREAD_CPUTIME_ID at start_ns */
-    uint64_t object;   /* mutex or cond address, pthread_t */
+    uint64_t object;   /* mutex, cond or barrier address, pthread_t */
     uint32_t other;
     uint32_t flags;
     uint64_t reserved; /* to 64 bytes: one slot a cache line */

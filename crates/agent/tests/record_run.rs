@@ -1,7 +1,7 @@
 //! `ampsched record`'s live side (`record::recorder::record`) on real programs: the raw
 //! recording of tests/agent/handoff.c, whose synchronisation is known event by event, checked
-//! against what the program measured of itself; and recordings without the event log (a static
-//! binary, `--pid`).
+//! against what the program measured of itself; tests/agent/barrier.c's pthread barrier waits;
+//! and recordings without the event log (a static binary, `--pid`).
 //!
 //! Its own test binary, as agent_run.rs: the agent follows every child of its process (the
 //! launched command's, and any other test's in the same binary) and installs process-wide signal
@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
 
+use ampsched_agent::record::convert::{convert, ConvertOptions};
 use ampsched_agent::record::recorder::{machine_of, record, Recorded, NO_EVENTS_PID, NO_EVENTS_STATIC};
 use ampsched_agent::record::recording::{Recording, SyncEvent};
 use ampsched_agent::AgentConfig;
@@ -31,8 +32,13 @@ const AFTER_MEASURE_NS: u64 = 2_000_000;
 
 /// tests/agent/handoff.c built with the system compiler (`static_link`: with -static).
 fn build(static_link: bool) -> PathBuf {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/agent/handoff.c");
-    let out = std::env::temp_dir().join(format!("ampsched-handoff-{}-{}", std::process::id(), if static_link { "static" } else { "dyn" }));
+    build_program("handoff", static_link)
+}
+
+/// tests/agent/NAME.c built with the system compiler (`static_link`: with -static).
+fn build_program(name: &str, static_link: bool) -> PathBuf {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/agent/{name}.c"));
+    let out = std::env::temp_dir().join(format!("ampsched-{name}-{}-{}", std::process::id(), if static_link { "static" } else { "dyn" }));
     let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
     cc.args(["-O2", "-pthread", "-o"]).arg(&out).arg(&src);
     if static_link {
@@ -160,13 +166,61 @@ fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times(
     // Events in time order.
     let time = |e: &SyncEvent| match e {
         SyncEvent::Create { t_ns, .. } | SyncEvent::Exit { t_ns, .. } | SyncEvent::MutexRelease { t_ns, .. } | SyncEvent::CondSignal { t_ns, .. } => *t_ns,
-        SyncEvent::MutexWait { start_ns, .. } | SyncEvent::CondWait { start_ns, .. } | SyncEvent::Join { start_ns, .. } => *start_ns,
+        SyncEvent::MutexWait { start_ns, .. }
+        | SyncEvent::CondWait { start_ns, .. }
+        | SyncEvent::Join { start_ns, .. }
+        | SyncEvent::BarrierWait { start_ns, .. } => *start_ns,
     };
     assert!(r.events.windows(2).all(|w| time(&w[0]) <= time(&w[1])));
     assert!(r.wall_ns > 0 && r.events.iter().all(|e| time(e) <= r.wall_ns));
     // The raw recording round-trips through its JSON.
     let back: Recording = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
     assert_eq!(back, r);
+}
+
+/// barrier.c's run: workers, rounds, loop iterations of work a round and under the lock (a
+/// fraction of a ms each: the test is about the events, not the timing).
+const BARRIER_RUN: (usize, usize, u64, u64) = (3, 4, 200_000, 20_000);
+
+#[test]
+fn a_recorded_barrier_program_logs_every_barrier_call_and_converts_to_one_measured_barrier() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let exe = build_program("barrier", false);
+    let out = std::env::temp_dir().join(format!("ampsched-barrier-{}.json", std::process::id()));
+    let (threads, rounds, iters, lock_iters) = BARRIER_RUN;
+    let args = [threads.to_string(), rounds.to_string(), iters.to_string(), lock_iters.to_string(), out.display().to_string()];
+    let cfg = config(std::iter::once(exe.display().to_string()).chain(args).collect(), vec![]);
+    let Recorded { recording: r, failure, .. } = run(&cfg);
+    assert!(failure.is_none(), "{failure:?}");
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("barrier's output")).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&exe);
+    assert!(r.events_logged && r.events_lost == 0, "{:?}", r.notes);
+    let workers: Vec<u32> = m["workers"].as_array().unwrap().iter().map(|w| w["tid"].as_u64().unwrap() as u32).collect();
+    assert_eq!(workers.len(), threads);
+
+    // Every call logged, the last arrival's too: `rounds` per worker, at one address, one serial
+    // call a round, each call's span in time order.
+    let calls: Vec<(u64, u32, u64, u64, bool)> = r
+        .events
+        .iter()
+        .filter_map(|e| match *e {
+            SyncEvent::BarrierWait { barrier, tid, start_ns, end_ns, serial, .. } => Some((barrier, tid, start_ns, end_ns, serial)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), threads * rounds, "{calls:?}");
+    assert!(calls.iter().all(|c| c.0 == calls[0].0 && c.2 <= c.3), "{calls:?}");
+    for w in &workers {
+        assert_eq!(calls.iter().filter(|c| c.1 == *w).count(), rounds, "worker {w}: {calls:?}");
+    }
+    assert_eq!(calls.iter().filter(|c| c.4).count(), rounds, "one serial call a round: {calls:?}");
+
+    // Converted: one measured barrier of the workers, met once a round, no call left out.
+    let out = convert(&r, &ConvertOptions::default()).unwrap_or_else(|e| panic!("convert: {e}"));
+    let s = &out.summary.measured;
+    assert_eq!((s.barriers, s.barrier_meetings, s.barrier_waits, s.barrier_waits_as_sleeps), (1, rounds, threads * rounds, 0), "{}", out.toml);
+    assert!(out.toml.contains(&format!("barrier = \"b0\"\nparties = {threads}")), "{}", out.toml);
 }
 
 #[test]

@@ -552,8 +552,8 @@ def build(ctx) -> Report:
                 f"{RECORD_POLICY}): the largest error of a thread's CPU time as work, over the threads of "
                 f"{THREAD_SHARE:.0%} of the CPU time or more, and the error of the total. The issue's target is "
                 f"{TARGET_PCT:g}%.\n\nWhat each recording's replay waits at that the converter inferred from "
-                "the samples (not measured: the preload library logs no pthread barrier, and an off-CPU stretch no "
-                "event explains is a sleep):\n\n" + "\n".join(inferred) + "\n<!-- --8<-- [end:table] -->",
+                "the samples (barriers the library does not log, pthread barriers being measured; sleeps: "
+                "off-CPU stretches no event explains):\n\n" + "\n".join(inferred) + "\n<!-- --8<-- [end:table] -->",
             ),
             (
                 "The machine",

@@ -32,7 +32,11 @@
 //!   matched wake-ups (so posts and waits balance). A
 //!   timed-out or unmatched wait is a `sleep` of its duration. A join is a `join` of the
 //!   target's group.
-//! - Off-CPU stretches no event explains: barriers where several threads' stretches were all
+//! - A pthread barrier (measured: the library logs every pthread_barrier_wait): each call a
+//!   `barrier` phase at the caller's place, one named barrier per barrier address and number of
+//!   parties, the parties counted per meeting (`barrier_meetings`).
+//! - Off-CPU stretches no event explains (barriers the library cannot see, OpenMP's libgomp,
+//!   futex-only programs, are among them): barriers where several threads' stretches were all
 //!   waiting at one instant and ended within `barrier_window_ns` of each other, and the same set
 //!   of threads met so repeatedly (`infer::barrier_instances`); every other is a `sleep` of its
 //!   duration (I/O, timers, waits the library cannot see).
@@ -130,6 +134,13 @@ pub struct Measured {
     pub cond_signals_matched: usize,
     /// Condition waits that timed out or no signal explains (sleep phases of their duration).
     pub cond_waits_as_sleeps: usize,
+    /// pthread barriers (one per address and parties), their meetings (releases) and the calls
+    /// of those meetings (`barrier` phases).
+    pub barriers: usize,
+    pub barrier_meetings: usize,
+    pub barrier_waits: usize,
+    /// Barrier calls in no meeting (a round the recording cut off): sleeps of their duration.
+    pub barrier_waits_as_sleeps: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -171,6 +182,63 @@ enum What {
     Point(Step),
     /// A critical section on `lock` up to CPU place `end`; `measured`: the waiter's own.
     Critical { lock: usize, end: u64, measured: bool },
+}
+
+/// The meetings of one pthread barrier: `calls`, indices of its `BarrierWait` events, grouped
+/// into the releases (generations) of the barrier, and the calls in none.
+///
+/// Every party of a meeting called before its last arrival and returned after it, so each call's
+/// span holds the release instant; the call that returned PTHREAD_BARRIER_SERIAL_THREAD (one a
+/// meeting; glibc's last arrival, nptl/pthread_barrier_wait.c) holds it too. So a meeting is,
+/// per serial call in time order, the earliest call not yet in a meeting of each thread whose
+/// span overlaps the serial call's (a thread's call of the next meeting can overlap too, once
+/// released, but its call of this one is earlier). Its parties are its calls, counted per
+/// meeting and not as the threads that ever wait at the address: a barrier initialised again at
+/// the same address with another count, or one used by more threads than its count (whoever
+/// comes first each round), replays the count it had. A call no serial call's span meets (a
+/// round the recording cut off) is in no meeting. Each meeting with its release (its serial
+/// call's start).
+fn barrier_meetings(events: &[SyncEvent], calls: &[usize]) -> (Vec<(u64, Vec<usize>)>, Vec<usize>) {
+    let span = |j: usize| match events[j] {
+        SyncEvent::BarrierWait { tid, start_ns, end_ns, serial, .. } => (start_ns, end_ns.max(start_ns), tid, serial),
+        _ => unreachable!("a barrier call"),
+    };
+    let mut order: Vec<usize> = calls.to_vec();
+    order.sort_by_key(|&j| span(j));
+    let mut used = vec![false; order.len()];
+    let mut meetings = Vec::new();
+    // The first call that may still join a meeting: those before it are in one, or ended before
+    // the latest serial call began (the serial calls come in time order: no later one meets them).
+    let mut first = 0;
+    for k in 0..order.len() {
+        let (s0, e0, tid0, serial) = span(order[k]);
+        // A serial call already taken by the meeting before (its thread's call there was not
+        // logged) leads none of its own.
+        if !serial || used[k] {
+            continue;
+        }
+        while first < order.len() && (used[first] || span(order[first]).1 < s0) {
+            first += 1;
+        }
+        used[k] = true;
+        let mut meeting = vec![order[k]];
+        let mut tids = vec![tid0];
+        for c in first..order.len() {
+            let (s, e, tid, _) = span(order[c]);
+            if s > e0 {
+                break;
+            }
+            if !used[c] && e >= s0 && !tids.contains(&tid) {
+                used[c] = true;
+                meeting.push(order[c]);
+                tids.push(tid);
+            }
+        }
+        meeting.sort_unstable();
+        meetings.push((s0, meeting));
+    }
+    let alone = order.iter().zip(&used).filter(|(_, &u)| !u).map(|(&j, _)| j).collect();
+    (meetings, alone)
 }
 
 /// Where a recorded thread started (wall), from its Create event or its first sighting.
@@ -451,6 +519,50 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
         marks[s].push(Mark { place: cpu_ns, t: t_ns, what: What::Point(Step::SemPost { sem, count: ids.len() as u32, ids: ids.clone() }) });
     }
 
+    // pthread barriers, measured: each meeting's calls are `barrier` phases of a barrier named per
+    // address and parties, in the order of their first meeting; calls in no meeting are sleeps.
+    let mut calls: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (j, e) in rec.events.iter().enumerate() {
+        if let SyncEvent::BarrierWait { barrier, .. } = *e {
+            calls.entry(barrier).or_default().push(j);
+        }
+    }
+    let mut meetings: Vec<(u64, u64, Vec<usize>)> = Vec::new(); // (release, address, calls)
+    for (&addr, js) in &calls {
+        let (met, alone) = barrier_meetings(&rec.events, js);
+        meetings.extend(met.into_iter().map(|(release, m)| (release, addr, m)));
+        for j in alone {
+            let SyncEvent::BarrierWait { tid, start_ns, end_ns, cpu_ns, .. } = rec.events[j] else { unreachable!("a barrier call") };
+            let Some(w) = at(tid, start_ns) else { continue };
+            summary.measured.barrier_waits_as_sleeps += 1;
+            marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(Step::Sleep { ns: end_ns.saturating_sub(start_ns).max(1) }) });
+        }
+    }
+    meetings.sort_unstable();
+    let mut measured_barriers: BTreeMap<(u64, usize), usize> = BTreeMap::new();
+    for (_, addr, m) in &meetings {
+        // The parties are the calls of recorded threads (each a phase), so that the replay's
+        // meeting fills.
+        let calls: Vec<(usize, u64, u64)> = m
+            .iter()
+            .filter_map(|&j| match rec.events[j] {
+                SyncEvent::BarrierWait { tid, start_ns, cpu_ns, .. } => at(tid, start_ns).map(|w| (w, start_ns, cpu_ns)),
+                _ => unreachable!("a barrier call"),
+            })
+            .collect();
+        if calls.is_empty() {
+            continue;
+        }
+        let next = measured_barriers.len();
+        let barrier = *measured_barriers.entry((*addr, calls.len())).or_insert(next);
+        summary.measured.barrier_meetings += 1;
+        summary.measured.barrier_waits += calls.len();
+        for (w, start_ns, cpu_ns) in calls.iter().copied() {
+            marks[w].push(Mark { place: cpu_ns, t: start_ns, what: What::Point(Step::Barrier { barrier, parties: calls.len() }) });
+        }
+    }
+    summary.measured.barriers = measured_barriers.len();
+
     // Unexplained off-CPU stretches (`all`, found above): barriers where several threads' meet
     // repeatedly, else sleeps.
     let window = if opts.barrier_window_ns == 0 { BARRIER_WINDOW_INTERVALS.saturating_mul(rec.interval_ns) } else { opts.barrier_window_ns };
@@ -488,7 +600,8 @@ pub fn convert(rec: &Recording, opts: &ConvertOptions) -> Result<Converted, Inpu
     for (b, (set, ks)) in named.iter().enumerate() {
         summary.inferred.barriers += 1;
         summary.inferred.barrier_instances += ks.len();
-        let step = Step::Barrier { barrier: b, parties: set.len() };
+        // Numbered after the measured barriers.
+        let step = Step::Barrier { barrier: summary.measured.barriers + b, parties: set.len() };
         for &k in ks.iter() {
             for &s in &instances[k] {
                 in_barrier[s] = true;
@@ -761,14 +874,19 @@ fn write_toml(rec: &Recording, opts: &ConvertOptions, machine: &Machine, lists: 
             "#   logged by the preload library: {} creations, {} joins, {} contended mutex waits, {} condition waits matched to {} signals",
             m.creations, m.joins, m.mutex_waits, m.cond_waits_matched, m.cond_signals_matched
         );
-        let _ = writeln!(o, "#   (as sem_post/sem_wait), {} condition waits timed out or unmatched (as sleeps of their duration).", m.cond_waits_as_sleeps);
+        let _ = writeln!(o, "#   (as sem_post/sem_wait), {} condition waits timed out or unmatched (as sleeps of their duration),", m.cond_waits_as_sleeps);
+        let _ = writeln!(
+            o,
+            "#   {} pthread barrier waits at {} barriers ({} meetings), {} in no meeting (as sleeps of their duration).",
+            m.barrier_waits, m.barriers, m.barrier_meetings, m.barrier_waits_as_sleeps
+        );
     } else {
         let _ = writeln!(o, "#   no synchronisation events were logged: every wait below is inferred from the samples.");
     }
     let _ = writeln!(o, "# Inferred (estimates from the samples, not measurements):");
     let _ = writeln!(
         o,
-        "#   {} barriers ({} meetings): off-CPU stretches of several threads, all waiting at one instant and ending within {} ms,",
+        "#   {} other barriers ({} meetings): off-CPU stretches of several threads, all waiting at one instant and ending within {} ms,",
         inf.barriers,
         inf.barrier_instances,
         num(window as f64 / 1e6)

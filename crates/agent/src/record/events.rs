@@ -25,6 +25,7 @@ pub const MUTEX_RELEASE: u32 = 4;
 pub const COND_WAIT: u32 = 5;
 pub const COND_SIGNAL: u32 = 6;
 pub const JOIN: u32 = 7;
+pub const BARRIER_WAIT: u32 = 8;
 
 #[repr(C)]
 struct Slot {

@@ -1,6 +1,7 @@
 //! What a recording's samples say between its events: where a thread was in its own work at a
 //! wall-clock instant, how much work (instructions) a stretch of its CPU time did, the off-CPU
-//! stretches no logged event explains, and which of those are barriers.
+//! stretches no logged event explains, and which of those are barriers (those the preload
+//! library cannot see: OpenMP's libgomp, futex-only programs; pthread barriers are logged).
 //!
 //! Everything here is an estimate from sampled, cumulative counts: between two samples a value
 //! is interpolated linearly (the one assumption a sample interval allows: the thread ran evenly
@@ -181,7 +182,9 @@ pub struct Stretch {
     pub end_ns: u64,
 }
 
-/// The logged waits of thread `tid` (mutex, condition variable, join), as wall spans.
+/// The logged waits of thread `tid` (mutex, condition variable, join, pthread barrier), as wall
+/// spans: the off-CPU time they explain is not counted again as a stretch (so not inferred as a
+/// barrier or a sleep as well).
 pub fn logged_waits(events: &[SyncEvent], tid: u32) -> Vec<(u64, u64)> {
     let mut spans: Vec<(u64, u64)> = events
         .iter()
@@ -189,6 +192,7 @@ pub fn logged_waits(events: &[SyncEvent], tid: u32) -> Vec<(u64, u64)> {
             SyncEvent::MutexWait { tid: w, start_ns, end_ns, .. }
             | SyncEvent::CondWait { tid: w, start_ns, end_ns, .. }
             | SyncEvent::Join { tid: w, start_ns, end_ns, .. }
+            | SyncEvent::BarrierWait { tid: w, start_ns, end_ns, .. }
                 if w == tid =>
             {
                 Some((start_ns, end_ns.max(start_ns)))

@@ -227,6 +227,7 @@ impl Recorder {
                     let target = created.get(&e.object).and_then(|v| v.iter().filter(|(s, _)| *s <= e.end_ns).max_by_key(|(s, _)| *s)).map_or(0, |&(_, t)| t);
                     SyncEvent::Join { tid, target, start_ns: start, end_ns: end, cpu_ns: cpu }
                 }
+                events::BARRIER_WAIT => SyncEvent::BarrierWait { barrier: e.object, tid, start_ns: start, end_ns: end, cpu_ns: cpu, serial: e.flags & 1 != 0 },
                 _ => continue, // a kind this agent does not know: the library is its own build, never
             });
         }
@@ -237,9 +238,15 @@ impl Recorder {
     /// gets its parent; one the agent never saw is added (with its creator's pid and name, which
     /// clone(2) gives it, and no samples).
     fn created(&mut self, child: u32, parent: u32, t_ns: u64, started_ns: u64, exit_ns: Option<u64>) {
-        // A tid may be reused: the record is the first seen at or after the creation.
-        let seen = self.threads.iter_mut().filter(|r| r.tid == child && r.first_seen_ns >= t_ns).min_by_key(|r| r.first_seen_ns);
-        if let Some(r) = seen {
+        // A tid may be reused: the record is the first seen at or after the creation; else the one
+        // seen alive across it (first seen before, last seen alive at or after it). A sample's
+        // time is taken before its round reads the threads, so a thread created while the round
+        // reads is first seen "before" its creation; and a tid names one thread at a time, so a
+        // thread read alive after the creation with the child's tid is the child.
+        let after = self.threads.iter().enumerate().filter(|(_, r)| r.tid == child && r.first_seen_ns >= t_ns).min_by_key(|(_, r)| r.first_seen_ns);
+        let across = || self.threads.iter().position(|r| r.tid == child && r.parent.is_none() && r.first_seen_ns < t_ns && r.exit_ns.is_none_or(|x| x >= t_ns));
+        if let Some(i) = after.map(|(i, _)| i).or_else(across) {
+            let r = &mut self.threads[i];
             r.parent = Some(parent);
             return;
         }
@@ -402,5 +409,29 @@ mod tests {
             rec.threads[2],
             RecordedThread { tid: 12, pid: 10, comm: "main".into(), parent: Some(10), first_seen_ns: 2_100, exit_ns: Some(2_500), samples: Vec::new() }
         );
+    }
+
+    #[test]
+    fn a_thread_created_while_a_sample_round_read_the_threads_is_the_one_the_agent_saw() {
+        // The round stamped 500 read thread 11 after its creation at 520 (relative): the record
+        // first seen at 500 and alive after it is the child, not a thread only the library saw.
+        // Thread 12's tid was last seen alive at 300, before its creation at 600: another thread.
+        let mut rec = Recorder::new(None);
+        rec.started(1_000);
+        let seen = |tid: u32, first_seen_ns: u64, exit_ns: Option<u64>| RecordedThread {
+            tid,
+            pid: 10,
+            comm: "w".into(),
+            parent: None,
+            first_seen_ns,
+            exit_ns,
+            samples: Vec::new(),
+        };
+        rec.threads = vec![seen(10, 0, None), seen(11, 500, Some(900)), seen(12, 100, Some(300))];
+        rec.raw = vec![raw(events::CREATE, 11, 1_520, 1_530, 0xA, 10), raw(events::CREATE, 12, 1_600, 1_610, 0xB, 10)];
+        rec.events();
+        assert_eq!(rec.threads.len(), 4, "{:?}", rec.threads);
+        assert_eq!((rec.threads[1].parent, rec.threads[2].parent), (Some(10), None));
+        assert_eq!((rec.threads[3].tid, rec.threads[3].parent, rec.threads[3].first_seen_ns), (12, Some(10), 610));
     }
 }

@@ -127,4 +127,9 @@ pub enum SyncEvent {
     /// pthread_join of thread `target` (its Linux tid; 0 when the library did not see it
     /// created) by `tid`.
     Join { tid: u32, target: u32, start_ns: u64, end_ns: u64, cpu_ns: u64 },
+    /// pthread_barrier_wait on `barrier` (its address) by `tid`, from `start_ns` to `end_ns`:
+    /// every call, the last arrival's too (it does not block, but it is one of the parties).
+    /// `serial`: it returned PTHREAD_BARRIER_SERIAL_THREAD (one thread per round; glibc's last
+    /// to arrive, nptl/pthread_barrier_wait.c).
+    BarrierWait { barrier: u64, tid: u32, start_ns: u64, end_ns: u64, cpu_ns: u64, serial: bool },
 }

@@ -54,7 +54,10 @@ fn thread(tid: u32, comm: &str, from_ms: f64, to_ms: f64, cpu: impl Fn(f64) -> f
 fn recording(threads: Vec<RecordedThread>, mut events: Vec<SyncEvent>, wall_ms: f64) -> Recording {
     events.sort_by_key(|e| match *e {
         SyncEvent::Create { t_ns, .. } | SyncEvent::Exit { t_ns, .. } | SyncEvent::MutexRelease { t_ns, .. } | SyncEvent::CondSignal { t_ns, .. } => t_ns,
-        SyncEvent::MutexWait { start_ns, .. } | SyncEvent::CondWait { start_ns, .. } | SyncEvent::Join { start_ns, .. } => start_ns,
+        SyncEvent::MutexWait { start_ns, .. }
+        | SyncEvent::CondWait { start_ns, .. }
+        | SyncEvent::Join { start_ns, .. }
+        | SyncEvent::BarrierWait { start_ns, .. } => start_ns,
     });
     Recording {
         version: RECORDING_VERSION,
@@ -142,7 +145,94 @@ fn a_barrier_every_50_ms_is_one_named_barrier_of_all_workers_repeated() {
     assert_eq!((s.inferred.barriers, s.inferred.barrier_instances, s.inferred.last_arrivals), (1, 10, 10));
     assert_eq!((s.measured.creations, s.measured.joins, s.inferred.spawns, s.inferred.sleeps), (3, 3, 0, 0));
     assert_eq!(s.phases, 10 + 3 * 2);
-    assert!(out.toml.contains("# Inferred") && out.toml.contains("1 barriers (10 meetings)"), "{}", out.toml);
+    assert!(out.toml.contains("# Inferred") && out.toml.contains("1 other barriers (10 meetings)"), "{}", out.toml);
+}
+
+/// `barrier_program` with its barrier logged (pthread_barrier_wait): worker w's call of period p
+/// from its c_w ms of that period to the period's end, at CPU place (p + 1) c_w; the third
+/// (c = 50 ms) arrives last, at the end, and returns PTHREAD_BARRIER_SERIAL_THREAD.
+fn logged_barrier_program(periods: usize) -> Recording {
+    let mut rec = barrier_program(periods);
+    for (k, c) in [20.0, 30.0, 50.0].into_iter().enumerate() {
+        for p in 0..periods {
+            let (from, to) = (50.0 * p as f64, 50.0 * (p + 1) as f64);
+            rec.events.push(SyncEvent::BarrierWait {
+                barrier: 0xBA,
+                tid: 101 + k as u32,
+                start_ns: ns(from + c),
+                end_ns: ns(to),
+                cpu_ns: ns((p + 1) as f64 * c),
+                serial: k == 2,
+            });
+        }
+    }
+    recording(rec.threads, rec.events, 50.0 * periods as f64)
+}
+
+#[test]
+fn a_logged_barrier_is_one_measured_barrier_of_its_parties_met_each_round() {
+    let out = convert(&logged_barrier_program(10), &ConvertOptions::default()).unwrap();
+    let w = read(&out.toml);
+    let app = &w.apps[0];
+    assert_eq!(app.groups.len(), 4);
+    // Each worker: its c ms, then the barrier of the three at its place after them, ten times
+    // (the loop compressed as a repeat); the waits are the barrier's, not sleeps nor inferred.
+    for (g, c) in [(1, 20.0), (2, 30.0), (3, 50.0)] {
+        let grp = &app.groups[g];
+        assert_eq!(grp.repeat, 10, "{}", out.toml);
+        assert_eq!(grp.phases.len(), 2, "{}", out.toml);
+        close(compute(&grp.phases[0]), c * PER_MS);
+        assert!(matches!(grp.phases[1], Phase::NamedBarrier { barrier: 0, parties: 3, .. }), "{:?}", grp.phases[1]);
+    }
+    let (m, i) = (&out.summary.measured, &out.summary.inferred);
+    assert_eq!((m.barriers, m.barrier_meetings, m.barrier_waits, m.barrier_waits_as_sleeps), (1, 10, 30, 0));
+    assert_eq!((i.barriers, i.barrier_instances, i.last_arrivals, i.sleeps), (0, 0, 0, 0));
+    assert!(out.toml.contains("30 pthread barrier waits at 1 barriers (10 meetings), 0 in no meeting"), "{}", out.toml);
+    assert!(out.toml.contains("0 other barriers (0 meetings)"), "{}", out.toml);
+}
+
+#[test]
+fn a_barrier_call_of_a_round_cut_off_is_a_sleep_and_the_parties_are_counted_per_meeting() {
+    // Two rounds of the three, then a third where only the first two arrived before the
+    // recording ended (no serial call): their calls are sleeps of their wait. The same address
+    // initialised again for two parties (the first two workers alone, the first serial) is a
+    // barrier of its own.
+    let mut rec = logged_barrier_program(2);
+    for k in 0..2u32 {
+        rec.events.push(SyncEvent::BarrierWait {
+            barrier: 0xBA,
+            tid: 101 + k,
+            start_ns: ns(100.0),
+            end_ns: ns(100.0),
+            cpu_ns: ns(2.0 * [20.0, 30.0][k as usize]),
+            serial: false,
+        });
+    }
+    let out = convert(&recording(rec.threads, rec.events, 100.0), &ConvertOptions::default()).unwrap();
+    let m = &out.summary.measured;
+    assert_eq!((m.barriers, m.barrier_meetings, m.barrier_waits, m.barrier_waits_as_sleeps), (1, 2, 6, 2), "{}", out.toml);
+    let mut rec = logged_barrier_program(2);
+    for k in 0..2u32 {
+        let (start, end) = (ns(110.0 + 5.0 * k as f64), ns(120.0));
+        rec.events.push(SyncEvent::BarrierWait {
+            barrier: 0xBA,
+            tid: 101 + k,
+            start_ns: start,
+            end_ns: end,
+            cpu_ns: ns(2.0 * [20.0, 30.0][k as usize]),
+            serial: k == 1,
+        });
+    }
+    let out = convert(&recording(rec.threads, rec.events, 100.0), &ConvertOptions::default()).unwrap();
+    let m = &out.summary.measured;
+    assert_eq!((m.barriers, m.barrier_meetings, m.barrier_waits, m.barrier_waits_as_sleeps), (2, 3, 8, 0), "{}", out.toml);
+    let w = read(&out.toml);
+    let parties: Vec<(usize, usize)> = w.apps[0].groups[1..]
+        .iter()
+        .flat_map(|g| g.phases.iter())
+        .filter_map(|p| if let Phase::NamedBarrier { barrier, parties, .. } = p { Some((*barrier, *parties as usize)) } else { None })
+        .collect();
+    assert!(parties.contains(&(0, 3)) && parties.contains(&(1, 2)) && parties.iter().all(|&p| p == (0, 3) || p == (1, 2)), "{parties:?}");
 }
 
 /// Thread a (tid 1) computes 100 ms, holding lock L from 40 to 50 ms; thread b (tid 2, created
@@ -524,6 +614,15 @@ fn a_replayed_barrier_program_gives_back_each_threads_cpu_time() {
     assert_eq!(makespan, ns(200.75));
     // Deterministic: the same file, the same run.
     assert_eq!(replay(rec), (cpu, makespan, toml));
+}
+
+#[test]
+fn a_replayed_logged_barrier_program_is_the_inferred_ones_run() {
+    // The same program with its barrier logged replays alike: the same CPU times and makespan
+    // (the logged barrier is where the inference put it, after each worker's c ms).
+    let (cpu, makespan, toml) = replay(logged_barrier_program(4));
+    assert_eq!(cpu, [ns(1.0), ns(80.0), ns(120.0), ns(200.0)], "{toml}");
+    assert_eq!(makespan, ns(200.75));
 }
 
 #[test]
