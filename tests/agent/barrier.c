@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 /* Bounds of the arguments: far above what a test needs, low enough that ROUNDS x ITERS cannot
  * overflow 64 bits and the worker table stays small. */
 #define MAX_THREADS 64
@@ -51,12 +53,6 @@ static pthread_barrier_t barrier;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* What the workers compute under the lock: shared, so the critical section is a real one. */
 static uint64_t shared_state;
-
-static uint64_t ns(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* N steps of a 64-bit LCG (Knuth's MMIX constants) from X. */
 static uint64_t lcg(uint64_t n, uint64_t x) {
@@ -84,28 +80,16 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-/* A whole number from LOW to HIGH in `text`, else one line on stderr and exit 2. */
-static uint64_t number(const char *name, const char *text, uint64_t low, uint64_t high) {
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (*text < '0' || *text > '9' || *end != '\0' || v < low || v > high) {
-        fprintf(stderr, "barrier: %s must be a whole number from %llu to %llu, got '%s'\n", name,
-                (unsigned long long)low, (unsigned long long)high, text);
-        exit(2);
-    }
-    return v;
-}
-
 int main(int argc, char **argv) {
     if (argc != 5 && argc != 6) {
         fprintf(stderr, "usage: barrier THREADS ROUNDS ITERS LOCK_ITERS [OUT]\n");
         return 2;
     }
     uint64_t start = ns(CLOCK_MONOTONIC);
-    threads = (int)number("THREADS", argv[1], 1, MAX_THREADS);
-    rounds = number("ROUNDS", argv[2], 0, MAX_ROUNDS);
-    iters = number("ITERS", argv[3], 0, MAX_ITERS);
-    lock_iters = number("LOCK_ITERS", argv[4], 0, MAX_ITERS);
+    threads = (int)number("barrier", "THREADS", argv[1], 1, MAX_THREADS);
+    rounds = number("barrier", "ROUNDS", argv[2], 0, MAX_ROUNDS);
+    iters = number("barrier", "ITERS", argv[3], 0, MAX_ITERS);
+    lock_iters = number("barrier", "LOCK_ITERS", argv[4], 0, MAX_ITERS);
     FILE *out = stdout;
     if (argc == 6 && (out = fopen(argv[5], "w")) == NULL) {
         fprintf(stderr, "barrier: %s: cannot write it\n", argv[5]);

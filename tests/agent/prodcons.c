@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 /* Bounds of the arguments: far above what a test needs, low enough that the tables stay small
  * and ITEMS x ITERS cannot overflow 64 bits. */
 #define MAX_SIDE 32
@@ -58,12 +60,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t not_empty = PTHREAD_COND_INITIALIZER, not_full = PTHREAD_COND_INITIALIZER;
 static uint64_t ring[MAX_CAPACITY];
 static uint64_t head, count;
-
-static uint64_t ns(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* N steps of a 64-bit LCG (Knuth's MMIX constants) from X. */
 static uint64_t lcg(uint64_t n, uint64_t x) {
@@ -123,30 +119,18 @@ static void *consumer(void *arg) {
     return NULL;
 }
 
-/* A whole number from LOW to HIGH in `text`, else one line on stderr and exit 2. */
-static uint64_t number(const char *name, const char *text, uint64_t low, uint64_t high) {
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (*text < '0' || *text > '9' || *end != '\0' || v < low || v > high) {
-        fprintf(stderr, "prodcons: %s must be a whole number from %llu to %llu, got '%s'\n", name,
-                (unsigned long long)low, (unsigned long long)high, text);
-        exit(2);
-    }
-    return v;
-}
-
 int main(int argc, char **argv) {
     if (argc != 7 && argc != 8) {
         fprintf(stderr, "usage: prodcons PRODUCERS CONSUMERS ITEMS CAPACITY PRODUCE_ITERS CONSUME_ITERS [OUT]\n");
         return 2;
     }
     uint64_t start = ns(CLOCK_MONOTONIC);
-    producers = (int)number("PRODUCERS", argv[1], 1, MAX_SIDE);
-    consumers = (int)number("CONSUMERS", argv[2], 1, MAX_SIDE);
-    items = number("ITEMS", argv[3], 0, MAX_ITEMS);
-    capacity = number("CAPACITY", argv[4], 1, MAX_CAPACITY);
-    produce_iters = number("PRODUCE_ITERS", argv[5], 0, MAX_ITERS);
-    consume_iters = number("CONSUME_ITERS", argv[6], 0, MAX_ITERS);
+    producers = (int)number("prodcons", "PRODUCERS", argv[1], 1, MAX_SIDE);
+    consumers = (int)number("prodcons", "CONSUMERS", argv[2], 1, MAX_SIDE);
+    items = number("prodcons", "ITEMS", argv[3], 0, MAX_ITEMS);
+    capacity = number("prodcons", "CAPACITY", argv[4], 1, MAX_CAPACITY);
+    produce_iters = number("prodcons", "PRODUCE_ITERS", argv[5], 0, MAX_ITERS);
+    consume_iters = number("prodcons", "CONSUME_ITERS", argv[6], 0, MAX_ITERS);
     if ((uint64_t)producers * items % (uint64_t)consumers != 0) {
         fprintf(stderr, "prodcons: PRODUCERS x ITEMS (%llu) must divide among the %d consumers\n",
                 (unsigned long long)((uint64_t)producers * items), consumers);

@@ -17,17 +17,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "measure.h"
+
 /* A few hundred microseconds of work per chunk on a current core: short against a 30 ms share
  * round, so that few chunks straddle a move between CPUs (such a chunk goes to the CPU it ends
  * on), long against the two clock reads and sched_getcpu that end it. */
 #define CHUNK_ITERS 200000
 #define MAX_CPUS 1024
-
-static uint64_t ns(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int main(int argc, char **argv) {
     if (argc != 3) {

@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 /* Bounds of the arguments: far above what a test or a user needs, low enough that the per-worker
  * tables stay small and that CHUNKS x ITERS cannot overflow 64 bits. */
 #define MAX_THREADS 256
@@ -70,12 +72,6 @@ static uint64_t start_ns;
 /* The shared queue of the dynamic mode: the next chunk to hand out, behind `queue_lock`. */
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_chunk;
-
-static uint64_t ns(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* One chunk: ITERS steps of a 64-bit LCG (Knuth's MMIX constants) seeded by the chunk's index. */
 static uint64_t compute(uint64_t chunk) {
@@ -134,19 +130,6 @@ static void *run(void *arg) {
     return NULL;
 }
 
-/* A decimal argument in [min, max], or exit 2 with one line naming it. */
-static uint64_t argument(const char *text, const char *name, uint64_t min, uint64_t max) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || text[0] < '0' || text[0] > '9' || *end != '\0' || v < min || v > max) {
-        fprintf(stderr, "taskqueue: %s must be an integer from %llu to %llu, not '%s'\n", name,
-                (unsigned long long)min, (unsigned long long)max, text);
-        exit(2);
-    }
-    return v;
-}
-
 int main(int argc, char **argv) {
     if (argc != 5 && argc != 6) {
         fprintf(stderr, "usage: taskqueue static|dynamic THREADS CHUNKS ITERS [OUT]\n");
@@ -160,9 +143,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "taskqueue: the mode must be static or dynamic, not '%s'\n", argv[1]);
         return 2;
     }
-    threads = (int)argument(argv[2], "THREADS", 1, MAX_THREADS);
-    chunks = argument(argv[3], "CHUNKS", 1, MAX_CHUNKS);
-    iters = argument(argv[4], "ITERS", 1, MAX_ITERS);
+    threads = (int)number("taskqueue", "THREADS", argv[2], 1, MAX_THREADS);
+    chunks = number("taskqueue", "CHUNKS", argv[3], 1, MAX_CHUNKS);
+    iters = number("taskqueue", "ITERS", argv[4], 1, MAX_ITERS);
     /* Opened before the work, so that an OUT it cannot write fails at once, not after the run. */
     FILE *out = argc == 6 ? fopen(argv[5], "w") : stdout;
     if (out == NULL) {

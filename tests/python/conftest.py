@@ -204,3 +204,26 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# ---- the C programs of tests/agent, which the live tests run under the agent
+
+AGENT_PROGRAMS = os.path.join(os.path.dirname(__file__), os.pardir, "agent")
+
+
+def build_programs(tmp_path_factory, *names):
+    """tests/agent's NAME.c for each name, built with the system compiler into a fresh directory:
+    {name: executable}. Without a compiler the test skips, naming what it needed."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("needs a C compiler to build " + ", ".join(f"tests/agent/{n}.c" for n in names))
+    out = tmp_path_factory.mktemp("programs")
+    built = {}
+    for name in names:
+        exe = str(out / name)
+        subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(AGENT_PROGRAMS, name + ".c")], check=True)
+        built[name] = exe
+    return built

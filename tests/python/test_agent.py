@@ -23,10 +23,8 @@ import pytest
 
 import ampsched
 from ampsched import _live
-from conftest import env_with_package, sigint_as_in_a_terminal, thread_affinities, wait_for
+from conftest import build_programs, env_with_package, sigint_as_in_a_terminal, thread_affinities, wait_for
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "..", "agent")
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 TWO_CPUS = len(os.sched_getaffinity(0)) >= 2 if hasattr(os, "sched_getaffinity") else False
 
@@ -55,16 +53,7 @@ def one_line_error(stderr):
 @pytest.fixture(scope="session")
 def programs(tmp_path_factory):
     """The C test programs of tests/agent, built with the system compiler."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("needs a C compiler to build the test programs")
-    out = tmp_path_factory.mktemp("programs")
-    built = {}
-    for name in ("forkjoin", "lockholder", "sleepers", "spinners"):
-        exe = str(out / name)
-        subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(PROGRAMS, name + ".c")], check=True)
-        built[name] = exe
-    return built
+    return build_programs(tmp_path_factory, "forkjoin", "lockholder", "sleepers", "spinners")
 
 
 @pytest.fixture(scope="session")

@@ -22,19 +22,15 @@ another program's load takes CPU time from the workers but adds none to it.
 """
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import build_programs, env_with_package
 from test_agent import ATTEMPTS, IS_ROOT, TWO_CPUS, high_priority
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "..", "agent")
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (real-time cycle stealing, moving threads)")
 needs_two_cpus = pytest.mark.skipif(not TWO_CPUS, reason="names CPU 0 fast and CPU 1 slow: needs both")
@@ -102,12 +98,7 @@ AGENT_SLACK_S = 3 * INTERVAL_MS / 1000
 
 @pytest.fixture(scope="module")
 def taskqueue(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("needs a C compiler to build tests/agent/taskqueue.c")
-    exe = str(tmp_path_factory.mktemp("biglittle-live") / "taskqueue")
-    subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(PROGRAMS, "taskqueue.c")], check=True)
-    return exe
+    return build_programs(tmp_path_factory, "taskqueue")["taskqueue"]
 
 
 def run_program(taskqueue, *args, **kw):

@@ -20,8 +20,6 @@ target kept, and a control showing the measure sees a fairness-blind placement m
 """
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -29,11 +27,9 @@ import textwrap
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import build_programs, env_with_package
 from test_agent import IS_ROOT, TWO_CPUS, high_priority, in_attempts
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "..", "agent")
 
 pytestmark = [
     pytest.mark.skipif(ampsched._core is None, reason="the Rust engine is not built"),
@@ -59,12 +55,7 @@ WORST_ACHIEVEMENT = 0.95
 
 @pytest.fixture(scope="module")
 def progress(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("needs a C compiler to build tests/agent/progress.c")
-    exe = str(tmp_path_factory.mktemp("fairness-live") / "progress")
-    subprocess.run([cc, "-O2", "-o", exe, os.path.join(PROGRAMS, "progress.c")], check=True)
-    return exe
+    return build_programs(tmp_path_factory, "progress")["progress"]
 
 
 def read_progress(path):

@@ -18,11 +18,10 @@ import tomllib
 import pytest
 
 import ampsched
-from conftest import cli, env_with_package
+from conftest import build_programs, cli, env_with_package
 from test_agent import high_priority
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "..", "agent")
 REPO = os.path.join(HERE, os.pardir, os.pardir)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 TWO_CPUS = len(os.sched_getaffinity(0)) >= 2 if hasattr(os, "sched_getaffinity") else False
@@ -65,18 +64,7 @@ def one_line_error(done):
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
     """barrier.c and prodcons.c of tests/agent, built with the system compiler."""
-    import shutil
-
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("needs a C compiler to build the test programs")
-    out = tmp_path_factory.mktemp("programs")
-    built = {}
-    for name in ("barrier", "prodcons"):
-        exe = str(out / name)
-        subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(PROGRAMS, name + ".c")], check=True)
-        built[name] = exe
-    return built
+    return build_programs(tmp_path_factory, "barrier", "prodcons")
 
 
 # ---- refused before anything runs

@@ -6,16 +6,13 @@ event by event), and the one-line errors of recordings that cannot be made.
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 
 import pytest
+from conftest import build_programs
 
 import ampsched
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "..", "agent")
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 pytestmark = [
@@ -26,12 +23,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def handoff(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("needs a C compiler to build tests/agent/handoff.c")
-    exe = str(tmp_path_factory.mktemp("record-live") / "handoff")
-    subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(PROGRAMS, "handoff.c")], check=True)
-    return exe
+    return build_programs(tmp_path_factory, "handoff")["handoff"]
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="needs root (--emulate's real-time cycle stealing)")

@@ -15,8 +15,6 @@ it times at nice -20, compares with margins, and measures up to three times.
 """
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -24,7 +22,7 @@ import textwrap
 import pytest
 
 import ampsched
-from conftest import env_with_package
+from conftest import build_programs, env_with_package
 from test_agent import (
     IS_ROOT,
     TWO_CPUS,
@@ -35,8 +33,6 @@ from test_agent import (
     run_ampsched,
 )
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "..", "agent")
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (real-time cycle stealing, moving threads)")
 needs_two_cpus = pytest.mark.skipif(not TWO_CPUS, reason="names CPU 0 fast and CPU 1 slow: needs both")
@@ -54,12 +50,7 @@ EMULATE = ["--emulate", f"small=1:{SLOW_SPEED}"]
 
 @pytest.fixture(scope="module")
 def lockholder(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("needs a C compiler to build tests/agent/lockholder.c")
-    exe = str(tmp_path_factory.mktemp("wash-live") / "lockholder")
-    subprocess.run([cc, "-O2", "-pthread", "-o", exe, os.path.join(PROGRAMS, "lockholder.c")], check=True)
-    return exe
+    return build_programs(tmp_path_factory, "lockholder")["lockholder"]
 
 
 @pytest.fixture(scope="module")
