@@ -179,7 +179,8 @@ def pytest_configure(config):
 # many short ones fill in around them. pytest-xdist's default order, by number of tests, would
 # start the fuzz module's one long test last and leave one worker idle while it ran.
 LONGEST_FIRST = (
-    "test_reproduce.py",  # every reproduction's quick version (~260 s)
+    "test_reproduce.py",  # the reproductions' quick versions but thesis-ch5's (~190 s)
+    "test_reproduce_thesis_ch5.py",  # ~80 s
     "test_sweep.py",  # ~120 s
     "test_fuzz.py",  # ~60 s: one test
     "test_sweep_safety.py",

@@ -38,9 +38,20 @@ fn settings(seed: u64, slice_ms: f64, (max_sim_s, max_events): Budget, timeline:
     Settings { seed, slice_ms, timeline, trace, max_sim_s, max_events, interrupt: stop.interrupt(), ..Settings::default() }
 }
 
+/// `ampsched list KIND` as JSON text. The catalog is compiled in, so a listing never changes
+/// within a process: each kind is built once and its text kept (the workloads' listing parses
+/// every catalog file, ~0.4 s, and a sweep asks for the names at its start and in each batch;
+/// worker processes forked after the first call inherit it).
 #[pyfunction]
 fn list_catalog(kind: &str) -> PyResult<String> {
-    list(kind).map(|v| v.to_string()).map_err(to_py)
+    static LISTED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, String>>> = std::sync::OnceLock::new();
+    let listed = LISTED.get_or_init(Default::default);
+    if let Some(text) = listed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(kind) {
+        return Ok(text.clone());
+    }
+    let text = list(kind).map(|v| v.to_string()).map_err(to_py)?;
+    listed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(kind.to_string(), text.clone());
+    Ok(text)
 }
 
 /// The text of a shipped catalog file (kind "machines", "programs" or "workloads"), for
