@@ -58,6 +58,21 @@ static uint64_t thread_cpu_ns(void);
 static __thread uint32_t self_tid; /* the thread's tid, 0 until first asked (gettid is a system call) */
 #endif
 
+/* The shared file named by environment variable `var`, mapped read-write (`size` bytes); NULL
+ * when the variable is unset or the file cannot be opened or mapped (the program then runs
+ * unobserved, as without the library). */
+static void *map_shared(const char *var, size_t size) {
+    const char *path = getenv(var);
+    if (!path)
+        return NULL;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static void forget_entry(void) {
     self_entry = NULL;
 #ifdef AMPSCHED_RECORD
@@ -69,19 +84,11 @@ __attribute__((constructor)) static void ampsched_locks_init(void) {
     real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
     real_spin_lock = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
     pthread_atfork(NULL, NULL, forget_entry);
-    const char *path = getenv("AMPSCHED_LOCKS_SHM");
-    if (!path)
+    struct ampsched_lock_table *t = map_shared("AMPSCHED_LOCKS_SHM", sizeof *t);
+    if (!t)
         return;
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    void *p = mmap(NULL, sizeof(struct ampsched_lock_table), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        return;
-    struct ampsched_lock_table *t = p;
     if (t->magic != AMPSCHED_LOCKS_MAGIC || t->version != AMPSCHED_LOCKS_VERSION) {
-        munmap(p, sizeof *t);
+        munmap(t, sizeof *t);
         return;
     }
     table = t;
@@ -296,20 +303,12 @@ static void on_thread_exit(void *value) {
 
 static void record_init(void) {
     resolve();
-    const char *path = getenv("AMPSCHED_EVENTS_SHM");
-    if (!path)
+    struct ampsched_event_log *l = map_shared("AMPSCHED_EVENTS_SHM", sizeof *l);
+    if (!l)
         return;
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    void *p = mmap(NULL, sizeof(struct ampsched_event_log), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        return;
-    struct ampsched_event_log *l = p;
     if (l->magic != AMPSCHED_EVENTS_MAGIC || l->version != AMPSCHED_EVENTS_VERSION || l->slots != AMPSCHED_EVENTS_SLOTS ||
         pthread_key_create(&exit_key, on_thread_exit) != 0) {
-        munmap(p, sizeof *l);
+        munmap(l, sizeof *l);
         return;
     }
     event_log = l;
