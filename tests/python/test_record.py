@@ -152,6 +152,27 @@ def test_a_pid_that_does_not_exist_is_one_line(tmp_path):
     assert not out.exists()
 
 
+@live
+def test_emulating_without_the_privilege_is_one_line(tmp_path):
+    """`--emulate` needs CAP_SYS_NICE (real-time cycle stealers): without it, one line and no
+    file, before anything runs. The capability is dropped with util-linux's setpriv (root keeps
+    the others, so nothing else stands in the way)."""
+    import shutil
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("needs setpriv (util-linux) to drop CAP_SYS_NICE")
+    out = tmp_path / "w.toml"
+    drop = [setpriv, "--bounding-set=-sys_nice", "--inh-caps=-sys_nice", "--"]
+    done = subprocess.run(
+        [*drop, sys.executable, "-m", "ampsched", "record", "--emulate", EMULATE, "--output", str(out), "--", "true"],
+        capture_output=True, text=True, env=env_with_package(), timeout=60,
+    )  # fmt: skip
+    line = one_line_error(done)
+    assert "CAP_SYS_NICE" in line, line
+    assert not out.exists()
+
+
 # ---- barrier.c recorded live
 
 
@@ -249,6 +270,27 @@ class TestBarrierRecorded:
         replayed = sorted(t["fast_s"] + (t["cpu_s"] - t["fast_s"]) * 0.5 for t in result["threads"])[-N:]
         for own, sim in zip(sorted(measured.values()), replayed):
             assert abs(sim / own - 1) <= 0.10, (own, sim)
+
+    def test_the_recording_replays_on_machines_it_never_ran_on(self, barrier_recording):
+        # The point of a recording: any catalog machine and policy. Every recorded thread runs (the
+        # spawns, the barrier and the lock fill on 24 cores as on 2), deterministically, and on
+        # a part whose every core is faster than the recorded machine's fast CPU sooner than the
+        # replay on the recorded machine.
+        def replay(machine, policy):
+            done = cli(
+                "run", "--workload", barrier_recording["toml"], "--machine", machine, "--policy", policy, "--json"
+            )
+            assert done.returncode == 0, done.stderr
+            return done.stdout
+
+        recorded = json.loads(replay(barrier_recording["machine"], "rr"))
+        for machine, policy in (("alder-lake-8p16e", "linux-capacity"), ("odroid-xu3-lite", "busyfcs")):
+            text = replay(machine, policy)
+            assert replay(machine, policy) == text
+            result = json.loads(text)
+            assert len(result["threads"]) == N + 1, machine
+            if machine == "alder-lake-8p16e":
+                assert result["makespan_s"] < recorded["makespan_s"], (result["makespan_s"], recorded["makespan_s"])
 
     def test_the_machine_topology_saves_replays_it_alike(self, barrier_recording, tmp_path):
         # The machine `record --save-machine` writes is `topology --emulate ... --save`'s, but for its name.
