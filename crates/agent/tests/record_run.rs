@@ -19,6 +19,11 @@ use ampsched_agent::AgentConfig;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+/// The tests' turn; a test that failed holding it does not fail the others (its poison ignored).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Rounds of handoff.c: each a contended wait, an unlock with waiters, a condition-variable wait
 /// and its signal.
 const ROUNDS: usize = 5;
@@ -83,7 +88,7 @@ fn measured(stdout: &str) -> Measured {
 
 #[test]
 fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times() {
-    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let _one = one_at_a_time();
     let exe = build(false);
     let out = std::env::temp_dir().join(format!("ampsched-handoff-{}.out", std::process::id()));
     // The program's stdout to a file: the agent launches it with the test's own stdout.
@@ -153,7 +158,14 @@ fn a_recorded_handoff_has_its_threads_parents_waits_signals_joins_and_cpu_times(
     for (role, &(tid, cpu)) in &m.threads {
         let t = thread(tid);
         let last = t.samples.last().unwrap_or_else(|| panic!("{role}: no samples"));
-        assert!(last.cpu_ns >= cpu && last.cpu_ns <= cpu + AFTER_MEASURE_NS, "{role}: last sample {} ns, measured {cpu} ns", last.cpu_ns);
+        // A sample during the linger saw the final CPU time; the last may be later still: the
+        // main thread's return runs the process's exit (its memory torn down, in the kernel, on
+        // its clock), 3.4 ms once on a loaded machine.
+        assert!(
+            last.cpu_ns >= cpu && t.samples.iter().any(|s| s.cpu_ns >= cpu && s.cpu_ns <= cpu + AFTER_MEASURE_NS),
+            "{role}: no sample within {AFTER_MEASURE_NS} ns of its measured {cpu} ns (last {} ns)",
+            last.cpu_ns
+        );
         assert_eq!(last.cpu_ns_per_type.iter().sum::<u64>(), last.cpu_ns, "{role}: CPU time per core type adds up");
         assert!(t.samples.windows(2).all(|w| w[0].t_ns < w[1].t_ns && w[0].cpu_ns <= w[1].cpu_ns), "{role}: samples in time order, CPU time growing");
         // The giver returns from its routine, the taker calls pthread_exit: both are logged.
@@ -184,7 +196,7 @@ const BARRIER_RUN: (usize, usize, u64, u64) = (3, 4, 200_000, 20_000);
 
 #[test]
 fn a_recorded_barrier_program_logs_every_barrier_call_and_converts_to_one_measured_barrier() {
-    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let _one = one_at_a_time();
     let exe = build_program("barrier", false);
     let out = std::env::temp_dir().join(format!("ampsched-barrier-{}.json", std::process::id()));
     let (threads, rounds, iters, lock_iters) = BARRIER_RUN;
@@ -226,7 +238,7 @@ fn a_recorded_barrier_program_logs_every_barrier_call_and_converts_to_one_measur
 #[test]
 #[cfg_attr(not(ampsched_test_static_libc), ignore = "needs a static C library (libc.a) to link the test program with -static")]
 fn a_static_binary_is_recorded_without_events_and_says_why() {
-    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let _one = one_at_a_time();
     let exe = build(true);
     let cfg = config(vec![exe.display().to_string(), "2".into(), "100000".into()], vec![]);
     let r = run(&cfg).recording;
@@ -241,7 +253,7 @@ fn a_static_binary_is_recorded_without_events_and_says_why() {
 
 #[test]
 fn an_attached_process_is_recorded_without_events_and_says_why() {
-    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let _one = one_at_a_time();
     let mut sleeper = Command::new("sleep").arg("0.3").spawn().unwrap();
     let cfg = config(vec![], vec![sleeper.id()]);
     let r = run(&cfg).recording;
@@ -255,7 +267,7 @@ fn an_attached_process_is_recorded_without_events_and_says_why() {
 
 #[test]
 fn a_command_that_ends_at_once_is_one_clear_error() {
-    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let _one = one_at_a_time();
     let cfg = config(vec!["/nonexistent/program".into()], vec![]);
     let opts = machine_of(&cfg, None, "recorded").unwrap();
     let e = record(&cfg, &opts).err().expect("an error").to_string();
@@ -265,7 +277,7 @@ fn a_command_that_ends_at_once_is_one_clear_error() {
 
 #[test]
 fn a_recording_the_agent_was_stopped_in_says_it_is_incomplete() {
-    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let _one = one_at_a_time();
     // A test run as a background job inherits SIGINT ignored, which the agent keeps ignored
     // (agent_run.rs says more): the default action back, for the agent's handler to replace.
     // SAFETY: sets this test process's SIGINT disposition, before the agent runs.
