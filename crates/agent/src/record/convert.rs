@@ -15,8 +15,9 @@
 //!   way a replay on the recorded machine's fastest type takes the recorded CPU time.
 //! - Creation: a `spawn` phase in the creator's list at its CPU clock when it called
 //!   pthread_create; the created thread's group has `start = "spawned"`. A thread without a
-//!   Create event is spawned by its recorded parent, else by the first thread, at their place
-//!   when it was first seen (an inference, counted).
+//!   Create event (a forked process) is spawned by its recorded parent, else by the first
+//!   thread, at their place when it was first seen, or before the creator's off-CPU stretch that
+//!   covers the sighting (a creator creates on the CPU): an inference, counted.
 //! - A contended mutex: the waiter's `critical` phase on the lock, its section up to its own
 //!   release if logged (else the least the format takes, one instruction); the holder's
 //!   section from its place when the wait began (interpolated from its samples: an inference
